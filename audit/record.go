@@ -1,0 +1,116 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode"
+
+	"github.com/tessera-dev/tessera/prompt"
+)
+
+// TimeFormat is the layout of AssemblyTimestamp: RFC 3339 in UTC with
+// millisecond precision.
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// PresetTemplate names the template preset (design 001) in records.
+const PresetTemplate = "template"
+
+// Record is one assembly as logged. Its first six fields are the
+// execution record of design 001; the rest say where it came from in
+// enough detail to replay it and to say which file changed.
+type Record struct {
+	TaskRef             string            `json:"task_ref"`
+	IncludesResolved    map[string]string `json:"includes_resolved"`
+	AssembledPrompt     string            `json:"assembled_prompt"`
+	AssembledPromptHash string            `json:"assembled_prompt_hash"`
+	AssemblyTimestamp   string            `json:"assembly_timestamp"`
+	CorrelationID       string            `json:"correlation_id"`
+	WorkflowID          string            `json:"workflow_id,omitempty"`
+	NodeID              string            `json:"node_id,omitempty"`
+	Preset              string            `json:"preset"`
+	Sources             []prompt.Source   `json:"sources,omitempty"`
+	TesseraVersion      string            `json:"tessera_version"`
+}
+
+// Timestamp formats t as an AssemblyTimestamp.
+func Timestamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// NewCorrelationID returns a random (version 4) UUID.
+func NewCorrelationID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// CheckCorrelationID reports whether id can be used as a correlation id: 1
+// to 256 bytes of printable text without spaces. Callers may pass their own
+// ids (a request or run id); the check keeps them greppable and single-line.
+func CheckCorrelationID(id string) error {
+	if id == "" || len(id) > 256 {
+		return errors.New("correlation id must be 1 to 256 bytes long")
+	}
+	for _, r := range id {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return fmt.Errorf("correlation id %q holds a space or control character", id)
+		}
+	}
+	return nil
+}
+
+// Validate checks that r has the fields replay needs and that its stored
+// text hashes to its stored hash.
+func (r *Record) Validate() error {
+	var errs []error
+	if r.CorrelationID == "" {
+		errs = append(errs, errors.New("no correlation_id"))
+	}
+	if r.AssembledPromptHash == "" {
+		errs = append(errs, errors.New("no assembled_prompt_hash"))
+	} else if got := prompt.Hash(r.AssembledPrompt); got != r.AssembledPromptHash {
+		errs = append(errs, fmt.Errorf("assembled_prompt hashes to %s, not to the stored %s: the record was changed after it was written", got, r.AssembledPromptHash))
+	}
+	if _, err := time.Parse(time.RFC3339Nano, r.AssemblyTimestamp); err != nil {
+		errs = append(errs, fmt.Errorf("assembly_timestamp %q is not RFC 3339", r.AssemblyTimestamp))
+	}
+	return errors.Join(errs...)
+}
+
+// Marshal returns r as one line of JSON with a final newline. HTML
+// characters are not escaped, so prompt text stays readable in the log.
+func (r *Record) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(len(r.AssembledPrompt) + 512)
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, fmt.Errorf("encode audit record: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ParseRecord decodes one log line. Fields it does not know are ignored,
+// so a log written by a newer version can still be read.
+func ParseRecord(line []byte) (*Record, error) {
+	line = bytes.TrimRight(line, "\r\n")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil, errors.New("empty line")
+	}
+	var r Record
+	if err := json.Unmarshal(line, &r); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("not a JSON record (a torn or edited line?): %v at byte %d", se, se.Offset)
+		}
+		return nil, fmt.Errorf("not a valid record: %v", err)
+	}
+	if r.CorrelationID == "" {
+		return nil, errors.New("record has no correlation_id")
+	}
+	return &r, nil
+}

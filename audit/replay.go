@@ -1,0 +1,192 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tessera-dev/tessera/prompt"
+)
+
+// RebuildFunc assembles the prompt a record describes, from the catalog as
+// it is now.
+type RebuildFunc func(ctx context.Context, r *Record) (*prompt.Prompt, error)
+
+// Status is the outcome of replaying one record.
+type Status int
+
+const (
+	// Match: the rebuilt prompt has the stored hash.
+	Match Status = iota
+	// Mismatch: the rebuilt prompt differs from the stored one.
+	Mismatch
+	// Tampered: the stored text does not hash to the stored hash.
+	Tampered
+	// Failed: the prompt could not be rebuilt (a file is gone, say).
+	Failed
+)
+
+func (s Status) String() string {
+	switch s {
+	case Match:
+		return "match"
+	case Mismatch:
+		return "mismatch"
+	case Tampered:
+		return "tampered"
+	default:
+		return "failed"
+	}
+}
+
+// LineDiff is the first line where two texts differ.
+type LineDiff struct {
+	// Line is 1-based.
+	Line int
+	// Stored and Current are that line in each text; Missing says which
+	// text ended before it ("stored" or "current"), if either.
+	Stored, Current string
+	Missing         string
+}
+
+// SourceChange is a file whose content or place differs between a record
+// and its replay.
+type SourceChange struct {
+	Kind    prompt.SourceKind
+	Token   string
+	Path    string
+	OldHash string // empty if the file was not used before
+	NewHash string // empty if the file is no longer used
+}
+
+// Verdict is the result of replaying one record.
+type Verdict struct {
+	Entry
+	Status Status
+	// NewHash is the hash of the rebuilt prompt, for Match and Mismatch.
+	NewHash string
+	// Diff is the first differing line, for Mismatch.
+	Diff *LineDiff
+	// Changed lists the source files that changed, for Mismatch.
+	Changed []SourceChange
+	// Err says why, for Tampered and Failed.
+	Err error
+}
+
+// OK reports whether the record replayed to the same bytes.
+func (v *Verdict) OK() bool { return v.Status == Match }
+
+// Replay finds every record with the correlation id id and verifies each:
+// first that its stored text still hashes to its stored hash, then that
+// rebuild produces the same text now. It returns an error only when the
+// log cannot be read or holds no record with that id.
+func Replay(ctx context.Context, l *Log, id string, rebuild RebuildFunc) ([]Verdict, error) {
+	entries, bad, err := l.Find(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		msg := fmt.Sprintf("no record with correlation id %q in %s", id, l.Path)
+		if len(bad) > 0 {
+			msg += fmt.Sprintf(" (%d unreadable lines, the first at line %d: %v)", len(bad), bad[0].Line, bad[0].Err)
+		}
+		return nil, fmt.Errorf("%s", msg)
+	}
+	out := make([]Verdict, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, Verify(ctx, e, rebuild))
+	}
+	return out, nil
+}
+
+// Verify replays one record.
+func Verify(ctx context.Context, e Entry, rebuild RebuildFunc) Verdict {
+	v := Verdict{Entry: e}
+	r := e.Record
+	if got := prompt.Hash(r.AssembledPrompt); got != r.AssembledPromptHash {
+		v.Status = Tampered
+		v.Err = fmt.Errorf("the stored prompt hashes to %s, not to the stored %s: the record was changed after it was written", got, r.AssembledPromptHash)
+		return v
+	}
+	p, err := rebuild(ctx, r)
+	if err != nil {
+		v.Status, v.Err = Failed, err
+		return v
+	}
+	v.NewHash = p.Hash
+	if p.Hash == r.AssembledPromptHash {
+		v.Status = Match
+		return v
+	}
+	v.Status = Mismatch
+	v.Diff = FirstDiff(r.AssembledPrompt, p.Text)
+	v.Changed = changedSources(r.Sources, p.Sources)
+	return v
+}
+
+// FirstDiff returns the first line at which a and b differ, or nil if
+// they are equal.
+func FirstDiff(a, b string) *LineDiff {
+	if a == b {
+		return nil
+	}
+	for n := 1; ; n++ {
+		la, ra, okA := strings.Cut(a, "\n")
+		lb, rb, okB := strings.Cut(b, "\n")
+		if la == lb && okA != okB {
+			// Same line, but only one text goes on past it.
+			d := &LineDiff{Line: n + 1}
+			if okA {
+				d.Stored, _, _ = strings.Cut(ra, "\n")
+				d.Missing = "current"
+			} else {
+				d.Current, _, _ = strings.Cut(rb, "\n")
+				d.Missing = "stored"
+			}
+			return d
+		}
+		if la != lb {
+			d := &LineDiff{Line: n, Stored: la, Current: lb}
+			if a == "" && !okA {
+				d.Missing = "stored"
+			} else if b == "" && !okB {
+				d.Missing = "current"
+			}
+			return d
+		}
+		a, b = ra, rb
+	}
+}
+
+// changedSources compares the sources of a record and its rebuild by
+// kind, token and path.
+func changedSources(old, cur []prompt.Source) []SourceChange {
+	type key struct {
+		kind        prompt.SourceKind
+		token, path string
+	}
+	before := map[key]string{}
+	for _, s := range old {
+		before[key{s.Kind, s.Token, s.Path}] = s.Hash
+	}
+	var out []SourceChange
+	seen := map[key]bool{}
+	for _, s := range cur {
+		k := key{s.Kind, s.Token, s.Path}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if h, ok := before[k]; !ok || h != s.Hash {
+			out = append(out, SourceChange{Kind: s.Kind, Token: s.Token, Path: s.Path, OldHash: h, NewHash: s.Hash})
+		}
+	}
+	for _, s := range old {
+		k := key{s.Kind, s.Token, s.Path}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, SourceChange{Kind: s.Kind, Token: s.Token, Path: s.Path, OldHash: s.Hash})
+		}
+	}
+	return out
+}

@@ -1,0 +1,233 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/tessera-dev/tessera"
+	"github.com/tessera-dev/tessera/diag"
+)
+
+// ManifestFile is the name of the manifest Compile writes beside the
+// compiled prompts.
+const ManifestFile = "manifest.json"
+
+// Manifest describes a compile: one entry per assembled node, in
+// workflow id order and then file order. It holds no timestamps, so the
+// same catalog compiles to the same bytes.
+type Manifest struct {
+	// TesseraVersion is the version that compiled the prompts.
+	TesseraVersion string `json:"tessera_version"`
+	// Prompts lists the compiled prompts.
+	Prompts []ManifestEntry `json:"prompts"`
+}
+
+// ManifestEntry is one compiled prompt.
+type ManifestEntry struct {
+	Workflow string `json:"workflow"`
+	Node     string `json:"node"`
+	TaskRef  string `json:"task_ref"`
+	// Path is the prompt file relative to the output directory.
+	Path string `json:"path"`
+	// Hash is the prompt hash of the file's content.
+	Hash string `json:"hash"`
+	// Bytes is the file's size.
+	Bytes int `json:"bytes"`
+}
+
+// Build assembles every workflow node that has a task_ref, in workflow id
+// order and then file order, and writes nothing. It reports every problem
+// in the catalog, not just the first, as a sorted diag.List.
+func (c *Catalog) Build(ctx context.Context) ([]*Assembly, error) {
+	ids, err := c.WorkflowIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out  []*Assembly
+		errs diag.List
+	)
+	for _, id := range ids {
+		wf, err := c.Workflow(ctx, id)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			errs.Add(err)
+			continue
+		}
+		for _, n := range wf.Nodes {
+			if n.TaskRef == "" {
+				continue
+			}
+			a, err := c.Assemble(ctx, id, n.ID)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				errs.Add(err)
+				continue
+			}
+			out = append(out, a)
+		}
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	return out, nil
+}
+
+// Compile builds every node (see Build) and writes each prompt to
+// outDir/<workflow id>/<node id>.txt, with a manifest.json beside them.
+// An empty outDir means the config's "out" under the catalog root.
+//
+// Compile writes nothing when any node fails, and replaces a previous
+// output directory only once the new one is complete: the new tree is
+// written beside it and swapped in, so a failed or interrupted compile
+// leaves the last good build in place. It refuses to replace a directory
+// that holds the catalog or that is not a previous compile's output.
+func (c *Catalog) Compile(ctx context.Context, outDir string) (*Manifest, error) {
+	if outDir == "" {
+		if c.dir == "" {
+			return nil, errors.New("compile: a catalog opened with OpenFS needs an output directory")
+		}
+		outDir = filepath.Join(c.dir, filepath.FromSlash(c.cfg.Out))
+	}
+	if err := c.checkOutDir(outDir); err != nil {
+		return nil, err
+	}
+	built, err := c.Build(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{TesseraVersion: tessera.Version, Prompts: make([]ManifestEntry, 0, len(built))}
+	for _, a := range built {
+		m.Prompts = append(m.Prompts, ManifestEntry{
+			Workflow: a.WorkflowID,
+			Node:     a.NodeID,
+			TaskRef:  a.TaskRef,
+			Path:     path.Join(a.WorkflowID, a.NodeID+".txt"),
+			Hash:     a.Hash,
+			Bytes:    len(a.Text),
+		})
+	}
+	if err := writeBuild(ctx, outDir, built, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// checkOutDir refuses output directories whose replacement would lose
+// something: the catalog root or a directory above it, and an existing
+// directory that is not a previous compile's output.
+func (c *Catalog) checkOutDir(outDir string) error {
+	abs, err := filepath.Abs(outDir)
+	if err != nil {
+		return fmt.Errorf("compile: output directory %s: %w", outDir, err)
+	}
+	if c.dir != "" {
+		root, err := filepath.Abs(c.dir)
+		if err != nil {
+			return fmt.Errorf("compile: catalog root %s: %w", c.dir, err)
+		}
+		if rel, err := filepath.Rel(abs, root); err == nil && filepath.IsLocal(rel) || abs == root {
+			return fmt.Errorf("compile: output directory %s holds the catalog: choose a directory of its own, such as %s", outDir, DefaultOut)
+		}
+	}
+	entries, err := os.ReadDir(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("compile: output directory %s: %w", outDir, err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(abs, ManifestFile)); err != nil {
+		return fmt.Errorf("compile: %s exists and is not a compile output (no %s): refusing to replace it; remove it or choose another --out", outDir, ManifestFile)
+	}
+	return nil
+}
+
+// writeBuild writes the build into a new directory beside outDir and then
+// swaps it into place.
+func writeBuild(ctx context.Context, outDir string, built []*Assembly, m *Manifest) (err error) {
+	parent, base := filepath.Dir(outDir), filepath.Base(outDir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("compile: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".new-")
+	if err != nil {
+		return fmt.Errorf("compile: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("compile: %w", err)
+	}
+	made := map[string]bool{}
+	for i, a := range built {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !made[a.WorkflowID] {
+			if err := os.Mkdir(filepath.Join(tmp, a.WorkflowID), 0o755); err != nil {
+				return fmt.Errorf("compile: %w", err)
+			}
+			made[a.WorkflowID] = true
+		}
+		if err := os.WriteFile(filepath.Join(tmp, filepath.FromSlash(m.Prompts[i].Path)), []byte(a.Text), 0o644); err != nil {
+			return fmt.Errorf("compile: %w", err)
+		}
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("compile: manifest: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ManifestFile), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("compile: %w", err)
+	}
+	return swapDir(tmp, outDir)
+}
+
+// swapDir moves dir into place at target, moving a previous target aside
+// first and removing it once the new one is in place.
+func swapDir(dir, target string) error {
+	old := ""
+	if _, err := os.Lstat(target); err == nil {
+		o, err := os.MkdirTemp(filepath.Dir(target), "."+filepath.Base(target)+".old-")
+		if err != nil {
+			return fmt.Errorf("compile: %w", err)
+		}
+		if err := os.Remove(o); err != nil {
+			return fmt.Errorf("compile: %w", err)
+		}
+		if err := os.Rename(target, o); err != nil {
+			return fmt.Errorf("compile: move previous output aside: %w", err)
+		}
+		old = o
+	}
+	if err := os.Rename(dir, target); err != nil {
+		if old != "" {
+			_ = os.Rename(old, target)
+		}
+		return fmt.Errorf("compile: move new output into place: %w", err)
+	}
+	if old != "" {
+		if err := os.RemoveAll(old); err != nil {
+			return fmt.Errorf("compile: remove previous output %s: %w", old, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package catalog
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/include"
+)
+
+// ConfigFile is the name of the file that marks a catalog's root.
+const ConfigFile = "tessera.yaml"
+
+// Config is a catalog's tessera.yaml. Paths are slash-separated and
+// relative to the catalog root.
+type Config struct {
+	// Version is the config format version; 1 is the only one so far.
+	Version int
+	// Tasks is the directory of task templates (key "tasks", required).
+	Tasks string
+	// Workflows is the directory of workflow JSON files (key "workflows",
+	// required).
+	Workflows string
+	// TemplateExtensions are the file extensions a task_ref may omit, tried
+	// in order (key "template_extensions"; default .txt, .md, .prompt).
+	TemplateExtensions []string
+	// Log is the audit log every assembly appends to (key "log"); empty
+	// means no log unless the caller names one.
+	Log string
+	// Out is where compile writes (key "out"; default build/prompts).
+	Out string
+}
+
+// DefaultTemplateExtensions are the extensions tried when tessera.yaml
+// names none.
+var DefaultTemplateExtensions = []string{".txt", ".md", ".prompt"}
+
+// DefaultOut is the compile output directory when tessera.yaml names none.
+const DefaultOut = "build/prompts"
+
+var configKeys = []string{"version", "tasks", "workflows", "template_extensions", "log", "out"}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// ParseConfig parses the tessera.yaml text data; name is used in
+// diagnostics. Unknown keys, wrong types, missing required keys and paths
+// that leave the root are errors naming the key and its line; every
+// problem is reported, as a diag.List.
+func ParseConfig(name string, data []byte) (*Config, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		line := 0
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		return nil, diag.List{diag.Errorf(name, line, "not valid YAML: %s", msg)}
+	}
+	cfg := &Config{Version: 1}
+	var errs diag.List
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, diag.List{diag.Errorf(name, 0, "empty: name the task and workflow directories, for example\n  tasks: prompts/tasks\n  workflows: workflows")}
+	}
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return nil, diag.List{diag.Errorf(name, m.Line, "want a mapping of keys to values at the top level")}
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		key := k.Value
+		if seen[key] {
+			errs = append(errs, diag.Errorf(name, k.Line, "key %q is repeated: keep one", key))
+			continue
+		}
+		seen[key] = true
+		switch key {
+		case "version":
+			n, err := strconv.Atoi(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || n != 1 {
+				errs = append(errs, diag.Errorf(name, v.Line, "version: want 1, the only config version so far"))
+			}
+			cfg.Version = 1
+		case "tasks", "workflows", "log", "out":
+			p, err := pathValue(v)
+			if err != nil {
+				errs = append(errs, diag.Errorf(name, v.Line, "%s: %v", key, err))
+				continue
+			}
+			switch key {
+			case "tasks":
+				cfg.Tasks = p
+			case "workflows":
+				cfg.Workflows = p
+			case "log":
+				cfg.Log = p
+			case "out":
+				cfg.Out = p
+			}
+		case "template_extensions":
+			exts, err := extensionsValue(v)
+			if err != nil {
+				errs = append(errs, diag.Errorf(name, v.Line, "template_extensions: %v", err))
+				continue
+			}
+			cfg.TemplateExtensions = exts
+		default:
+			errs = append(errs, diag.Errorf(name, k.Line, "unknown key %q: the keys are %s", key, strings.Join(configKeys, ", ")))
+		}
+	}
+	if cfg.Tasks == "" && !seen["tasks"] {
+		errs = append(errs, diag.Errorf(name, 0, "missing key \"tasks\": name the directory of task templates, relative to the catalog root"))
+	}
+	if cfg.Workflows == "" && !seen["workflows"] {
+		errs = append(errs, diag.Errorf(name, 0, "missing key \"workflows\": name the directory of workflow JSON files, relative to the catalog root"))
+	}
+	if cfg.TemplateExtensions == nil {
+		cfg.TemplateExtensions = slices.Clone(DefaultTemplateExtensions)
+	}
+	if cfg.Out == "" {
+		cfg.Out = DefaultOut
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return cfg, nil
+}
+
+func pathValue(v *yaml.Node) (string, error) {
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+		return "", fmt.Errorf("want a path string relative to the catalog root")
+	}
+	if v.Value == "." {
+		return ".", nil
+	}
+	return include.CleanPath(v.Value)
+}
+
+func extensionsValue(v *yaml.Node) ([]string, error) {
+	if v.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("want a list such as [.txt, .md]")
+	}
+	exts := []string{}
+	for _, e := range v.Content {
+		if e.Kind != yaml.ScalarNode || !strings.HasPrefix(e.Value, ".") || len(e.Value) < 2 || strings.ContainsAny(e.Value, "/\\") {
+			return nil, fmt.Errorf("line %d: want an extension starting with a dot, such as .txt", e.Line)
+		}
+		exts = append(exts, e.Value)
+	}
+	if len(exts) == 0 {
+		return nil, fmt.Errorf("the list is empty: name at least one extension, such as .txt")
+	}
+	return exts, nil
+}

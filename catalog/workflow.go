@@ -1,0 +1,258 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/include"
+)
+
+// Workflow is a workflow file: an ordered list of nodes. Its ID is the
+// file name without ".json".
+type Workflow struct {
+	// ID is the file name without ".json", for example "pm_discovery.v1".
+	ID string
+	// Path is the file's path relative to the catalog root.
+	Path string
+	// Nodes are the workflow's nodes in file order.
+	Nodes []*Node
+}
+
+// Node is one node of a workflow. Fields the file has beyond these are
+// accepted and ignored.
+type Node struct {
+	// ID is the node's node_id, unique within its workflow.
+	ID string
+	// Type is the node's type.
+	Type string
+	// TaskRef names a template in the tasks directory by its name without
+	// extension; empty for nodes that assemble no prompt.
+	TaskRef string
+	// Includes maps token names to file paths relative to the root.
+	Includes map[string]string
+	// Line is the line of the node's opening brace in the workflow file.
+	Line int
+}
+
+// Node returns the node with the given id, or nil.
+func (w *Workflow) Node(id string) *Node {
+	for _, n := range w.Nodes {
+		if n.ID == id {
+			return n
+		}
+	}
+	return nil
+}
+
+var nodeIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+type rawNode struct {
+	NodeID   *string         `json:"node_id"`
+	Type     *string         `json:"type"`
+	TaskRef  *string         `json:"task_ref"`
+	Includes json.RawMessage `json:"includes"`
+}
+
+// ParseWorkflow parses the JSON text data of the workflow file at path
+// (relative to the root) with the given id. It reports every problem it
+// finds, each with its line, as a diag.List.
+func ParseWorkflow(path, id string, data []byte) (*Workflow, error) {
+	w := &Workflow{ID: id, Path: path}
+	var errs diag.List
+	fail := func(off int64, format string, args ...any) {
+		errs = append(errs, diag.Errorf(path, lineOf(data, off), format, args...))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil {
+		return nil, diag.List{jsonError(path, data, dec, err)}
+	} else if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, diag.List{diag.Errorf(path, 1, "want a JSON object with a \"nodes\" array")}
+	}
+	sawNodes := false
+	for dec.More() {
+		keyOff := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, diag.List{jsonError(path, data, dec, err)}
+		}
+		key, _ := tok.(string)
+		if key != "nodes" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, diag.List{jsonError(path, data, dec, err)}
+			}
+			continue
+		}
+		if sawNodes {
+			fail(keyOff, "\"nodes\" appears twice: keep one array")
+		}
+		sawNodes = true
+		tok, err = dec.Token()
+		if err != nil {
+			return nil, diag.List{jsonError(path, data, dec, err)}
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			fail(keyOff, "\"nodes\" must be an array of node objects")
+			return nil, errs
+		}
+		for dec.More() {
+			off := valueStart(data, dec.InputOffset())
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, diag.List{jsonError(path, data, dec, err)}
+			}
+			n, nerrs := parseNode(path, lineOf(data, off), raw, len(w.Nodes)+1)
+			errs = append(errs, nerrs...)
+			if n != nil {
+				if w.Node(n.ID) != nil {
+					fail(off, "node_id %q is repeated: node ids must be unique within a workflow", n.ID)
+					continue
+				}
+				w.Nodes = append(w.Nodes, n)
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, diag.List{jsonError(path, data, dec, err)}
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, diag.List{jsonError(path, data, dec, err)}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, diag.List{diag.Errorf(path, lineOf(data, dec.InputOffset()), "unexpected data after the workflow object")}
+	}
+	if !sawNodes {
+		errs = append(errs, diag.Errorf(path, 1, "no \"nodes\" array: a workflow lists its nodes under \"nodes\""))
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return w, nil
+}
+
+func parseNode(path string, line int, raw json.RawMessage, index int) (*Node, diag.List) {
+	var errs diag.List
+	fail := func(format string, args ...any) {
+		errs = append(errs, diag.Errorf(path, line, format, args...))
+	}
+	var r rawNode
+	if err := json.Unmarshal(raw, &r); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			fail("node %d: field %q: want a %s, found a JSON %s", index, te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+		} else {
+			fail("node %d: want a JSON object", index)
+		}
+		return nil, errs
+	}
+	n := &Node{Line: line}
+	if r.NodeID == nil || *r.NodeID == "" {
+		fail("node %d has no node_id", index)
+		return nil, errs
+	}
+	n.ID = *r.NodeID
+	if !nodeIDPattern.MatchString(n.ID) {
+		fail("node_id %q: use letters, digits, '.', '_' and '-' (it becomes a file name when compiled)", n.ID)
+	}
+	if r.Type != nil {
+		n.Type = *r.Type
+	}
+	if r.TaskRef != nil {
+		n.TaskRef = *r.TaskRef
+		if n.TaskRef == "" {
+			fail("node %q: task_ref is empty: name a template, or remove the key", n.ID)
+		}
+	}
+	if len(r.Includes) > 0 && string(r.Includes) != "null" {
+		inc, err := parseIncludes(r.Includes)
+		if err != nil {
+			fail("node %q: includes: %v", n.ID, err)
+		}
+		for _, k := range sortedKeys(inc) {
+			if !include.ValidName(k) {
+				fail("node %q: includes key %q is not a token name: token names match [A-Z][A-Z0-9_]*", n.ID, k)
+			}
+			if _, err := include.CleanPath(inc[k]); err != nil {
+				fail("node %q: includes %s: %v", n.ID, k, err)
+			}
+		}
+		n.Includes = inc
+	}
+	return n, errs
+}
+
+// parseIncludes decodes the includes object, rejecting repeated keys,
+// which encoding/json would silently collapse to the last one.
+func parseIncludes(raw json.RawMessage) (map[string]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil {
+		return nil, err
+	} else if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("want an object mapping token names to file paths")
+	}
+	m := map[string]string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k := tok.(string)
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%s: want a file path string", k)
+		}
+		if _, dup := m[k]; dup {
+			return nil, fmt.Errorf("%s is repeated: keep one entry", k)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "ptr", "string":
+		return "string"
+	case "slice":
+		return "array"
+	case "map", "struct":
+		return "object"
+	}
+	return k
+}
+
+// jsonError turns a decoding error into a diagnostic at its line.
+func jsonError(path string, data []byte, dec *json.Decoder, err error) *diag.Error {
+	off := dec.InputOffset()
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return diag.Errorf(path, lineOf(data, int64(len(data))), "not valid JSON: the file ends early (an unclosed object or array?)")
+	}
+	return diag.Errorf(path, lineOf(data, off), "not valid JSON: %v", err)
+}
+
+// valueStart skips whitespace and a separating comma after off.
+func valueStart(data []byte, off int64) int64 {
+	for off < int64(len(data)) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n', ',':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+func lineOf(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:off], []byte{'\n'})
+}

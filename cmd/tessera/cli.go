@@ -1,0 +1,360 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-dev/tessera"
+	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/diag"
+)
+
+// failure is an error in the catalog, an assembly or a replay: exit 1.
+// Any other error from a command is a usage error: exit 2.
+type failure struct{ err error }
+
+func (f failure) Error() string { return f.err.Error() }
+func (f failure) Unwrap() error { return f.err }
+
+// silentFailure exits 1 after the command has already said why.
+var silentFailure = failure{errors.New("")}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var f failure
+	if errors.As(err, &f) {
+		if msg := f.Error(); msg != "" {
+			fmt.Fprintln(stderr, msg)
+		}
+		return 1
+	}
+	fmt.Fprintf(stderr, "tessera: %v\nRun 'tessera --help' for usage.\n", err)
+	return 2
+}
+
+type app struct {
+	stdout, stderr io.Writer
+	root           string
+	now            func() time.Time
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	a := &app{stdout: stdout, stderr: stderr, now: time.Now}
+	root := &cobra.Command{
+		Use:   "tessera",
+		Short: "Assemble, compile and replay prompts from a catalog",
+		Long: `Tessera assembles prompts for large language models from a catalog of
+versioned files: templates, includes and workflows, named by tessera.yaml.
+
+Every prompt is deterministic to the byte and carries a SHA-256 hash;
+assemblies can be logged and replayed, and compile checks every workflow
+node in CI.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&a.root, "root", "", "catalog root, the directory holding tessera.yaml (default: the nearest one at or above the current directory)")
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.versionCmd())
+	return root
+}
+
+// openCatalog opens the catalog named by --root, or the nearest one found
+// by walking up from the current directory.
+func (a *app) openCatalog(ctx context.Context) (*catalog.Catalog, error) {
+	dir := a.root
+	if dir == "" {
+		found, err := findRoot()
+		if err != nil {
+			return nil, failure{err}
+		}
+		dir = found
+	}
+	c, err := catalog.Open(ctx, dir)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	return c, nil
+}
+
+func findRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, catalog.ConfigFile)); err == nil {
+			if rel, err := filepath.Rel(wd, dir); err == nil {
+				return rel, nil
+			}
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no %s in %s or any directory above it: pass --root DIR", catalog.ConfigFile, wd)
+		}
+		dir = parent
+	}
+}
+
+// fail turns a catalog error into a failure whose diagnostics name paths
+// as the user can open them from the current directory.
+func (a *app) fail(err error) error {
+	var list diag.List
+	list.Add(err)
+	dir := a.root
+	if dir == "" {
+		dir, _ = findRoot()
+	}
+	lines := make([]string, len(list))
+	for i, e := range list {
+		d := *e
+		if d.Path != "" && dir != "" && dir != "." && !filepath.IsAbs(d.Path) {
+			d.Path = filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(d.Path)))
+		}
+		lines[i] = d.Error()
+	}
+	return failure{errors.New(strings.Join(lines, "\n"))}
+}
+
+// logPath returns the audit log to use: the flag, else tessera.yaml's log
+// (relative to the root), else "".
+func logPath(flag string, c *catalog.Catalog) string {
+	if flag != "" {
+		return flag
+	}
+	if l := c.Config().Log; l != "" && c.Dir() != "" {
+		return filepath.Join(c.Dir(), filepath.FromSlash(l))
+	}
+	return ""
+}
+
+func (a *app) assembleCmd() *cobra.Command {
+	var (
+		workflow, node, logFile, correlationID string
+		asJSON                                 bool
+	)
+	cmd := &cobra.Command{
+		Use:   "assemble --workflow ID --node NODE",
+		Short: "Assemble one workflow node's prompt and print it",
+		Long: `Assemble one workflow node's prompt and print its exact text, or with
+--json the full audit record (text, hash, includes, sources, timestamp,
+correlation id). With --log, or a "log" path in tessera.yaml, the record is
+also appended to that JSON Lines file.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if workflow == "" || node == "" {
+				return errors.New("assemble needs --workflow and --node")
+			}
+			if correlationID == "" {
+				correlationID = audit.NewCorrelationID()
+			} else if err := audit.CheckCorrelationID(correlationID); err != nil {
+				return fmt.Errorf("--correlation-id: %w", err)
+			}
+			ctx := cmd.Context()
+			c, err := a.openCatalog(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			asm, err := c.Assemble(ctx, workflow, node)
+			if err != nil {
+				return a.fail(err)
+			}
+			rec := asm.Record(a.now(), correlationID)
+			if lp := logPath(logFile, c); lp != "" {
+				l := &audit.Log{Path: lp}
+				if err := l.Append(ctx, rec); err != nil {
+					return failure{err}
+				}
+			}
+			if asJSON {
+				data, err := rec.Marshal()
+				if err != nil {
+					return failure{err}
+				}
+				_, err = a.stdout.Write(data)
+				return err
+			}
+			_, err = io.WriteString(a.stdout, asm.Text)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&workflow, "workflow", "", "workflow id: the workflow file's name without .json")
+	f.StringVar(&node, "node", "", "node_id of the node to assemble")
+	f.BoolVar(&asJSON, "json", false, "print the full audit record as JSON instead of the prompt text")
+	f.StringVar(&logFile, "log", "", "append the audit record to this JSON Lines file (default: tessera.yaml's log, if any)")
+	f.StringVar(&correlationID, "correlation-id", "", "correlation id for the record (default: a new random UUID)")
+	return cmd
+}
+
+func (a *app) compileCmd() *cobra.Command {
+	var (
+		out   string
+		check bool
+	)
+	cmd := &cobra.Command{
+		Use:   "compile",
+		Short: "Assemble every workflow node; write build/prompts, or fail listing every problem",
+		Long: `Assemble every workflow node that has a task_ref and write each prompt to
+<out>/<workflow id>/<node_id>.txt, with a manifest.json listing workflow,
+node, task_ref, hash and size. When anything fails, every problem is listed
+as path:line: message, nothing is written, and the previous output stays as
+it was. With --check, assemble and report but write nothing.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			c, err := a.openCatalog(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if check {
+				built, err := c.Build(ctx)
+				if err != nil {
+					return a.compileFailed(err, true)
+				}
+				fmt.Fprintf(a.stdout, "checked %d prompts: all assemble\n", len(built))
+				return nil
+			}
+			m, err := c.Compile(ctx, out)
+			if err != nil {
+				return a.compileFailed(err, false)
+			}
+			where := out
+			if where == "" {
+				where = filepath.Join(c.Dir(), filepath.FromSlash(c.Config().Out))
+			}
+			fmt.Fprintf(a.stdout, "compiled %d prompts into %s\n", len(m.Prompts), filepath.ToSlash(where))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output directory (default: tessera.yaml's out, or build/prompts, under the root)")
+	cmd.Flags().BoolVar(&check, "check", false, "assemble every node and report problems, but write nothing")
+	return cmd
+}
+
+func (a *app) compileFailed(err error, check bool) error {
+	var list diag.List
+	list.Add(err)
+	note := "nothing written; the previous output is unchanged"
+	if check {
+		note = "nothing written (--check)"
+	}
+	return failure{fmt.Errorf("%v\ncompile failed: %d problem(s); %s", a.fail(err), len(list), note)}
+}
+
+func (a *app) replayCmd() *cobra.Command {
+	var logFile, id string
+	cmd := &cobra.Command{
+		Use:   "replay --id CORRELATION_ID",
+		Short: "Re-assemble a logged prompt and verify its hash",
+		Long: `Find the records with the given correlation id in the audit log, check
+that each stored prompt still hashes to its stored hash, re-assemble it from
+the catalog as it is now, and compare. Exit 0 when every record matches; exit
+1 and show the first differing line and the files that changed when one does
+not, or when a stored prompt does not match its own hash.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if id == "" {
+				return errors.New("replay needs --id")
+			}
+			ctx := cmd.Context()
+			c, err := a.openCatalog(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			lp := logPath(logFile, c)
+			if lp == "" {
+				return errors.New("replay needs --log FILE (or a log path in tessera.yaml)")
+			}
+			verdicts, err := audit.Replay(ctx, &audit.Log{Path: lp}, id, c.Rebuild)
+			if err != nil {
+				return failure{err}
+			}
+			ok := true
+			for _, v := range verdicts {
+				a.printVerdict(v, lp)
+				ok = ok && v.OK()
+			}
+			if !ok {
+				return silentFailure
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&logFile, "log", "", "the JSON Lines audit log (default: tessera.yaml's log)")
+	cmd.Flags().StringVar(&id, "id", "", "correlation id of the record(s) to replay")
+	return cmd
+}
+
+func (a *app) printVerdict(v audit.Verdict, logPath string) {
+	r := v.Record
+	what := r.TaskRef
+	if r.WorkflowID != "" {
+		what = r.WorkflowID + "/" + r.NodeID
+	}
+	at := fmt.Sprintf("%s:%d", filepath.ToSlash(logPath), v.Line)
+	switch v.Status {
+	case audit.Match:
+		fmt.Fprintf(a.stdout, "%s: %s: match: re-assembled to the same %d bytes, sha256 %s\n", at, what, len(r.AssembledPrompt), v.NewHash)
+	case audit.Tampered:
+		fmt.Fprintf(a.stderr, "%s: %s: tampered: %v\n", at, what, v.Err)
+	case audit.Failed:
+		fmt.Fprintf(a.stderr, "%s: %s: cannot re-assemble:\n", at, what)
+		fmt.Fprintln(a.stderr, a.fail(v.Err))
+	case audit.Mismatch:
+		fmt.Fprintf(a.stderr, "%s: %s: mismatch: logged sha256 %s, now %s\n", at, what, r.AssembledPromptHash, v.NewHash)
+		if d := v.Diff; d != nil {
+			fmt.Fprintf(a.stderr, "  first difference at line %d:\n", d.Line)
+			fmt.Fprintf(a.stderr, "    logged: %s\n", diffLine(d.Stored, d.Missing == "stored"))
+			fmt.Fprintf(a.stderr, "    now:    %s\n", diffLine(d.Current, d.Missing == "current"))
+		}
+		for _, ch := range v.Changed {
+			switch {
+			case ch.OldHash == "":
+				fmt.Fprintf(a.stderr, "  now also uses %s\n", ch.Path)
+			case ch.NewHash == "":
+				fmt.Fprintf(a.stderr, "  no longer uses %s\n", ch.Path)
+			default:
+				fmt.Fprintf(a.stderr, "  changed since: %s\n", ch.Path)
+			}
+		}
+	}
+}
+
+func diffLine(s string, missing bool) string {
+	if missing {
+		return "(text ends before this line)"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the Tessera version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintf(a.stdout, "tessera %s (%s %s/%s)\n", tessera.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,120 @@
+// Package diag holds the diagnostics Tessera reports about user input: an
+// error that names a file, a line and what to do, and a list of such errors
+// so that a caller can report every problem at once instead of the first.
+//
+// Paths in a diagnostic are slash-separated and relative to the catalog root
+// wherever the file is inside one, so the same mistake reads the same on
+// every operating system.
+package diag
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Error is one problem in one place. Its message reads
+// "path:line: message", or "path: message" when the line is unknown, the
+// shape compilers use and editors jump to.
+type Error struct {
+	// Path is the file the problem is in, slash-separated.
+	Path string
+	// Line is the 1-based line of the problem, or 0 when it is not known.
+	Line int
+	// Msg says what is wrong and, where it can, what to do about it.
+	Msg string
+	// Err is the underlying cause, if any; it is reachable with errors.Is
+	// and errors.As but not repeated in Error's text.
+	Err error
+}
+
+// Errorf returns an Error at path and line with a formatted message.
+func Errorf(path string, line int, format string, args ...any) *Error {
+	return &Error{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an Error at path and line whose cause is err.
+func Wrap(path string, line int, err error, format string, args ...any) *Error {
+	return &Error{Path: path, Line: line, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	switch {
+	case e.Path == "":
+		return e.Msg
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	default:
+		return e.Path + ": " + e.Msg
+	}
+}
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// List is a set of problems reported together. A nil or empty List is not an
+// error; use Err to turn a List into an error value.
+type List []*Error
+
+// Add appends err to the list. An err that is itself a List or wraps one is
+// flattened; any other error without a place is added with an empty path.
+func (l *List) Add(err error) {
+	if err == nil {
+		return
+	}
+	var list List
+	if errors.As(err, &list) {
+		*l = append(*l, list...)
+		return
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		*l = append(*l, e)
+		return
+	}
+	*l = append(*l, &Error{Msg: err.Error(), Err: err})
+}
+
+// Sort orders the list by path, then line, then message, and removes exact
+// duplicates, so a report is the same whatever order the work was done in.
+func (l *List) Sort() {
+	slices.SortStableFunc(*l, func(a, b *Error) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Msg, b.Msg))
+	})
+	*l = slices.CompactFunc(*l, func(a, b *Error) bool {
+		return a.Path == b.Path && a.Line == b.Line && a.Msg == b.Msg
+	})
+}
+
+// Err returns the list as an error, or nil when it is empty.
+func (l List) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
+}
+
+// Error implements the error interface: one problem per line.
+func (l List) Error() string {
+	var b strings.Builder
+	for i, e := range l {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the problems as a slice of errors, for errors.Is and
+// errors.As.
+func (l List) Unwrap() []error {
+	errs := make([]error, len(l))
+	for i, e := range l {
+		errs[i] = e
+	}
+	return errs
+}

@@ -1,0 +1,40 @@
+// Package suggest finds the likely intended name for a misspelt one, for
+// "did you mean" hints in diagnostics.
+package suggest
+
+import "strings"
+
+// Nearest returns the candidate closest to name by edit distance, ignoring
+// case, if it is within a third of name's length; otherwise "". Ties go to
+// the earliest candidate, so callers pass candidates in a fixed order.
+func Nearest(name string, candidates []string) string {
+	best, bestD := "", len(name)/3+1
+	lname := strings.ToLower(name)
+	for _, c := range candidates {
+		if d := distance(lname, strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b, in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

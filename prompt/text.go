@@ -1,0 +1,68 @@
+package prompt
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
+
+// EncodingError reports bytes that are not valid UTF-8.
+type EncodingError struct {
+	// Offset is the byte offset of the first invalid byte in the input as
+	// given, byte-order mark included.
+	Offset int
+	// Line is the 1-based line the invalid byte is on.
+	Line int
+}
+
+func (e *EncodingError) Error() string {
+	return fmt.Sprintf("invalid UTF-8 at byte offset %d (line %d): save the file as UTF-8", e.Offset, e.Line)
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// Normalize turns file bytes into prompt text: it drops a leading UTF-8
+// byte-order mark, rejects invalid UTF-8 with an *EncodingError, and turns
+// "\r\n" and lone "\r" into "\n". A file saved with Windows line ends
+// therefore gives the same text, and the same hash, as one saved with Unix
+// line ends.
+func Normalize(data []byte) (string, error) {
+	start := 0
+	if bytes.HasPrefix(data, bom) {
+		start = len(bom)
+	}
+	body := data[start:]
+	if !utf8.Valid(body) {
+		off := firstInvalid(body)
+		return "", &EncodingError{Offset: start + off, Line: 1 + bytes.Count(body[:off], []byte{'\n'})}
+	}
+	cr := bytes.IndexByte(body, '\r')
+	if cr < 0 {
+		return string(body), nil
+	}
+	out := make([]byte, 0, len(body))
+	out = append(out, body[:cr]...)
+	for i := cr; i < len(body); i++ {
+		c := body[i]
+		if c != '\r' {
+			out = append(out, c)
+			continue
+		}
+		out = append(out, '\n')
+		if i+1 < len(body) && body[i+1] == '\n' {
+			i++
+		}
+	}
+	return string(out), nil
+}
+
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
