@@ -143,7 +143,7 @@ func parseNode(path string, line int, raw json.RawMessage, index int) (*Node, di
 	var r rawNode
 	if err := json.Unmarshal(raw, &r); err != nil {
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
+		if errors.As(err, &te) && te.Field != "" {
 			fail("node %d: field %q: want a %s, found a JSON %s", index, te.Field, jsonKind(te.Type.Kind().String()), te.Value)
 		} else {
 			fail("node %d: want a JSON object", index)

@@ -1,0 +1,165 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/prompt"
+)
+
+func twoWorkflows() map[string]string {
+	return with(base(),
+		"workflows/other.v2.json", `{"nodes": [
+  {"node_id": "gate", "type": "gate"},
+  {"node_id": "m", "task_ref": "Gen v1.0", "includes": {"CTX": "shared/rules.txt"}}
+]}`)
+}
+
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestCompile(t *testing.T) {
+	dir := writeTree(t, twoWorkflows())
+	c := open(t, dir)
+	m, err := c.Compile(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "build", "prompts")
+	tree := readTree(t, out)
+	if len(tree) != 3 {
+		t.Fatalf("files written: %v", tree)
+	}
+	if tree["wf.v1/n.txt"] != "Intro\ncontext A\n- rule\n" || tree["other.v2/m.txt"] != "Intro\n- rule\n- rule\n" {
+		t.Errorf("prompt files: %q", tree)
+	}
+	var onDisk Manifest
+	if err := json.Unmarshal([]byte(tree[ManifestFile]), &onDisk); err != nil {
+		t.Fatal(err)
+	}
+	want := []ManifestEntry{
+		{Workflow: "other.v2", Node: "m", TaskRef: "Gen v1.0", Path: "other.v2/m.txt", Hash: prompt.Hash(tree["other.v2/m.txt"]), Bytes: len(tree["other.v2/m.txt"])},
+		{Workflow: "wf.v1", Node: "n", TaskRef: "Gen v1.0", Path: "wf.v1/n.txt", Hash: prompt.Hash(tree["wf.v1/n.txt"]), Bytes: len(tree["wf.v1/n.txt"])},
+	}
+	if len(onDisk.Prompts) != 2 || onDisk.Prompts[0] != want[0] || onDisk.Prompts[1] != want[1] || len(m.Prompts) != 2 {
+		t.Errorf("manifest = %+v\nwant %+v", onDisk.Prompts, want)
+	}
+
+	// Compiling again gives the same bytes and leaves no temporary dirs.
+	if _, err := open(t, dir).Compile(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	again := readTree(t, out)
+	for k, v := range tree {
+		if again[k] != v {
+			t.Errorf("%s changed between identical compiles", k)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "build"))
+	if len(entries) != 1 {
+		t.Errorf("leftovers beside the output: %v", entries)
+	}
+}
+
+func TestCompileFailureKeepsPreviousOutput(t *testing.T) {
+	files := twoWorkflows()
+	dir := writeTree(t, files)
+	if _, err := open(t, dir).Compile(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "build", "prompts")
+	before := readTree(t, out)
+
+	// Break both workflows in different ways.
+	os.WriteFile(filepath.Join(dir, "tasks", "Gen v1.0.txt"), []byte("Intro\n$$CTX\n$$TYPO\n$$include shared/rules.txt\n"), 0o644)
+	os.Remove(filepath.Join(dir, "ctx", "a.txt"))
+	os.WriteFile(filepath.Join(dir, "workflows", "broken.json"), []byte("{\n\"nodes\": [\n}"), 0o644)
+
+	_, err := open(t, dir).Compile(context.Background(), "")
+	var list diag.List
+	if !errors.As(err, &list) {
+		t.Fatalf("want a diag.List, got %v", err)
+	}
+	got := list.Error()
+	for _, w := range []string{
+		"tasks/Gen v1.0.txt:2: $$CTX (ctx/a.txt): file not found",
+		"tasks/Gen v1.0.txt:3: unknown token $$TYPO",
+		"workflows/broken.json:3: not valid JSON",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("missing %q in:\n%s", w, got)
+		}
+	}
+	// Both nodes hit the same $$TYPO line: it is reported once.
+	if n := strings.Count(got, "$$TYPO"); n != 1 {
+		t.Errorf("$$TYPO reported %d times:\n%s", n, got)
+	}
+	after := readTree(t, out)
+	if len(after) != len(before) {
+		t.Fatalf("output changed: %v", after)
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s changed by a failed compile", k)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "build"))
+	if len(entries) != 1 {
+		t.Errorf("leftovers beside the output: %v", entries)
+	}
+}
+
+func TestCompileRefusesDangerousOut(t *testing.T) {
+	dir := writeTree(t, base())
+	c := open(t, dir)
+	ctx := context.Background()
+	for _, out := range []string{dir, filepath.Dir(dir), filepath.Join(dir, "workflows")} {
+		if _, err := c.Compile(ctx, out); err == nil {
+			t.Errorf("Compile(%s) replaced a directory it should not", out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "workflows", "wf.v1.json")); err != nil {
+		t.Fatalf("catalog damaged: %v", err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty")
+	os.Mkdir(empty, 0o755)
+	if _, err := c.Compile(ctx, empty); err != nil {
+		t.Errorf("an empty directory should be usable: %v", err)
+	}
+}
+
+func TestBuildOrder(t *testing.T) {
+	c := open(t, writeTree(t, twoWorkflows()))
+	built, err := c.Build(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range built {
+		got = append(got, a.WorkflowID+"/"+a.NodeID)
+	}
+	if strings.Join(got, " ") != "other.v2/m wf.v1/n" {
+		t.Errorf("order = %v", got)
+	}
+}

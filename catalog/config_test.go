@@ -1,0 +1,63 @@
+package catalog
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseConfig(t *testing.T) {
+	cfg, err := ParseConfig("tessera.yaml", []byte("version: 1\ntasks: seed/prompts/tasks\nworkflows: ./seed/workflows/\nlog: logs/audit.jsonl\nout: dist/prompts\ntemplate_extensions: [.md, .txt]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Version: 1, Tasks: "seed/prompts/tasks", Workflows: "seed/workflows", Log: "logs/audit.jsonl", Out: "dist/prompts", TemplateExtensions: []string{".md", ".txt"}}
+	if cfg.Version != want.Version || cfg.Tasks != want.Tasks || cfg.Workflows != want.Workflows || cfg.Log != want.Log || cfg.Out != want.Out || !slices.Equal(cfg.TemplateExtensions, want.TemplateExtensions) {
+		t.Errorf("got %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestParseConfigDefaults(t *testing.T) {
+	cfg, err := ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Out != DefaultOut || !slices.Equal(cfg.TemplateExtensions, DefaultTemplateExtensions) || cfg.Log != "" || cfg.Version != 1 {
+		t.Errorf("defaults: %+v", cfg)
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"tasks: t\nworkflows: w\nwokflows: x\n", `tessera.yaml:3: unknown key "wokflows": the keys are version, tasks, workflows, template_extensions, log, out`},
+		{"workflows: w\n", `tessera.yaml: missing key "tasks": name the directory of task templates, relative to the catalog root`},
+		{"tasks: t\n", `tessera.yaml: missing key "workflows"`},
+		{"", "tessera.yaml: empty: name the task and workflow directories"},
+		{"- a\n- b\n", "tessera.yaml:1: want a mapping of keys to values at the top level"},
+		{"tasks: [a]\nworkflows: w\n", "tessera.yaml:1: tasks: want a path string relative to the catalog root"},
+		{"tasks: ../t\nworkflows: w\n", `tessera.yaml:1: tasks: path "../t" leaves the catalog root`},
+		{"tasks: t\nworkflows: /abs\n", `tessera.yaml:2: workflows: path "/abs" is absolute`},
+		{"tasks: t\nworkflows: w\nversion: 2\n", "tessera.yaml:3: version: want 1"},
+		{"tasks: t\nworkflows: w\ntemplate_extensions: txt\n", "tessera.yaml:3: template_extensions: want a list"},
+		{"tasks: t\nworkflows: w\ntemplate_extensions:\n  - .txt\n  - md\n", "tessera.yaml:4: template_extensions: line 5: want an extension starting with a dot"},
+		{"tasks: t\ntasks: u\nworkflows: w\n", `tessera.yaml:2: key "tasks" is repeated`},
+		{"tasks: t\n  bad: indent\n", "tessera.yaml:2: not valid YAML"},
+		{"tasks: 12\nworkflows: w\n", "tessera.yaml:1: tasks: want a path string"},
+	}
+	for _, tt := range tests {
+		_, err := ParseConfig("tessera.yaml", []byte(tt.src))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q:\n got %v\nwant %s", tt.src, err, tt.want)
+		}
+	}
+}
+
+func TestParseConfigReportsEveryProblem(t *testing.T) {
+	_, err := ParseConfig("tessera.yaml", []byte("a: 1\nb: 2\ntasks: ../x\n"))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if n := strings.Count(err.Error(), "\n") + 1; n != 4 { // a, b, tasks, missing workflows
+		t.Errorf("got %d problems:\n%v", n, err)
+	}
+}

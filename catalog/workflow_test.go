@@ -1,0 +1,67 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseWorkflow(t *testing.T) {
+	src := `{
+  "title": "kept and ignored",
+  "nodes": [
+    {"node_id": "gate", "type": "gate", "extra": {"anything": [1, 2]}},
+    {
+      "node_id": "pgc",
+      "type": "pgc",
+      "task_ref": "Clarification Questions Generator v1.0",
+      "includes": {"B": "b.txt", "A": "a.txt"}
+    }
+  ],
+  "edges": []
+}`
+	w, err := ParseWorkflow("wf/pm.json", "pm", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.ID != "pm" || w.Path != "wf/pm.json" || len(w.Nodes) != 2 {
+		t.Fatalf("got %+v", w)
+	}
+	g, p := w.Nodes[0], w.Nodes[1]
+	if g.ID != "gate" || g.TaskRef != "" || g.Line != 4 {
+		t.Errorf("gate node = %+v", g)
+	}
+	if p.ID != "pgc" || p.Type != "pgc" || p.TaskRef != "Clarification Questions Generator v1.0" || p.Line != 5 ||
+		p.Includes["A"] != "a.txt" || p.Includes["B"] != "b.txt" || len(p.Includes) != 2 {
+		t.Errorf("pgc node = %+v", p)
+	}
+	if w.Node("pgc") != p || w.Node("x") != nil {
+		t.Error("Node lookup")
+	}
+}
+
+func TestParseWorkflowErrors(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"{\n  \"nodes\": [\n    {\"node_id\": \"a\",}\n  ]\n}", "w.json:3: not valid JSON: invalid character '}'"},
+		{"{\"nodes\": [\n", "not valid JSON: the file ends early"},
+		{"[]", "w.json:1: want a JSON object with a \"nodes\" array"},
+		{"{}", "w.json:1: no \"nodes\" array"},
+		{`{"nodes": {}}`, `"nodes" must be an array`},
+		{"{\"nodes\": [\n{\"type\": \"x\"}]}", "w.json:2: node 1 has no node_id"},
+		{"{\"nodes\": [{\"node_id\": \"a\"},\n {\"node_id\": \"a\"}]}", `w.json:2: node_id "a" is repeated`},
+		{`{"nodes": [{"node_id": "a/b"}]}`, `node_id "a/b": use letters, digits`},
+		{`{"nodes": [{"node_id": 7}]}`, `node 1: field "node_id": want a string, found a JSON number`},
+		{`{"nodes": [{"node_id": "a", "includes": {"X": 1}}]}`, `node "a": includes: X: want a file path string`},
+		{`{"nodes": [{"node_id": "a", "includes": {"X": "a", "X": "b"}}]}`, `node "a": includes: X is repeated`},
+		{`{"nodes": [{"node_id": "a", "includes": {"lower": "a"}}]}`, `includes key "lower" is not a token name`},
+		{`{"nodes": [{"node_id": "a", "task_ref": ""}]}`, `task_ref is empty`},
+		{`{"nodes": []} {}`, "unexpected data after the workflow object"},
+		{`{"nodes": [], "nodes": []}`, `"nodes" appears twice`},
+		{`{"nodes": [3]}`, "node 1: want a JSON object"},
+	}
+	for _, tt := range tests {
+		_, err := ParseWorkflow("w.json", "w", []byte(tt.src))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s:\n got %v\nwant %s", tt.src, err, tt.want)
+		}
+	}
+}
