@@ -95,11 +95,7 @@ func newCatalog(fsys fs.FS, dir string) (*Catalog, error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", ConfigFile, err)
 	}
-	text, err := prompt.Normalize(data)
-	if err != nil {
-		return nil, encodingDiag(ConfigFile, err)
-	}
-	cfg, err := ParseConfig(ConfigFile, []byte(text))
+	cfg, err := ParseConfig(ConfigFile, data)
 	if err != nil {
 		return nil, err
 	}
@@ -185,12 +181,12 @@ func escapes(dir, p string) bool {
 	return err != nil || !filepath.IsLocal(rel)
 }
 
-func encodingDiag(p string, err error) error {
+func encodingDiag(p string, err error) *diag.Error {
 	var ee *prompt.EncodingError
 	if errors.As(err, &ee) {
 		return diag.Wrap(p, ee.Line, err, "%v", ee)
 	}
-	return fmt.Errorf("%s: %w", p, err)
+	return diag.Wrap(p, 0, err, "%v", err)
 }
 
 // Load implements include.Loader: it returns the included file at the

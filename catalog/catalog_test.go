@@ -17,10 +17,10 @@ import (
 // base is a small valid catalog that tests change one file of.
 func base() map[string]string {
 	return map[string]string{
-		"tessera.yaml":        "tasks: tasks\nworkflows: workflows\n",
-		"tasks/Gen v1.0.txt":  "Intro\n$$CTX\n$$include shared/rules.txt\n",
-		"ctx/a.txt":           "context A\n",
-		"shared/rules.txt":    "- rule\n",
+		"tessera.yaml":         "tasks: tasks\nworkflows: workflows\n",
+		"tasks/Gen v1.0.txt":   "Intro\n$$CTX\n$$include shared/rules.txt\n",
+		"ctx/a.txt":            "context A\n",
+		"shared/rules.txt":     "- rule\n",
 		"workflows/wf.v1.json": `{"nodes": [{"node_id": "n", "type": "t", "task_ref": "Gen v1.0", "includes": {"CTX": "ctx/a.txt"}}]}`,
 	}
 }

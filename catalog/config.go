@@ -11,6 +11,7 @@ import (
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/include"
+	"github.com/tessera-dev/tessera/prompt"
 )
 
 // ConfigFile is the name of the file that marks a catalog's root.
@@ -47,13 +48,17 @@ var configKeys = []string{"version", "tasks", "workflows", "template_extensions"
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// ParseConfig parses the tessera.yaml text data; name is used in
-// diagnostics. Unknown keys, wrong types, missing required keys and paths
+// ParseConfig parses the tessera.yaml file content data, normalised first
+// (see prompt.Normalize); name is used in diagnostics. Unknown keys, wrong types, missing required keys and paths
 // that leave the root are errors naming the key and its line; every
 // problem is reported, as a diag.List.
 func ParseConfig(name string, data []byte) (*Config, error) {
+	text, err := prompt.Normalize(data)
+	if err != nil {
+		return nil, diag.List{encodingDiag(name, err)}
+	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		line := 0
 		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {

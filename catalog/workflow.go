@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/include"
+	"github.com/tessera-dev/tessera/prompt"
 )
 
 // Workflow is a workflow file: an ordered list of nodes. Its ID is the
@@ -58,11 +60,22 @@ type rawNode struct {
 	Includes json.RawMessage `json:"includes"`
 }
 
-// ParseWorkflow parses the JSON text data of the workflow file at path
-// (relative to the root) with the given id. It reports every problem it
+// ParseWorkflow parses the content data of the workflow file at path
+// (relative to the root) with the given id. The content is normalised first
+// (see prompt.Normalize), so a byte-order mark or CRLF line ends are fine. It reports every problem it
 // finds, each with its line, as a diag.List.
 func ParseWorkflow(path, id string, data []byte) (*Workflow, error) {
 	w := &Workflow{ID: id, Path: path}
+	text, err := prompt.Normalize(data)
+	if err != nil {
+		return nil, diag.List{encodingDiag(path, err)}
+	}
+	data = []byte(text)
+	// Validate the whole file first: only a one-shot decode reports syntax
+	// errors at an offset counted from the start of the file.
+	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
+		return nil, diag.List{syntaxError(path, data, err)}
+	}
 	var errs diag.List
 	fail := func(off int64, format string, args ...any) {
 		errs = append(errs, diag.Errorf(path, lineOf(data, off), format, args...))
@@ -226,17 +239,28 @@ func jsonKind(k string) string {
 	return k
 }
 
-// jsonError turns a decoding error into a diagnostic at its line.
+// jsonError turns an error from the streaming decoder into a diagnostic.
+// Syntax errors are caught before streaming starts (see syntaxError), so
+// what remains here is rare; it is reported at the decoder's position.
 func jsonError(path string, data []byte, dec *json.Decoder, err error) *diag.Error {
-	off := dec.InputOffset()
+	return diag.Errorf(path, lineOf(data, dec.InputOffset()), "not valid JSON: %v", err)
+}
+
+// syntaxError reports an error from decoding the whole file at its line.
+func syntaxError(path string, data []byte, err error) *diag.Error {
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off = se.Offset
+	if !errors.As(err, &se) {
+		return diag.Errorf(path, 1, "not valid JSON: %v", err)
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return diag.Errorf(path, lineOf(data, int64(len(data))), "not valid JSON: the file ends early (an unclosed object or array?)")
+	if strings.Contains(se.Error(), "after top-level value") {
+		return diag.Errorf(path, lineOf(data, max(se.Offset-1, 0)), "unexpected data after the workflow object")
 	}
-	return diag.Errorf(path, lineOf(data, off), "not valid JSON: %v", err)
+	if se.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) {
+		last := int64(len(bytes.TrimRight(data, " \t\r\n")))
+		return diag.Errorf(path, lineOf(data, max(last-1, 0)), "not valid JSON: the file ends early (an unclosed object or array?)")
+	}
+	// Offset counts the byte that broke the syntax; report its line.
+	return diag.Errorf(path, lineOf(data, max(se.Offset-1, 0)), "not valid JSON: %v", err)
 }
 
 // valueStart skips whitespace and a separating comma after off.

@@ -3,6 +3,7 @@ package include
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -54,8 +55,13 @@ type Input struct {
 func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 	t, includes := in.Template, in.Includes
 	mapFile, mapLine := in.IncludesFile, in.IncludesLine
+	// Problems that come from the includes map, reported at the template
+	// line, also say which node's map: templates are shared.
+	node := ""
 	if mapFile == "" {
 		mapFile, mapLine = t.Name, 0
+	} else {
+		node = fmt.Sprintf(" [node at %s:%d]", mapFile, mapLine)
 	}
 	var errs diag.List
 	files := make([]*File, len(t.Segments))
@@ -70,7 +76,9 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 		if s.Kind == Token {
 			raw, ok := includes[s.Name]
 			if !ok {
-				errs = append(errs, unknownToken(t.Name, s, includes))
+				e := unknownToken(t.Name, s, includes)
+				e.Msg += node
+				errs = append(errs, e)
 				continue
 			}
 			c, err := CleanPath(raw)
@@ -82,7 +90,11 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 		}
 		f, err := l.Load(ctx, p)
 		if err != nil {
-			errs = append(errs, loadError(t.Name, s, p, err))
+			e := loadError(t.Name, s, p, err)
+			if s.Kind == Token {
+				e.Msg += node
+			}
+			errs = append(errs, e)
 			continue
 		}
 		files[i] = f

@@ -202,7 +202,7 @@ func CheckIncluded(name, text string) error {
 			} else if isDirectiveWord(rest) {
 				errs = append(errs, diag.Errorf(name, line, "included text holds an $$include directive: includes are not expanded again (no recursion); include the file from the template instead"))
 			}
-			i += j + 2
+			i += j + 1 // as Parse does: "$$$A" holds the token $$A
 		}
 		line++
 	}

@@ -21,15 +21,15 @@ func (e *EncodingError) Error() string {
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
-// Normalize turns file bytes into prompt text: it drops a leading UTF-8
-// byte-order mark, rejects invalid UTF-8 with an *EncodingError, and turns
+// Normalize turns file bytes into prompt text: it drops leading UTF-8
+// byte-order marks, rejects invalid UTF-8 with an *EncodingError, and turns
 // "\r\n" and lone "\r" into "\n". A file saved with Windows line ends
 // therefore gives the same text, and the same hash, as one saved with Unix
 // line ends.
 func Normalize(data []byte) (string, error) {
 	start := 0
-	if bytes.HasPrefix(data, bom) {
-		start = len(bom)
+	for bytes.HasPrefix(data[start:], bom) { // all of them, so Normalize is idempotent
+		start += len(bom)
 	}
 	body := data[start:]
 	if !utf8.Valid(body) {

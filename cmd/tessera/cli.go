@@ -63,8 +63,8 @@ assemblies can be logged and replayed, and compile checks every workflow
 node in CI.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
-		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		// No Run: cobra then reports a mistyped command as an unknown
+		// command with suggestions, even when flags follow it.
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
