@@ -164,7 +164,7 @@ func (c *Catalog) openError(p string, err error) error {
 		return err
 	}
 	if c.dir != "" && escapes(c.dir, p) {
-		return diag.Wrap(p, 0, err, "leaves the catalog root through a symbolic link: includes must be files inside the catalog")
+		return diag.Wrap(p, 0, err, "leaves the catalog root through a symbolic link: every file a catalog reads must be inside it")
 	}
 	return err
 }

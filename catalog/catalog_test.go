@@ -83,7 +83,7 @@ func TestAssembleErrors(t *testing.T) {
 		{"absolute includes path", with(base(), "workflows/wf.v1.json", `{"nodes": [{"node_id": "n", "task_ref": "Gen v1.0", "includes": {"CTX": "/etc/passwd"}}]}`),
 			`includes CTX: path "/etc/passwd" is absolute`},
 		{"nested token", with(base(), "ctx/a.txt", "one\ntwo $$OTHER\n"),
-			"ctx/a.txt:2: included text holds the token $$OTHER: includes are not expanded again (no recursion); put the token in the template instead (included by tasks/Gen v1.0.txt:2 for $$CTX (ctx/a.txt))"},
+			"ctx/a.txt:2: included text holds the token $$OTHER: includes are not expanded again (no recursion); put the token in the template instead [included by tasks/Gen v1.0.txt:2 for $$CTX (ctx/a.txt)]"},
 		{"nested directive", with(base(), "shared/rules.txt", "$$include ctx/a.txt\n"),
 			"shared/rules.txt:1: included text holds an $$include directive"},
 		{"invalid utf-8 template", with(base(), "tasks/Gen v1.0.txt", "ok\nbad \xff byte\n"),
@@ -143,7 +143,7 @@ func TestSymlinkOutsideRoot(t *testing.T) {
 	}
 	c := open(t, dir)
 	_, err := c.Assemble(context.Background(), "wf.v1", "n")
-	if err == nil || !strings.Contains(err.Error(), "ctx/a.txt: leaves the catalog root through a symbolic link: includes must be files inside the catalog (included by tasks/Gen v1.0.txt:2 for $$CTX (ctx/a.txt))") {
+	if err == nil || !strings.Contains(err.Error(), "ctx/a.txt: leaves the catalog root through a symbolic link: every file a catalog reads must be inside it [included by tasks/Gen v1.0.txt:2 for $$CTX (ctx/a.txt)]") {
 		t.Errorf("err = %v", err)
 	}
 	// A link that stays inside the root is fine.

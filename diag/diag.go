@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -28,6 +29,32 @@ type Error struct {
 	// Err is the underlying cause, if any; it is reachable with errors.Is
 	// and errors.As but not repeated in Error's text.
 	Err error
+	// Related are other places that explain the problem, such as the
+	// template line that included a bad file or the workflow node whose
+	// includes map lacks a token. They follow the message in brackets.
+	Related []Location
+}
+
+// Location is a place related to a problem.
+type Location struct {
+	// Label says how the place relates, such as "node at" or "included by".
+	Label string
+	// Path and Line locate it, as in Error.
+	Path string
+	Line int
+	// Detail, if any, follows the location.
+	Detail string
+}
+
+func (l Location) String() string {
+	s := l.Label + " " + l.Path
+	if l.Line > 0 {
+		s += ":" + strconv.Itoa(l.Line)
+	}
+	if l.Detail != "" {
+		s += " " + l.Detail
+	}
+	return s
 }
 
 // Errorf returns an Error at path and line with a formatted message.
@@ -42,14 +69,40 @@ func Wrap(path string, line int, err error, format string, args ...any) *Error {
 
 // Error implements the error interface.
 func (e *Error) Error() string {
-	switch {
-	case e.Path == "":
-		return e.Msg
-	case e.Line > 0:
-		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
-	default:
-		return e.Path + ": " + e.Msg
+	var b strings.Builder
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		if e.Line > 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(e.Line))
+		}
+		b.WriteString(": ")
 	}
+	b.WriteString(e.Msg)
+	for _, r := range e.Related {
+		b.WriteString(" [")
+		b.WriteString(r.String())
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// MapPaths returns a copy of e with f applied to its path and the paths of
+// its related locations; a command uses it to show catalog-relative paths
+// as paths from the current directory.
+func (e *Error) MapPaths(f func(string) string) *Error {
+	c := *e
+	if c.Path != "" {
+		c.Path = f(c.Path)
+	}
+	c.Related = make([]Location, len(e.Related))
+	for i, r := range e.Related {
+		if r.Path != "" {
+			r.Path = f(r.Path)
+		}
+		c.Related[i] = r
+	}
+	return &c
 }
 
 // Unwrap returns the underlying cause.
@@ -82,10 +135,10 @@ func (l *List) Add(err error) {
 // duplicates, so a report is the same whatever order the work was done in.
 func (l *List) Sort() {
 	slices.SortStableFunc(*l, func(a, b *Error) int {
-		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Msg, b.Msg))
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Msg, b.Msg), cmp.Compare(a.Error(), b.Error()))
 	})
 	*l = slices.CompactFunc(*l, func(a, b *Error) bool {
-		return a.Path == b.Path && a.Line == b.Line && a.Msg == b.Msg
+		return a.Path == b.Path && a.Line == b.Line && a.Msg == b.Msg && slices.Equal(a.Related, b.Related)
 	})
 }
 

@@ -25,7 +25,7 @@ func CleanPath(p string) (string, error) {
 	}
 	c := path.Clean(p)
 	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", fmt.Errorf("path %q leaves the catalog root: includes must be files inside the catalog", p)
+		return "", fmt.Errorf("path %q leaves the catalog root: name a file inside the catalog", p)
 	}
 	if c == "." {
 		return "", fmt.Errorf("path %q names the catalog root, not a file", p)

@@ -3,7 +3,6 @@ package include
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -57,11 +56,11 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 	mapFile, mapLine := in.IncludesFile, in.IncludesLine
 	// Problems that come from the includes map, reported at the template
 	// line, also say which node's map: templates are shared.
-	node := ""
+	var node []diag.Location
 	if mapFile == "" {
 		mapFile, mapLine = t.Name, 0
 	} else {
-		node = fmt.Sprintf(" [node at %s:%d]", mapFile, mapLine)
+		node = []diag.Location{{Label: "node at", Path: mapFile, Line: mapLine}}
 	}
 	var errs diag.List
 	files := make([]*File, len(t.Segments))
@@ -77,7 +76,7 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 			raw, ok := includes[s.Name]
 			if !ok {
 				e := unknownToken(t.Name, s, includes)
-				e.Msg += node
+				e.Related = node
 				errs = append(errs, e)
 				continue
 			}
@@ -92,7 +91,7 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 		if err != nil {
 			e := loadError(t.Name, s, p, err)
 			if s.Kind == Token {
-				e.Msg += node
+				e.Related = append(e.Related, node...)
 			}
 			errs = append(errs, e)
 			continue
@@ -145,7 +144,9 @@ func loadError(name string, s Segment, p string, err error) *diag.Error {
 	if errors.As(err, &d) && d.Path != "" && d.Path != name {
 		// A problem inside the included file (encoding, recursion): report
 		// it where it is, and say which line of the template led there.
-		return diag.Wrap(d.Path, d.Line, err, "%s (included by %s:%d for %s)", d.Msg, name, s.Line, what)
+		e := diag.Wrap(d.Path, d.Line, err, "%s", d.Msg)
+		e.Related = append(append(e.Related, d.Related...), diag.Location{Label: "included by", Path: name, Line: s.Line, Detail: "for " + what})
+		return e
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return diag.Wrap(name, s.Line, err, "%s: file not found: create it or fix the path", what)

@@ -122,7 +122,7 @@ func TestResolveReportsEveryProblem(t *testing.T) {
 		"tasks/t.txt:1: unknown token $$OUTPUT_SCHEME: the workflow node's includes map has no entry for it (did you mean $$OUTPUT_SCHEMA?)",
 		"tasks/t.txt:2: $$MISSING (nowhere.txt): file not found",
 		"nested.txt:2: included text holds the token $$INNER",
-		"(included by tasks/t.txt:3 for $$NESTED (nested.txt))",
+		"[included by tasks/t.txt:3 for $$NESTED (nested.txt)]",
 		"tasks/t.txt:4: $$include gone.txt: file not found",
 		"includes entry BADPATH: path \"../../etc/passwd\" leaves the catalog root",
 		"tasks/t.txt: includes entry OUTPUT_SCHEMA is not used by tasks/t.txt",

@@ -3,12 +3,15 @@ package prompt
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"unsafe"
 )
 
 // Hash returns the prompt hash of text: the SHA-256 of its UTF-8 bytes as
 // 64 lowercase hex digits. Text is expected to be normalised already.
 func Hash(text string) string {
-	sum := sha256.Sum256([]byte(text))
+	// Sum256 only reads its argument, so the text's bytes are passed
+	// without the copy a []byte conversion would make.
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(text), len(text)))
 	var buf [sha256.Size * 2]byte
 	hex.Encode(buf[:], sum[:])
 	return string(buf[:])

@@ -13,7 +13,7 @@ func TestNormalize(t *testing.T) {
 		{"a\rb\r", "a\nb\n"},
 		{"a\r\r\nb", "a\n\nb"},
 		{"\uFEFFa\r\n", "a\n"},
-		{"\uFEFF\uFEFFa", "a"}, // every leading mark, so normalising twice changes nothing
+		{"\uFEFF\uFEFFa", "a"},   // every leading mark, so normalising twice changes nothing
 		{"a\uFEFFb", "a\uFEFFb"}, // only a leading mark is dropped
 		{"\u0085 é 日本 🙂", "\u0085 é 日本 🙂"},
 		{"", ""},

@@ -3,6 +3,7 @@ package prompt
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -40,20 +41,21 @@ func Normalize(data []byte) (string, error) {
 	if cr < 0 {
 		return string(body), nil
 	}
-	out := make([]byte, 0, len(body))
-	out = append(out, body[:cr]...)
-	for i := cr; i < len(body); i++ {
-		c := body[i]
-		if c != '\r' {
-			out = append(out, c)
-			continue
+	var b strings.Builder
+	b.Grow(len(body))
+	for {
+		b.Write(body[:cr])
+		b.WriteByte('\n')
+		body = body[cr+1:]
+		if len(body) > 0 && body[0] == '\n' {
+			body = body[1:]
 		}
-		out = append(out, '\n')
-		if i+1 < len(body) && body[i+1] == '\n' {
-			i++
+		cr = bytes.IndexByte(body, '\r')
+		if cr < 0 {
+			b.Write(body)
+			return b.String(), nil
 		}
 	}
-	return string(out), nil
 }
 
 func firstInvalid(b []byte) int {

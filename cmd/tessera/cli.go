@@ -123,11 +123,15 @@ func (a *app) fail(err error) error {
 	}
 	lines := make([]string, len(list))
 	for i, e := range list {
-		d := *e
-		if d.Path != "" && dir != "" && dir != "." && !filepath.IsAbs(d.Path) {
-			d.Path = filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(d.Path)))
+		if dir != "" && dir != "." {
+			e = e.MapPaths(func(p string) string {
+				if filepath.IsAbs(p) {
+					return p
+				}
+				return filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(p)))
+			})
 		}
-		lines[i] = d.Error()
+		lines[i] = e.Error()
 	}
 	return failure{errors.New(strings.Join(lines, "\n"))}
 }
