@@ -226,10 +226,14 @@ func TestReplay(t *testing.T) {
 	}
 	check := func(id string, want Status) Verdict {
 		t.Helper()
-		vs, err := Replay(ctx, l, id, rebuild)
-		if err != nil || len(vs) != 1 {
-			t.Fatalf("Replay(%s): %v %v", id, vs, err)
+		rep, err := Replay(ctx, l, id, rebuild)
+		if err != nil || len(rep.Verdicts) != 1 || len(rep.BadLines) != 0 {
+			t.Fatalf("Replay(%s): %+v %v", id, rep, err)
 		}
+		if rep.OK() != (want == Match) {
+			t.Errorf("Report.OK() = %v for %s", rep.OK(), want)
+		}
+		vs := rep.Verdicts
 		if vs[0].Status != want {
 			t.Errorf("Replay(%s) = %s, want %s (%v)", id, vs[0].Status, want, vs[0].Err)
 		}

@@ -76,11 +76,31 @@ type Verdict struct {
 // OK reports whether the record replayed to the same bytes.
 func (v *Verdict) OK() bool { return v.Status == Match }
 
+// Report is the result of a replay.
+type Report struct {
+	// Verdicts has one entry per record with the correlation id, in log
+	// order.
+	Verdicts []Verdict
+	// BadLines are log lines that are not records (a torn write, an edit):
+	// not part of any verdict, but worth reporting in an audit trail.
+	BadLines []BadLine
+}
+
+// OK reports whether every record replayed to the same bytes.
+func (r *Report) OK() bool {
+	for i := range r.Verdicts {
+		if !r.Verdicts[i].OK() {
+			return false
+		}
+	}
+	return len(r.Verdicts) > 0
+}
+
 // Replay finds every record with the correlation id id and verifies each:
 // first that its stored text still hashes to its stored hash, then that
 // rebuild produces the same text now. It returns an error only when the
 // log cannot be read or holds no record with that id.
-func Replay(ctx context.Context, l *Log, id string, rebuild RebuildFunc) ([]Verdict, error) {
+func Replay(ctx context.Context, l *Log, id string, rebuild RebuildFunc) (*Report, error) {
 	entries, bad, err := l.Find(ctx, id)
 	if err != nil {
 		return nil, err
@@ -92,11 +112,11 @@ func Replay(ctx context.Context, l *Log, id string, rebuild RebuildFunc) ([]Verd
 		}
 		return nil, fmt.Errorf("%s", msg)
 	}
-	out := make([]Verdict, 0, len(entries))
+	rep := &Report{Verdicts: make([]Verdict, 0, len(entries)), BadLines: bad}
 	for _, e := range entries {
-		out = append(out, Verify(ctx, e, rebuild))
+		rep.Verdicts = append(rep.Verdicts, Verify(ctx, e, rebuild))
 	}
-	return out, nil
+	return rep, nil
 }
 
 // Verify replays one record.

@@ -100,11 +100,11 @@ func ExampleAssembly_Record() {
 		log.Fatal(err)
 	}
 
-	verdicts, err := audit.Replay(ctx, l, "run-42", c.Rebuild)
+	report, err := audit.Replay(ctx, l, "run-42", c.Rebuild)
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, v := range verdicts {
+	for _, v := range report.Verdicts {
 		fmt.Println(v.Record.WorkflowID, v.Record.NodeID, v.Status, v.NewHash == a.Hash)
 	}
 	// Output:

@@ -289,16 +289,21 @@ not, or when a stored prompt does not match its own hash.`,
 			if lp == "" {
 				return errors.New("replay needs --log FILE (or a log path in tessera.yaml)")
 			}
-			verdicts, err := audit.Replay(ctx, &audit.Log{Path: lp}, id, c.Rebuild)
+			rep, err := audit.Replay(ctx, &audit.Log{Path: lp}, id, c.Rebuild)
 			if err != nil {
 				return failure{err}
 			}
-			ok := true
-			for _, v := range verdicts {
+			for _, v := range rep.Verdicts {
 				a.printVerdict(v, lp)
-				ok = ok && v.OK()
 			}
-			if !ok {
+			for i, b := range rep.BadLines {
+				if i == 5 {
+					fmt.Fprintf(a.stderr, "warning: %d more unreadable lines\n", len(rep.BadLines)-i)
+					break
+				}
+				fmt.Fprintf(a.stderr, "warning: %s:%d: unreadable line, not a record: %v\n", filepath.ToSlash(lp), b.Line, b.Err)
+			}
+			if !rep.OK() {
 				return silentFailure
 			}
 			return nil
