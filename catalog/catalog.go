@@ -172,10 +172,13 @@ func (c *Catalog) openError(p string, err error) error {
 // escapes reports whether the file p under dir resolves, through symbolic
 // links, to a place outside dir.
 func escapes(dir, p string) bool {
-	root, err1 := filepath.EvalSymlinks(dir)
-	real, err2 := filepath.EvalSymlinks(filepath.Join(dir, filepath.FromSlash(p)))
-	if err1 != nil || err2 != nil {
-		return strings.Contains(fmt.Sprint(err2), "escapes")
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(dir, filepath.FromSlash(p)))
+	if err != nil {
+		return false
 	}
 	rel, err := filepath.Rel(root, real)
 	return err != nil || !filepath.IsLocal(rel)

@@ -46,7 +46,8 @@ func exitCode(err error, stderr io.Writer) int {
 
 type app struct {
 	stdout, stderr io.Writer
-	root           string
+	root           string // --root
+	dir            string // the root in use, once found
 	now            func() time.Time
 }
 
@@ -85,6 +86,7 @@ func (a *app) openCatalog(ctx context.Context) (*catalog.Catalog, error) {
 		}
 		dir = found
 	}
+	a.dir = dir
 	c, err := catalog.Open(ctx, dir)
 	if err != nil {
 		return nil, a.fail(err)
@@ -117,10 +119,7 @@ func findRoot() (string, error) {
 func (a *app) fail(err error) error {
 	var list diag.List
 	list.Add(err)
-	dir := a.root
-	if dir == "" {
-		dir, _ = findRoot()
-	}
+	dir := a.dir
 	lines := make([]string, len(list))
 	for i, e := range list {
 		if dir != "" && dir != "." {
