@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 
 	"github.com/tessera-dev/tessera"
 	"github.com/tessera-dev/tessera/diag"
@@ -176,20 +177,8 @@ func writeBuild(ctx context.Context, outDir string, built []*Assembly, m *Manife
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
-	made := map[string]bool{}
-	for i, a := range built {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if !made[a.WorkflowID] {
-			if err := os.Mkdir(filepath.Join(tmp, a.WorkflowID), 0o755); err != nil {
-				return fmt.Errorf("compile: %w", err)
-			}
-			made[a.WorkflowID] = true
-		}
-		if err := os.WriteFile(filepath.Join(tmp, filepath.FromSlash(m.Prompts[i].Path)), []byte(a.Text), 0o644); err != nil {
-			return fmt.Errorf("compile: %w", err)
-		}
+	if err := writePrompts(ctx, tmp, built, m); err != nil {
+		return err
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
@@ -199,6 +188,67 @@ func writeBuild(ctx context.Context, outDir string, built []*Assembly, m *Manife
 		return fmt.Errorf("compile: %w", err)
 	}
 	return swapDir(tmp, outDir)
+}
+
+// writeWorkers is how many files compile writes at once. Creating files is
+// mostly waiting on the file system, so a few more writers than cores pay.
+const writeWorkers = 8
+
+// writePrompts writes each workflow's directory and prompt files under
+// dir, one workflow per task, several at a time.
+func writePrompts(ctx context.Context, dir string, built []*Assembly, m *Manifest) error {
+	// Group the prompts by workflow; built is in workflow order.
+	var groups [][2]int
+	for i := range built {
+		if i == 0 || built[i].WorkflowID != built[i-1].WorkflowID {
+			groups = append(groups, [2]int{i, i + 1})
+		} else {
+			groups[len(groups)-1][1] = i + 1
+		}
+	}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	next := make(chan [2]int)
+	for range min(writeWorkers, len(groups)) {
+		wg.Go(func() {
+			for g := range next {
+				if err := writeGroup(dir, built[g[0]:g[1]], m.Prompts[g[0]:g[1]]); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, g := range groups {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- g
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return firstErr
+}
+
+func writeGroup(dir string, built []*Assembly, entries []ManifestEntry) error {
+	if err := os.Mkdir(filepath.Join(dir, built[0].WorkflowID), 0o755); err != nil {
+		return fmt.Errorf("compile: %w", err)
+	}
+	for i, a := range built {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(entries[i].Path)), []byte(a.Text), 0o644); err != nil {
+			return fmt.Errorf("compile: %w", err)
+		}
+	}
+	return nil
 }
 
 // swapDir moves dir into place at target, moving a previous target aside

@@ -57,6 +57,12 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, diag.List{encodingDiag(name, err)}
 	}
+	// YAML also breaks lines at NEL, LS and PS; refuse them, so that every
+	// line number Tessera reports counts '\n' as an editor does.
+	if i := strings.IndexAny(text, "\u0085\u2028\u2029"); i >= 0 {
+		line := 1 + strings.Count(text[:i], "\n")
+		return nil, diag.List{diag.Errorf(name, line, "holds the character %U, which YAML reads as a line break: remove it", []rune(text[i:])[0])}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")

@@ -61,3 +61,10 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 		t.Errorf("got %d problems:\n%v", n, err)
 	}
 }
+
+func TestParseConfigRefusesYAMLOnlyLineBreaks(t *testing.T) {
+	_, err := ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\u2028\n"))
+	if err == nil || err.Error() != "tessera.yaml:2: holds the character U+2028, which YAML reads as a line break: remove it" {
+		t.Errorf("err = %v", err)
+	}
+}

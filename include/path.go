@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // CleanPath checks that p, a path written in a catalog file, names a file
@@ -22,10 +23,15 @@ func CleanPath(p string) (string, error) {
 		return "", fmt.Errorf("path %q contains a backslash: write paths with forward slashes, relative to the catalog root", p)
 	case strings.HasPrefix(p, "/") || hasDrive(p):
 		return "", fmt.Errorf("path %q is absolute: write it relative to the catalog root", p)
+	case !utf8.ValidString(p):
+		return "", fmt.Errorf("path %q is not valid UTF-8", p)
 	}
 	c := path.Clean(p)
 	if c == ".." || strings.HasPrefix(c, "../") {
 		return "", fmt.Errorf("path %q leaves the catalog root: name a file inside the catalog", p)
+	}
+	if hasDrive(c) { // "./C:/x" cleans to "C:/x", absolute on Windows
+		return "", fmt.Errorf("path %q is absolute: write it relative to the catalog root", p)
 	}
 	if c == "." {
 		return "", fmt.Errorf("path %q names the catalog root, not a file", p)

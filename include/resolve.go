@@ -56,11 +56,11 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 	mapFile, mapLine := in.IncludesFile, in.IncludesLine
 	// Problems that come from the includes map, reported at the template
 	// line, also say which node's map: templates are shared.
-	var node []diag.Location
+	node := func() []diag.Location { return nil }
 	if mapFile == "" {
 		mapFile, mapLine = t.Name, 0
 	} else {
-		node = []diag.Location{{Label: "node at", Path: mapFile, Line: mapLine}}
+		node = func() []diag.Location { return []diag.Location{{Label: "node at", Path: mapFile, Line: mapLine}} }
 	}
 	var errs diag.List
 	files := make([]*File, len(t.Segments))
@@ -76,7 +76,7 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 			raw, ok := includes[s.Name]
 			if !ok {
 				e := unknownToken(t.Name, s, includes)
-				e.Related = node
+				e.Related = node()
 				errs = append(errs, e)
 				continue
 			}
@@ -91,7 +91,7 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 		if err != nil {
 			e := loadError(t.Name, s, p, err)
 			if s.Kind == Token {
-				e.Related = append(e.Related, node...)
+				e.Related = append(e.Related, node()...)
 			}
 			errs = append(errs, e)
 			continue

@@ -169,3 +169,11 @@ func TestCleanPath(t *testing.T) {
 		}
 	}
 }
+
+func TestCleanPathDriveAfterCleaning(t *testing.T) {
+	for _, in := range []string{"./C:/x.txt", "a/../C:/x", "./A:", "\xff.txt"} {
+		if got, err := CleanPath(in); err == nil {
+			t.Errorf("CleanPath(%q) = %q, want an error", in, got)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package catalog_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tessera-dev/tessera/catalog"
+)
+
+const benchWorkflows = 1000
+
+// benchTeamCatalog writes a catalog shaped like a real team's: 1,000
+// workflows of one node each, sharing five templates, eight context
+// files, four review-focus files, three schemas and one $$include'd rules
+// file. Each node assembles to about 4 KB.
+func benchTeamCatalog(tb testing.TB) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	files := map[string]string{
+		"tessera.yaml":                  benchConfig,
+		"seed/prompts/shared/rules.txt": benchText(700),
+	}
+	tasks := []string{"Clarification Questions Generator v1.0", "Document Review v1.0", "Risk Register v2.1", "Release Notes v1.3", "Interview Guide v1.0"}
+	for _, t := range tasks {
+		files["seed/prompts/tasks/"+t+".txt"] = benchTemplate(t)
+	}
+	for i := range 8 {
+		files[fmt.Sprintf("seed/prompts/contexts/context_%d.v1.txt", i)] = fmt.Sprintf("## Context Block %d\n\n", i) + benchText(650+10*i)
+	}
+	for i := range 4 {
+		files[fmt.Sprintf("seed/prompts/focus/focus_%d.txt", i)] = benchText(450 + 20*i)
+	}
+	for i := range 3 {
+		files[fmt.Sprintf("seed/schemas/schema_%d.v2.json", i)] = benchSchema(700 + 50*i)
+	}
+	for i := range benchWorkflows {
+		files[fmt.Sprintf("seed/workflows/team_%04d.v1.json", i)] = fmt.Sprintf(`{
+  "title": "Workflow %d",
+  "nodes": [
+    {
+      "node_id": "step_%d",
+      "type": "pgc",
+      "task_ref": %q,
+      "includes": {
+        "PGC_CONTEXT": "seed/prompts/contexts/context_%d.v1.txt",
+        "REVIEW_FOCUS": "seed/prompts/focus/focus_%d.txt",
+        "OUTPUT_SCHEMA": "seed/schemas/schema_%d.v2.json"
+      }
+    }
+  ]
+}
+`, i, i%3, tasks[i%len(tasks)], i%8, i%4, i%3)
+	}
+	benchWriteTree(tb, dir, files)
+	return dir
+}
+
+// BenchmarkCompile1000 measures what CI runs on every push: open a fresh
+// catalog of 1,000 workflows, read and assemble every node, write each
+// prompt and the manifest into a new directory and swap it into place,
+// replacing (and removing) the previous iteration's output, as a rerun
+// does.
+//
+// Target: under 300 ms per op.
+func BenchmarkCompile1000(b *testing.B) {
+	ctx := context.Background()
+	dir := benchTeamCatalog(b)
+	out := filepath.Join(b.TempDir(), "prompts")
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := catalog.Open(ctx, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := c.Compile(ctx, out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(m.Prompts) != benchWorkflows {
+			b.Fatalf("compiled %d prompts, want %d", len(m.Prompts), benchWorkflows)
+		}
+		c.Close()
+	}
+}
+
+// catalog and assemble all 1,000 nodes in memory.
+func BenchmarkBuild1000(b *testing.B) {
+	ctx := context.Background()
+	dir := benchTeamCatalog(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := catalog.Open(ctx, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		built, err := c.Build(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(built) != benchWorkflows {
+			b.Fatalf("built %d prompts, want %d", len(built), benchWorkflows)
+		}
+		c.Close()
+	}
+}
+
+// BenchmarkWriteFloor1000 is the floor under BenchmarkCompile1000: only
+// the file system work a compile of 1,000 workflows cannot avoid (1,000
+// directories and 1,000 prompt files of the same sizes, written into a new
+// directory that replaces the previous one), with no catalog at all. The
+// ratio of the two is Tessera's own share of a compile; on a slow disk
+// both are dominated by the file system.
+func BenchmarkWriteFloor1000(b *testing.B) {
+	ctx := context.Background()
+	c, err := catalog.Open(ctx, benchTeamCatalog(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	built, err := c.Build(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	out := filepath.Join(root, "prompts")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		tmp := filepath.Join(root, fmt.Sprint("new-", i))
+		if err := os.Mkdir(tmp, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for _, a := range built {
+			d := filepath.Join(tmp, a.WorkflowID)
+			if err := os.Mkdir(d, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, a.NodeID+".txt"), []byte(a.Text), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := os.RemoveAll(out); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(tmp, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
