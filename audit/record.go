@@ -85,7 +85,7 @@ func (r *Record) Validate() error {
 // characters are not escaped, so prompt text stays readable in the log.
 func (r *Record) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
-	buf.Grow(len(r.AssembledPrompt) + 512)
+	buf.Grow(len(r.AssembledPrompt)*5/4 + 1024) // room for escapes and the other fields
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(r); err != nil {
