@@ -39,6 +39,9 @@ type Node struct {
 	Includes map[string]string
 	// Line is the line of the node's opening brace in the workflow file.
 	Line int
+	// Raw is the node's JSON object as written, other fields included, for
+	// callers whose orchestrators read more of the node than Tessera does.
+	Raw json.RawMessage
 }
 
 // Node returns the node with the given id, or nil.
@@ -163,7 +166,7 @@ func parseNode(path string, line int, raw json.RawMessage, index int) (*Node, di
 		}
 		return nil, errs
 	}
-	n := &Node{Line: line}
+	n := &Node{Line: line, Raw: raw}
 	if r.NodeID == nil || *r.NodeID == "" {
 		fail("node %d has no node_id", index)
 		return nil, errs

@@ -34,6 +34,9 @@ func TestParseWorkflow(t *testing.T) {
 		p.Includes["A"] != "a.txt" || p.Includes["B"] != "b.txt" || len(p.Includes) != 2 {
 		t.Errorf("pgc node = %+v", p)
 	}
+	if !strings.Contains(string(g.Raw), `"extra": {"anything": [1, 2]}`) {
+		t.Errorf("other fields are not kept: %s", g.Raw)
+	}
 	if w.Node("pgc") != p || w.Node("x") != nil {
 		t.Error("Node lookup")
 	}
