@@ -1,13 +1,11 @@
-package catalog_test
+package catalog
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/include"
 )
 
@@ -60,27 +58,13 @@ func benchSchema(n int) string {
 	return b.String()
 }
 
-// benchWriteTree writes files (slash paths to contents) under dir.
-func benchWriteTree(tb testing.TB, dir string, files map[string]string) {
-	tb.Helper()
-	for p, text := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-}
-
 const benchConfig = "tasks: seed/prompts/tasks\nworkflows: seed/workflows\n"
 
 // benchCatalog writes a catalog with one workflow, "pm_discovery.v1",
 // whose node "pgc" assembles to about 4 KB.
 func benchCatalog(tb testing.TB) string {
 	dir := tb.TempDir()
-	benchWriteTree(tb, dir, map[string]string{
+	writeFiles(tb, dir, map[string]string{
 		"tessera.yaml": benchConfig,
 		"seed/prompts/tasks/Clarification Questions Generator v1.0.txt": benchTemplate("Clarification Questions Generator"),
 		"seed/prompts/shared/rules.txt":                                 benchText(700),
@@ -108,9 +92,9 @@ func benchCatalog(tb testing.TB) string {
 	return dir
 }
 
-func benchOpen(tb testing.TB, dir string) *catalog.Catalog {
+func benchOpen(tb testing.TB, dir string) *Catalog {
 	tb.Helper()
-	c, err := catalog.Open(context.Background(), dir)
+	c, err := Open(context.Background(), dir)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package catalog_test
+package catalog
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/tessera-dev/tessera/catalog"
 )
 
 const benchWorkflows = 1000
@@ -54,7 +52,7 @@ func benchTeamCatalog(tb testing.TB) string {
 }
 `, i, i%3, tasks[i%len(tasks)], i%8, i%4, i%3)
 	}
-	benchWriteTree(tb, dir, files)
+	writeFiles(tb, dir, files)
 	return dir
 }
 
@@ -71,7 +69,7 @@ func BenchmarkCompile1000(b *testing.B) {
 	out := filepath.Join(b.TempDir(), "prompts")
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := catalog.Open(ctx, dir)
+		c, err := Open(ctx, dir)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,7 +90,7 @@ func BenchmarkBuild1000(b *testing.B) {
 	dir := benchTeamCatalog(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := catalog.Open(ctx, dir)
+		c, err := Open(ctx, dir)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -115,7 +113,7 @@ func BenchmarkBuild1000(b *testing.B) {
 // both are dominated by the file system.
 func BenchmarkWriteFloor1000(b *testing.B) {
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, benchTeamCatalog(b))
+	c, err := Open(ctx, benchTeamCatalog(b))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -70,14 +70,27 @@ func TestCompile(t *testing.T) {
 	if _, err := open(t, dir).Compile(context.Background(), ""); err != nil {
 		t.Fatal(err)
 	}
-	again := readTree(t, out)
-	for k, v := range tree {
-		if again[k] != v {
-			t.Errorf("%s changed between identical compiles", k)
+	sameTree(t, tree, readTree(t, out), "an identical compile")
+	noLeftovers(t, filepath.Join(dir, "build"))
+}
+
+// sameTree fails unless the two file trees are equal.
+func sameTree(t *testing.T, before, after map[string]string, what string) {
+	t.Helper()
+	if len(after) != len(before) {
+		t.Fatalf("%s changed the set of files: %v", what, after)
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s changed %s", what, k)
 		}
 	}
-	entries, _ := os.ReadDir(filepath.Join(dir, "build"))
-	if len(entries) != 1 {
+}
+
+// noLeftovers fails if anything but the output directory is left in dir.
+func noLeftovers(t *testing.T, dir string) {
+	t.Helper()
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("leftovers beside the output: %v", entries)
 	}
 }
@@ -119,19 +132,8 @@ func TestCompileFailureKeepsPreviousOutput(t *testing.T) {
 			t.Errorf("want %q once in:\n%s", w, got)
 		}
 	}
-	after := readTree(t, out)
-	if len(after) != len(before) {
-		t.Fatalf("output changed: %v", after)
-	}
-	for k, v := range before {
-		if after[k] != v {
-			t.Errorf("%s changed by a failed compile", k)
-		}
-	}
-	entries, _ := os.ReadDir(filepath.Join(dir, "build"))
-	if len(entries) != 1 {
-		t.Errorf("leftovers beside the output: %v", entries)
-	}
+	sameTree(t, before, readTree(t, out), "a failed compile")
+	noLeftovers(t, filepath.Join(dir, "build"))
 }
 
 func TestCompileRefusesDangerousOut(t *testing.T) {

@@ -12,6 +12,13 @@ import (
 func writeTree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
+	writeFiles(t, dir, files)
+	return dir
+}
+
+// writeFiles writes files (slash paths to contents) under dir.
+func writeFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
 	for p, content := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -21,7 +28,6 @@ func writeTree(t testing.TB, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 func open(t testing.TB, dir string) *Catalog {
