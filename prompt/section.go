@@ -149,6 +149,10 @@ type Section struct {
 	Summary string
 	// Items, when present, are the body as a list the budget may shorten.
 	Items []Item
+	// Omitted counts items removed before rendering, by a preset's
+	// retention rule or by the budget, so a renderer can say so
+	// ("truncated to last 8 exchanges").
+	Omitted int
 	// Children are nested sections, rendered after the body.
 	Children []Section
 	// Priority orders trimming: lower numbers are more important and kept
