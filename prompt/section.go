@@ -121,6 +121,9 @@ type Item struct {
 	Relevance float64
 	// Seq orders items for TrimOldest; lower is older.
 	Seq int64
+	// Keep marks an item the budget may not drop (a required task, say);
+	// when only kept items remain, the section is as short as it gets.
+	Keep bool
 }
 
 // Tool is a capability attached to a section, offered to the model when the
