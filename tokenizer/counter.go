@@ -14,3 +14,12 @@ type Counter interface {
 	// for calibrated estimates.
 	Exact() bool
 }
+
+// Truncator is implemented by counters that can cut a text at one of
+// their own token boundaries. The budget uses it to truncate a section;
+// for a Counter without it, the cut is found by binary search with Count.
+type Truncator interface {
+	// Truncate returns the longest prefix of text that holds at most max
+	// tokens and ends on a character boundary, with its token count.
+	Truncate(text string, max int) (string, int)
+}

@@ -1,0 +1,69 @@
+package tokenizer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mixedText returns the 10 KB mixed corpus file (prose, CJK, emoji, code,
+// JSON, Markdown), repeated and cut to n bytes on a character boundary.
+func mixedText(b *testing.B, n int) string {
+	b.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "corpus", "mixed-10k.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := strings.Repeat(string(data), n/len(data)+1)[:n]
+	return strings.ToValidUTF8(s, "")
+}
+
+func benchCount(b *testing.B, e *Encoding, text string) {
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Count(text)
+	}
+}
+
+// BenchmarkCount10KB counts 10 KB of mixed text. The encoder keeps no
+// cache between calls, so every iteration counts text it has not seen.
+// Target: at least 25 MB/s.
+func BenchmarkCount10KB(b *testing.B) {
+	for _, e := range []*Encoding{O200kBase(), Cl100kBase()} {
+		b.Run(e.Name(), func(b *testing.B) { benchCount(b, e, mixedText(b, 10<<10)) })
+	}
+}
+
+// BenchmarkCount1MB counts 1 MB of mixed text. Target: at least 25 MB/s.
+func BenchmarkCount1MB(b *testing.B) {
+	for _, e := range []*Encoding{O200kBase(), Cl100kBase()} {
+		b.Run(e.Name(), func(b *testing.B) { benchCount(b, e, mixedText(b, 1<<20)) })
+	}
+}
+
+// BenchmarkCountRepeated counts long runs of one character, which are one
+// piece each for the letter and whitespace cases. Target: 100 KB in under
+// 30 ms (linear, not quadratic, in the run's length).
+func BenchmarkCountRepeated(b *testing.B) {
+	for _, size := range []int{50_000, 100_000} {
+		for _, ch := range []string{"a", " ", "7"} {
+			text := strings.Repeat(ch, size)
+			name := map[string]string{"a": "letter", " ": "space", "7": "digit"}[ch]
+			b.Run(fmt.Sprintf("%s/%dKB", name, size/1000), func(b *testing.B) { benchCount(b, O200kBase(), text) })
+		}
+	}
+}
+
+// BenchmarkLoad measures decoding an embedded vocabulary, which happens
+// once per process on first use.
+func BenchmarkLoad(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := load(O200kBaseName, nextO200K); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

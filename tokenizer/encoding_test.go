@@ -1,0 +1,311 @@
+package tokenizer
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// encodings returns both encodings, loaded.
+func encodings(t testing.TB) []*Encoding {
+	t.Helper()
+	var out []*Encoding
+	for _, name := range []string{O200kBaseName, Cl100kBaseName} {
+		e, err := EncodingNamed(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// TestVocabularyMatchesPublished expands each embedded vocabulary back into
+// the published .tiktoken file format and checks its SHA-256 against the
+// hash OpenAI's tiktoken pins for that file.
+func TestVocabularyMatchesPublished(t *testing.T) {
+	want := map[string]string{
+		O200kBaseName:  "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+		Cl100kBaseName: "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+	}
+	for _, e := range encodings(t) {
+		h := sha256.New()
+		var line []byte
+		for r, tok := range e.vocab {
+			line = base64.StdEncoding.AppendEncode(line[:0], []byte(tok))
+			line = append(line, ' ')
+			line = strconv.AppendInt(line, int64(r), 10)
+			line = append(line, '\n')
+			h.Write(line)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != want[e.Name()] {
+			t.Errorf("%s: vocabulary hashes to %s, want %s", e.Name(), got, want[e.Name()])
+		}
+	}
+}
+
+func TestEncodingNamedUnknown(t *testing.T) {
+	_, err := EncodingNamed("p50k_base")
+	if err == nil || !strings.Contains(err.Error(), "o200k_base") {
+		t.Fatalf("EncodingNamed(p50k_base) = %v, want an error listing the known encodings", err)
+	}
+}
+
+type reference struct {
+	Tiktoken string `json:"tiktoken"`
+	Files    []struct {
+		File   string `json:"file"`
+		O200k  int    `json:"o200k_base"`
+		Cl100k int    `json:"cl100k_base"`
+	} `json:"files"`
+	Runs []struct {
+		Repeat string `json:"repeat"`
+		Times  int    `json:"times"`
+		O200k  int    `json:"o200k_base"`
+		Cl100k int    `json:"cl100k_base"`
+	} `json:"runs"`
+}
+
+func loadReference(t testing.TB) reference {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "reference.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref reference
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatalf("testdata/reference.json: %v", err)
+	}
+	if len(ref.Files) == 0 || len(ref.Runs) == 0 {
+		t.Fatal("testdata/reference.json holds no cases")
+	}
+	return ref
+}
+
+// TestCorpusCounts compares counts with OpenAI's tokenizer on every file
+// of the corpus (code, prose, CJK, emoji, byte-order marks, U+0085,
+// indentation-only lines, CRLF with trailing spaces, base64) and on long
+// runs of one character.
+func TestCorpusCounts(t *testing.T) {
+	ref := loadReference(t)
+	o, c := O200kBase(), Cl100kBase()
+	for _, f := range ref.Files {
+		data, err := os.ReadFile(filepath.Join("testdata", "corpus", f.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		if got := o.Count(text); got != f.O200k {
+			t.Errorf("%s: o200k_base count %d, tiktoken %s says %d", f.File, got, ref.Tiktoken, f.O200k)
+		}
+		if got := c.Count(text); got != f.Cl100k {
+			t.Errorf("%s: cl100k_base count %d, tiktoken %s says %d", f.File, got, ref.Tiktoken, f.Cl100k)
+		}
+	}
+	for _, r := range ref.Runs {
+		text := strings.Repeat(r.Repeat, r.Times)
+		if got := o.Count(text); got != r.O200k {
+			t.Errorf("%q×%d: o200k_base count %d, tiktoken says %d", r.Repeat, r.Times, got, r.O200k)
+		}
+		if got := c.Count(text); got != r.Cl100k {
+			t.Errorf("%q×%d: cl100k_base count %d, tiktoken says %d", r.Repeat, r.Times, got, r.Cl100k)
+		}
+	}
+}
+
+// TestSpecificCounts pins counts a reader can check by hand against
+// tiktoken.
+func TestSpecificCounts(t *testing.T) {
+	c := Cl100kBase()
+	if got := c.Count("a\n \nb"); got != 3 {
+		t.Errorf(`cl100k_base Count("a\n \nb") = %d, want 3`, got)
+	}
+	if got := c.Encode("hello world"); len(got) != 2 || got[0] != 15339 || got[1] != 1917 {
+		t.Errorf(`cl100k_base Encode("hello world") = %v, want [15339 1917]`, got)
+	}
+	if got := O200kBase().Encode("hello world"); len(got) != 2 || got[0] != 24912 || got[1] != 2375 {
+		t.Errorf(`o200k_base Encode("hello world") = %v, want [24912 2375]`, got)
+	}
+	for _, e := range encodings(t) {
+		if got := e.Count(""); got != 0 {
+			t.Errorf("%s: Count(\"\") = %d", e.Name(), got)
+		}
+	}
+}
+
+// TestTrickyStrings compares token lists, token by token, with OpenAI's
+// tokenizer on generated strings built from the characters where the
+// pre-tokenizer's classes meet.
+func TestTrickyStrings(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "tricky.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o, c := O200kBase(), Cl100kBase()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	n, failed := 0, 0
+	for line := 1; sc.Scan(); line++ {
+		var rec struct {
+			Text   string `json:"text"`
+			O200k  []int  `json:"o200k_base"`
+			Cl100k []int  `json:"cl100k_base"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("tricky.jsonl:%d: %v", line, err)
+		}
+		n++
+		for _, tc := range []struct {
+			e    *Encoding
+			want []int
+		}{{o, rec.O200k}, {c, rec.Cl100k}} {
+			got := tc.e.Encode(rec.Text)
+			if i := firstDiff(got, tc.want); i >= 0 {
+				failed++
+				if failed <= 10 {
+					t.Errorf("tricky.jsonl:%d %s %q: tokens differ at %d:\n got %v\nwant %v", line, tc.e.Name(), rec.Text, i, got, tc.want)
+				}
+			}
+			if cnt := tc.e.Count(rec.Text); cnt != len(tc.want) {
+				t.Errorf("tricky.jsonl:%d %s: Count %d, want %d", line, tc.e.Name(), cnt, len(tc.want))
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n < 1000 {
+		t.Fatalf("tricky.jsonl holds %d strings, want thousands", n)
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d encodings differ", failed, 2*n)
+	}
+}
+
+func firstDiff(a, b []int) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+// TestHeapMergeMatchesLoop checks the O(n log n) merge used for long
+// pieces against tiktoken's merge loop on every piece of the corpus.
+func TestHeapMergeMatchesLoop(t *testing.T) {
+	for _, e := range encodings(t) {
+		var m merger
+		for _, text := range corpusTexts(t) {
+			for i := 0; i < len(text); {
+				j := e.next(text, i)
+				for k := i; k < j; k += smallPiece {
+					piece := text[k:min(j, k+smallPiece)]
+					if len(piece) < 2 {
+						continue
+					}
+					nb := m.small(e, piece)
+					var loop []int
+					for x := 0; x+1 < nb; x++ {
+						loop = append(loop, int(e.ranks[piece[m.bounds[x]:m.bounds[x+1]]]))
+					}
+					m.big.merge(e, piece)
+					heap := m.big.appendTokens(e, nil, piece)
+					if firstDiff(loop, heap) >= 0 {
+						t.Fatalf("%s %q: loop %v, heap %v", e.Name(), piece, loop, heap)
+					}
+				}
+				i = j
+			}
+		}
+	}
+}
+
+func corpusTexts(t testing.TB) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join("testdata", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, ent := range entries {
+		data, err := os.ReadFile(filepath.Join("testdata", "corpus", ent.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(data))
+	}
+	return out
+}
+
+// TestRoundTrip checks that decoding the tokens of a text gives the text
+// back and that Count agrees with Encode.
+func TestRoundTrip(t *testing.T) {
+	texts := append(corpusTexts(t), "", "x", "\xff\xfe invalid \xc3 bytes", strings.Repeat("ab", 3000))
+	for _, e := range encodings(t) {
+		for _, text := range texts {
+			toks := e.Encode(text)
+			back, err := e.Decode(toks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(back) != text {
+				t.Errorf("%s: Decode(Encode(%.40q)) differs", e.Name(), text)
+			}
+			if n := e.Count(text); n != len(toks) {
+				t.Errorf("%s: Count %d, len(Encode) %d for %.40q", e.Name(), n, len(toks), text)
+			}
+		}
+	}
+	if _, err := O200kBase().Decode([]int{-1}); err == nil {
+		t.Error("Decode(-1) succeeded")
+	}
+	if _, err := O200kBase().Decode([]int{O200kBase().VocabSize()}); err == nil {
+		t.Error("Decode(VocabSize) succeeded")
+	}
+}
+
+// TestTruncate checks that a truncated text is a prefix, ends on a
+// character boundary, and holds at most the limit of the text's tokens.
+func TestTruncate(t *testing.T) {
+	texts := corpusTexts(t)
+	for _, e := range encodings(t) {
+		for _, text := range texts {
+			total := e.Count(text)
+			for _, max := range []int{0, 1, 2, 7, total / 3, total - 1, total, total + 5} {
+				if max < 0 {
+					continue
+				}
+				cut, n := e.Truncate(text, max)
+				if !strings.HasPrefix(text, cut) {
+					t.Fatalf("%s: Truncate(%d) is not a prefix", e.Name(), max)
+				}
+				if !utf8.ValidString(cut) && utf8.ValidString(text) {
+					t.Fatalf("%s: Truncate(%d) = %q ends inside a character", e.Name(), max, cut)
+				}
+				if n > max {
+					t.Fatalf("%s: Truncate(%d) holds %d tokens", e.Name(), max, n)
+				}
+				if max >= total && cut != text {
+					t.Fatalf("%s: Truncate(%d) of a %d-token text cut it", e.Name(), max, total)
+				}
+				prefix, _ := e.Decode(e.Encode(text)[:n])
+				if string(prefix) != cut {
+					t.Fatalf("%s: Truncate(%d) = %.40q, want the first %d tokens %.40q", e.Name(), max, cut, n, prefix)
+				}
+			}
+		}
+	}
+}
