@@ -28,16 +28,16 @@ import (
 
 // Character class bits.
 const (
-	clsL       = 1 << iota // \p{L}
-	clsN                   // \p{N}
-	clsS                   // \s (the Unicode White_Space property)
-	clsNL                  // \r or \n
-	clsUpper               // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
-	clsLower               // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
-	clsPrefix              // [^\r\n\p{L}\p{N}]
-	clsPunct               // [^\s\p{L}\p{N}]
-	clsApos                // the ASCII apostrophe, which starts a contraction
-	clsSlash               // '/', which o200k_base keeps after punctuation
+	clsL      = 1 << iota // \p{L}
+	clsN                  // \p{N}
+	clsS                  // \s (the Unicode White_Space property)
+	clsNL                 // \r or \n
+	clsUpper              // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+	clsLower              // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+	clsPrefix             // [^\r\n\p{L}\p{N}]
+	clsPunct              // [^\s\p{L}\p{N}]
+	clsApos               // the ASCII apostrophe, which starts a contraction
+	clsSlash              // '/', which o200k_base keeps after punctuation
 )
 
 // asciiClass holds the class bits of every ASCII character.
