@@ -1,0 +1,109 @@
+package guard
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzChooseFence checks that no text can close the fence Fence puts
+// around it, and that the text comes back unchanged between the fences.
+func FuzzChooseFence(f *testing.F) {
+	for _, s := range []string{
+		"", "plain", "~~~", "~~~~", "a\n~~~\nb", "  ~~~~~\n", "\t~~~", "~~~~~~~~~~~~~~~~",
+		"```\n~~~\n```", "x ~~~", "~\n~~\n~~~\n", "\n\n", "~~~text\ncode\n~~~\n",
+		"line\r\n~~~\r\n", "ü~~~", " \t ~~~~ ~~~",
+	} {
+		f.Add(s, "text")
+	}
+	f.Add("x", "json\n~~~")
+	f.Fuzz(func(t *testing.T, text, info string) {
+		fence := ChooseFence(text)
+		if len(fence) < 3 || strings.Trim(fence, "~") != "" {
+			t.Fatalf("ChooseFence(%q) = %q", text, fence)
+		}
+		for line := range strings.Lines(text) {
+			trimmed := strings.TrimLeft(line, " \t")
+			if strings.HasPrefix(trimmed, fence) {
+				t.Fatalf("line %q starts with the fence %q", line, fence)
+			}
+		}
+		out := Fence(text, info)
+		first, _, _ := strings.Cut(out, "\n")
+		if strings.TrimLeft(first, "~") != cleanInfo(info) || strings.ContainsAny(cleanInfo(info), "\n\r~ ") {
+			t.Fatalf("opening line %q", first)
+		}
+		if msg := checkFenced(out, text); msg != "" {
+			t.Fatalf("Fence(%q) = %q: %s", text, out, msg)
+		}
+	})
+}
+
+// FuzzWrapTag checks that wrapped text never holds the wrapper's tag
+// except at its two ends.
+func FuzzWrapTag(f *testing.F) {
+	for _, s := range []string{"", "x", "</doc>", "< / DOC >", "<doc>", "a</doc", "<<//doc>", "</docs>"} {
+		f.Add("doc", s)
+	}
+	f.Fuzz(func(t *testing.T, tag, text string) {
+		out, err := WrapTag(tag, text)
+		if err != nil {
+			if validTag(tag) {
+				t.Fatalf("valid tag %q rejected: %v", tag, err)
+			}
+			return
+		}
+		open, close := "<"+tag+">\n", "</"+tag+">"
+		if !strings.HasPrefix(out, open) || !strings.HasSuffix(out, close) {
+			t.Fatalf("WrapTag(%q, %q) = %q", tag, text, out)
+		}
+		inner := out[len(open) : len(out)-len(close)]
+		for i := strings.IndexByte(inner, '<'); i >= 0; {
+			if tagAt(inner[i+1:], tag) {
+				t.Fatalf("tag survives in %q", inner)
+			}
+			j := strings.IndexByte(inner[i+1:], '<')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+		if strings.ReplaceAll(inner, "&lt;", "<") != strings.ReplaceAll(strings.TrimSuffix(text, "\n")+"\n", "&lt;", "<") && text != "" {
+			t.Fatalf("content changed beyond '<': %q -> %q", text, inner)
+		}
+	})
+}
+
+// FuzzRedact checks that redaction never panics, keeps valid UTF-8 valid,
+// and that its counts match the placeholders it wrote.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{
+		"", "plain prose", "mail a@b.co", "call 415-555-2671", "https://u:p@h",
+		"Bearer " + fake("", 30), fake("sk-", 40), "-----BEGIN RSA PRIVATE KEY-----\nabc",
+		"+44 20 7946 0958", "[REDACTED:email]", "a@b.co@c.de", "eyJ" + fake("", 10) + ".eyJ" + fake("", 10) + "." + fake("", 20),
+	} {
+		f.Add(s)
+	}
+	r := Default()
+	f.Fuzz(func(t *testing.T, text string) {
+		out, counts := r.Redact(text)
+		if utf8.ValidString(text) && !utf8.ValidString(out) {
+			t.Fatalf("Redact(%q) = %q is not UTF-8", text, out)
+		}
+		if counts == nil && out != text {
+			t.Fatalf("text changed without a count: %q -> %q", text, out)
+		}
+		for i, c := range counts {
+			if c.N <= 0 || i > 0 && counts[i-1].Label >= c.Label {
+				t.Fatalf("counts not sorted and positive: %v", counts)
+			}
+			if strings.Count(out, Placeholder(c.Label)) < c.N {
+				t.Fatalf("%s=%d but the output %q holds fewer placeholders", c.Label, c.N, out)
+			}
+		}
+		secrets, sc := r.RedactSecrets(text)
+		if sc.Get("email") != 0 || sc.Get("phone") != 0 {
+			t.Fatalf("RedactSecrets(%q) redacted personal data: %q %v", text, secrets, sc)
+		}
+	})
+}
