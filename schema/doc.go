@@ -1,0 +1,17 @@
+// Package schema reads JSON Schemas without losing their property order,
+// and checks and repairs them for OpenAI's strict mode.
+//
+// A schema's property order is part of what a model sees: the first
+// properties of an output schema are the first fields the model writes.
+// Decoding a schema into a Go map loses that order, so this package has
+// its own JSON value, [Value], whose objects keep their members in the
+// order written. [Parse] reads one (rejecting repeated keys, naming where
+// they are) and [Value.Append] writes it back as compact JSON.
+//
+// [CheckStrict] reports every way a schema breaks the rules of OpenAI's
+// Structured Outputs strict mode, each at its JSON Pointer (RFC 6901), and
+// [Strictify] fixes what can be fixed without guessing: it closes objects
+// with "additionalProperties": false and turns optional properties into
+// required ones whose value may be null. docs/providers.md lists the rules
+// and where they come from.
+package schema

@@ -1,0 +1,506 @@
+package schema
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The size limits of OpenAI's strict mode, from the "Supported schemas"
+// section of its Structured Outputs guide; docs/providers.md cites them.
+const (
+	maxProperties    = 5000    // object properties in the whole schema
+	maxObjectDepth   = 10      // levels of nested objects
+	maxStringChars   = 120_000 // property, definition, enum and const names
+	maxEnumValues    = 1000    // enum values in the whole schema
+	largeEnumValues  = 250     // a string enum longer than this ...
+	maxLargeEnumText = 15_000  // ... may total this many characters
+)
+
+// unsupported are keywords strict mode rejects, each with the reason given
+// in the violation. The composition keywords are documented as unsupported
+// for every model; the others are documented as unsupported for fine-tuned
+// models and are absent from the list of keywords supported for the rest,
+// so a strict schema cannot rely on them.
+var unsupported = map[string]string{
+	"allOf":                 "composition keyword",
+	"not":                   "composition keyword",
+	"dependentRequired":     "composition keyword",
+	"dependentSchemas":      "composition keyword",
+	"if":                    "composition keyword",
+	"then":                  "composition keyword",
+	"else":                  "composition keyword",
+	"minLength":             "string keyword",
+	"maxLength":             "string keyword",
+	"patternProperties":     "object keyword",
+	"unevaluatedProperties": "object keyword",
+	"propertyNames":         "object keyword",
+	"minProperties":         "object keyword",
+	"maxProperties":         "object keyword",
+	"unevaluatedItems":      "array keyword",
+	"contains":              "array keyword",
+	"minContains":           "array keyword",
+	"maxContains":           "array keyword",
+	"uniqueItems":           "array keyword",
+}
+
+// formats are the values of "format" strict mode supports.
+var formats = []string{"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+
+// types are the values of "type" a schema may use.
+var types = []string{"string", "number", "integer", "boolean", "object", "array", "null"}
+
+// Violation is one way a schema breaks a rule of strict mode.
+type Violation struct {
+	// Pointer is the JSON Pointer (RFC 6901) of the offending value in
+	// the schema, with '~' and '/' in names escaped as "~0" and "~1";
+	// the empty pointer is the whole schema.
+	Pointer string
+	// Msg says what is wrong and what to do about it.
+	Msg string
+}
+
+// String returns the violation as `at "/pointer": message`.
+func (v Violation) String() string { return describePointer(v.Pointer) + ": " + v.Msg }
+
+// CheckStrict reports every way schema breaks the rules of OpenAI's
+// Structured Outputs strict mode, in document order: objects that are not
+// closed with "additionalProperties": false, properties missing from
+// "required", unsupported keywords and formats, a root that is not an
+// object, and the size limits. A schema that is not valid JSON gives one
+// violation saying why and where. No violations means the schema passes.
+func CheckStrict(schema []byte) []Violation {
+	v, err := Parse(schema)
+	if err != nil {
+		return []Violation{parseViolation(err)}
+	}
+	return checkValue(&v)
+}
+
+// checkValue is CheckStrict for a schema already parsed.
+func checkValue(schema *Value) []Violation {
+	c := checker{}
+	c.root(schema)
+	return c.out
+}
+
+func parseViolation(err error) Violation {
+	if se, ok := err.(*SyntaxError); ok {
+		return Violation{Pointer: se.Pointer, Msg: fmt.Sprintf("not valid JSON at byte %d: %s", se.Offset, se.Msg)}
+	}
+	return Violation{Msg: err.Error()}
+}
+
+type checker struct {
+	path       []string
+	out        []Violation
+	properties int
+	chars      int
+	enums      int
+}
+
+func (c *checker) report(format string, args ...any) {
+	c.out = append(c.out, Violation{Pointer: pointer(c.path), Msg: fmt.Sprintf(format, args...)})
+}
+
+// at runs f with tokens appended to the current path.
+func (c *checker) at(f func(), tokens ...string) {
+	n := len(c.path)
+	c.path = append(c.path, tokens...)
+	f()
+	c.path = c.path[:n]
+}
+
+func (c *checker) root(v *Value) {
+	if v.Kind != Object {
+		c.report("the schema is a JSON %s; strict mode needs an object schema with \"type\": \"object\"", v.Kind)
+		return
+	}
+	if t := v.Get("type"); t == nil || t.Kind != String || t.Str != "object" {
+		c.report("the root schema must have \"type\": \"object\" (not a union or another type): wrap other values in an object property")
+	}
+	if v.Get("anyOf") != nil {
+		c.report("the root schema may not use \"anyOf\": put the union in a property of a root object")
+	}
+	c.schema(v, 0)
+	if c.properties > maxProperties {
+		c.out = append(c.out, Violation{Msg: fmt.Sprintf("the schema has %d object properties; strict mode allows at most %d", c.properties, maxProperties)})
+	}
+	if c.chars > maxStringChars {
+		c.out = append(c.out, Violation{Msg: fmt.Sprintf("property names, definition names, enum values and const values total %d characters; strict mode allows at most %d", c.chars, maxStringChars)})
+	}
+	if c.enums > maxEnumValues {
+		c.out = append(c.out, Violation{Msg: fmt.Sprintf("the schema has %d enum values; strict mode allows at most %d", c.enums, maxEnumValues)})
+	}
+}
+
+// isObjectSchema reports whether v describes objects: its type is or
+// includes "object", or it has no type and lists properties.
+func isObjectSchema(v *Value) bool {
+	t := v.Get("type")
+	if t == nil {
+		return v.Get("properties") != nil
+	}
+	if t.Kind == String {
+		return t.Str == "object"
+	}
+	if t.Kind == Array {
+		for _, it := range t.Items {
+			if it.Kind == String && it.Str == "object" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// schema checks one schema; depth counts the objects enclosing it.
+func (c *checker) schema(v *Value, depth int) {
+	if v.Kind != Object {
+		c.report("a schema here must be an object, not a JSON %s", v.Kind)
+		return
+	}
+	isObj := isObjectSchema(v)
+	if isObj {
+		depth++
+		if depth == maxObjectDepth+1 {
+			c.report("objects nest %d levels deep here; strict mode allows at most %d", depth, maxObjectDepth)
+		}
+	}
+	for i := range v.Members {
+		m := &v.Members[i]
+		if why, bad := unsupported[m.Key]; bad {
+			c.at(func() { c.report("%q (%s) is not supported in strict mode: remove it", m.Key, why) }, m.Key)
+			continue
+		}
+		switch m.Key {
+		case "type":
+			c.at(func() { c.checkType(&m.Value) }, m.Key)
+		case "format":
+			if m.Value.Kind == String && !slices.Contains(formats, m.Value.Str) {
+				c.at(func() {
+					c.report("format %q is not supported in strict mode (supported: %v)", m.Value.Str, formats)
+				}, m.Key)
+			}
+		case "enum":
+			c.at(func() { c.checkEnum(&m.Value) }, m.Key)
+		case "const":
+			if m.Value.Kind == String {
+				c.chars += utf8.RuneCountInString(m.Value.Str)
+			}
+		case "properties":
+			c.at(func() { c.checkProperties(v, &m.Value, depth) }, m.Key)
+		case "required":
+			c.at(func() { c.checkRequired(v, &m.Value) }, m.Key)
+		case "additionalProperties":
+			if isObj && !(m.Value.Kind == Bool && !m.Value.Bool) {
+				c.at(func() {
+					c.report("\"additionalProperties\" must be false in strict mode: list every allowed property under \"properties\"")
+				}, m.Key)
+			}
+		case "items":
+			c.at(func() { c.schema(&m.Value, depth) }, m.Key)
+		case "anyOf", "oneOf", "prefixItems":
+			c.at(func() { c.schemaList(&m.Value, depth) }, m.Key)
+		case "$defs", "definitions":
+			c.at(func() { c.definitions(&m.Value) }, m.Key)
+		}
+	}
+	if isObj && v.Get("additionalProperties") == nil {
+		if v.Get("properties") == nil {
+			c.report("an object without \"properties\" must still set \"additionalProperties\": false, which allows only {}: declare its properties")
+		} else {
+			c.report("the object does not set \"additionalProperties\": false, which strict mode requires")
+		}
+	}
+}
+
+func (c *checker) checkType(t *Value) {
+	names := []*Value{t}
+	if t.Kind == Array {
+		names = names[:0]
+		for i := range t.Items {
+			names = append(names, &t.Items[i])
+		}
+	}
+	for i, n := range names {
+		if n.Kind != String || !slices.Contains(types, n.Str) {
+			report := func() { c.report("%s is not a JSON Schema type (one of %v)", describeValue(n), types) }
+			if t.Kind == Array {
+				c.at(report, strconv.Itoa(i))
+			} else {
+				report()
+			}
+		}
+	}
+}
+
+func describeValue(v *Value) string {
+	if v.Kind == String {
+		return strconv.Quote(v.Str)
+	}
+	return "a JSON " + v.Kind.String()
+}
+
+func (c *checker) checkEnum(e *Value) {
+	if e.Kind != Array {
+		c.report("\"enum\" must be an array")
+		return
+	}
+	c.enums += len(e.Items)
+	strs, chars := 0, 0
+	for _, it := range e.Items {
+		if it.Kind == String {
+			strs++
+			chars += utf8.RuneCountInString(it.Str)
+		}
+	}
+	c.chars += chars
+	if strs > largeEnumValues && chars > maxLargeEnumText {
+		c.report("this enum has %d string values totalling %d characters; strict mode allows at most %d characters in an enum of more than %d strings", strs, chars, maxLargeEnumText, largeEnumValues)
+	}
+}
+
+func (c *checker) checkProperties(obj, props *Value, depth int) {
+	if props.Kind != Object {
+		c.report("\"properties\" must be an object")
+		return
+	}
+	c.properties += len(props.Members)
+	req := obj.Get("required")
+	for i := range props.Members {
+		m := &props.Members[i]
+		c.chars += utf8.RuneCountInString(m.Key)
+		c.at(func() {
+			if !requires(req, m.Key) {
+				c.report("property %q is not in \"required\": strict mode needs every property required; make an optional one nullable, as in \"type\": [\"string\", \"null\"]", m.Key)
+			}
+			c.schema(&m.Value, depth)
+		}, m.Key)
+	}
+}
+
+// requires reports whether the "required" value req lists name.
+func requires(req *Value, name string) bool {
+	if req == nil || req.Kind != Array {
+		return false
+	}
+	for _, it := range req.Items {
+		if it.Kind == String && it.Str == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) checkRequired(obj, req *Value) {
+	if req.Kind != Array {
+		c.report("\"required\" must be an array of property names")
+		return
+	}
+	props := obj.Get("properties")
+	for i := range req.Items {
+		it := &req.Items[i]
+		if it.Kind != String {
+			c.at(func() { c.report("\"required\" lists %s; it must list property names", describeValue(it)) }, strconv.Itoa(i))
+			continue
+		}
+		if props == nil || props.Kind != Object || props.Get(it.Str) == nil {
+			c.at(func() { c.report("\"required\" names %q, which is not under \"properties\"", it.Str) }, strconv.Itoa(i))
+		}
+	}
+}
+
+func (c *checker) schemaList(list *Value, depth int) {
+	if list.Kind != Array {
+		c.report("must be an array of schemas")
+		return
+	}
+	for i := range list.Items {
+		c.at(func() { c.schema(&list.Items[i], depth) }, strconv.Itoa(i))
+	}
+}
+
+// definitions checks "$defs": each definition is measured from depth 0,
+// since where it lands depends on the "$ref" that uses it.
+func (c *checker) definitions(defs *Value) {
+	if defs.Kind != Object {
+		c.report("must be an object of named schemas")
+		return
+	}
+	for i := range defs.Members {
+		m := &defs.Members[i]
+		c.chars += utf8.RuneCountInString(m.Key)
+		c.at(func() { c.schema(&m.Value, 0) }, m.Key)
+	}
+}
+
+// Strictify returns schema changed so that it passes strict mode where it
+// can be made to without guessing, and the violations that remain. It
+// fixes two things, keeping every member's order:
+//
+//   - an object schema with "properties" but no "additionalProperties"
+//     gets "additionalProperties": false as its last member;
+//   - a property missing from "required" is appended to it (in property
+//     order; "required" is created after "properties" if absent) and its
+//     schema is made to accept null: "type": "T" becomes ["T", "null"],
+//     a type list gains "null", an "enum" gains null, an "anyOf" gains
+//     {"type": "null"}, and any other schema (a "$ref", a "const") is
+//     wrapped as {"anyOf": [schema, {"type": "null"}]}.
+//
+// What it leaves (unsupported keywords, "additionalProperties" set to
+// anything but false, objects without properties, the size limits) comes
+// back as violations of the result. The error is non-nil only when schema
+// is not valid JSON; the output is compact.
+func Strictify(schema []byte) ([]byte, []Violation, error) {
+	v, err := Parse(schema)
+	if err != nil {
+		return nil, nil, fmt.Errorf("strictify: %w", err)
+	}
+	strictify(&v)
+	return v.Append(make([]byte, 0, len(schema)+64)), checkValue(&v), nil
+}
+
+// strictify applies Strictify's fixes to v and every schema inside it.
+func strictify(v *Value) {
+	if v.Kind != Object {
+		return
+	}
+	isObj := isObjectSchema(v)
+	props := v.Get("properties")
+	for i := range v.Members {
+		m := &v.Members[i]
+		if _, bad := unsupported[m.Key]; bad {
+			continue
+		}
+		switch m.Key {
+		case "properties":
+			if m.Value.Kind == Object {
+				for j := range m.Value.Members {
+					strictify(&m.Value.Members[j].Value)
+				}
+			}
+		case "items":
+			strictify(&m.Value)
+		case "anyOf", "oneOf", "prefixItems":
+			if m.Value.Kind == Array {
+				for j := range m.Value.Items {
+					strictify(&m.Value.Items[j])
+				}
+			}
+		case "$defs", "definitions":
+			if m.Value.Kind == Object {
+				for j := range m.Value.Members {
+					strictify(&m.Value.Members[j].Value)
+				}
+			}
+		}
+	}
+	if !isObj || props == nil || props.Kind != Object {
+		return
+	}
+	req := v.Get("required")
+	if req != nil && req.Kind != Array {
+		return // malformed; CheckStrict reports it
+	}
+	var missing []int
+	for j := range props.Members {
+		if !requires(req, props.Members[j].Key) {
+			missing = append(missing, j)
+		}
+	}
+	for _, j := range missing {
+		makeNullable(&props.Members[j].Value)
+	}
+	if len(missing) > 0 {
+		if req == nil {
+			at := slices.IndexFunc(v.Members, func(m Member) bool { return m.Key == "properties" })
+			v.Members = slices.Insert(v.Members, at+1, Member{Key: "required", Value: Value{Kind: Array}})
+			req = &v.Members[at+1].Value
+			// props may have moved with the insert.
+			props = v.Get("properties")
+		}
+		for _, j := range missing {
+			req.Items = append(req.Items, Value{Kind: String, Str: props.Members[j].Key})
+		}
+	}
+	if v.Get("additionalProperties") == nil {
+		v.Members = append(v.Members, Member{Key: "additionalProperties", Value: Value{Kind: Bool}})
+	}
+}
+
+var nullType = Value{Kind: Object, Members: []Member{{Key: "type", Value: Value{Kind: String, Str: "null"}}}}
+
+// makeNullable changes the schema v so that it also accepts null.
+func makeNullable(v *Value) {
+	if v.Kind != Object {
+		return
+	}
+	if acceptsNull(v) {
+		return
+	}
+	t, enum := v.Get("type"), v.Get("enum")
+	switch {
+	case v.Get("const") != nil:
+		// const allows one value; only a union can add null.
+	case t != nil && t.Kind == String:
+		*t = Value{Kind: Array, Items: []Value{*t, {Kind: String, Str: "null"}}}
+		addNullTo(enum)
+		return
+	case t != nil && t.Kind == Array:
+		if !slices.ContainsFunc(t.Items, isNullName) {
+			t.Items = append(t.Items, Value{Kind: String, Str: "null"})
+		}
+		addNullTo(enum)
+		return
+	case t == nil && enum != nil && enum.Kind == Array && v.Get("anyOf") == nil && v.Get("$ref") == nil:
+		addNullTo(enum)
+		return
+	case t == nil && enum == nil && v.Get("$ref") == nil:
+		if union := v.Get("anyOf"); union != nil && union.Kind == Array {
+			union.Items = append(union.Items, nullType)
+			return
+		}
+	}
+	*v = Value{Kind: Object, Members: []Member{{Key: "anyOf", Value: Value{Kind: Array, Items: []Value{*v, nullType}}}}}
+}
+
+func isNullName(v Value) bool { return v.Kind == String && v.Str == "null" }
+
+func addNullTo(enum *Value) {
+	if enum != nil && enum.Kind == Array && !slices.ContainsFunc(enum.Items, func(v Value) bool { return v.Kind == Null }) {
+		enum.Items = append(enum.Items, Value{})
+	}
+}
+
+// acceptsNull reports whether the schema v already allows null: its type
+// is or includes "null" (and any enum or const allows it), or one of its
+// anyOf members does.
+func acceptsNull(v *Value) bool {
+	if c := v.Get("const"); c != nil {
+		return c.Kind == Null
+	}
+	if e := v.Get("enum"); e != nil && e.Kind == Array && !slices.ContainsFunc(e.Items, func(v Value) bool { return v.Kind == Null }) {
+		return false
+	}
+	if t := v.Get("type"); t != nil {
+		if t.Kind == String {
+			return t.Str == "null"
+		}
+		return t.Kind == Array && slices.ContainsFunc(t.Items, isNullName)
+	}
+	if a := v.Get("anyOf"); a != nil && a.Kind == Array {
+		for i := range a.Items {
+			if a.Items[i].Kind == Object && acceptsNull(&a.Items[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	if v.Get("$ref") != nil {
+		return false
+	}
+	// enum with null and no type
+	return v.Get("enum") != nil
+}
