@@ -1,0 +1,611 @@
+// Package budget fits a prompt into an exact token budget. It counts each
+// rendered section with a tokenizer.Counter (cached by the section's
+// content hash), trims sections by priority and by each section's own
+// trim rule until the prompt fits, confirms the fit by counting the whole
+// final prompt once, and reports every decision.
+//
+// Fit works on any preset: the preset supplies its sections and a Render
+// function that is a pure function of the sections, and Fit drops
+// sections, drops items and truncates bodies, then renders again.
+package budget
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/tokenizer"
+)
+
+// Budget is the token limit a prompt must fit.
+type Budget struct {
+	// Context is the model's context window in tokens.
+	Context int
+	// Reserve is the part of the window kept for the reply; the prompt
+	// must fit in Context - Reserve.
+	Reserve int
+	// Caps limits individual sections, by key (nested keys joined with
+	// '/'), to at most that many tokens each.
+	Caps map[string]int
+	// Overhead is the number of tokens the provider adds around the text
+	// (message framing); it is added to the final count.
+	Overhead int
+}
+
+// Limit returns the number of tokens the prompt may use:
+// Context - Reserve.
+func (b Budget) Limit() int { return b.Context - b.Reserve }
+
+// Render turns sections into a prompt. It must be a pure function of its
+// argument: Fit calls it again after trimming. Sections the budget drops
+// are absent from the slice; a section whose items were dropped has
+// Omitted raised by their number.
+type Render func(sections []prompt.Section) prompt.Prompt
+
+// Options configures Fit.
+type Options struct {
+	// Counter counts tokens; required.
+	Counter tokenizer.Counter
+	// Cache keeps section counts across calls; nil uses a fresh cache.
+	Cache *Cache
+	// Marker is the text appended to a truncated body, with %d standing
+	// for the number of tokens cut; empty uses DefaultMarker.
+	Marker string
+}
+
+// DefaultMarker marks a truncated body; it is counted in the budget.
+const DefaultMarker = "\n[… %d tokens truncated to fit the budget]"
+
+// Result is a fitted prompt and the report of how it was fitted.
+type Result struct {
+	// Sections are the sections as rendered: trimmed, some dropped.
+	Sections []prompt.Section
+	// Prompt is Render(Sections).
+	Prompt prompt.Prompt
+	// Report records every decision.
+	Report Report
+}
+
+// Report is what the budget decided, for the assembly's metadata.
+type Report struct {
+	// Counter names the counter ("o200k_base", "estimate/anthropic").
+	Counter string `json:"counter"`
+	// Exact is false when the counts are estimates.
+	Exact bool `json:"exact"`
+	// Context, Reserve and Limit restate the budget.
+	Context int `json:"context"`
+	Reserve int `json:"reserve"`
+	Limit   int `json:"limit"`
+	// Overhead is the provider framing included in Before and Final.
+	Overhead int `json:"overhead"`
+	// Before is the count of the untrimmed prompt, overhead included.
+	Before int `json:"before"`
+	// Final is the count of the fitted prompt, overhead included; it is
+	// at or under Limit.
+	Final int `json:"final"`
+	// Sections has one entry per section of the input, in input order
+	// (depth first).
+	Sections []SectionReport `json:"sections"`
+}
+
+// SectionReport is what happened to one section.
+type SectionReport struct {
+	Key      string `json:"key"`
+	Priority int    `json:"priority"`
+	Rule     string `json:"rule"`
+	// Cap is the section's own cap, 0 if none.
+	Cap int `json:"cap,omitempty"`
+	// Before and After are the tokens of the section's rendered text
+	// before and after fitting; After is 0 for a dropped section.
+	Before int `json:"before"`
+	After  int `json:"after"`
+	// Dropped is true when the whole section was removed.
+	Dropped bool `json:"dropped,omitempty"`
+	// ItemsDropped lists the ids of the items removed, in removal order.
+	ItemsDropped []string `json:"items_dropped,omitempty"`
+	// TruncatedTokens and TruncatedBytes say how much of the body was
+	// cut (the marker is not included).
+	TruncatedTokens int `json:"truncated_tokens,omitempty"`
+	TruncatedBytes  int `json:"truncated_bytes,omitempty"`
+}
+
+// NeverDropError is returned when the sections that may not be trimmed do
+// not fit on their own.
+type NeverDropError struct {
+	Limit    int
+	Required int // tokens of the prompt with everything trimmable trimmed
+	Sections []SectionCount
+}
+
+// SectionCount is a section key and its tokens.
+type SectionCount struct {
+	Key    string
+	Tokens int
+}
+
+func (e *NeverDropError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "prompt needs %d tokens with every trimmable section trimmed, over the limit of %d; sections that may not be trimmed:", e.Required, e.Limit)
+	for i, s := range e.Sections {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, " %s (%d tokens)", s.Key, s.Tokens)
+	}
+	b.WriteString("; raise the budget, lower the reserve, or shorten those sections")
+	return b.String()
+}
+
+// unit is one section of the tree being fitted.
+type unit struct {
+	path    string // key path, '/'-joined
+	index   int    // depth-first position
+	sec     *prompt.Section
+	parent  *unit
+	dropped bool
+	rep     *SectionReport
+	// For truncation: the body as given, its tokens, the tokens kept so
+	// far, and whether nothing more can be cut.
+	original       string
+	originalTokens int
+	keptTokens     int
+	exhausted      bool
+}
+
+// Fit fits sections into b, trimming by priority and trim rule, and
+// returns the trimmed sections, their rendering and the report. The input
+// is not modified. The result always fits: its final count, by
+// opts.Counter, with b.Overhead, is at or under b.Limit(); when the
+// sections that may not be trimmed do not fit on their own, Fit returns a
+// *NeverDropError.
+func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget, opts Options) (*Result, error) {
+	if opts.Counter == nil {
+		return nil, errors.New("budget: no counter")
+	}
+	if b.Context <= 0 || b.Reserve < 0 || b.Overhead < 0 {
+		return nil, fmt.Errorf("budget: context %d, reserve %d and overhead %d must be positive", b.Context, b.Reserve, b.Overhead)
+	}
+	if b.Limit() <= 0 {
+		return nil, fmt.Errorf("budget: reserve %d leaves nothing of the %d-token context", b.Reserve, b.Context)
+	}
+	cache := opts.Cache
+	if cache == nil {
+		cache = NewCache(0)
+	}
+	marker := opts.Marker
+	if marker == "" {
+		marker = DefaultMarker
+	}
+	f := &fitter{ctx: ctx, counter: opts.Counter, cache: cache, render: render, limit: b.Limit() - b.Overhead, marker: marker}
+	f.secs = cloneSections(sections)
+	f.report = Report{Counter: opts.Counter.Name(), Exact: opts.Counter.Exact(), Context: b.Context, Reserve: b.Reserve, Limit: b.Limit(), Overhead: b.Overhead}
+	f.walk(f.secs, "", nil)
+	for key := range b.Caps {
+		if f.byPath(key) == nil {
+			return nil, fmt.Errorf("budget: cap for section %q: no such section; use one of %s", key, strings.Join(f.paths(), ", "))
+		}
+	}
+
+	// Count every section as it is. The whole prompt is counted exactly
+	// only when the estimate (sections plus the text between them) says
+	// it fits; that count decides.
+	p := render(f.secs)
+	counts := f.spanCounts(p)
+	est := f.estimate(p, counts)
+	f.report.Before = est + b.Overhead
+	for _, u := range f.units {
+		u.rep.Before = counts[u.path]
+		u.rep.Cap = b.Caps[u.path]
+	}
+
+	// Per-section caps.
+	capped := false
+	for _, u := range f.units {
+		cp := b.Caps[u.path]
+		if cp <= 0 || counts[u.path] <= cp {
+			continue
+		}
+		if u.sec.Trim == prompt.TrimNever {
+			return nil, fmt.Errorf("budget: section %q has %d tokens, over its cap of %d, and its trim rule is never: raise the cap or shorten the section", u.path, counts[u.path], cp)
+		}
+		for counts[u.path] > cp && f.canTrimUnit(u) {
+			f.trim(u, counts[u.path]-cp, counts[u.path])
+			p = f.rerender()
+			counts = f.spanCounts(p)
+		}
+		capped = true
+	}
+	if capped {
+		est = f.estimate(p, counts)
+	}
+
+	// The total: trim the least important first until the estimate
+	// fits, then confirm with the exact count.
+	order := f.trimOrder()
+	total := -1
+	for round := 0; ; round++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if est <= f.limit {
+			total = f.count(p.Text)
+			if total <= f.limit {
+				break
+			}
+			// The joins cost more than the sections suggest.
+			est = total
+		}
+		if !f.canTrim(order) {
+			return nil, f.neverDropError(est+b.Overhead, counts)
+		}
+		deficit := est - f.limit + round
+		for _, u := range order {
+			if deficit <= 0 {
+				break
+			}
+			if f.canTrimUnit(u) {
+				deficit -= f.trim(u, deficit, counts[u.path])
+			}
+		}
+		p = f.rerender()
+		counts = f.spanCounts(p)
+		est = f.estimate(p, counts)
+	}
+	f.report.Final = total + b.Overhead
+	for _, u := range f.units {
+		if !u.dropped && !f.ancestorDropped(u) {
+			u.rep.After = counts[u.path]
+		} else {
+			u.rep.Dropped = true
+		}
+	}
+	return &Result{Sections: f.live(), Prompt: p, Report: f.report}, nil
+}
+
+type fitter struct {
+	ctx     context.Context
+	counter tokenizer.Counter
+	cache   *Cache
+	render  Render
+	limit   int // tokens for the text alone
+	marker  string
+	secs    []prompt.Section
+	units   []*unit
+	report  Report
+}
+
+func (f *fitter) walk(secs []prompt.Section, parent string, up *unit) {
+	for i := range secs {
+		s := &secs[i]
+		path := s.Key
+		if parent != "" {
+			path = parent + "/" + s.Key
+		}
+		f.report.Sections = append(f.report.Sections, SectionReport{Key: path, Priority: s.Priority, Rule: s.Trim.String()})
+		u := &unit{path: path, index: len(f.units), sec: s, parent: up}
+		f.units = append(f.units, u)
+		f.walk(s.Children, path, u)
+	}
+	for i, u := range f.units {
+		u.rep = &f.report.Sections[i]
+	}
+}
+
+func (f *fitter) byPath(path string) *unit {
+	for _, u := range f.units {
+		if u.path == path {
+			return u
+		}
+	}
+	return nil
+}
+
+func (f *fitter) paths() []string {
+	var out []string
+	for _, u := range f.units {
+		out = append(out, u.path)
+	}
+	return out
+}
+
+func (f *fitter) ancestorDropped(u *unit) bool {
+	for p := u.parent; p != nil; p = p.parent {
+		if p.dropped {
+			return true
+		}
+	}
+	return false
+}
+
+// count counts text through the cache.
+func (f *fitter) count(text string) int {
+	return f.cache.count(f.counter, prompt.Hash(text), text)
+}
+
+// spanCounts counts each rendered section's text, by path. Span hashes
+// are the cache keys, so unchanged sections are not counted again.
+func (f *fitter) spanCounts(p prompt.Prompt) map[string]int {
+	out := make(map[string]int, len(p.Sections))
+	for _, sp := range p.Sections {
+		if sp.Start < 0 || sp.End > len(p.Text) || sp.Start > sp.End {
+			continue
+		}
+		text := p.Text[sp.Start:sp.End]
+		h := sp.Hash
+		if h == "" {
+			h = prompt.Hash(text)
+		}
+		out[sp.Key] = f.cache.count(f.counter, h, text)
+	}
+	// Sections the renderer gave no span are counted by their content.
+	for _, u := range f.units {
+		if _, ok := out[u.path]; !ok && !u.dropped {
+			out[u.path] = f.contentCount(u.sec)
+		}
+	}
+	return out
+}
+
+func (f *fitter) contentCount(s *prompt.Section) int {
+	n := f.count(s.Title) + f.count(s.Body)
+	if s.Visibility == prompt.Summary {
+		n = f.count(s.Title) + f.count(s.Summary)
+	}
+	for _, it := range s.Items {
+		n += f.count(it.Text) + 1
+	}
+	return n
+}
+
+// trimOrder lists the trimmable units, least important first: highest
+// priority number first, and among equal priorities the later section
+// first.
+func (f *fitter) trimOrder() []*unit {
+	var out []*unit
+	for _, u := range f.units {
+		if u.sec.Trim != prompt.TrimNever {
+			out = append(out, u)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *unit) int {
+		if a.sec.Priority != b.sec.Priority {
+			return b.sec.Priority - a.sec.Priority
+		}
+		return b.index - a.index
+	})
+	return out
+}
+
+// canTrim reports whether any unit can still give up tokens.
+func (f *fitter) canTrim(order []*unit) bool {
+	return slices.ContainsFunc(order, f.canTrimUnit)
+}
+
+// canTrimUnit reports whether u can still give up tokens.
+func (f *fitter) canTrimUnit(u *unit) bool {
+	if u.dropped || f.ancestorDropped(u) {
+		return false
+	}
+	switch u.sec.Trim {
+	case prompt.TrimDrop:
+		return true
+	case prompt.TrimLowestRelevance, prompt.TrimOldest:
+		return slices.ContainsFunc(u.sec.Items, func(it prompt.Item) bool { return !it.Keep })
+	case prompt.TrimTruncate:
+		return !u.exhausted && u.sec.Body != ""
+	}
+	return false
+}
+
+// estimate is the prompt's count as the sum of its sections' counts and
+// the counts of the text between them.
+func (f *fitter) estimate(p prompt.Prompt, counts map[string]int) int {
+	n, at := 0, 0
+	for _, sp := range p.Sections {
+		if sp.Start < at || sp.End > len(p.Text) || sp.Start > sp.End {
+			continue // nested or malformed: its parent's span covers it
+		}
+		n += f.count(p.Text[at:sp.Start]) + counts[sp.Key]
+		at = sp.End
+	}
+	if len(p.Sections) == 0 {
+		return f.count(p.Text)
+	}
+	return n + f.count(p.Text[at:])
+}
+
+// trim takes about need tokens from u by its rule and returns the tokens
+// it estimates it took. size is u's current rendered count.
+func (f *fitter) trim(u *unit, need, size int) int {
+	s := u.sec
+	switch s.Trim {
+	case prompt.TrimDrop:
+		u.dropped = true
+		return size
+	case prompt.TrimLowestRelevance, prompt.TrimOldest:
+		return f.dropItems(u, need)
+	case prompt.TrimTruncate:
+		return f.truncate(u, need)
+	}
+	return 0
+}
+
+// dropItems removes items in the rule's order until need tokens are gone
+// or only kept items remain.
+func (f *fitter) dropItems(u *unit, need int) int {
+	s := u.sec
+	idx := make([]int, 0, len(s.Items))
+	for i, it := range s.Items {
+		if !it.Keep {
+			idx = append(idx, i)
+		}
+	}
+	if s.Trim == prompt.TrimOldest {
+		slices.SortStableFunc(idx, func(a, b int) int { return cmpInt64(s.Items[a].Seq, s.Items[b].Seq) })
+	} else {
+		// Lowest relevance first; among equals the later item first.
+		slices.SortStableFunc(idx, func(a, b int) int {
+			ra, rb := s.Items[a].Relevance, s.Items[b].Relevance
+			switch {
+			case ra < rb:
+				return -1
+			case ra > rb:
+				return 1
+			}
+			return b - a
+		})
+	}
+	drop := make(map[int]bool)
+	took := 0
+	for _, i := range idx {
+		if took >= need {
+			break
+		}
+		drop[i] = true
+		took += f.count(s.Items[i].Text) + 1
+		u.rep.ItemsDropped = append(u.rep.ItemsDropped, s.Items[i].ID)
+	}
+	if len(drop) == 0 {
+		return 0
+	}
+	kept := make([]prompt.Item, 0, len(s.Items)-len(drop))
+	for i, it := range s.Items {
+		if !drop[i] {
+			kept = append(kept, it)
+		}
+	}
+	s.Items = kept
+	s.Omitted += len(drop)
+	return took
+}
+
+func (f *fitter) markerText(n int) string {
+	return strings.Replace(f.marker, "%d", strconv.Itoa(n), 1)
+}
+
+// truncate cuts about need tokens (and room for the marker) from the end
+// of u's body at a token boundary and appends the marker. Each call cuts
+// the original body again, shorter, so markers never pile up.
+func (f *fitter) truncate(u *unit, need int) int {
+	s := u.sec
+	if u.exhausted {
+		return 0
+	}
+	if u.rep.TruncatedTokens == 0 {
+		u.original = s.Body
+		u.originalTokens = f.count(s.Body)
+		u.keptTokens = u.originalTokens
+	}
+	before := f.count(s.Body)
+	keep := u.keptTokens - need - f.count(f.markerText(u.originalTokens))
+	if keep >= u.keptTokens {
+		keep = u.keptTokens - 1
+	}
+	if keep <= 0 {
+		keep = 0
+		u.exhausted = true
+	}
+	prefix, kept := truncateText(f.counter, u.original, keep)
+	u.keptTokens = kept
+	cut := u.originalTokens - kept
+	s.Body = prefix + f.markerText(cut)
+	u.rep.TruncatedTokens = cut
+	u.rep.TruncatedBytes = len(u.original) - len(prefix)
+	return before - f.count(s.Body)
+}
+
+// truncateText returns the longest prefix of text of at most max tokens
+// by c, with its count. Counters that can cut at their own token
+// boundaries do; for others the cut is found by binary search over
+// character boundaries.
+func truncateText(c tokenizer.Counter, text string, max int) (string, int) {
+	if max <= 0 {
+		return "", 0
+	}
+	if t, ok := c.(tokenizer.Truncator); ok {
+		return t.Truncate(text, max)
+	}
+	offs := make([]int, 0, len(text)+1) // character boundaries
+	for i := range text {
+		offs = append(offs, i)
+	}
+	offs = append(offs, len(text))
+	lo, hi := 0, len(offs)-1 // text[:offs[lo]] fits; find the largest that does
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if c.Count(text[:offs[mid]]) <= max {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return text[:offs[lo]], c.Count(text[:offs[lo]])
+}
+
+// rerender renders the sections that are still kept.
+func (f *fitter) rerender() prompt.Prompt { return f.render(f.live()) }
+
+// live returns the section tree without dropped sections.
+func (f *fitter) live() []prompt.Section {
+	dropped := make(map[*prompt.Section]bool)
+	for _, u := range f.units {
+		if u.dropped {
+			dropped[u.sec] = true
+		}
+	}
+	var filter func([]prompt.Section) []prompt.Section
+	filter = func(in []prompt.Section) []prompt.Section {
+		out := make([]prompt.Section, 0, len(in))
+		for i := range in {
+			if dropped[&in[i]] {
+				continue
+			}
+			s := in[i]
+			if len(s.Children) > 0 {
+				s.Children = filter(in[i].Children)
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	return filter(f.secs)
+}
+
+func (f *fitter) neverDropError(required int, counts map[string]int) error {
+	e := &NeverDropError{Limit: f.report.Limit, Required: required}
+	for _, u := range f.units {
+		if u.sec.Trim == prompt.TrimNever && !u.dropped && !f.ancestorDropped(u) {
+			e.Sections = append(e.Sections, SectionCount{Key: u.path, Tokens: counts[u.path]})
+		}
+	}
+	return e
+}
+
+// cloneSections copies the section tree deeply enough that trimming the
+// copy leaves the caller's sections untouched.
+func cloneSections(in []prompt.Section) []prompt.Section {
+	if in == nil {
+		return nil
+	}
+	out := make([]prompt.Section, len(in))
+	for i, s := range in {
+		s.Items = slices.Clone(s.Items)
+		s.Children = cloneSections(s.Children)
+		out[i] = s
+	}
+	return out
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
