@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -33,7 +34,10 @@ type Record struct {
 	NodeID              string            `json:"node_id,omitempty"`
 	Preset              string            `json:"preset"`
 	Sources             []prompt.Source   `json:"sources,omitempty"`
-	TesseraVersion      string            `json:"tessera_version"`
+	// Budget is the budget report when the prompt was fitted to a token
+	// budget: the counter, the limits and every trimming decision.
+	Budget         *budget.Report `json:"budget,omitempty"`
+	TesseraVersion string         `json:"tessera_version"`
 }
 
 // Timestamp formats t as an AssemblyTimestamp.

@@ -609,3 +609,18 @@ func cmpInt64(a, b int64) int {
 	}
 	return 0
 }
+
+// Budget returns the budget the report was made with, caps included, so a
+// replay can fit the same sections the same way.
+func (r *Report) Budget() Budget {
+	b := Budget{Context: r.Context, Reserve: r.Reserve, Overhead: r.Overhead}
+	for _, s := range r.Sections {
+		if s.Cap > 0 {
+			if b.Caps == nil {
+				b.Caps = map[string]int{}
+			}
+			b.Caps[s.Key] = s.Cap
+		}
+	}
+	return b
+}

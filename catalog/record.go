@@ -7,7 +7,9 @@ import (
 
 	"github.com/tessera-dev/tessera"
 	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/tokenizer"
 )
 
 // Record returns the audit record of the assembly, made at now with the
@@ -24,6 +26,7 @@ func (a *Assembly) Record(now time.Time, correlationID string) *audit.Record {
 		NodeID:              a.NodeID,
 		Preset:              audit.PresetTemplate,
 		Sources:             a.Sources,
+		Budget:              a.Budget,
 		TesseraVersion:      tessera.Version,
 	}
 }
@@ -41,6 +44,15 @@ func (c *Catalog) Rebuild(ctx context.Context, r *audit.Record) (*prompt.Prompt,
 	a, err := c.AssembleTask(ctx, r.TaskRef, r.IncludesResolved)
 	if err != nil {
 		return nil, err
+	}
+	if r.Budget != nil {
+		counter, err := tokenizer.CounterNamed(r.Budget.Counter)
+		if err != nil {
+			return nil, fmt.Errorf("record's budget: %w", err)
+		}
+		if err := a.Fit(ctx, r.Budget.Budget(), budget.Options{Counter: counter}); err != nil {
+			return nil, fmt.Errorf("record's budget: %w", err)
+		}
 	}
 	return &a.Prompt, nil
 }

@@ -126,3 +126,33 @@ func (e *Estimate) Truncate(text string, max int) (string, int) {
 	}
 	return "", 0
 }
+
+// CounterNamed returns the counter whose Name is name: an encoding
+// ("o200k_base", "cl100k_base") or a built-in estimate
+// ("estimate/anthropic", "estimate/gemini"). Replay uses it to count with
+// the counter a record names.
+func CounterNamed(name string) (Counter, error) {
+	switch name {
+	case "estimate/anthropic":
+		return NewEstimate(name, O200kBase(), AnthropicFactor)
+	case "estimate/gemini":
+		return NewEstimate(name, O200kBase(), GeminiFactor)
+	}
+	e, err := EncodingNamed(name)
+	if err != nil {
+		return nil, fmt.Errorf("unknown counter %q: use %s, %s, estimate/anthropic or estimate/gemini", name, O200kBaseName, Cl100kBaseName)
+	}
+	return e, nil
+}
+
+// MessageOverhead returns the tokens a chat request adds around the text
+// of its messages: OpenAI's chat format spends 3 tokens framing each
+// message and 1 on its role, and 3 priming the reply. Tessera uses the
+// same figure for every provider; for Anthropic and Gemini it is an
+// estimate.
+func MessageOverhead(messages int) int {
+	if messages <= 0 {
+		return 0
+	}
+	return 4*messages + 3
+}

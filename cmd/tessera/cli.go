@@ -12,11 +12,14 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tessera-dev/tessera"
 	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/tokenizer"
 )
 
 // failure is an error in the catalog, an assembly or a replay: exit 1.
@@ -71,7 +74,7 @@ node in CI.`,
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&a.root, "root", "", "catalog root, the directory holding tessera.yaml (default: the nearest one at or above the current directory)")
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.versionCmd())
+	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.tokensCmd(), a.versionCmd())
 	return root
 }
 
@@ -151,6 +154,7 @@ func (a *app) assembleCmd() *cobra.Command {
 	var (
 		workflow, node, logFile, correlationID string
 		asJSON                                 bool
+		bf                                     budgetFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "assemble --workflow ID --node NODE",
@@ -175,9 +179,23 @@ also appended to that JSON Lines file.`,
 				return err
 			}
 			defer c.Close()
+			fitting, counter, err := bf.counter()
+			if err != nil {
+				return err
+			}
 			asm, err := c.Assemble(ctx, workflow, node)
 			if err != nil {
 				return a.fail(err)
+			}
+			if fitting {
+				if err := asm.Fit(ctx, bf.budget(1), budget.Options{Counter: counter}); err != nil {
+					return failure{fmt.Errorf("%s/%s: %w", workflow, node, err)}
+				}
+				if bf.explain {
+					if err := asm.Budget.WriteTable(a.stderr); err != nil {
+						return err
+					}
+				}
 			}
 			rec := asm.Record(a.now(), correlationID)
 			if lp := logPath(logFile, c); lp != "" {
@@ -204,6 +222,82 @@ also appended to that JSON Lines file.`,
 	f.BoolVar(&asJSON, "json", false, "print the full audit record as JSON instead of the prompt text")
 	f.StringVar(&logFile, "log", "", "append the audit record to this JSON Lines file (default: tessera.yaml's log, if any)")
 	f.StringVar(&correlationID, "correlation-id", "", "correlation id for the record (default: a new random UUID)")
+	bf.register(f)
+	return cmd
+}
+
+// budgetFlags are the token budget options of assemble.
+type budgetFlags struct {
+	model            string
+	context, reserve int
+	explain          bool
+}
+
+func (bf *budgetFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&bf.model, "model", "gpt-4o", "model whose tokenizer counts the budget (gpt-5, gpt-4o, o3, gpt-4, claude-*, gemini-*, or an encoding such as o200k_base)")
+	f.IntVar(&bf.context, "budget", 0, "fit the prompt into this many tokens of context (0: no budget)")
+	f.IntVar(&bf.reserve, "reserve", 0, "tokens of the budget kept for the reply")
+	f.BoolVar(&bf.explain, "explain", false, "print a table of where the budget's tokens go to standard error")
+}
+
+// counter checks the flags and returns whether a budget was asked for and
+// the counter to fit it with.
+func (bf *budgetFlags) counter() (bool, tokenizer.Counter, error) {
+	if bf.context == 0 {
+		if bf.reserve != 0 || bf.explain {
+			return false, nil, errors.New("--reserve and --explain need --budget")
+		}
+		return false, nil, nil
+	}
+	if bf.context < 0 || bf.reserve < 0 || bf.reserve >= bf.context {
+		return false, nil, fmt.Errorf("--budget %d and --reserve %d: the budget must be positive and larger than the reserve", bf.context, bf.reserve)
+	}
+	c, err := tokenizer.ForModel(bf.model)
+	if err != nil {
+		return false, nil, fmt.Errorf("--model: %w", err)
+	}
+	return true, c, nil
+}
+
+// budget returns the budget for a request of the given number of messages.
+func (bf *budgetFlags) budget(messages int) budget.Budget {
+	return budget.Budget{Context: bf.context, Reserve: bf.reserve, Overhead: tokenizer.MessageOverhead(messages)}
+}
+
+func (a *app) tokensCmd() *cobra.Command {
+	var model string
+	cmd := &cobra.Command{
+		Use:   "tokens [FILE|-]",
+		Short: "Count the tokens of a file or standard input for a model",
+		Long: `Count the tokens of FILE (or standard input, when FILE is - or absent) as
+the model's tokenizer does, and say which counter made the count. OpenAI
+models are counted exactly with their own encoding (o200k_base or
+cl100k_base); Anthropic and Gemini models with a calibrated estimate. The
+text is counted as it is, byte for byte.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := tokenizer.ForModel(model)
+			if err != nil {
+				return fmt.Errorf("--model: %w", err)
+			}
+			var data []byte
+			if len(args) == 0 || args[0] == "-" {
+				data, err = io.ReadAll(cmd.InOrStdin())
+			} else {
+				data, err = os.ReadFile(args[0])
+			}
+			if err != nil {
+				return failure{err}
+			}
+			kind := "exact"
+			if !c.Exact() {
+				kind = "estimate"
+			}
+			fmt.Fprintf(a.stdout, "%d tokens (%s, %s)\n", c.Count(string(data)), c.Name(), kind)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&model, "model", "gpt-4o", "model whose tokenizer to count with (or an encoding such as cl100k_base)")
 	return cmd
 }
 
