@@ -1,0 +1,520 @@
+package canonical
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/guard"
+	"github.com/tessera-dev/tessera/prompt"
+)
+
+// Section keys of the canonical preset, in canonical order. Children have
+// dotted keys: the transcript is KeyTranscript under KeyConversationState;
+// the input's context is KeyContext and its attachments
+// "input.attachment-1", "input.attachment-2", ... under KeyInput.
+const (
+	KeySystemPrompt      = "system-prompt"
+	KeyIdentity          = "identity"
+	KeyRequestingUser    = "requesting-user"
+	KeyConversationState = "conversation-state"
+	KeyConstraints       = "constraints"
+	KeyTask              = "task"
+	KeyInput             = "input"
+
+	KeyTranscript = "conversation-state.transcript"
+	KeyContext    = "input.context"
+	// KeyAttachmentPrefix followed by 1, 2, ... is the key of each
+	// attachment.
+	KeyAttachmentPrefix = "input.attachment-"
+)
+
+// order is the canonical order of the sections, with their labels.
+var order = [...]struct{ key, title string }{
+	{KeySystemPrompt, "System Prompt"},
+	{KeyIdentity, "Assistant Identity"},
+	{KeyRequestingUser, "Requesting User"},
+	{KeyConversationState, "Conversation State / History"},
+	{KeyConstraints, "Constraints"},
+	{KeyTask, "Task"},
+	{KeyInput, "Input"},
+}
+
+// SectionKeys returns the keys of the seven sections in canonical order.
+func SectionKeys() []string {
+	keys := make([]string, len(order))
+	for i, o := range order {
+		keys[i] = o.key
+	}
+	return keys
+}
+
+// Priorities of the sections: lower is kept longer. They follow the
+// design's preservation order; see docs/canonical.md.
+const (
+	prioritySystemPrompt   = 1
+	priorityInput          = 1
+	priorityIdentity       = 2
+	priorityConstraints    = 3
+	priorityRequestingUser = 4
+	priorityState          = 5
+	priorityTranscript     = 6
+	priorityTask           = 7
+	priorityContext        = 8
+	priorityAttachment     = 9
+)
+
+// Config is how a spec is assembled.
+type Config struct {
+	// HeadingLevel is the number of '#' before each section label, 1 to
+	// 3; 0 means the spec's assembler.headingLevel, else 2.
+	HeadingLevel int
+	// HideEmptySections leaves out empty and missing sections instead of
+	// rendering them as "None provided."; a spec's
+	// assembler.showEmptySections: false does the same.
+	HideEmptySections bool
+	// Redactor redacts secrets from every text field, and personal data
+	// from the conversation state, before layout; nil means
+	// guard.Default(). guard.NewRedactor(nil, false) redacts nothing.
+	Redactor *guard.Redactor
+}
+
+// Retention reports what the conversation state's retention limits did
+// to the transcript.
+type Retention struct {
+	// Mode is the render mode applied: summary, transcript or both. In
+	// summary mode no message is rendered and none is counted as dropped.
+	Mode string `json:"mode"`
+	// Messages is the number of messages in the spec's transcript.
+	Messages int `json:"messages"`
+	// Kept is the number rendered, the newest.
+	Kept int `json:"kept"`
+	// Dropped is the number left out by the limits, the oldest.
+	Dropped int `json:"dropped"`
+	// DroppedChars is the characters of the dropped messages' contents.
+	DroppedChars int `json:"dropped_chars"`
+}
+
+// Result is an assembled canonical prompt and what went into it.
+type Result struct {
+	// Prompt is the rendered text, its hash and each section's span.
+	Prompt prompt.Prompt
+	// Sections are the laid-out sections Prompt was rendered from, for a
+	// budget stage to trim and render again with Render and Config.
+	Sections []prompt.Section
+	// Config is the configuration Prompt was rendered with, the spec's
+	// assembler settings applied.
+	Config Config
+	// OutputSchema is the JSON Schema of the first task annotation, in
+	// priority order, whose output format is JSON with a schema; nil if
+	// there is none.
+	OutputSchema json.RawMessage
+	// OutputName names OutputSchema: the format's name, else the task's
+	// id, else "output". Empty when OutputSchema is nil.
+	OutputName string
+	// Redactions counts what was redacted, per label.
+	Redactions guard.Counts
+	// Retention is what the retention limits dropped from the transcript.
+	Retention Retention
+}
+
+// Assemble redacts spec (Config.Redactor), lays it out as sections
+// (Layout) and renders them (Render). The spec is validated first and
+// every problem returned, as Validate does; spec itself is not modified.
+func Assemble(ctx context.Context, spec *Spec, cfg Config) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if spec == nil {
+		return nil, errors.New("canonical: no spec")
+	}
+	if cfg.HeadingLevel < 0 || cfg.HeadingLevel > 3 {
+		return nil, fmt.Errorf("canonical: Config.HeadingLevel is %d: use 1, 2 or 3, or 0 for the spec's setting or 2", cfg.HeadingLevel)
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	r := cfg.Redactor
+	if r == nil {
+		r = guard.Default()
+	}
+	red, counts, err := spec.Redacted(r)
+	if err != nil {
+		return nil, err
+	}
+	sections, ret := layout(red)
+	eff := red.effective(cfg)
+	res := &Result{
+		Prompt:     Render(sections, eff),
+		Sections:   sections,
+		Config:     eff,
+		Redactions: counts,
+		Retention:  ret,
+	}
+	for _, i := range byPriority(len(red.Task), func(i int) int { return red.Task[i].Priority }) {
+		t := &red.Task[i]
+		if o := t.OutputFormat; o != nil && o.Type == FormatJSON && len(o.JSONSchema) > 0 {
+			res.OutputSchema = o.JSONSchema
+			res.OutputName = cmp.Or(o.Name, t.ID, "output")
+			break
+		}
+	}
+	return res, nil
+}
+
+// effective returns cfg with the spec's assembler settings applied where
+// cfg leaves them open.
+func (s *Spec) effective(cfg Config) Config {
+	if a := s.Assembler; a != nil {
+		if cfg.HeadingLevel == 0 {
+			cfg.HeadingLevel = a.HeadingLevel
+		}
+		if a.ShowEmptySections != nil && !*a.ShowEmptySections {
+			cfg.HideEmptySections = true
+		}
+	}
+	if cfg.HeadingLevel == 0 {
+		cfg.HeadingLevel = 2
+	}
+	return cfg
+}
+
+// Layout validates spec and lays it out as the seven canonical sections,
+// in order, every one present (an empty one has no body, items or
+// children), with the content formatted: bullets, "(priority)" markers,
+// the transcript's messages as items after retention. It does not redact;
+// Assemble does. The Config is accepted so layout options can be added
+// without changing the signature; no field of it is read today.
+//
+// The sections carry the design's preservation order as priorities and
+// trim rules (lower priority numbers are kept longer):
+//
+//	system-prompt                  1  never    system role
+//	identity                       2  drop     system role
+//	constraints                    3  never
+//	requesting-user                4  drop
+//	conversation-state             5  drop     summary and scope
+//	conversation-state.transcript  6  oldest   messages as items, untrusted
+//	task                           7  lowest-relevance; items, required ones kept
+//	input                          1  never    the user's query, untrusted
+//	input.context                  8  truncate untrusted
+//	input.attachment-N             9  truncate (drop when only listed), untrusted
+func Layout(spec *Spec, _ Config) ([]prompt.Section, Retention, error) {
+	if spec == nil {
+		return nil, Retention{}, errors.New("canonical: no spec")
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, Retention{}, err
+	}
+	sections, ret := layout(spec)
+	return sections, ret, nil
+}
+
+func layout(s *Spec) ([]prompt.Section, Retention) {
+	var b strings.Builder
+	sections := make([]prompt.Section, 0, len(order))
+
+	// System prompt: summary, the rules numbered in order, sources.
+	if p := s.SystemPrompt; p != nil {
+		bullet(&b, "Summary", p.Summary)
+		for i, r := range p.Rules {
+			line(&b, "- ("+strconv.Itoa(i+1)+") "+oneLine(r))
+		}
+		bulletList(&b, "Sources", p.Sources, "; ")
+	}
+	sections = append(sections, section(KeySystemPrompt, &b, prioritySystemPrompt, prompt.TrimNever, prompt.RoleSystem, "systemPrompt"))
+
+	if p := s.Identity; p != nil {
+		bullet(&b, "Name", p.Name)
+		bullet(&b, "Persona", p.PersonaID)
+		bullet(&b, "Role", p.Role)
+		bullet(&b, "Summary", p.Summary)
+		bulletList(&b, "Traits", p.Traits, "; ")
+		bullet(&b, "Tone", p.Tone)
+		bulletList(&b, "Style", p.StyleGuidelines, "; ")
+	}
+	sections = append(sections, section(KeyIdentity, &b, priorityIdentity, prompt.TrimDrop, prompt.RoleSystem, "identity"))
+
+	if p := s.RequestingUser; p != nil {
+		bullet(&b, "Name", p.DisplayName)
+		bullet(&b, "Handle", p.Handle)
+		bullet(&b, "User ID", p.UserID)
+		if len(p.Roles) > 0 {
+			bulletList(&b, "Roles", []string{"[" + joinLine(p.Roles, ", ") + "]"}, "")
+		}
+		bullet(&b, "Tier", p.Tier)
+		switch loc, tz := oneLine(p.Locale), oneLine(p.Timezone); {
+		case loc != "" && tz != "":
+			line(&b, "- Locale: "+loc+"; TZ: "+tz)
+		case loc != "":
+			line(&b, "- Locale: "+loc)
+		case tz != "":
+			line(&b, "- TZ: "+tz)
+		}
+	}
+	sections = append(sections, section(KeyRequestingUser, &b, priorityRequestingUser, prompt.TrimDrop, prompt.RoleUser, "requestingUser"))
+
+	ret := Retention{Mode: ModeSummary}
+	var transcript *prompt.Section
+	if st := s.ConversationState; st != nil {
+		ret.Mode = cmp.Or(st.RenderMode, ModeSummary)
+		ret.Messages = len(st.Transcript)
+		if ret.Mode != ModeTranscript {
+			bullet(&b, "Summary", st.Summary)
+		}
+		bullet(&b, "Scope", st.Scope)
+		if ret.Mode != ModeSummary && len(st.Transcript) > 0 {
+			transcript = transcriptSection(st, &ret)
+		}
+	}
+	state := section(KeyConversationState, &b, priorityState, prompt.TrimDrop, prompt.RoleUser, "conversationState")
+	if transcript != nil {
+		state.Children = []prompt.Section{*transcript}
+	}
+	sections = append(sections, state)
+
+	for _, i := range byPriority(len(s.Constraints), func(i int) int { return s.Constraints[i].Priority }) {
+		c := &s.Constraints[i]
+		line(&b, "- ("+strconv.Itoa(cmp.Or(c.Priority, DefaultPriority))+") "+oneLine(c.Text))
+	}
+	sections = append(sections, section(KeyConstraints, &b, priorityConstraints, prompt.TrimNever, prompt.RoleUser, "constraints"))
+
+	task := section(KeyTask, &b, priorityTask, prompt.TrimLowestRelevance, prompt.RoleUser, "task")
+	for _, i := range byPriority(len(s.Task), func(i int) int { return s.Task[i].Priority }) {
+		t := &s.Task[i]
+		p := cmp.Or(t.Priority, DefaultPriority)
+		task.Items = append(task.Items, prompt.Item{
+			ID:        "task[" + strconv.Itoa(i) + "]",
+			Text:      taskText(t, p),
+			Relevance: float64(6-p) / 5,
+			Seq:       int64(i),
+			Keep:      t.IsRequired(),
+		})
+	}
+	for _, t := range s.Tools {
+		task.Tools = append(task.Tools, prompt.Tool{Name: t.Name, Description: oneLine(t.Description), Parameters: t.Parameters})
+	}
+	sections = append(sections, task)
+
+	input := prompt.Section{
+		Key: KeyInput, Title: titleOf(KeyInput), Body: clean(s.Input.UserQuery),
+		Priority: priorityInput, Trust: prompt.Untrusted, Role: prompt.RoleUser, Trim: prompt.TrimNever, Source: "input.userQuery",
+	}
+	if c := clean(s.Input.Context); c != "" {
+		input.Children = append(input.Children, prompt.Section{
+			Key: KeyContext, Title: "Context", Body: c,
+			Priority: priorityContext, Trust: prompt.Untrusted, Role: prompt.RoleUser, Trim: prompt.TrimTruncate, Source: "input.context",
+		})
+	}
+	for i, a := range s.Input.Attachments {
+		title := "Attachment: " + oneLine(a.Name) + " (" + oneLine(a.Mime)
+		if a.URI != "" {
+			title += ", " + oneLine(a.URI)
+		}
+		title += ")"
+		c := prompt.Section{
+			Key: KeyAttachmentPrefix + strconv.Itoa(i+1), Title: title,
+			Priority: priorityAttachment, Trust: prompt.Untrusted, Role: prompt.RoleUser, Trim: prompt.TrimDrop,
+			Source: "input.attachments[" + strconv.Itoa(i) + "]",
+		}
+		if a.BytesBase64 != "" && textual(a.Mime) {
+			if data, err := decodeBase64(a.BytesBase64); err == nil && utf8.Valid(data) {
+				if text, err := prompt.Normalize(data); err == nil {
+					c.Body = clean(text)
+					c.Trim = prompt.TrimTruncate
+				}
+			}
+		}
+		input.Children = append(input.Children, c)
+	}
+	sections = append(sections, input)
+	return sections, ret
+}
+
+func titleOf(key string) string {
+	for _, o := range order {
+		if o.key == key {
+			return o.title
+		}
+	}
+	return ""
+}
+
+// section returns a trusted section whose body is what b holds, and
+// resets b.
+func section(key string, b *strings.Builder, priority int, trim prompt.TrimRule, role prompt.Role, source string) prompt.Section {
+	body := strings.TrimSuffix(b.String(), "\n")
+	b.Reset()
+	return prompt.Section{Key: key, Title: titleOf(key), Body: body, Priority: priority, Trim: trim, Role: role, Source: source}
+}
+
+func line(b *strings.Builder, s string) {
+	b.WriteString(s)
+	b.WriteByte('\n')
+}
+
+// bullet writes "- label: value" when value has text.
+func bullet(b *strings.Builder, label, value string) {
+	if v := oneLine(value); v != "" {
+		line(b, "- "+label+": "+v)
+	}
+}
+
+// bulletList writes "- label: a; b" when values has entries.
+func bulletList(b *strings.Builder, label string, values []string, sep string) {
+	if v := joinLine(values, sep); v != "" {
+		line(b, "- "+label+": "+v)
+	}
+}
+
+func joinLine(values []string, sep string) string {
+	var parts []string
+	for _, v := range values {
+		if v = oneLine(v); v != "" {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, sep)
+}
+
+// byPriority returns the indexes 0..n-1 sorted by ascending priority
+// (0 counting as DefaultPriority), ties in their given order.
+func byPriority(n int, priority func(i int) int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Compare(cmp.Or(priority(a), DefaultPriority), cmp.Or(priority(b), DefaultPriority))
+	})
+	return idx
+}
+
+var formatNames = map[string]string{FormatMarkdown: "Markdown", FormatJSON: "JSON", FormatXML: "XML", FormatText: "plain text"}
+
+// taskText renders one task annotation: its bullet, then the output
+// format as indented bullets with the schema and example fenced.
+func taskText(t *TaskAnnotation, p int) string {
+	text := "- (" + strconv.Itoa(p) + ") " + oneLine(t.Instruction)
+	o := t.OutputFormat
+	if o == nil {
+		return text
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	b.WriteString("\n  - Output format: ")
+	b.WriteString(formatNames[o.Type])
+	if len(o.JSONSchema) > 0 {
+		b.WriteString(", matching this JSON Schema:\n")
+		b.WriteString(indent(guard.Fence(indentJSON(o.JSONSchema), "json"), "    "))
+	}
+	if ex := clean(o.Example); ex != "" {
+		b.WriteString("\n  - Example output:\n")
+		b.WriteString(indent(guard.Fence(ex, o.Type), "    "))
+	}
+	return b.String()
+}
+
+// indentJSON returns raw indented by two spaces, keys in the order
+// written.
+func indentJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return string(raw) // not reached for a validated spec
+	}
+	return b.String()
+}
+
+// indent prefixes every non-empty line of s with prefix.
+func indent(s, prefix string) string {
+	var b strings.Builder
+	for l := range strings.Lines(s) {
+		if l != "\n" {
+			b.WriteString(prefix)
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+var roleLetters = map[string]string{RoleUser: "U", RoleAssistant: "A", RoleTool: "T"}
+
+// transcriptSection applies the retention limits, newest messages kept,
+// and returns the transcript as items.
+func transcriptSection(st *ConversationState, ret *Retention) *prompt.Section {
+	var lim RetentionLimits
+	if st.Retention != nil {
+		lim = *st.Retention
+	}
+	msgs := st.Transcript
+	contents := make([]string, len(msgs))
+	first, chars := len(msgs), 0
+	for i := len(msgs) - 1; i >= 0; i-- {
+		c := clean(msgs[i].Content)
+		n := utf8.RuneCountInString(c)
+		if lim.MaxMessages > 0 && len(msgs)-i > lim.MaxMessages || lim.MaxChars > 0 && chars+n > lim.MaxChars {
+			break
+		}
+		contents[i], chars, first = c, chars+n, i
+	}
+	for i := range first {
+		ret.DroppedChars += utf8.RuneCountInString(clean(msgs[i].Content))
+	}
+	ret.Kept, ret.Dropped = len(msgs)-first, first
+	sec := &prompt.Section{
+		Key: KeyTranscript, Priority: priorityTranscript, Trust: prompt.Untrusted, Role: prompt.RoleUser,
+		Trim: prompt.TrimOldest, Omitted: first, Source: "conversationState.transcript",
+	}
+	for i := first; i < len(msgs); i++ {
+		m := &msgs[i]
+		prefix := roleLetters[m.Role]
+		if m.At != "" {
+			prefix += " [" + m.At + "]"
+		}
+		sec.Items = append(sec.Items, prompt.Item{
+			ID:   "message[" + strconv.Itoa(i) + "]",
+			Text: prefix + ": " + strings.ReplaceAll(contents[i], "\n", "\n   "),
+			Seq:  int64(i),
+		})
+	}
+	return sec
+}
+
+// clean returns text with "\n" line ends, leading blank lines and
+// trailing white space removed.
+func clean(s string) string {
+	if strings.IndexByte(s, '\r') >= 0 {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	}
+	s = strings.TrimRight(s, " \t\n")
+	for {
+		nl := strings.IndexByte(s, '\n')
+		if nl < 0 || strings.TrimLeft(s[:nl], " \t") != "" {
+			return s
+		}
+		s = s[nl+1:]
+	}
+}
+
+// oneLine returns s on one line: each line trimmed, blank lines dropped,
+// the rest joined by single spaces. Bullets are one rule per line, and a
+// value cannot start a line of its own (a heading, say).
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\r") {
+		return strings.TrimSpace(s)
+	}
+	var parts []string
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,264 @@
+package canonical
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/diag"
+)
+
+var (
+	// namePattern is the shape of ids, output names and tool names: what
+	// every provider accepts as a function or schema name.
+	namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	mimePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;.*)?$`)
+)
+
+const nameWant = "letters, digits, '_' and '-', at most 64"
+
+// fieldError is a problem with one field.
+type fieldError struct {
+	field string
+	err   *diag.Error
+}
+
+// Validate checks the spec against the design's rules: at least one task
+// annotation, each with an instruction; a user query; priorities 1 to 5
+// (0 means the default, 3); transcript roles user, assistant or tool;
+// render mode summary, transcript or both; heading level 1 to 3; ids and
+// names well formed and unique; JSON Schemas that are JSON objects;
+// attachments with a name, a media type and valid base64; text that is
+// valid UTF-8. It returns every problem as a diag.List, located in the
+// file the spec was parsed from when there is one.
+func (s *Spec) Validate() error {
+	var errs diag.List
+	for _, e := range s.validate() {
+		errs = append(errs, e.err)
+	}
+	errs.Sort()
+	return errs.Err()
+}
+
+// line returns the line of field in the parsed file, or of its nearest
+// enclosing field, or 0.
+func (s *Spec) line(field string) int {
+	for field != "" {
+		if l, ok := s.lines[field]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(field, ".[")
+		if i < 0 {
+			break
+		}
+		field = field[:i]
+	}
+	return 0
+}
+
+func (s *Spec) validate() []fieldError {
+	var errs []fieldError
+	add := func(at fieldRef, format string, args ...any) {
+		f := at.String()
+		errs = append(errs, fieldError{f, diag.Errorf(s.source, s.line(f), "%s: %s", f, fmt.Sprintf(format, args...))})
+	}
+	blank := func(t string) bool { return strings.TrimSpace(t) == "" }
+	priority := func(at fieldRef, p int) {
+		if p < 0 || p > 5 {
+			add(at, "want a whole number from 1 (highest) to 5, found %d", p)
+		}
+	}
+	s.eachText(func(at fieldRef, _ bool, p *string) {
+		switch {
+		case !utf8.ValidString(*p):
+			add(at, "not valid UTF-8 text")
+		case at.i >= 0 && at.name == "" && blank(*p):
+			add(at, "empty: write the entry or remove it")
+		}
+	})
+
+	if st := s.ConversationState; st != nil {
+		switch st.RenderMode {
+		case "", ModeSummary, ModeTranscript, ModeBoth:
+		default:
+			add(field("conversationState.renderMode"), "want summary, transcript or both, found %q", st.RenderMode)
+		}
+		if r := st.Retention; r != nil {
+			if r.MaxMessages < 0 {
+				add(field("conversationState.retention.maxMessages"), "want 1 or more, or 0 for no limit, found %d", r.MaxMessages)
+			}
+			if r.MaxChars < 0 {
+				add(field("conversationState.retention.maxChars"), "want 1 or more, or 0 for no limit, found %d", r.MaxChars)
+			}
+		}
+		for i, m := range st.Transcript {
+			switch m.Role {
+			case RoleUser, RoleAssistant, RoleTool:
+			case "":
+				add(itemField("conversationState.transcript", i, "role"), "missing: say who sent the message, user, assistant or tool")
+			default:
+				add(itemField("conversationState.transcript", i, "role"), "want user, assistant or tool, found %q", m.Role)
+			}
+			if blank(m.Content) {
+				add(itemField("conversationState.transcript", i, "content"), "missing: give the message's text, or leave the message out")
+			}
+			if m.At != "" && !validTime(m.At) {
+				add(itemField("conversationState.transcript", i, "at"), "want an RFC 3339 time such as 2026-03-01T09:30:00Z, or a date such as 2026-03-01, found %q", m.At)
+			}
+		}
+	}
+
+	ids := map[string]int{}
+	for i, c := range s.Constraints {
+		if blank(c.Text) {
+			add(itemField("constraints", i, "text"), "missing: write the rule")
+		}
+		priority(itemField("constraints", i, "priority"), c.Priority)
+		if c.ID != "" {
+			if !namePattern.MatchString(c.ID) {
+				add(itemField("constraints", i, "id"), "want %s, found %q", nameWant, c.ID)
+			} else if j, ok := ids[c.ID]; ok {
+				add(itemField("constraints", i, "id"), "the id %q is also constraints[%d]'s: give each its own", c.ID, j)
+			} else {
+				ids[c.ID] = i
+			}
+		}
+		switch c.Source {
+		case "", "system", "policy", "runtime":
+		default:
+			add(itemField("constraints", i, "source"), "want system, policy or runtime, found %q", c.Source)
+		}
+	}
+
+	if len(s.Task) == 0 {
+		add(field("task"), "give at least one task annotation, for example\n  task:\n    - instruction: Summarise the report.")
+	}
+	clear(ids)
+	for i, t := range s.Task {
+		if blank(t.Instruction) {
+			add(itemField("task", i, "instruction"), "missing: say what to do")
+		}
+		priority(itemField("task", i, "priority"), t.Priority)
+		if t.ID != "" {
+			if !namePattern.MatchString(t.ID) {
+				add(itemField("task", i, "id"), "want %s, found %q", nameWant, t.ID)
+			} else if j, ok := ids[t.ID]; ok {
+				add(itemField("task", i, "id"), "the id %q is also task[%d]'s: give each its own", t.ID, j)
+			} else {
+				ids[t.ID] = i
+			}
+		}
+		if o := t.OutputFormat; o != nil {
+			switch o.Type {
+			case FormatMarkdown, FormatJSON, FormatXML, FormatText:
+			case "":
+				add(itemField("task", i, "outputFormat.type"), "missing: say markdown, json, xml or text")
+			default:
+				add(itemField("task", i, "outputFormat.type"), "want markdown, json, xml or text, found %q", o.Type)
+			}
+			if o.Name != "" && !namePattern.MatchString(o.Name) {
+				add(itemField("task", i, "outputFormat.name"), "want %s, found %q", nameWant, o.Name)
+			}
+			if len(o.JSONSchema) > 0 {
+				if o.Type != FormatJSON && o.Type != "" {
+					add(itemField("task", i, "outputFormat.jsonSchema"), "a schema needs type json, not %s: change the type or remove the schema", o.Type)
+				}
+				if !jsonObject(o.JSONSchema) {
+					add(itemField("task", i, "outputFormat.jsonSchema"), "want a JSON Schema object")
+				}
+			}
+		}
+	}
+
+	if blank(s.Input.UserQuery) {
+		add(field("input.userQuery"), "missing: give the user's query, for example\n  input:\n    userQuery: What changed?")
+	}
+	for i, a := range s.Input.Attachments {
+		if blank(a.Name) {
+			add(itemField("input.attachments", i, "name"), "missing: give the file's name")
+		}
+		switch {
+		case a.Mime == "":
+			add(itemField("input.attachments", i, "mime"), "missing: give the media type, such as text/plain")
+		case !mimePattern.MatchString(a.Mime):
+			add(itemField("input.attachments", i, "mime"), "want a media type such as text/plain, found %q", a.Mime)
+		}
+		if strings.ContainsAny(a.URI, " \t\n") {
+			add(itemField("input.attachments", i, "uri"), "holds white space: percent-encode it")
+		}
+		if a.BytesBase64 != "" {
+			b, err := decodeBase64(a.BytesBase64)
+			switch {
+			case err != nil:
+				add(itemField("input.attachments", i, "bytesBase64"), "not valid standard base64 (%v)", err)
+			case textual(a.Mime) && !utf8.Valid(b):
+				add(itemField("input.attachments", i, "bytesBase64"), "the type %s is text, but the bytes are not UTF-8: convert them, or give a binary media type", a.Mime)
+			}
+		}
+	}
+
+	names := map[string]int{}
+	for i, t := range s.Tools {
+		switch {
+		case t.Name == "":
+			add(itemField("tools", i, "name"), "missing: give the name the model calls the tool by")
+		case !namePattern.MatchString(t.Name):
+			add(itemField("tools", i, "name"), "want %s, found %q", nameWant, t.Name)
+		default:
+			if j, ok := names[t.Name]; ok {
+				add(itemField("tools", i, "name"), "the name %q is also tools[%d]'s: give each its own", t.Name, j)
+			}
+			names[t.Name] = i
+		}
+		if len(t.Parameters) > 0 && !jsonObject(t.Parameters) {
+			add(itemField("tools", i, "parameters"), "want a JSON Schema object")
+		}
+	}
+
+	if a := s.Assembler; a != nil && (a.HeadingLevel < 0 || a.HeadingLevel > 3) {
+		add(field("assembler.headingLevel"), "want 1, 2 or 3 (the number of '#' in a heading), found %d", a.HeadingLevel)
+	}
+	return errs
+}
+
+func validTime(s string) bool {
+	if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return true
+	}
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
+}
+
+// jsonObject reports whether raw is a valid JSON object.
+func jsonObject(raw json.RawMessage) bool {
+	t := strings.TrimLeft(string(raw), " \t\r\n")
+	return strings.HasPrefix(t, "{") && json.Valid(raw)
+}
+
+// decodeBase64 decodes standard base64, ignoring line breaks and spaces
+// (a YAML block scalar may wrap it).
+func decodeBase64(s string) ([]byte, error) {
+	if strings.ContainsAny(s, " \t\n") {
+		s = strings.Join(strings.Fields(s), "")
+	}
+	return base64.StdEncoding.DecodeString(s)
+}
+
+// textualTypes are the media types outside text/* whose content is text.
+var textualTypes = []string{
+	"application/json", "application/xml", "application/yaml", "application/x-yaml",
+	"application/javascript", "application/x-ndjson", "application/ld+json", "application/csv",
+}
+
+// textual reports whether a media type is text, so that an attachment's
+// bytes are rendered.
+func textual(mime string) bool {
+	m, _, _ := strings.Cut(strings.ToLower(mime), ";")
+	m = strings.TrimSpace(m)
+	return strings.HasPrefix(m, "text/") || strings.HasSuffix(m, "+json") || strings.HasSuffix(m, "+xml") || slices.Contains(textualTypes, m)
+}
