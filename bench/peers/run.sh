@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Benchmarks Tessera's o200k_base counter against the Go peers and the
+# WASM reference in one run, and prints each peer's speed as a ratio of
+# Tessera's. Needs Node.js for the reference:
+#   (cd ../../tokenizer/testdata/reference && npm ci)
+set -euo pipefail
+cd "$(dirname "$0")"
+count=${COUNT:-5}
+go test -run '^$' -bench . -benchmem -count "$count" . | tee bench.txt
+if command -v node >/dev/null && [ -d ../../tokenizer/testdata/reference/node_modules ]; then
+	go test -run TestWriteTexts -write-texts texts.json . >/dev/null
+	for _ in $(seq "$count"); do node wasm.cjs; done | tee -a bench.txt
+	rm -f texts.json
+fi
+# Median MB/s per benchmark and its ratio to tessera's.
+go run ./ratio bench.txt
