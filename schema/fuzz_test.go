@@ -100,6 +100,43 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// FuzzAppendCompact checks AppendCompact against encoding/json's Compact:
+// the same bytes for every document both accept, and an error, with
+// Parse's message, for the rest.
+func FuzzAppendCompact(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		prefix := []byte("prefix:")
+		out, err := AppendCompact(prefix, data)
+		if !bytes.HasPrefix(out, prefix) {
+			t.Fatalf("dst was not kept: %q", out)
+		}
+		var want bytes.Buffer
+		jerr := json.Compact(&want, data)
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *SyntaxError", err)
+			}
+			if len(out) != len(prefix) {
+				t.Fatalf("failed, yet appended %q", out[len(prefix):])
+			}
+			if jerr == nil && utf8.Valid(data) && !strings.Contains(se.Msg, "deeper than") {
+				t.Fatalf("rejected valid JSON %q: %v", data, err)
+			}
+			return
+		}
+		if jerr != nil {
+			t.Fatalf("accepted invalid JSON %q (encoding/json: %v)", data, jerr)
+		}
+		if !bytes.Equal(out[len(prefix):], want.Bytes()) {
+			t.Fatalf("AppendCompact(%q)\n = %q\nwant %q", data, out[len(prefix):], want.Bytes())
+		}
+	})
+}
+
 // resolve follows a JSON Pointer into v, unescaping each token.
 func resolve(v *Value, ptr string) (*Value, bool) {
 	if ptr == "" {

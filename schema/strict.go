@@ -80,7 +80,7 @@ func CheckStrict(schema []byte) []Violation {
 
 // checkValue is CheckStrict for a schema already parsed.
 func checkValue(schema *Value) []Violation {
-	c := checker{}
+	c := checker{path: make([]string, 0, 16)}
 	c.root(schema)
 	return c.out
 }
@@ -104,12 +104,11 @@ func (c *checker) report(format string, args ...any) {
 	c.out = append(c.out, Violation{Pointer: pointer(c.path), Msg: fmt.Sprintf(format, args...)})
 }
 
-// at runs f with tokens appended to the current path.
-func (c *checker) at(f func(), tokens ...string) {
-	n := len(c.path)
-	c.path = append(c.path, tokens...)
-	f()
-	c.path = c.path[:n]
+// reportAt reports a violation at the child tok of the current path.
+func (c *checker) reportAt(tok string, format string, args ...any) {
+	c.path = append(c.path, tok)
+	c.report(format, args...)
+	c.path = c.path[:len(c.path)-1]
 }
 
 func (c *checker) root(v *Value) {
@@ -170,42 +169,9 @@ func (c *checker) schema(v *Value, depth int) {
 	}
 	for i := range v.Members {
 		m := &v.Members[i]
-		if why, bad := unsupported[m.Key]; bad {
-			c.at(func() { c.report("%q (%s) is not supported in strict mode: remove it", m.Key, why) }, m.Key)
-			continue
-		}
-		switch m.Key {
-		case "type":
-			c.at(func() { c.checkType(&m.Value) }, m.Key)
-		case "format":
-			if m.Value.Kind == String && !slices.Contains(formats, m.Value.Str) {
-				c.at(func() {
-					c.report("format %q is not supported in strict mode (supported: %v)", m.Value.Str, formats)
-				}, m.Key)
-			}
-		case "enum":
-			c.at(func() { c.checkEnum(&m.Value) }, m.Key)
-		case "const":
-			if m.Value.Kind == String {
-				c.chars += utf8.RuneCountInString(m.Value.Str)
-			}
-		case "properties":
-			c.at(func() { c.checkProperties(v, &m.Value, depth) }, m.Key)
-		case "required":
-			c.at(func() { c.checkRequired(v, &m.Value) }, m.Key)
-		case "additionalProperties":
-			if isObj && !(m.Value.Kind == Bool && !m.Value.Bool) {
-				c.at(func() {
-					c.report("\"additionalProperties\" must be false in strict mode: list every allowed property under \"properties\"")
-				}, m.Key)
-			}
-		case "items":
-			c.at(func() { c.schema(&m.Value, depth) }, m.Key)
-		case "anyOf", "oneOf", "prefixItems":
-			c.at(func() { c.schemaList(&m.Value, depth) }, m.Key)
-		case "$defs", "definitions":
-			c.at(func() { c.definitions(&m.Value) }, m.Key)
-		}
+		c.path = append(c.path, m.Key)
+		c.member(v, m, isObj, depth)
+		c.path = c.path[:len(c.path)-1]
 	}
 	if isObj && v.Get("additionalProperties") == nil {
 		if v.Get("properties") == nil {
@@ -216,22 +182,53 @@ func (c *checker) schema(v *Value, depth int) {
 	}
 }
 
-func (c *checker) checkType(t *Value) {
-	names := []*Value{t}
-	if t.Kind == Array {
-		names = names[:0]
-		for i := range t.Items {
-			names = append(names, &t.Items[i])
-		}
+// member checks one member m of the schema v, with m's key on the path.
+func (c *checker) member(v *Value, m *Member, isObj bool, depth int) {
+	if why, bad := unsupported[m.Key]; bad {
+		c.report("%q (%s) is not supported in strict mode: remove it", m.Key, why)
+		return
 	}
-	for i, n := range names {
-		if n.Kind != String || !slices.Contains(types, n.Str) {
-			report := func() { c.report("%s is not a JSON Schema type (one of %v)", describeValue(n), types) }
-			if t.Kind == Array {
-				c.at(report, strconv.Itoa(i))
-			} else {
-				report()
-			}
+	switch m.Key {
+	case "type":
+		c.checkType(&m.Value)
+	case "format":
+		if m.Value.Kind == String && !slices.Contains(formats, m.Value.Str) {
+			c.report("format %q is not supported in strict mode (supported: %v)", m.Value.Str, formats)
+		}
+	case "enum":
+		c.checkEnum(&m.Value)
+	case "const":
+		if m.Value.Kind == String {
+			c.chars += utf8.RuneCountInString(m.Value.Str)
+		}
+	case "properties":
+		c.checkProperties(v, &m.Value, depth)
+	case "required":
+		c.checkRequired(v, &m.Value)
+	case "additionalProperties":
+		if isObj && !(m.Value.Kind == Bool && !m.Value.Bool) {
+			c.report("\"additionalProperties\" must be false in strict mode: list every allowed property under \"properties\"")
+		}
+	case "items":
+		c.schema(&m.Value, depth)
+	case "anyOf", "oneOf", "prefixItems":
+		c.schemaList(&m.Value, depth)
+	case "$defs", "definitions":
+		c.definitions(&m.Value)
+	}
+}
+
+func (c *checker) checkType(t *Value) {
+	const msg = "%s is not a JSON Schema type (one of %v)"
+	if t.Kind != Array {
+		if t.Kind != String || !slices.Contains(types, t.Str) {
+			c.report(msg, describeValue(t), types)
+		}
+		return
+	}
+	for i := range t.Items {
+		if n := &t.Items[i]; n.Kind != String || !slices.Contains(types, n.Str) {
+			c.reportAt(strconv.Itoa(i), msg, describeValue(n), types)
 		}
 	}
 }
@@ -272,12 +269,12 @@ func (c *checker) checkProperties(obj, props *Value, depth int) {
 	for i := range props.Members {
 		m := &props.Members[i]
 		c.chars += utf8.RuneCountInString(m.Key)
-		c.at(func() {
-			if !requires(req, m.Key) {
-				c.report("property %q is not in \"required\": strict mode needs every property required; make an optional one nullable, as in \"type\": [\"string\", \"null\"]", m.Key)
-			}
-			c.schema(&m.Value, depth)
-		}, m.Key)
+		c.path = append(c.path, m.Key)
+		if !requires(req, m.Key) {
+			c.report("property %q is not in \"required\": strict mode needs every property required; make an optional one nullable, as in \"type\": [\"string\", \"null\"]", m.Key)
+		}
+		c.schema(&m.Value, depth)
+		c.path = c.path[:len(c.path)-1]
 	}
 }
 
@@ -303,11 +300,11 @@ func (c *checker) checkRequired(obj, req *Value) {
 	for i := range req.Items {
 		it := &req.Items[i]
 		if it.Kind != String {
-			c.at(func() { c.report("\"required\" lists %s; it must list property names", describeValue(it)) }, strconv.Itoa(i))
+			c.reportAt(strconv.Itoa(i), "\"required\" lists %s; it must list property names", describeValue(it))
 			continue
 		}
 		if props == nil || props.Kind != Object || props.Get(it.Str) == nil {
-			c.at(func() { c.report("\"required\" names %q, which is not under \"properties\"", it.Str) }, strconv.Itoa(i))
+			c.reportAt(strconv.Itoa(i), "\"required\" names %q, which is not under \"properties\"", it.Str)
 		}
 	}
 }
@@ -318,7 +315,9 @@ func (c *checker) schemaList(list *Value, depth int) {
 		return
 	}
 	for i := range list.Items {
-		c.at(func() { c.schema(&list.Items[i], depth) }, strconv.Itoa(i))
+		c.path = append(c.path, strconv.Itoa(i))
+		c.schema(&list.Items[i], depth)
+		c.path = c.path[:len(c.path)-1]
 	}
 }
 
@@ -332,7 +331,9 @@ func (c *checker) definitions(defs *Value) {
 	for i := range defs.Members {
 		m := &defs.Members[i]
 		c.chars += utf8.RuneCountInString(m.Key)
-		c.at(func() { c.schema(&m.Value, 0) }, m.Key)
+		c.path = append(c.path, m.Key)
+		c.schema(&m.Value, 0)
+		c.path = c.path[:len(c.path)-1]
 	}
 }
 

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -47,11 +48,11 @@ const MaxDepth = 1000
 type Value struct {
 	// Kind is the value's type; it says which other field holds the value.
 	Kind Kind
+	// Bool is a Bool's value.
+	Bool bool
 	// Str is a String's text, unescaped, or a Number's literal exactly as
 	// written (so 1.0 stays 1.0).
 	Str string
-	// Bool is a Bool's value.
-	Bool bool
 	// Items are an Array's elements.
 	Items []Value
 	// Members are an Object's members, in order, each key once.
@@ -110,7 +111,17 @@ func describePointer(p string) string {
 // MaxDepth; each of those is a *SyntaxError naming where it is. Unpaired
 // UTF-16 surrogates in \u escapes become U+FFFD, as in encoding/json.
 func Parse(data []byte) (Value, error) {
-	p := parser{data: data}
+	p := parser{
+		data:    string(data),
+		path:    make([]string, 0, 16),
+		members: make([]Member, 0, 8),
+		items:   make([]Value, 0, 8),
+		// Every member has a colon and every item but the first of an
+		// array follows a comma, so these counts bound the arenas
+		// (colons and commas inside strings only make them generous).
+		memberArena: make([]Member, 0, bytes.Count(data, colon)),
+		itemArena:   make([]Value, 0, bytes.Count(data, comma)+bytes.Count(data, bracket)),
+	}
 	p.skipSpace()
 	v, err := p.value()
 	if err != nil {
@@ -123,10 +134,21 @@ func Parse(data []byte) (Value, error) {
 	return v, nil
 }
 
+var colon, comma, bracket = []byte{':'}, []byte{','}, []byte{'['}
+
 type parser struct {
-	data []byte
+	data string // the input, as a string so that strings without escapes share it
 	pos  int
 	path []string // tokens of the pointer of the value being read
+	// members and items are stacks of the objects' and arrays' elements
+	// being read. A container closing moves its elements to the end of
+	// an arena and takes its slice of that, so a document's containers
+	// share a few allocations. An arena that grows moves to a new array;
+	// slices taken before keep the old one.
+	members     []Member
+	items       []Value
+	memberArena []Member
+	itemArena   []Value
 }
 
 func (p *parser) fail(format string, args ...any) *SyntaxError {
@@ -181,7 +203,7 @@ func (p *parser) value() (Value, error) {
 }
 
 func (p *parser) literal(word string) error {
-	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+	if len(p.data)-p.pos < len(word) || p.data[p.pos:p.pos+len(word)] != word {
 		return p.fail("invalid literal, want %s", word)
 	}
 	p.pos += len(word)
@@ -200,12 +222,13 @@ func (p *parser) object() (Value, error) {
 		return Value{}, err
 	}
 	p.pos++ // '{'
-	v := Value{Kind: Object}
+	base := len(p.members)
+	defer func() { p.members = p.members[:base] }()
 	var seen keySet
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return v, nil
+		return Value{Kind: Object}, nil
 	}
 	for {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -216,7 +239,7 @@ func (p *parser) object() (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		if seen.has(v.Members, key) {
+		if seen.has(p.members[base:], key) {
 			p.path = append(p.path, key)
 			e := p.fail("member %q appears more than once: keep one", key)
 			e.Offset = keyAt
@@ -234,7 +257,7 @@ func (p *parser) object() (Value, error) {
 			return Value{}, err
 		}
 		p.path = p.path[:len(p.path)-1]
-		v.Members = append(v.Members, Member{Key: key, Value: val})
+		p.members = append(p.members, Member{Key: key, Value: val})
 		p.skipSpace()
 		if p.pos < len(p.data) {
 			switch p.data[p.pos] {
@@ -244,7 +267,9 @@ func (p *parser) object() (Value, error) {
 				continue
 			case '}':
 				p.pos++
-				return v, nil
+				start := len(p.memberArena)
+				p.memberArena = append(p.memberArena, p.members[base:]...)
+				return Value{Kind: Object, Members: p.memberArena[start:len(p.memberArena):len(p.memberArena)]}, nil
 			}
 		}
 		return Value{}, p.fail("unexpected %s in object, want ',' or '}'", p.describe())
@@ -287,20 +312,21 @@ func (p *parser) array() (Value, error) {
 		return Value{}, err
 	}
 	p.pos++ // '['
-	v := Value{Kind: Array}
+	base := len(p.items)
+	defer func() { p.items = p.items[:base] }()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return v, nil
+		return Value{Kind: Array}, nil
 	}
 	for {
-		p.path = append(p.path, strconv.Itoa(len(v.Items)))
+		p.path = append(p.path, strconv.Itoa(len(p.items)-base))
 		item, err := p.value()
 		if err != nil {
 			return Value{}, err
 		}
 		p.path = p.path[:len(p.path)-1]
-		v.Items = append(v.Items, item)
+		p.items = append(p.items, item)
 		p.skipSpace()
 		if p.pos < len(p.data) {
 			switch p.data[p.pos] {
@@ -310,7 +336,9 @@ func (p *parser) array() (Value, error) {
 				continue
 			case ']':
 				p.pos++
-				return v, nil
+				start := len(p.itemArena)
+				p.itemArena = append(p.itemArena, p.items[base:]...)
+				return Value{Kind: Array, Items: p.itemArena[start:len(p.itemArena):len(p.itemArena)]}, nil
 			}
 		}
 		return Value{}, p.fail("unexpected %s in array, want ',' or ']'", p.describe())
@@ -346,7 +374,7 @@ func (p *parser) number() (Value, error) {
 			return Value{}, p.fail("invalid number, want a digit in the exponent")
 		}
 	}
-	return Value{Kind: Number, Str: string(d[start:p.pos])}, nil
+	return Value{Kind: Number, Str: d[start:p.pos]}, nil
 }
 
 // digits skips a run of decimal digits and reports whether there was one.
@@ -368,7 +396,7 @@ func (p *parser) string() (string, error) {
 		c := d[p.pos]
 		switch {
 		case c == '"':
-			s := string(d[start:p.pos])
+			s := d[start:p.pos]
 			p.pos++
 			return s, nil
 		case c == '\\':
@@ -378,7 +406,7 @@ func (p *parser) string() (string, error) {
 		case c < utf8.RuneSelf:
 			p.pos++
 		default:
-			r, n := utf8.DecodeRune(d[p.pos:])
+			r, n := utf8.DecodeRuneInString(d[p.pos:])
 			if r == utf8.RuneError && n == 1 {
 				return "", p.fail("invalid UTF-8 in string")
 			}
@@ -391,7 +419,7 @@ func (p *parser) string() (string, error) {
 func (p *parser) slowString(start int) (string, error) {
 	d := p.data
 	var b strings.Builder
-	b.Write(d[start:p.pos])
+	b.WriteString(d[start:p.pos])
 	for p.pos < len(d) {
 		c := d[p.pos]
 		switch {
@@ -450,11 +478,11 @@ func (p *parser) slowString(start int) (string, error) {
 			b.WriteByte(c)
 			p.pos++
 		default:
-			r, n := utf8.DecodeRune(d[p.pos:])
+			r, n := utf8.DecodeRuneInString(d[p.pos:])
 			if r == utf8.RuneError && n == 1 {
 				return "", p.fail("invalid UTF-8 in string")
 			}
-			b.Write(d[p.pos : p.pos+n])
+			b.WriteString(d[p.pos : p.pos+n])
 			p.pos += n
 		}
 	}
@@ -466,7 +494,7 @@ func (p *parser) hex4() (rune, bool) {
 		return 0, false
 	}
 	var r rune
-	for _, c := range p.data[p.pos : p.pos+4] {
+	for _, c := range []byte(p.data[p.pos : p.pos+4]) {
 		r <<= 4
 		switch {
 		case c >= '0' && c <= '9':
@@ -529,7 +557,7 @@ func (v Value) Append(dst []byte) []byte {
 func (v Value) MarshalJSON() ([]byte, error) { return v.Append(nil), nil }
 
 func validNumber(s string) bool {
-	p := parser{data: []byte(s)}
+	p := parser{data: s}
 	if len(s) == 0 {
 		return false
 	}

@@ -168,3 +168,26 @@ func TestEscapeToken(t *testing.T) {
 		t.Errorf("pointer = %q", got)
 	}
 }
+
+func TestAppendCompact(t *testing.T) {
+	in := " {\n  \"b\" : [ 1.50 , \"x\\u00e9 \\n\" , { } ],\n  \"a\" : null } \n"
+	out, err := AppendCompact([]byte("<"), []byte(in))
+	if err != nil || string(out) != `<{"b":[1.50,"x\u00e9 \n",{}],"a":null}` {
+		t.Errorf("AppendCompact = %s, %v", out, err)
+	}
+	for _, c := range []struct{ in, msg string }{
+		{`{"a":1,}`, `JSON at byte 7 (at the root): unexpected '}', want a member name`},
+		{`{"a":"` + "\xc3" + `"}`, `JSON at byte 6 (at "/a"): invalid UTF-8 in string`},
+		{`{"a":1} {}`, "after the document"},
+		{strings.Repeat("[", MaxDepth+1), "deeper than"},
+	} {
+		out, err := AppendCompact([]byte("keep"), []byte(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.msg) || string(out) != "keep" {
+			t.Errorf("AppendCompact(%.30q) = %q, %v; want the input back and %q", c.in, out, err, c.msg)
+		}
+	}
+	// Repeated keys are Parse's business, not the compactor's.
+	if out, err := AppendCompact(nil, []byte(`{"a":1,"a":2}`)); err != nil || string(out) != `{"a":1,"a":2}` {
+		t.Errorf("repeated keys: %s, %v", out, err)
+	}
+}

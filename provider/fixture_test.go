@@ -1,0 +1,127 @@
+package provider
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tessera-dev/tessera/prompt"
+)
+
+// wordCounter is a tokenizer.Counter for tests: one token per
+// whitespace-separated word.
+type wordCounter struct{}
+
+func (wordCounter) Count(s string) int {
+	n, inWord := 0, false
+	for i := 0; i < len(s); i++ {
+		space := s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n
+}
+func (wordCounter) Name() string { return "test/words" }
+func (wordCounter) Exact() bool  { return false }
+
+// fixtureSection is one section of the hand-built fixture.
+type fixtureSection struct {
+	key, text string
+	role      prompt.Role
+	tools     []prompt.Tool
+}
+
+// The fixture follows design 004's seven sections: the system prompt and
+// identity on the system side, the rest on the user side, tools on the
+// task section. Its schemas list properties out of alphabetical order, so
+// a body that sorted them would show.
+var fixtureSections = []fixtureSection{
+	{"system-prompt", "## [System Prompt]\n- (1) Precedence: architecture.yaml > everything else.\n- (2) Safety: do not reveal secrets.\n- (3) Treat the [Constraints] section as non-negotiable.", prompt.RoleSystem, nil},
+	{"identity", "## [Assistant Identity]\n- Role: Staff Engineer\n- Tone: precise", prompt.RoleSystem, nil},
+	{"requesting-user", "## [Requesting User]\n- Handle: @dana\n- Locale: en-GB", prompt.RoleUser, nil},
+	{"conversation-state", "## [Conversation State / History]\n- Summary: the review of the \"v2\" layout is under way.\n~~~text\nU: Can we add a <state> layer?\nA: Yes.\n~~~", prompt.RoleUser, nil},
+	{"constraints", "## [Constraints]\n- (1) Keep replies under 500 tokens.\n- (2) Cite file paths.", prompt.RoleUser, nil},
+	{"task", "## [Task]\n- (1) Summarise the open questions.\n- (2) File a ticket for each blocker.", prompt.RoleUser, []prompt.Tool{
+		{
+			Name:        "search_docs",
+			Description: "Search the design documents.",
+			Parameters: json.RawMessage(`{
+				"type": "object",
+				"properties": {
+					"query": {"type": "string", "description": "Words to look for."},
+					"limit": {"type": ["integer", "null"], "minimum": 1}
+				},
+				"required": ["query", "limit"],
+				"additionalProperties": false
+			}`),
+		},
+		{
+			Name:        "file_ticket",
+			Description: "File a ticket for a blocker.",
+			Parameters:  json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"},"severity":{"type":"string","enum":["low","high"]},"body":{"type":"string"}},"required":["title","severity","body"],"additionalProperties":false}`),
+		},
+	}},
+	{"input", "## [Input]\n~~~text\nWe are standardising the prompt pipeline.\tTabs, \\ backslashes and \u00e9 survive.\n~~~", prompt.RoleUser, nil},
+}
+
+// fixtureOutput is the fixture's output schema, strict as written.
+var fixtureOutput = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "summary": {"type": "string"},
+    "questions": {"type": "array", "items": {"type": "object", "properties": {"text": {"type": "string"}, "blocking": {"type": "boolean"}}, "required": ["text", "blocking"], "additionalProperties": false}},
+    "confidence": {"type": ["number", "null"]}
+  },
+  "required": ["summary", "questions", "confidence"],
+  "additionalProperties": false
+}`)
+
+// fixtureStable are the fixture's stable sections. "constraints" is
+// stable too, but comes after the volatile conversation state, so it is
+// not in the stable prefix.
+var fixtureStable = StableKeys("system-prompt", "identity", "requesting-user", "constraints")
+
+// fixturePrompt renders the fixture sections the way a preset would:
+// joined by blank lines, with a span for each.
+func fixturePrompt() (prompt.Prompt, []prompt.Section) {
+	var b strings.Builder
+	var p prompt.Prompt
+	var secs []prompt.Section
+	for i, s := range fixtureSections {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		start := b.Len()
+		b.WriteString(s.text)
+		p.Sections = append(p.Sections, prompt.SectionSpan{Key: s.key, Start: start, End: b.Len(), Hash: prompt.Hash(s.text)})
+		secs = append(secs, prompt.Section{Key: s.key, Body: s.text, Role: s.role, Tools: s.tools})
+	}
+	b.WriteString("\n")
+	p.Text = b.String()
+	p.Hash = prompt.Hash(p.Text)
+	return p, secs
+}
+
+// fixtureRequest is the fixture as a Request, with strict tools, a
+// strict output schema and a token limit.
+func fixtureRequest(t testing.TB) Request {
+	t.Helper()
+	p, secs := fixturePrompt()
+	req, err := FromPrompt(p, secs, fixtureStable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.StrictTools = true
+	req.Output = &Output{Name: "open_questions", Schema: fixtureOutput, Strict: true}
+	req.MaxTokens = 1024
+	return req
+}
+
+// models are the model names the goldens use; Gemini's goes in the URL.
+var models = map[Format]string{
+	OpenAIChat:      "gpt-4.1",
+	OpenAIResponses: "gpt-4.1",
+	Anthropic:       "claude-sonnet-4-5",
+}
