@@ -184,6 +184,9 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 	f.secs = cloneSections(sections)
 	f.report = Report{Counter: opts.Counter.Name(), Exact: opts.Counter.Exact(), Context: b.Context, Reserve: b.Reserve, Limit: b.Limit(), Overhead: b.Overhead}
 	f.walk(f.secs, "", nil)
+	for i, u := range f.units {
+		u.rep = &f.report.Sections[i]
+	}
 	for key := range b.Caps {
 		if f.byPath(key) == nil {
 			return nil, fmt.Errorf("budget: cap for section %q: no such section; use one of %s", key, strings.Join(f.paths(), ", "))
@@ -232,7 +235,7 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 			return nil, err
 		}
 		if est <= f.limit {
-			total = f.count(p.Text)
+			total = f.countPrompt(p)
 			if total <= f.limit {
 				break
 			}
@@ -290,9 +293,6 @@ func (f *fitter) walk(secs []prompt.Section, parent string, up *unit) {
 		f.units = append(f.units, u)
 		f.walk(s.Children, path, u)
 	}
-	for i, u := range f.units {
-		u.rep = &f.report.Sections[i]
-	}
 }
 
 func (f *fitter) byPath(path string) *unit {
@@ -319,6 +319,16 @@ func (f *fitter) ancestorDropped(u *unit) bool {
 		}
 	}
 	return false
+}
+
+// countPrompt counts a rendered prompt through the cache, keyed by its
+// hash.
+func (f *fitter) countPrompt(p prompt.Prompt) int {
+	h := p.Hash
+	if h == "" {
+		h = prompt.Hash(p.Text)
+	}
+	return f.cache.count(f.counter, h, p.Text)
 }
 
 // count counts text through the cache.

@@ -14,6 +14,7 @@ import (
 // rendered section gets a span; nested keys are joined with '/'.
 func Plain(sections []prompt.Section) prompt.Prompt {
 	var b strings.Builder
+	b.Grow(plainSize(sections))
 	var spans []prompt.SectionSpan
 	plain(&b, &spans, sections, "")
 	text := b.String()
@@ -43,24 +44,43 @@ func plain(b *strings.Builder, spans *[]prompt.SectionSpan, secs []prompt.Sectio
 		start := b.Len()
 		*spans = append(*spans, prompt.SectionSpan{Key: path, Start: start})
 		idx := len(*spans) - 1
-		var parts []string
+		line := func(text string) {
+			if b.Len() > start {
+				b.WriteByte('\n')
+			}
+			b.WriteString(text)
+		}
 		if s.Title != "" {
-			parts = append(parts, "## "+s.Title)
+			line("## " + s.Title)
 		}
 		if body != "" {
-			parts = append(parts, body)
+			line(body)
 		}
 		for _, it := range s.Items {
-			parts = append(parts, it.Text)
+			line(it.Text)
 		}
 		if s.Omitted > 0 {
-			parts = append(parts, "("+strconv.Itoa(s.Omitted)+" more omitted)")
+			line("(" + strconv.Itoa(s.Omitted) + " more omitted)")
 		}
-		b.WriteString(strings.Join(parts, "\n"))
 		(*spans)[idx].End = b.Len()
 		if len(s.Children) > 0 {
 			plain(b, spans, s.Children, path)
 			(*spans)[idx].End = b.Len()
 		}
 	}
+}
+
+// plainSize is an upper bound of Plain's output size, so the builder
+// does not grow.
+func plainSize(secs []prompt.Section) int {
+	n := 0
+	for i := range secs {
+		s := &secs[i]
+		n += len(s.Title) + len(s.Body) + len(s.Summary) + 32
+		for _, it := range s.Items {
+			n += len(it.Text) + 1
+		}
+		n += plainSize(s.Children)
+	}
+	return n
 }
