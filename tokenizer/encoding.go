@@ -374,8 +374,14 @@ func resize[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// The heap is 4-ary: half the depth of a binary heap, and the four
+// children of a node share a cache line.
+
 func heapInit(h []uint64) {
-	for i := len(h)/2 - 1; i >= 0; i-- {
+	if len(h) < 2 {
+		return
+	}
+	for i := (len(h) - 2) / 4; i >= 0; i-- {
 		heapDown(h, i)
 	}
 }
@@ -384,7 +390,7 @@ func heapPush(h []uint64, v uint64) []uint64 {
 	h = append(h, v)
 	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if h[p] <= v {
 			break
 		}
@@ -409,18 +415,23 @@ func heapDown(h []uint64, i int) {
 	n := len(h)
 	v := h[i]
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		if r := l + 1; r < n && h[r] < h[l] {
-			l = r
+		// The smallest of up to four children.
+		m := c
+		end := min(c+4, n)
+		for k := c + 1; k < end; k++ {
+			if h[k] < h[m] {
+				m = k
+			}
 		}
-		if h[l] >= v {
+		if h[m] >= v {
 			break
 		}
-		h[i] = h[l]
-		i = l
+		h[i] = h[m]
+		i = m
 	}
 	h[i] = v
 }
