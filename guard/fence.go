@@ -26,8 +26,15 @@ func ChooseFence(text string) string {
 		}
 		longest = max(longest, n)
 	}
-	return strings.Repeat("~", max(minFence, longest+1))
+	n := max(minFence, longest+1)
+	if n <= len(tildes) {
+		return tildes[:n]
+	}
+	return strings.Repeat("~", n)
 }
+
+// tildes holds the common fences, so choosing one does not allocate.
+const tildes = "~~~~~~~~~~~~~~~~"
 
 // Fence returns text inside a fence chosen by ChooseFence, with info (such
 // as "text" or "json") after the opening fence. The result is the opening

@@ -100,6 +100,8 @@ type rule struct {
 	re          *regexp.Regexp
 	secret      int    // index of the "secret" group, or -1
 	placeholder string // Placeholder(Label)
+	need        string // bytes every match holds
+	mask        uint64 // need as bits of the Redactor's gate
 	scope       scope  // nil: the whole text
 	check       check  // nil: every match
 }
@@ -121,6 +123,7 @@ type check func(text string, start, end int) bool
 // windows its matches lie in, and a check every match must pass.
 type builtin struct {
 	Pattern
+	need  string // bytes every match holds: a text without one of them is skipped
 	scope scope
 	check check
 }
@@ -129,31 +132,31 @@ type builtin struct {
 // matches start at the same place, the earlier pattern names the result.
 var defaults = []builtin{
 	{Pattern{Label: "private-key", Regexp: `-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)`},
-		fromFirst("-----BEGIN"), nil},
+		"-BEGIN", fromFirst("-----BEGIN"), nil},
 	{Pattern{Label: "url-password", Regexp: `\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\[\]]+:(?P<secret>[^\s/?#@\[\]]+)@`},
-		tokensWith("://"), nil},
+		":/@", tokensWith("://"), nil},
 	{Pattern{Label: "bearer-token", Regexp: `(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{20,})`},
-		afterWord("bearer"), hasDigit},
+		"", afterWord("bearer"), hasDigit},
 	{Pattern{Label: "anthropic-key", Regexp: `\bsk-ant-[A-Za-z0-9_-]{20,}`},
-		tokensWith("sk-ant-"), hasDigit},
+		"sk-ant", tokensWith("sk-ant-"), hasDigit},
 	{Pattern{Label: "openai-key", Regexp: `\bsk-[A-Za-z0-9_-]{20,}`},
-		tokensWith("sk-"), hasDigit},
+		"sk-", tokensWith("sk-"), hasDigit},
 	{Pattern{Label: "google-api-key", Regexp: `\bAIza[0-9A-Za-z_-]{35}\b`},
-		tokensWith("AIza"), nil},
+		"AIza", tokensWith("AIza"), nil},
 	{Pattern{Label: "github-token", Regexp: `\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`},
-		tokensWith("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), hasDigit},
+		"gh_", tokensWith("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), hasDigit},
 	{Pattern{Label: "aws-access-key", Regexp: `\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`},
-		tokensWith("AKIA", "ASIA"), nil},
+		"AI", tokensWith("AKIA", "ASIA"), nil},
 	{Pattern{Label: "slack-token", Regexp: `\bxox[abposr]-[A-Za-z0-9-]{10,}`},
-		tokensWith("xox"), hasDigit},
+		"xo-", tokensWith("xox"), hasDigit},
 	{Pattern{Label: "stripe-key", Regexp: `\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`},
-		tokensWith("_live_", "_test_"), hasDigit},
+		"k_", tokensWith("_live_", "_test_"), hasDigit},
 	{Pattern{Label: "jwt", Regexp: `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`},
-		tokensWith("eyJ"), nil},
+		"eyJ.", tokensWith("eyJ"), nil},
 	{Pattern{Label: "email", Regexp: `\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`, Personal: true},
-		tokensWith("@"), notURLUser},
+		"@.", tokensWith("@"), notURLUser},
 	{Pattern{Label: "phone", Regexp: `(?:\+\d{1,3}[ .-]?)?(?:\(\d{3}\)[ .-]?|\b\d{3}[ .-])\d{3}[ .-]\d{4}\b|\+\d{1,3}(?:[ .-]?(?:\(\d{1,4}\)|\d{1,4})){2,6}\b`, Personal: true},
-		digitRuns(8), phoneNumber},
+		"", digitRuns(8), phoneNumber},
 }
 
 // DefaultPatterns returns the built-in patterns, in the order they are
@@ -182,6 +185,30 @@ func DefaultPatterns() []Pattern {
 // It is immutable and safe for concurrent use.
 type Redactor struct {
 	rules []rule
+	// gate maps each byte some rule needs to a bit; a text's bits, ORed
+	// over its bytes in one pass, say which rules can match at all.
+	gate [256]uint64
+}
+
+// newRedactor returns a Redactor of rules with its gate built.
+func newRedactor(rules []rule) *Redactor {
+	r := &Redactor{rules: rules}
+	next := 0
+	for i := range r.rules {
+		ru := &r.rules[i]
+		for j := 0; j < len(ru.need); j++ {
+			c := ru.need[j]
+			if r.gate[c] == 0 {
+				if next == 64 {
+					continue // out of bits: the gate is weaker, never wrong
+				}
+				r.gate[c] = 1 << next
+				next++
+			}
+			ru.mask |= r.gate[c]
+		}
+	}
+	return r
 }
 
 var labelPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,31}$`)
@@ -217,7 +244,7 @@ func NewRedactor(patterns []Pattern, defaults bool) (*Redactor, error) {
 			continue
 		}
 		if b, ok := builtinFor(p); ok {
-			r.scope, r.check = b.scope, b.check
+			r.need, r.scope, r.check = b.need, b.scope, b.check
 		}
 		custom = append(custom, r)
 	}
@@ -225,7 +252,7 @@ func NewRedactor(patterns []Pattern, defaults bool) (*Redactor, error) {
 		return nil, errors.Join(errs...)
 	}
 	if !defaults {
-		return &Redactor{rules: custom}, nil
+		return newRedactor(custom), nil
 	}
 	base := defaultRedactor()
 	rules := make([]rule, 0, len(base.rules)+len(custom))
@@ -241,7 +268,7 @@ func NewRedactor(patterns []Pattern, defaults bool) (*Redactor, error) {
 			rules = append(rules, r)
 		}
 	}
-	return &Redactor{rules: rules}, nil
+	return newRedactor(rules), nil
 }
 
 func builtinFor(p Pattern) (builtin, bool) {
@@ -270,7 +297,7 @@ func compile(p Pattern, scope scope, check check) (rule, error) {
 		// without it; checking for it first is much cheaper than running
 		// the expression.
 		if prefix, _ := re.LiteralPrefix(); prefix != "" {
-			r.scope = fromFirst(prefix)
+			r.need, r.scope = prefix, fromFirst(prefix)
 		}
 	}
 	return r, nil
@@ -281,12 +308,13 @@ var defaultRedactor = sync.OnceValue(func() *Redactor {
 	rules := make([]rule, len(defaults))
 	for i, d := range defaults {
 		r, err := compile(d.Pattern, d.scope, d.check)
+		r.need = d.need
 		if err != nil {
 			panic("guard: built-in pattern " + d.Label + ": " + err.Error()) // a bug in this file, caught by every test
 		}
 		rules[i] = r
 	}
-	return &Redactor{rules: rules}
+	return newRedactor(rules)
 })
 
 // Default returns the Redactor of DefaultPatterns, shared and compiled
@@ -322,9 +350,13 @@ func (r *Redactor) redact(text string, personal bool) (string, Counts) {
 	}
 	var spans []span
 	var wins []window
+	var present uint64
+	for i := 0; i < len(text); i++ {
+		present |= r.gate[text[i]]
+	}
 	for i := range r.rules {
 		ru := &r.rules[i]
-		if ru.Personal && !personal {
+		if ru.Personal && !personal || present&ru.mask != ru.mask {
 			continue
 		}
 		wins = wins[:0]
