@@ -218,18 +218,24 @@ func Layout(spec *Spec, _ Config) ([]prompt.Section, Retention, error) {
 }
 
 func layout(s *Spec) ([]prompt.Section, Retention) {
+	// Every trusted body and item is written into one buffer and taken as
+	// a substring of it: a Builder never changes bytes already written.
 	var b strings.Builder
+	size := 512
+	s.eachText(func(_ fieldRef, _ bool, p *string) { size += len(*p) + 8 })
+	b.Grow(size)
+	mark := 0
 	sections := make([]prompt.Section, 0, len(order))
 
 	// System prompt: summary, the rules numbered in order, sources.
 	if p := s.SystemPrompt; p != nil {
 		bullet(&b, "Summary", p.Summary)
 		for i, r := range p.Rules {
-			line(&b, "- ("+strconv.Itoa(i+1)+") "+oneLine(r))
+			marked(&b, i+1, r)
 		}
 		bulletList(&b, "Sources", p.Sources, "; ")
 	}
-	sections = append(sections, section(KeySystemPrompt, &b, prioritySystemPrompt, prompt.TrimNever, prompt.RoleSystem, "systemPrompt"))
+	sections = append(sections, section(KeySystemPrompt, &b, &mark, prioritySystemPrompt, prompt.TrimNever, prompt.RoleSystem, "systemPrompt"))
 
 	if p := s.Identity; p != nil {
 		bullet(&b, "Name", p.Name)
@@ -240,7 +246,7 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 		bullet(&b, "Tone", p.Tone)
 		bulletList(&b, "Style", p.StyleGuidelines, "; ")
 	}
-	sections = append(sections, section(KeyIdentity, &b, priorityIdentity, prompt.TrimDrop, prompt.RoleSystem, "identity"))
+	sections = append(sections, section(KeyIdentity, &b, &mark, priorityIdentity, prompt.TrimDrop, prompt.RoleSystem, "identity"))
 
 	if p := s.RequestingUser; p != nil {
 		bullet(&b, "Name", p.DisplayName)
@@ -259,40 +265,38 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 			line(&b, "- TZ: "+tz)
 		}
 	}
-	sections = append(sections, section(KeyRequestingUser, &b, priorityRequestingUser, prompt.TrimDrop, prompt.RoleUser, "requestingUser"))
+	sections = append(sections, section(KeyRequestingUser, &b, &mark, priorityRequestingUser, prompt.TrimDrop, prompt.RoleUser, "requestingUser"))
 
 	ret := Retention{Mode: ModeSummary}
-	var transcript *prompt.Section
-	if st := s.ConversationState; st != nil {
+	st := s.ConversationState
+	if st != nil {
 		ret.Mode = cmp.Or(st.RenderMode, ModeSummary)
 		ret.Messages = len(st.Transcript)
 		if ret.Mode != ModeTranscript {
 			bullet(&b, "Summary", st.Summary)
 		}
 		bullet(&b, "Scope", st.Scope)
-		if ret.Mode != ModeSummary && len(st.Transcript) > 0 {
-			transcript = transcriptSection(st, &ret)
-		}
 	}
-	state := section(KeyConversationState, &b, priorityState, prompt.TrimDrop, prompt.RoleUser, "conversationState")
-	if transcript != nil {
-		state.Children = []prompt.Section{*transcript}
+	state := section(KeyConversationState, &b, &mark, priorityState, prompt.TrimDrop, prompt.RoleUser, "conversationState")
+	if st != nil && ret.Mode != ModeSummary && len(st.Transcript) > 0 {
+		state.Children = []prompt.Section{transcriptSection(&b, st, &ret)}
+		mark = b.Len()
 	}
 	sections = append(sections, state)
 
 	for _, i := range byPriority(len(s.Constraints), func(i int) int { return s.Constraints[i].Priority }) {
 		c := &s.Constraints[i]
-		line(&b, "- ("+strconv.Itoa(cmp.Or(c.Priority, DefaultPriority))+") "+oneLine(c.Text))
+		marked(&b, cmp.Or(c.Priority, DefaultPriority), c.Text)
 	}
-	sections = append(sections, section(KeyConstraints, &b, priorityConstraints, prompt.TrimNever, prompt.RoleUser, "constraints"))
+	sections = append(sections, section(KeyConstraints, &b, &mark, priorityConstraints, prompt.TrimNever, prompt.RoleUser, "constraints"))
 
-	task := section(KeyTask, &b, priorityTask, prompt.TrimLowestRelevance, prompt.RoleUser, "task")
+	task := section(KeyTask, &b, &mark, priorityTask, prompt.TrimLowestRelevance, prompt.RoleUser, "task")
 	for _, i := range byPriority(len(s.Task), func(i int) int { return s.Task[i].Priority }) {
 		t := &s.Task[i]
 		p := cmp.Or(t.Priority, DefaultPriority)
 		task.Items = append(task.Items, prompt.Item{
 			ID:        "task[" + strconv.Itoa(i) + "]",
-			Text:      taskText(t, p),
+			Text:      taskText(&b, t, p),
 			Relevance: float64(6-p) / 5,
 			Seq:       int64(i),
 			Keep:      t.IsRequired(),
@@ -347,11 +351,11 @@ func titleOf(key string) string {
 	return ""
 }
 
-// section returns a trusted section whose body is what b holds, and
-// resets b.
-func section(key string, b *strings.Builder, priority int, trim prompt.TrimRule, role prompt.Role, source string) prompt.Section {
-	body := strings.TrimSuffix(b.String(), "\n")
-	b.Reset()
+// section returns a trusted section whose body is what b holds after
+// mark, and moves mark to the end.
+func section(key string, b *strings.Builder, mark *int, priority int, trim prompt.TrimRule, role prompt.Role, source string) prompt.Section {
+	body := strings.TrimSuffix(b.String()[*mark:], "\n")
+	*mark = b.Len()
 	return prompt.Section{Key: key, Title: titleOf(key), Body: body, Priority: priority, Trim: trim, Role: role, Source: source}
 }
 
@@ -360,28 +364,53 @@ func line(b *strings.Builder, s string) {
 	b.WriteByte('\n')
 }
 
+// marked writes "- (n) text".
+func marked(b *strings.Builder, n int, text string) {
+	b.WriteString("- (")
+	b.WriteString(strconv.Itoa(n))
+	b.WriteString(") ")
+	line(b, oneLine(text))
+}
+
+// labelled writes "- label: value".
+func labelled(b *strings.Builder, label, value string) {
+	b.WriteString("- ")
+	b.WriteString(label)
+	b.WriteString(": ")
+	line(b, value)
+}
+
 // bullet writes "- label: value" when value has text.
 func bullet(b *strings.Builder, label, value string) {
 	if v := oneLine(value); v != "" {
-		line(b, "- "+label+": "+v)
+		labelled(b, label, v)
 	}
 }
 
 // bulletList writes "- label: a; b" when values has entries.
 func bulletList(b *strings.Builder, label string, values []string, sep string) {
 	if v := joinLine(values, sep); v != "" {
-		line(b, "- "+label+": "+v)
+		labelled(b, label, v)
 	}
 }
 
 func joinLine(values []string, sep string) string {
-	var parts []string
+	switch len(values) {
+	case 0:
+		return ""
+	case 1:
+		return oneLine(values[0])
+	}
+	var b strings.Builder
 	for _, v := range values {
 		if v = oneLine(v); v != "" {
-			parts = append(parts, v)
+			if b.Len() > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(v)
 		}
 	}
-	return strings.Join(parts, sep)
+	return b.String()
 }
 
 // byPriority returns the indexes 0..n-1 sorted by ascending priority
@@ -401,14 +430,16 @@ var formatNames = map[string]string{FormatMarkdown: "Markdown", FormatJSON: "JSO
 
 // taskText renders one task annotation: its bullet, then the output
 // format as indented bullets with the schema and example fenced.
-func taskText(t *TaskAnnotation, p int) string {
-	text := "- (" + strconv.Itoa(p) + ") " + oneLine(t.Instruction)
+func taskText(b *strings.Builder, t *TaskAnnotation, p int) string {
+	start := b.Len()
+	b.WriteString("- (")
+	b.WriteString(strconv.Itoa(p))
+	b.WriteString(") ")
+	b.WriteString(oneLine(t.Instruction))
 	o := t.OutputFormat
 	if o == nil {
-		return text
+		return b.String()[start:]
 	}
-	var b strings.Builder
-	b.WriteString(text)
 	b.WriteString("\n  - Output format: ")
 	b.WriteString(formatNames[o.Type])
 	if len(o.JSONSchema) > 0 {
@@ -419,7 +450,7 @@ func taskText(t *TaskAnnotation, p int) string {
 		b.WriteString("\n  - Example output:\n")
 		b.WriteString(indent(guard.Fence(ex, o.Type), "    "))
 	}
-	return b.String()
+	return b.String()[start:]
 }
 
 // indentJSON returns raw indented by two spaces, keys in the order
@@ -448,7 +479,7 @@ var roleLetters = map[string]string{RoleUser: "U", RoleAssistant: "A", RoleTool:
 
 // transcriptSection applies the retention limits, newest messages kept,
 // and returns the transcript as items.
-func transcriptSection(st *ConversationState, ret *Retention) *prompt.Section {
+func transcriptSection(b *strings.Builder, st *ConversationState, ret *Retention) prompt.Section {
 	var lim RetentionLimits
 	if st.Retention != nil {
 		lim = *st.Retention
@@ -468,21 +499,31 @@ func transcriptSection(st *ConversationState, ret *Retention) *prompt.Section {
 		ret.DroppedChars += utf8.RuneCountInString(clean(msgs[i].Content))
 	}
 	ret.Kept, ret.Dropped = len(msgs)-first, first
-	sec := &prompt.Section{
+	sec := prompt.Section{
 		Key: KeyTranscript, Priority: priorityTranscript, Trust: prompt.Untrusted, Role: prompt.RoleUser,
 		Trim: prompt.TrimOldest, Omitted: first, Source: "conversationState.transcript",
 	}
+	sec.Items = make([]prompt.Item, 0, len(msgs)-first)
 	for i := first; i < len(msgs); i++ {
 		m := &msgs[i]
-		prefix := roleLetters[m.Role]
+		start := b.Len()
+		b.WriteString(roleLetters[m.Role])
 		if m.At != "" {
-			prefix += " [" + m.At + "]"
+			b.WriteString(" [")
+			b.WriteString(m.At)
+			b.WriteByte(']')
 		}
-		sec.Items = append(sec.Items, prompt.Item{
-			ID:   "message[" + strconv.Itoa(i) + "]",
-			Text: prefix + ": " + strings.ReplaceAll(contents[i], "\n", "\n   "),
-			Seq:  int64(i),
-		})
+		b.WriteString(": ")
+		for j, l := range strings.Split(contents[i], "\n") {
+			if j > 0 {
+				b.WriteByte('\n')
+				if l != "" {
+					b.WriteString("   ")
+				}
+			}
+			b.WriteString(l)
+		}
+		sec.Items = append(sec.Items, prompt.Item{ID: "message[" + strconv.Itoa(i) + "]", Text: b.String()[start:], Seq: int64(i)})
 	}
 	return sec
 }

@@ -85,9 +85,14 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
 		return nil, diag.List{diag.Errorf(path, 0, "empty: a spec needs at least a task and an input, for example\n  task:\n    - instruction: Summarise the report.\n  input:\n    userQuery: What changed?")}
 	}
+	top := doc.Content[0]
 	d := &decoder{path: path, lines: map[string]int{}, bad: map[string]bool{}}
+	if top.Kind != yaml.MappingNode {
+		d.wrong(top, "", "a mapping of keys to values")
+		return nil, d.errs
+	}
 	s := &Spec{source: path, lines: d.lines}
-	d.spec(doc.Content[0], s)
+	d.spec(top, s)
 	errs := d.errs
 	for _, e := range s.validate() {
 		if !d.bad[e.field] {
@@ -260,10 +265,10 @@ func (d *decoder) list(n *yaml.Node, at, want string, each func(i int, v *yaml.N
 	}
 }
 
-// str returns a text value. Numbers are taken as written, so that
-// "userId: 12345" is the text "12345".
+// str returns a text value. Numbers and times are taken as written, so
+// that "userId: 12345" is the text "12345".
 func (d *decoder) str(n *yaml.Node, at string) string {
-	if n.Kind == yaml.ScalarNode && (n.Tag == "!!str" || n.Tag == "!!int" || n.Tag == "!!float") {
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!str" || n.Tag == "!!int" || n.Tag == "!!float" || n.Tag == "!!timestamp") {
 		return n.Value
 	}
 	d.wrong(n, at, "text")

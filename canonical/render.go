@@ -212,34 +212,35 @@ func (r *renderer) content(s *prompt.Section, path string) {
 // fence writes a "~~~text" fence around text, or around the note and the
 // items' texts, one per line, choosing the fence over all of them.
 func (r *renderer) fence(text, note string, items []prompt.Item) {
-	var fence string
-	if items == nil && note == "" {
-		fence = guard.ChooseFence(text)
-	} else {
-		var all strings.Builder
-		all.WriteString(note)
-		for _, it := range items {
-			all.WriteByte('\n')
-			all.WriteString(it.Text)
-		}
-		fence = guard.ChooseFence(all.String())
+	fence := guard.ChooseFence(text)
+	if note != "" {
+		fence = longer(fence, guard.ChooseFence(note))
+	}
+	for _, it := range items {
+		fence = longer(fence, guard.ChooseFence(it.Text))
 	}
 	r.b.WriteString(fence)
 	r.b.WriteString("text\n")
-	if items == nil && note == "" {
+	if text != "" {
 		r.b.WriteString(text)
 		r.b.WriteByte('\n')
-	} else {
-		if note != "" {
-			r.b.WriteString(note)
-			r.b.WriteByte('\n')
-		}
-		for _, it := range items {
-			r.b.WriteString(it.Text)
-			r.b.WriteByte('\n')
-		}
+	}
+	if note != "" {
+		r.b.WriteString(note)
+		r.b.WriteByte('\n')
+	}
+	for _, it := range items {
+		r.b.WriteString(it.Text)
+		r.b.WriteByte('\n')
 	}
 	r.b.WriteString(fence)
+}
+
+func longer(a, b string) string {
+	if len(b) > len(a) {
+		return b
+	}
+	return a
 }
 
 // omittedNote says how many items were dropped, in the words of the

@@ -1,0 +1,102 @@
+package canonical
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/prompt"
+)
+
+// FuzzParseSpec checks that the loader never panics; that every problem
+// it reports is a diagnostic in the file, on a line the file has; and that
+// a spec it accepts assembles to valid, deterministic text with the seven
+// headings in order, its schemas valid JSON.
+func FuzzParseSpec(f *testing.F) {
+	examples, _ := filepath.Glob(filepath.Join("..", "examples", "canonical", "*.yaml"))
+	for _, p := range examples {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	for _, s := range []string{
+		minimal,
+		"",
+		"[]",
+		"task: x",
+		minimal + "identity: {tone: [a]}\n",
+		minimal + "conversationState: {renderMode: both, retention: {maxMessages: 1}, transcript: [{role: user, content: \"~~~\\n~~~~\"}, {role: tool, content: b}]}\n",
+		minimal + "constraints: [{text: a, priority: 9}, {priority: 2}]\n",
+		"task:\n  - instruction: x\n    outputFormat: {type: json, jsonSchema: {a: [1, 0x10, .5, ~, \"s\"], b: {c: !!binary aGk=}}}\ninput: {userQuery: q}\n",
+		"{\"task\": [{\"instruction\": \"a\\/b\"}], \"input\": {\"userQuery\": \"q\"}}",
+		"task:\n  - &a {instruction: x}\n  - *a\ninput: {userQuery: q}\n",
+		minimal + "---\n" + minimal,
+		minimal + "input: {userQuery: again}\n",
+		"task: [{instruction: x}]\ninput: {userQuery: q, attachments: [{name: a, mime: text/plain, bytesBase64: aGk=}, {name: b, mime: x}]}\n",
+		minimal + "tools: [{name: t, parameters: {type: object}}, {name: t}]\n",
+		minimal + "assembler: {headingLevel: 3, showEmptySections: false}\n",
+		"task:\n- instruction: \"\\u2028\"\ninput:\n  userQuery: \"\\xff\"\n",
+		"\xef\xbb\xbf" + minimal,
+		"task: [{instruction: x}]\ninput: {userQuery: \"a\xffb\"}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spec, err := ParseSpec("spec.yaml", data)
+		if err != nil {
+			if spec != nil {
+				t.Fatal("spec returned with an error")
+			}
+			var list diag.List
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error %T %v is not a diag.List", err, err)
+			}
+			nl := bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+			maxLine := bytes.Count(nl, []byte{'\n'}) + 2
+			for _, e := range list {
+				if e.Path != "spec.yaml" || e.Line < 0 || e.Line > maxLine || e.Msg == "" {
+					t.Fatalf("bad diagnostic %+v for %d lines", e, maxLine-1)
+				}
+			}
+			return
+		}
+		res, err := Assemble(context.Background(), spec, Config{})
+		if err != nil {
+			if strings.Contains(err.Error(), "cannot be redacted without breaking the JSON") {
+				return
+			}
+			t.Fatalf("accepted spec does not assemble: %v", err)
+		}
+		text := res.Prompt.Text
+		if !utf8.ValidString(text) || strings.ContainsRune(text, '\r') || res.Prompt.Hash != prompt.Hash(text) {
+			t.Fatalf("text not normalised or hash wrong: %q", text)
+		}
+		if hs := headings(text); len(hs) < 2 || hs[len(hs)-1] != "## [Input]" && !strings.HasPrefix(hs[0], "#") {
+			t.Fatalf("headings %q", hs)
+		}
+		again, err := Assemble(context.Background(), spec, Config{})
+		if err != nil || again.Prompt.Text != text {
+			t.Fatal("not deterministic")
+		}
+		if res.OutputSchema != nil && !json.Valid(res.OutputSchema) {
+			t.Fatalf("schema %s", res.OutputSchema)
+		}
+		for _, s := range res.Sections {
+			if err := s.Validate(); err != nil {
+				t.Fatalf("section %s: %v", s.Key, err)
+			}
+		}
+		for _, sp := range res.Prompt.Sections {
+			if sp.Start < 0 || sp.End > len(text) || sp.Start > sp.End || sp.Hash != prompt.Hash(text[sp.Start:sp.End]) {
+				t.Fatalf("span %+v", sp)
+			}
+		}
+	})
+}
