@@ -374,7 +374,7 @@ func (e *encoder) openAIChat() {
 
 // openAIResponses writes
 // {"model","tools":[{"type":"function","name","description","parameters","strict"}],
-// "input":[{"role":"developer"|"system","content"},{"role":"user","content"}],
+// "input":[{"type":"message","role":"developer"|"system","content"},{"type":"message","role":"user","content"}],
 // "text":{"format":{"type":"json_schema","name","schema","strict"}},"max_output_tokens"}.
 func (e *encoder) openAIResponses() {
 	e.raw(`{`)
@@ -409,13 +409,13 @@ func (e *encoder) openAIResponses() {
 	}
 	e.raw(`"input":[`)
 	if len(e.system) > 0 {
-		e.raw(`{"role":`)
+		e.raw(`{"type":"message","role":`)
 		e.str(e.role)
 		e.raw(`,"content":`)
 		e.joined(e.system)
 		e.raw(`},`)
 	}
-	e.raw(`{"role":"user","content":`)
+	e.raw(`{"type":"message","role":"user","content":`)
 	e.joined(e.user)
 	e.raw(`}]`)
 	if o := e.req.Output; o != nil {

@@ -94,7 +94,7 @@ func TestEncodeFieldsPerFormat(t *testing.T) {
 	check("chat system role", at(body(OpenAIChat, Options{SystemRole: "system"}), "messages", 0, "role"), "system")
 
 	m = body(OpenAIResponses, Options{})
-	check("responses system", at(m, "input", 0), map[string]any{"role": "developer", "content": system})
+	check("responses system", at(m, "input", 0), map[string]any{"type": "message", "role": "developer", "content": system})
 	check("responses user", at(m, "input", 1, "content"), allUser)
 	check("responses tool", at(m, "tools", 0, "name"), "search_docs")
 	check("responses tool strict", at(m, "tools", 0, "strict"), true)
@@ -328,7 +328,7 @@ func TestEncodeSmallRequests(t *testing.T) {
 	req := Request{User: []Part{{Text: "Hi \"there\"\n<b>"}}}
 	want := map[Format]string{
 		OpenAIChat:      `{"messages":[{"role":"user","content":"Hi \"there\"\n<b>"}]}`,
-		OpenAIResponses: `{"input":[{"role":"user","content":"Hi \"there\"\n<b>"}]}`,
+		OpenAIResponses: `{"input":[{"type":"message","role":"user","content":"Hi \"there\"\n<b>"}]}`,
 		Anthropic:       `{"max_tokens":4096,"messages":[{"role":"user","content":[{"type":"text","text":"Hi \"there\"\n<b>"}]}]}`,
 		Gemini:          `{"contents":[{"role":"user","parts":[{"text":"Hi \"there\"\n<b>"}]}]}`,
 	}
@@ -343,7 +343,7 @@ func TestEncodeSmallRequests(t *testing.T) {
 	req = Request{User: []Part{{Text: "u"}}, Tools: []prompt.Tool{{Name: "now"}}, MaxTokens: 5}
 	want = map[Format]string{
 		OpenAIChat:      `{"tools":[{"type":"function","function":{"name":"now"}}],"messages":[{"role":"user","content":"u"}],"max_completion_tokens":5}`,
-		OpenAIResponses: `{"tools":[{"type":"function","name":"now","parameters":{"type":"object","properties":{},"additionalProperties":false},"strict":false}],"input":[{"role":"user","content":"u"}],"max_output_tokens":5}`,
+		OpenAIResponses: `{"tools":[{"type":"function","name":"now","parameters":{"type":"object","properties":{},"additionalProperties":false},"strict":false}],"input":[{"type":"message","role":"user","content":"u"}],"max_output_tokens":5}`,
 		Anthropic:       `{"max_tokens":5,"tools":[{"name":"now","input_schema":{"type":"object","properties":{},"additionalProperties":false}}],"messages":[{"role":"user","content":[{"type":"text","text":"u"}]}]}`,
 		Gemini:          `{"tools":[{"functionDeclarations":[{"name":"now"}]}],"contents":[{"role":"user","parts":[{"text":"u"}]}],"generationConfig":{"maxOutputTokens":5}}`,
 	}
@@ -358,7 +358,7 @@ func TestEncodeSmallRequests(t *testing.T) {
 	req = Request{User: []Part{{Text: "u"}}, Output: &Output{Schema: json.RawMessage(` {"type": "object"} `)}}
 	want = map[Format]string{
 		OpenAIChat:      `{"messages":[{"role":"user","content":"u"}],"response_format":{"type":"json_schema","json_schema":{"name":"output","schema":{"type":"object"}}}}`,
-		OpenAIResponses: `{"input":[{"role":"user","content":"u"}],"text":{"format":{"type":"json_schema","name":"output","schema":{"type":"object"}}}}`,
+		OpenAIResponses: `{"input":[{"type":"message","role":"user","content":"u"}],"text":{"format":{"type":"json_schema","name":"output","schema":{"type":"object"}}}}`,
 		Anthropic:       `{"max_tokens":4096,"messages":[{"role":"user","content":[{"type":"text","text":"u"}]}],"output_config":{"format":{"type":"json_schema","schema":{"type":"object"}}}}`,
 		Gemini:          `{"contents":[{"role":"user","parts":[{"text":"u"}]}],"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object"}}}`,
 	}
