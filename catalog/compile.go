@@ -12,7 +12,9 @@ import (
 	"sync"
 
 	"github.com/tessera-dev/tessera"
+	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/tokenizer"
 )
 
 // ManifestFile is the name of the manifest Compile writes beside the
@@ -68,6 +70,9 @@ func (c *Catalog) Build(ctx context.Context) ([]*Assembly, error) {
 				continue
 			}
 			a, err := c.Assemble(ctx, id, n.ID)
+			if err == nil && c.cfg.Budget != nil {
+				err = c.fitConfigured(ctx, a, wf, n)
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -83,6 +88,36 @@ func (c *Catalog) Build(ctx context.Context) ([]*Assembly, error) {
 		return nil, errs
 	}
 	return out, nil
+}
+
+// fitConfigured fits a to tessera.yaml's budget, reporting a prompt that
+// does not fit at its node, with the budget's line as a related location.
+func (c *Catalog) fitConfigured(ctx context.Context, a *Assembly, wf *Workflow, n *Node) error {
+	counter, b, err := c.ConfiguredBudget(1)
+	if err != nil {
+		return err
+	}
+	if err := a.Fit(ctx, b, budget.Options{Counter: counter}); err != nil {
+		e := diag.Errorf(wf.Path, n.Line, "node %q does not fit the token budget: %v", n.ID, err)
+		e.Related = append(e.Related, diag.Location{Label: "budget at", Path: ConfigFile, Line: c.cfg.Budget.Line})
+		return e
+	}
+	return nil
+}
+
+// ConfiguredBudget returns tessera.yaml's budget for a request of the
+// given number of messages, and the counter for its model. It returns a
+// nil counter when the config sets no budget.
+func (c *Catalog) ConfiguredBudget(messages int) (tokenizer.Counter, budget.Budget, error) {
+	bc := c.cfg.Budget
+	if bc == nil {
+		return nil, budget.Budget{}, nil
+	}
+	counter, err := tokenizer.ForModel(bc.Model)
+	if err != nil {
+		return nil, budget.Budget{}, diag.Errorf(ConfigFile, bc.Line, "budget.model: %v", err)
+	}
+	return counter, budget.Budget{Context: bc.Context, Reserve: bc.Reserve, Overhead: tokenizer.MessageOverhead(messages)}, nil
 }
 
 // Compile builds every node (see Build) and writes each prompt to

@@ -12,6 +12,7 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/include"
 	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/tokenizer"
 )
 
 // ConfigFile is the name of the file that marks a catalog's root.
@@ -35,16 +36,34 @@ type Config struct {
 	Log string
 	// Out is where compile writes (key "out"; default build/prompts).
 	Out string
+	// Budget, when set (key "budget"), is the token budget every prompt
+	// must fit: compile fails on a node that does not, and assemble
+	// applies it unless told otherwise.
+	Budget *BudgetConfig
 }
 
 // DefaultTemplateExtensions are the extensions tried when tessera.yaml
 // names none.
 var DefaultTemplateExtensions = []string{".txt", ".md", ".prompt"}
 
+// BudgetConfig is tessera.yaml's "budget" key:
+//
+//	budget:
+//	  model: gpt-4o      # whose tokenizer counts (see tokenizer.ForModel)
+//	  context: 8000      # the model's context window, in tokens
+//	  reserve: 1000      # kept for the reply
+type BudgetConfig struct {
+	Model   string
+	Context int
+	Reserve int
+	// Line is the line of the "budget" key, for diagnostics.
+	Line int
+}
+
 // DefaultOut is the compile output directory when tessera.yaml names none.
 const DefaultOut = "build/prompts"
 
-var configKeys = []string{"version", "tasks", "workflows", "template_extensions", "log", "out"}
+var configKeys = []string{"version", "tasks", "workflows", "template_extensions", "log", "out", "budget"}
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
@@ -114,6 +133,10 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 			case "out":
 				cfg.Out = p
 			}
+		case "budget":
+			b, berrs := budgetValue(name, k.Line, v)
+			errs = append(errs, berrs...)
+			cfg.Budget = b
 		case "template_extensions":
 			exts, err := extensionsValue(v)
 			if err != nil {
@@ -168,4 +191,57 @@ func extensionsValue(v *yaml.Node) ([]string, error) {
 		return nil, fmt.Errorf("the list is empty: name at least one extension, such as .txt")
 	}
 	return exts, nil
+}
+
+// budgetValue parses the "budget" mapping: model, context and reserve.
+func budgetValue(name string, line int, v *yaml.Node) (*BudgetConfig, []*diag.Error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, []*diag.Error{diag.Errorf(name, line, "budget: want a mapping with model, context and reserve")}
+	}
+	b := &BudgetConfig{Model: "gpt-4o", Line: line}
+	var errs []*diag.Error
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if seen[k.Value] {
+			errs = append(errs, diag.Errorf(name, k.Line, "budget.%s is repeated", k.Value))
+			continue
+		}
+		seen[k.Value] = true
+		switch k.Value {
+		case "model":
+			if val.Kind != yaml.ScalarNode || val.Tag != "!!str" {
+				errs = append(errs, diag.Errorf(name, val.Line, "budget.model: want a model name such as gpt-4o"))
+				continue
+			}
+			if _, err := tokenizer.ForModel(val.Value); err != nil {
+				errs = append(errs, diag.Errorf(name, val.Line, "budget.model: %v", err))
+				continue
+			}
+			b.Model = val.Value
+		case "context", "reserve":
+			n, err := strconv.Atoi(val.Value)
+			if val.Kind != yaml.ScalarNode || val.Tag != "!!int" || err != nil || n < 0 || (k.Value == "context" && n == 0) {
+				errs = append(errs, diag.Errorf(name, val.Line, "budget.%s: want a whole number of tokens%s", k.Value, map[bool]string{true: " above 0", false: ""}[k.Value == "context"]))
+				continue
+			}
+			if k.Value == "context" {
+				b.Context = n
+			} else {
+				b.Reserve = n
+			}
+		default:
+			errs = append(errs, diag.Errorf(name, k.Line, "budget: unknown key %q: the keys are model, context, reserve", k.Value))
+		}
+	}
+	if !seen["context"] && len(errs) == 0 {
+		errs = append(errs, diag.Errorf(name, line, "budget: missing key \"context\": give the model's context window in tokens"))
+	}
+	if b.Context > 0 && b.Reserve >= b.Context {
+		errs = append(errs, diag.Errorf(name, line, "budget: reserve %d leaves nothing of the %d-token context", b.Reserve, b.Context))
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return b, nil
 }

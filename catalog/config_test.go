@@ -27,9 +27,23 @@ func TestParseConfigDefaults(t *testing.T) {
 	}
 }
 
+func TestParseConfigBudget(t *testing.T) {
+	cfg, err := ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\nbudget:\n  context: 8000\n  reserve: 1000\n  model: gpt-4\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := cfg.Budget; b == nil || *b != (BudgetConfig{Model: "gpt-4", Context: 8000, Reserve: 1000, Line: 3}) {
+		t.Fatalf("budget %+v", cfg.Budget)
+	}
+	cfg, err = ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\nbudget: {context: 500}\n"))
+	if err != nil || cfg.Budget.Model != "gpt-4o" || cfg.Budget.Reserve != 0 {
+		t.Fatalf("defaults: %+v, %v", cfg.Budget, err)
+	}
+}
+
 func TestParseConfigErrors(t *testing.T) {
 	tests := []struct{ src, want string }{
-		{"tasks: t\nworkflows: w\nwokflows: x\n", `tessera.yaml:3: unknown key "wokflows": the keys are version, tasks, workflows, template_extensions, log, out`},
+		{"tasks: t\nworkflows: w\nwokflows: x\n", `tessera.yaml:3: unknown key "wokflows": the keys are version, tasks, workflows, template_extensions, log, out, budget`},
 		{"workflows: w\n", `tessera.yaml: missing key "tasks": name the directory of task templates, relative to the catalog root`},
 		{"tasks: t\n", `tessera.yaml: missing key "workflows"`},
 		{"", "tessera.yaml: empty: name the task and workflow directories"},
@@ -43,6 +57,15 @@ func TestParseConfigErrors(t *testing.T) {
 		{"tasks: t\ntasks: u\nworkflows: w\n", `tessera.yaml:2: key "tasks" is repeated`},
 		{"tasks: t\n  bad: indent\n", "tessera.yaml:2: not valid YAML"},
 		{"tasks: 12\nworkflows: w\n", "tessera.yaml:1: tasks: want a path string"},
+		{"tasks: t\nworkflows: w\nbudget: 8000\n", "tessera.yaml:3: budget: want a mapping with model, context and reserve"},
+		{"tasks: t\nworkflows: w\nbudget:\n  model: gpt-4o\n", `tessera.yaml:3: budget: missing key "context"`},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 0\n", "tessera.yaml:4: budget.context: want a whole number of tokens above 0"},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 8k\n", "tessera.yaml:4: budget.context: want a whole number of tokens above 0"},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  reserve: -1\n", "tessera.yaml:5: budget.reserve: want a whole number of tokens"},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  reserve: 100\n", "tessera.yaml:3: budget: reserve 100 leaves nothing of the 100-token context"},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  model: llama-3\n", `tessera.yaml:5: budget.model: unknown model "llama-3"`},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  modle: gpt-4o\n", `tessera.yaml:5: budget: unknown key "modle": the keys are model, context, reserve`},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  context: 200\n", "tessera.yaml:5: budget.context is repeated"},
 	}
 	for _, tt := range tests {
 		_, err := ParseConfig("tessera.yaml", []byte(tt.src))

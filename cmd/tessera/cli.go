@@ -179,16 +179,16 @@ also appended to that JSON Lines file.`,
 				return err
 			}
 			defer c.Close()
-			fitting, counter, err := bf.counter()
-			if err != nil {
-				return err
-			}
 			asm, err := c.Assemble(ctx, workflow, node)
 			if err != nil {
 				return a.fail(err)
 			}
-			if fitting {
-				if err := asm.Fit(ctx, bf.budget(1), budget.Options{Counter: counter}); err != nil {
+			counter, b, err := bf.resolve(cmd.Flags(), c, 1)
+			if err != nil {
+				return err
+			}
+			if counter != nil {
+				if err := asm.Fit(ctx, b, budget.Options{Counter: counter}); err != nil {
 					return failure{fmt.Errorf("%s/%s: %w", workflow, node, err)}
 				}
 				if bf.explain {
@@ -240,28 +240,37 @@ func (bf *budgetFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&bf.explain, "explain", false, "print a table of where the budget's tokens go to standard error")
 }
 
-// counter checks the flags and returns whether a budget was asked for and
-// the counter to fit it with.
-func (bf *budgetFlags) counter() (bool, tokenizer.Counter, error) {
-	if bf.context == 0 {
-		if bf.reserve != 0 || bf.explain {
-			return false, nil, errors.New("--reserve and --explain need --budget")
+// resolve returns the counter and budget for a request of the given
+// number of messages: from --budget when given, else from tessera.yaml's
+// budget (with --model and --reserve overriding it), else none (a nil
+// counter).
+func (bf *budgetFlags) resolve(flags *pflag.FlagSet, c *catalog.Catalog, messages int) (tokenizer.Counter, budget.Budget, error) {
+	none := budget.Budget{}
+	model, context, reserve := bf.model, bf.context, bf.reserve
+	if context == 0 {
+		cfg := c.Config().Budget
+		if cfg == nil {
+			if bf.reserve != 0 || bf.explain {
+				return nil, none, errors.New("--reserve and --explain need --budget (or a budget in tessera.yaml)")
+			}
+			return nil, none, nil
 		}
-		return false, nil, nil
+		context = cfg.Context
+		if !flags.Changed("model") {
+			model = cfg.Model
+		}
+		if !flags.Changed("reserve") {
+			reserve = cfg.Reserve
+		}
 	}
-	if bf.context < 0 || bf.reserve < 0 || bf.reserve >= bf.context {
-		return false, nil, fmt.Errorf("--budget %d and --reserve %d: the budget must be positive and larger than the reserve", bf.context, bf.reserve)
+	if context < 0 || reserve < 0 || reserve >= context {
+		return nil, none, fmt.Errorf("--budget %d and --reserve %d: the budget must be positive and larger than the reserve", context, reserve)
 	}
-	c, err := tokenizer.ForModel(bf.model)
+	counter, err := tokenizer.ForModel(model)
 	if err != nil {
-		return false, nil, fmt.Errorf("--model: %w", err)
+		return nil, none, fmt.Errorf("--model: %w", err)
 	}
-	return true, c, nil
-}
-
-// budget returns the budget for a request of the given number of messages.
-func (bf *budgetFlags) budget(messages int) budget.Budget {
-	return budget.Budget{Context: bf.context, Reserve: bf.reserve, Overhead: tokenizer.MessageOverhead(messages)}
+	return counter, budget.Budget{Context: context, Reserve: reserve, Overhead: tokenizer.MessageOverhead(messages)}, nil
 }
 
 func (a *app) tokensCmd() *cobra.Command {
