@@ -234,12 +234,14 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if est <= f.limit {
+		// Tokens can merge across the joins, so the estimate may be over
+		// by about one token per join: within that slack, or under the
+		// limit, the exact count decides.
+		if est <= f.limit+len(p.Sections)+1 {
 			total = f.countPrompt(p)
 			if total <= f.limit {
 				break
 			}
-			// The joins cost more than the sections suggest.
 			est = total
 		}
 		if !f.canTrim(order) {

@@ -22,7 +22,7 @@ func ExampleFit() {
 		{Key: "question", Body: "When is the launch, and what does it cost?", Trim: prompt.TrimNever},
 	}
 	res, err := budget.Fit(context.Background(), sections, budget.Plain,
-		budget.Budget{Context: 48}, budget.Options{Counter: tokenizer.O200kBase()})
+		budget.Budget{Context: 45}, budget.Options{Counter: tokenizer.O200kBase()})
 	if err != nil {
 		panic(err)
 	}
