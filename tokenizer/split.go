@@ -215,31 +215,8 @@ func nextCL100K(s string, i int) int {
 	} else if c&clsL != 0 {
 		return run(s, i, clsL)
 	}
-	// \p{N}{1,3}
-	if c&clsN != 0 {
-		e := i + n
-		for k := 0; k < 2 && e < len(s); k++ {
-			c2, n2 := class(s, e)
-			if c2&clsN == 0 {
-				break
-			}
-			e += n2
-		}
-		return e
-	}
-	// ' ?[^\s\p{L}\p{N}]+[\r\n]*'
-	start := i
-	if s[i] == ' ' {
-		if c2, _ := class(s, i+1); c2&clsPunct != 0 {
-			start = i + 1
-		}
-	}
-	if c2, _ := class(s, start); c2&clsPunct != 0 {
-		e := run(s, start, clsPunct)
-		return run(s, e, clsNL)
-	}
-	// Only whitespace is left.
-	return whitespace(s, i)
+	// \p{N}{1,3}, ' ?[^\s\p{L}\p{N}]+[\r\n]*', then whitespace.
+	return rest(s, i, c, n, clsNL)
 }
 
 // nextO200K returns the end of the piece starting at i under the
@@ -264,7 +241,17 @@ func nextO200K(s string, i int) int {
 	if e := wordUpperHead(s, i); e > i {
 		return contraction(s, e)
 	}
-	// \p{N}{1,3}
+	// \p{N}{1,3}, ' ?[^\s\p{L}\p{N}]+[\r\n/]*', then whitespace.
+	return rest(s, i, c, n, clsNL|clsSlash)
+}
+
+// rest matches the alternatives both patterns end with, at i, whose
+// character has class c and width n:
+//
+//	\p{N}{1,3}
+//	 ?[^\s\p{L}\p{N}]+ followed by any run of the trail classes
+//	\s*[\r\n]+ | \s+(?!\S) | \s+
+func rest(s string, i int, c uint16, n int, trail uint16) int {
 	if c&clsN != 0 {
 		e := i + n
 		for k := 0; k < 2 && e < len(s); k++ {
@@ -276,7 +263,6 @@ func nextO200K(s string, i int) int {
 		}
 		return e
 	}
-	// ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
 	start := i
 	if s[i] == ' ' {
 		if c2, _ := class(s, i+1); c2&clsPunct != 0 {
@@ -284,12 +270,11 @@ func nextO200K(s string, i int) int {
 		}
 	}
 	if c2, _ := class(s, start); c2&clsPunct != 0 {
-		e := run(s, start, clsPunct)
-		return run(s, e, clsNL|clsSlash)
+		return run(s, run(s, start, clsPunct), trail)
 	}
+	// Only whitespace is left.
 	return whitespace(s, i)
 }
-
 // wordLowerTail matches [Upper]*[Lower]+ at i and returns its end, or i.
 // Upper* takes the longest run; if a Lower character follows, Lower+
 // extends over the following run. Otherwise Upper* gives characters back
