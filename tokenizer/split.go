@@ -275,6 +275,7 @@ func rest(s string, i int, c uint16, n int, trail uint16) int {
 	// Only whitespace is left.
 	return whitespace(s, i)
 }
+
 // wordLowerTail matches [Upper]*[Lower]+ at i and returns its end, or i.
 // Upper* takes the longest run; if a Lower character follows, Lower+
 // extends over the following run. Otherwise Upper* gives characters back
