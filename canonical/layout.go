@@ -206,7 +206,7 @@ func (s *Spec) effective(cfg Config) Config {
 //	input                          1  never    the user's query, untrusted
 //	input.context                  8  truncate untrusted
 //	input.attachment-N             9  truncate (drop when only listed), untrusted
-func Layout(spec *Spec, _ Config) ([]prompt.Section, Retention, error) {
+func Layout(spec *Spec, cfg Config) ([]prompt.Section, Retention, error) {
 	if spec == nil {
 		return nil, Retention{}, errors.New("canonical: no spec")
 	}
