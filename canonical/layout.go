@@ -127,7 +127,8 @@ type Result struct {
 
 // Assemble redacts spec (Config.Redactor), lays it out as sections
 // (Layout) and renders them (Render). The spec is validated first and
-// every problem returned, as Validate does; spec itself is not modified.
+// every problem returned, as Validate does. Assemble does not modify the
+// spec, so one spec may be assembled by many goroutines at once.
 func Assemble(ctx context.Context, spec *Spec, cfg Config) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -252,8 +253,8 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 		bullet(&b, "Name", p.DisplayName)
 		bullet(&b, "Handle", p.Handle)
 		bullet(&b, "User ID", p.UserID)
-		if len(p.Roles) > 0 {
-			bulletList(&b, "Roles", []string{"[" + joinLine(p.Roles, ", ") + "]"}, "")
+		if roles := joinLine(p.Roles, ", "); roles != "" {
+			labelled(&b, "Roles", "["+roles+"]")
 		}
 		bullet(&b, "Tier", p.Tier)
 		switch loc, tz := oneLine(p.Locale), oneLine(p.Timezone); {

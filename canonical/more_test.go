@@ -1,10 +1,12 @@
 package canonical
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tessera-dev/tessera/prompt"
@@ -106,6 +108,33 @@ func TestJSONRoundTrip(t *testing.T) {
 		again := mustAssemble(t, back, Config{})
 		if again.Prompt.Text != res.Prompt.Text || string(again.OutputSchema) != string(res.OutputSchema) {
 			t.Errorf("%s: JSON round trip renders differently:\n%s", name, again.Prompt.Text)
+		}
+	}
+}
+
+// TestAssembleConcurrent: one spec, many goroutines, the same bytes (run
+// with -race).
+func TestAssembleConcurrent(t *testing.T) {
+	res := assembleFile(t, "../examples/canonical/support-ticket.yaml", Config{})
+	data, err := os.ReadFile("../examples/canonical/support-ticket.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := mustParse(t, string(data))
+	var wg sync.WaitGroup
+	hashes := make([]string, 8)
+	for i := range hashes {
+		wg.Go(func() {
+			r, err := Assemble(context.Background(), spec, Config{})
+			if err == nil {
+				hashes[i] = r.Prompt.Hash
+			}
+		})
+	}
+	wg.Wait()
+	for _, h := range hashes {
+		if h != res.Prompt.Hash {
+			t.Fatalf("hash %q, want %q", h, res.Prompt.Hash)
 		}
 	}
 }
