@@ -70,8 +70,8 @@ type block struct {
 
 func TestMessageParams(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("..", "provider", "testdata", "golden", "*", "anthropic.json"))
-	if len(paths) < 2 {
-		t.Fatalf("found %d golden Anthropic bodies, want at least 2", len(paths))
+	if len(paths) < 4 {
+		t.Fatalf("found %d golden Anthropic bodies, want at least 4", len(paths))
 	}
 	for _, path := range paths {
 		body, err := os.ReadFile(path)

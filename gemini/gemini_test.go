@@ -79,8 +79,8 @@ func texts(c *genai.Content) (out []string) {
 
 func TestGenerateContentArgs(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("..", "provider", "testdata", "golden", "*", "gemini.json"))
-	if len(paths) < 2 {
-		t.Fatalf("found %d golden Gemini bodies, want at least 2", len(paths))
+	if len(paths) < 4 {
+		t.Fatalf("found %d golden Gemini bodies, want at least 4", len(paths))
 	}
 	for _, path := range paths {
 		body, err := os.ReadFile(path)

@@ -113,7 +113,7 @@ func sameOrder(t *testing.T, name string, body, wire []byte, path ...any) {
 }
 
 func TestChatCompletionParams(t *testing.T) {
-	for path, body := range goldens(t, "openai*.json", 3) {
+	for path, body := range goldens(t, "openai*.json", 10) {
 		if strings.Contains(path, "openai-responses") {
 			continue
 		}
@@ -191,7 +191,7 @@ func TestChatCompletionParams(t *testing.T) {
 }
 
 func TestResponseParams(t *testing.T) {
-	for path, body := range goldens(t, "openai-responses*.json", 3) {
+	for path, body := range goldens(t, "openai-responses*.json", 5) {
 		p, err := ResponseParams(provider.Body{Format: provider.OpenAIResponses, JSON: body})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)

@@ -50,8 +50,8 @@ func presetCases(t *testing.T) map[string][]goldenCase {
 		o.SystemRole = "system"
 		presets["fixture"] = append(presets["fixture"], goldenCase{f.String() + ".system-role.json", f, r, o})
 	}
-	if cs := canonicalCases(t); cs != nil {
-		presets["canonical"] = all(*cs)
+	for name, req := range canonicalCases(t) {
+		presets[name] = all(req)
 	}
 	return presets
 }
