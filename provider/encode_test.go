@@ -443,3 +443,27 @@ func TestEncodeStrict(t *testing.T) {
 		t.Errorf("singular: %s", one)
 	}
 }
+
+// TestStablePrefixSerialisation pins the documented serialisation the
+// stable prefix hash is taken over.
+func TestStablePrefixSerialisation(t *testing.T) {
+	req := Request{
+		System: []Part{{Key: "rules", Text: "Be brief.", Stable: true}},
+		User:   []Part{{Key: "guide", Text: "ünï,\n:", Stable: true}, {Key: "task", Text: "volatile"}},
+		Tools:  []prompt.Tool{{Name: "t", Description: "d", Parameters: json.RawMessage(`{ "type": "object" }`)}, {Name: "u"}},
+		Output: &Output{Schema: json.RawMessage(`{"type":"object"}`)},
+	}
+	want := "tessera.stable-prefix.v1\n" +
+		"tool 1:t,1:d,17:{\"type\":\"object\"},\n" +
+		"tool 1:u,0:,0:,\n" +
+		"output 6:output,17:{\"type\":\"object\"},\n" +
+		"system 5:rules,9:Be brief.,\n" +
+		"user 5:guide,8:ünï,\n:,\n"
+	b, err := Encode(Gemini, req, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.StablePrefixHash != prompt.Hash(want) {
+		t.Errorf("prefix hash %s, want the hash of\n%s", b.StablePrefixHash, want)
+	}
+}
