@@ -17,8 +17,13 @@ import (
 // millisecond precision.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 
-// PresetTemplate names the template preset (design 001) in records.
-const PresetTemplate = "template"
+// Preset names in records.
+const (
+	// PresetTemplate is the template preset (design 001).
+	PresetTemplate = "template"
+	// PresetCanonical is the canonical preset (design 004).
+	PresetCanonical = "canonical"
+)
 
 // Record is one assembly as logged. Its first six fields are the
 // execution record of design 001; the rest say where it came from in
@@ -34,6 +39,15 @@ type Record struct {
 	NodeID              string            `json:"node_id,omitempty"`
 	Preset              string            `json:"preset"`
 	Sources             []prompt.Source   `json:"sources,omitempty"`
+	// Spec is the prompt spec a canonical prompt was assembled from,
+	// redacted, as JSON: enough to assemble it again.
+	Spec json.RawMessage `json:"spec,omitempty"`
+	// Redactions counts what redaction replaced, per label; the secrets
+	// themselves are never recorded.
+	Redactions map[string]int `json:"redactions,omitempty"`
+	// Sections locates each rendered section in the prompt, with its
+	// hash, for presets that have sections.
+	Sections []prompt.SectionSpan `json:"sections,omitempty"`
 	// Budget is the budget report when the prompt was fitted to a token
 	// budget: the counter, the limits and every trimming decision.
 	Budget         *budget.Report `json:"budget,omitempty"`

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/prompt"
 )
@@ -104,6 +105,9 @@ type Retention struct {
 
 // Result is an assembled canonical prompt and what went into it.
 type Result struct {
+	// Spec is the spec as laid out: redacted, so it is what a log may
+	// keep. The original spec is not retained.
+	Spec *Spec
 	// Prompt is the rendered text, its hash and each section's span.
 	Prompt prompt.Prompt
 	// Sections are the laid-out sections Prompt was rendered from, for a
@@ -123,6 +127,8 @@ type Result struct {
 	Redactions guard.Counts
 	// Retention is what the retention limits dropped from the transcript.
 	Retention Retention
+	// Budget is the budget report, once Fit has fitted the prompt.
+	Budget *budget.Report
 }
 
 // Assemble redacts spec (Config.Redactor), lays it out as sections
@@ -153,6 +159,7 @@ func Assemble(ctx context.Context, spec *Spec, cfg Config) (*Result, error) {
 	sections, ret := layout(red)
 	eff := red.effective(cfg)
 	res := &Result{
+		Spec:       red,
 		Prompt:     Render(sections, eff),
 		Sections:   sections,
 		Config:     eff,
