@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/include"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/tokenizer"
@@ -40,6 +41,10 @@ type Config struct {
 	// must fit: compile fails on a node that does not, and assemble
 	// applies it unless told otherwise.
 	Budget *BudgetConfig
+	// Redaction (key "redaction") configures what is redacted from
+	// canonical specs before rendering and logging; nil means the
+	// built-in patterns.
+	Redaction *RedactionConfig
 }
 
 // DefaultTemplateExtensions are the extensions tried when tessera.yaml
@@ -60,10 +65,33 @@ type BudgetConfig struct {
 	Line int
 }
 
+// RedactionConfig is tessera.yaml's "redaction" key:
+//
+//	redaction:
+//	  defaults: true            # keep the built-in patterns (default true)
+//	  patterns:
+//	    - label: employee-id
+//	      regexp: 'EMP-[0-9]{6}'
+//	      personal: true        # only in conversation state, like e-mail
+type RedactionConfig struct {
+	Defaults bool
+	Patterns []guard.Pattern
+	// Line is the line of the "redaction" key, for diagnostics.
+	Line int
+}
+
+// Redactor returns the redactor the config describes.
+func (r *RedactionConfig) Redactor() (*guard.Redactor, error) {
+	if r == nil {
+		return guard.Default(), nil
+	}
+	return guard.NewRedactor(r.Patterns, r.Defaults)
+}
+
 // DefaultOut is the compile output directory when tessera.yaml names none.
 const DefaultOut = "build/prompts"
 
-var configKeys = []string{"version", "tasks", "workflows", "template_extensions", "log", "out", "budget"}
+var configKeys = []string{"version", "tasks", "workflows", "template_extensions", "log", "out", "budget", "redaction"}
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
@@ -137,6 +165,10 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 			b, berrs := budgetValue(name, k.Line, v)
 			errs = append(errs, berrs...)
 			cfg.Budget = b
+		case "redaction":
+			r, rerrs := redactionValue(name, k.Line, v)
+			errs = append(errs, rerrs...)
+			cfg.Redaction = r
 		case "template_extensions":
 			exts, err := extensionsValue(v)
 			if err != nil {
@@ -244,4 +276,58 @@ func budgetValue(name string, line int, v *yaml.Node) (*BudgetConfig, []*diag.Er
 		return nil, errs
 	}
 	return b, nil
+}
+
+// redactionValue parses the "redaction" mapping and checks its patterns
+// by building the redactor.
+func redactionValue(name string, line int, v *yaml.Node) (*RedactionConfig, []*diag.Error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, []*diag.Error{diag.Errorf(name, line, "redaction: want a mapping with defaults and patterns")}
+	}
+	r := &RedactionConfig{Defaults: true, Line: line}
+	var errs []*diag.Error
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		switch k.Value {
+		case "defaults":
+			if val.Kind != yaml.ScalarNode || val.Tag != "!!bool" {
+				errs = append(errs, diag.Errorf(name, val.Line, "redaction.defaults: want true or false"))
+				continue
+			}
+			r.Defaults = val.Value == "true"
+		case "patterns":
+			if val.Kind != yaml.SequenceNode {
+				errs = append(errs, diag.Errorf(name, val.Line, "redaction.patterns: want a list of {label, regexp, personal}"))
+				continue
+			}
+			for _, item := range val.Content {
+				var p guard.Pattern
+				if err := item.Decode(&p); err != nil || item.Kind != yaml.MappingNode {
+					errs = append(errs, diag.Errorf(name, item.Line, "redaction.patterns: want {label, regexp, personal}"))
+					continue
+				}
+				for j := 0; j+1 < len(item.Content); j += 2 {
+					if f := item.Content[j].Value; f != "label" && f != "regexp" && f != "personal" {
+						errs = append(errs, diag.Errorf(name, item.Content[j].Line, "redaction.patterns: unknown key %q: the keys are label, regexp, personal", f))
+					}
+				}
+				if _, err := guard.NewRedactor([]guard.Pattern{p}, false); err != nil {
+					errs = append(errs, diag.Errorf(name, item.Line, "redaction.patterns: %v", err))
+					continue
+				}
+				r.Patterns = append(r.Patterns, p)
+			}
+		default:
+			errs = append(errs, diag.Errorf(name, k.Line, "redaction: unknown key %q: the keys are defaults, patterns", k.Value))
+		}
+	}
+	if len(errs) == 0 {
+		if _, err := r.Redactor(); err != nil {
+			errs = append(errs, diag.Errorf(name, line, "redaction: %v", err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return r, nil
 }

@@ -41,9 +41,33 @@ func TestParseConfigBudget(t *testing.T) {
 	}
 }
 
+func TestParseConfigRedaction(t *testing.T) {
+	cfg, err := ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\nredaction:\n  defaults: false\n  patterns:\n    - label: employee-id\n      regexp: 'EMP-[0-9]{6}'\n      personal: true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cfg.Redaction.Redactor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, counts := r.Redact("ask EMP-123456 about sk-proj-" + strings.Repeat("x", 40))
+	if !strings.Contains(got, "[REDACTED:employee-id]") || !strings.Contains(got, "sk-proj-") || counts.Total() != 1 {
+		t.Fatalf("custom patterns only: %q %v", got, counts)
+	}
+	// No redaction key: the built-in patterns.
+	var none *RedactionConfig
+	def, err := none.Redactor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := def.Redact("sk-proj-" + strings.Repeat("x", 40)); strings.Contains(got, "sk-proj-x") {
+		t.Fatalf("default redactor left a key: %q", got)
+	}
+}
+
 func TestParseConfigErrors(t *testing.T) {
 	tests := []struct{ src, want string }{
-		{"tasks: t\nworkflows: w\nwokflows: x\n", `tessera.yaml:3: unknown key "wokflows": the keys are version, tasks, workflows, template_extensions, log, out, budget`},
+		{"tasks: t\nworkflows: w\nwokflows: x\n", `tessera.yaml:3: unknown key "wokflows": the keys are version, tasks, workflows, template_extensions, log, out, budget, redaction`},
 		{"workflows: w\n", `tessera.yaml: missing key "tasks": name the directory of task templates, relative to the catalog root`},
 		{"tasks: t\n", `tessera.yaml: missing key "workflows"`},
 		{"", "tessera.yaml: empty: name the task and workflow directories"},
@@ -57,6 +81,12 @@ func TestParseConfigErrors(t *testing.T) {
 		{"tasks: t\ntasks: u\nworkflows: w\n", `tessera.yaml:2: key "tasks" is repeated`},
 		{"tasks: t\n  bad: indent\n", "tessera.yaml:2: not valid YAML"},
 		{"tasks: 12\nworkflows: w\n", "tessera.yaml:1: tasks: want a path string"},
+		{"tasks: t\nworkflows: w\nredaction: yes\n", "tessera.yaml:3: redaction: want a mapping with defaults and patterns"},
+		{"tasks: t\nworkflows: w\nredaction:\n  defaults: maybe\n", "tessera.yaml:4: redaction.defaults: want true or false"},
+		{"tasks: t\nworkflows: w\nredaction:\n  patterns:\n    - label: emp\n      regexp: 'EMP-('\n", "tessera.yaml:5: redaction.patterns: "},
+		{"tasks: t\nworkflows: w\nredaction:\n  patterns:\n    - label: emp\n      regex: x\n", `tessera.yaml:6: redaction.patterns: unknown key "regex": the keys are label, regexp, personal`},
+		{"tasks: t\nworkflows: w\nredaction:\n  patterns:\n    - {label: a, regexp: x}\n    - {label: a, regexp: y}\n", "tessera.yaml:3: redaction: "},
+		{"tasks: t\nworkflows: w\nredaction:\n  pattern: []\n", `tessera.yaml:4: redaction: unknown key "pattern"`},
 		{"tasks: t\nworkflows: w\nbudget: 8000\n", "tessera.yaml:3: budget: want a mapping with model, context and reserve"},
 		{"tasks: t\nworkflows: w\nbudget:\n  model: gpt-4o\n", `tessera.yaml:3: budget: missing key "context"`},
 		{"tasks: t\nworkflows: w\nbudget:\n  context: 0\n", "tessera.yaml:4: budget.context: want a whole number of tokens above 0"},
