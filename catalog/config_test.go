@@ -50,7 +50,7 @@ func TestParseConfigRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, counts := r.Redact("ask EMP-123456 about sk-proj-" + strings.Repeat("x", 40))
+	got, counts := r.Redact("ask EMP-123456 about sk-proj-" + strings.Repeat("a1B2", 12))
 	if !strings.Contains(got, "[REDACTED:employee-id]") || !strings.Contains(got, "sk-proj-") || counts.Total() != 1 {
 		t.Fatalf("custom patterns only: %q %v", got, counts)
 	}
@@ -60,7 +60,7 @@ func TestParseConfigRedaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := def.Redact("sk-proj-" + strings.Repeat("x", 40)); strings.Contains(got, "sk-proj-x") {
+	if got, _ := def.Redact("sk-proj-" + strings.Repeat("a1B2", 12)); strings.Contains(got, "sk-proj-a1B2") {
 		t.Fatalf("default redactor left a key: %q", got)
 	}
 }
