@@ -61,7 +61,9 @@ type Value struct {
 
 // Member is one key and value of a JSON object.
 type Member struct {
-	Key   string
+	// Key is the member's name, unescaped.
+	Key string
+	// Value is the member's value.
 	Value Value
 }
 
