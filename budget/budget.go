@@ -439,7 +439,15 @@ func (f *fitter) trim(u *unit, need, size int) int {
 		u.dropped = true
 		return size
 	case prompt.TrimLowestRelevance, prompt.TrimOldest:
-		return f.dropItems(u, need)
+		took := f.dropItems(u, need)
+		if len(s.Items) == 0 && s.Body == "" && s.Summary == "" {
+			// Nothing of the section is left but its frame (a heading, a
+			// fence, a note), which the items' own counts leave out:
+			// count the whole section as gone, and let the next round's
+			// estimate correct it if the frame stays.
+			took = max(took, size)
+		}
+		return took
 	case prompt.TrimTruncate:
 		return f.truncate(u, need)
 	}

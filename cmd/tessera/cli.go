@@ -17,8 +17,10 @@ import (
 	"github.com/tessera-dev/tessera"
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/budget"
+	"github.com/tessera-dev/tessera/canonical"
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
@@ -144,6 +146,9 @@ func logPath(flag string, c *catalog.Catalog) string {
 	if flag != "" {
 		return flag
 	}
+	if c == nil {
+		return ""
+	}
 	if l := c.Config().Log; l != "" && c.Dir() != "" {
 		return filepath.Join(c.Dir(), filepath.FromSlash(l))
 	}
@@ -151,79 +156,176 @@ func logPath(flag string, c *catalog.Catalog) string {
 }
 
 func (a *app) assembleCmd() *cobra.Command {
-	var (
-		workflow, node, logFile, correlationID string
-		asJSON                                 bool
-		bf                                     budgetFlags
-	)
+	var o assembleOpts
 	cmd := &cobra.Command{
-		Use:   "assemble --workflow ID --node NODE",
-		Short: "Assemble one workflow node's prompt and print it",
-		Long: `Assemble one workflow node's prompt and print its exact text, or with
---json the full audit record (text, hash, includes, sources, timestamp,
-correlation id). With --log, or a "log" path in tessera.yaml, the record is
-also appended to that JSON Lines file.`,
+		Use:   "assemble (--workflow ID --node NODE | --spec FILE)",
+		Short: "Assemble a workflow node's prompt, or a canonical prompt spec, and print it",
+		Long: `Assemble one prompt and print its exact text, or with --json the full
+audit record (text, hash, sources or spec, timestamp, correlation id,
+budget). With --log, or a "log" path in tessera.yaml, the record is also
+appended to that JSON Lines file.
+
+--workflow and --node assemble a workflow node of the catalog (the template
+preset). --spec assembles a canonical prompt spec (design 004) from a YAML
+or JSON file; a catalog is optional then, and gives its redaction patterns,
+budget and log when there is one.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if workflow == "" || node == "" {
-				return errors.New("assemble needs --workflow and --node")
-			}
-			if correlationID == "" {
-				correlationID = audit.NewCorrelationID()
-			} else if err := audit.CheckCorrelationID(correlationID); err != nil {
-				return fmt.Errorf("--correlation-id: %w", err)
-			}
-			ctx := cmd.Context()
-			c, err := a.openCatalog(ctx)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			asm, err := c.Assemble(ctx, workflow, node)
-			if err != nil {
-				return a.fail(err)
-			}
-			counter, b, err := bf.resolve(cmd.Flags(), c, 1)
-			if err != nil {
-				return err
-			}
-			if counter != nil {
-				if err := asm.Fit(ctx, b, budget.Options{Counter: counter}); err != nil {
-					return failure{fmt.Errorf("%s/%s: %w", workflow, node, err)}
-				}
-				if bf.explain {
-					if err := asm.Budget.WriteTable(a.stderr); err != nil {
-						return err
-					}
-				}
-			}
-			rec := asm.Record(a.now(), correlationID)
-			if lp := logPath(logFile, c); lp != "" {
-				l := &audit.Log{Path: lp}
-				if err := l.Append(ctx, rec); err != nil {
-					return failure{err}
-				}
-			}
-			if asJSON {
-				data, err := rec.Marshal()
-				if err != nil {
-					return failure{err}
-				}
-				_, err = a.stdout.Write(data)
-				return err
-			}
-			_, err = io.WriteString(a.stdout, asm.Text)
-			return err
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.assemble(cmd, &o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&workflow, "workflow", "", "workflow id: the workflow file's name without .json")
-	f.StringVar(&node, "node", "", "node_id of the node to assemble")
-	f.BoolVar(&asJSON, "json", false, "print the full audit record as JSON instead of the prompt text")
-	f.StringVar(&logFile, "log", "", "append the audit record to this JSON Lines file (default: tessera.yaml's log, if any)")
-	f.StringVar(&correlationID, "correlation-id", "", "correlation id for the record (default: a new random UUID)")
-	bf.register(f)
+	f.StringVar(&o.workflow, "workflow", "", "workflow id: the workflow file's name without .json")
+	f.StringVar(&o.node, "node", "", "node_id of the node to assemble")
+	f.StringVar(&o.spec, "spec", "", "assemble this canonical prompt spec (YAML or JSON) instead of a workflow node")
+	f.IntVar(&o.headingLevel, "heading-level", 0, "with --spec: heading level of the section labels, 1 to 3 (default: the spec's, else 2)")
+	f.BoolVar(&o.hideEmpty, "hide-empty", false, "with --spec: leave out empty sections instead of rendering \"None provided.\"")
+	f.BoolVar(&o.asJSON, "json", false, "print the full audit record as JSON instead of the prompt text")
+	f.StringVar(&o.logFile, "log", "", "append the audit record to this JSON Lines file (default: tessera.yaml's log, if any)")
+	f.StringVar(&o.correlationID, "correlation-id", "", "correlation id for the record (default: a new random UUID)")
+	o.budget.register(f)
 	return cmd
+}
+
+// assembleOpts are the flags of assemble.
+type assembleOpts struct {
+	workflow, node, spec, logFile, correlationID string
+	headingLevel                                 int
+	hideEmpty, asJSON                            bool
+	budget                                       budgetFlags
+}
+
+// assembled is what either preset hands to the common end of assemble.
+type assembled struct {
+	text   string
+	report *budget.Report
+	record *audit.Record
+}
+
+func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
+	switch {
+	case o.spec != "" && (o.workflow != "" || o.node != ""):
+		return errors.New("use either --spec or --workflow and --node, not both")
+	case o.spec == "" && (o.workflow == "" || o.node == ""):
+		return errors.New("assemble needs --workflow and --node, or --spec")
+	case o.spec == "" && (o.headingLevel != 0 || o.hideEmpty):
+		return errors.New("--heading-level and --hide-empty apply to --spec")
+	}
+	if o.correlationID == "" {
+		o.correlationID = audit.NewCorrelationID()
+	} else if err := audit.CheckCorrelationID(o.correlationID); err != nil {
+		return fmt.Errorf("--correlation-id: %w", err)
+	}
+	ctx := cmd.Context()
+	var (
+		c   *catalog.Catalog
+		out *assembled
+		err error
+	)
+	if o.spec != "" {
+		if c, err = a.openCatalogIfAny(ctx); err != nil {
+			return err
+		}
+		out, err = a.assembleSpec(ctx, cmd.Flags(), c, o)
+	} else {
+		if c, err = a.openCatalog(ctx); err != nil {
+			return err
+		}
+		out, err = a.assembleNode(ctx, cmd.Flags(), c, o)
+	}
+	if c != nil {
+		defer c.Close()
+	}
+	if err != nil {
+		return err
+	}
+	if o.budget.explain && out.report != nil {
+		if err := out.report.WriteTable(a.stderr); err != nil {
+			return err
+		}
+	}
+	if lp := logPath(o.logFile, c); lp != "" {
+		l := &audit.Log{Path: lp}
+		if err := l.Append(ctx, out.record); err != nil {
+			return failure{err}
+		}
+	}
+	if o.asJSON {
+		data, err := out.record.Marshal()
+		if err != nil {
+			return failure{err}
+		}
+		_, err = a.stdout.Write(data)
+		return err
+	}
+	_, err = io.WriteString(a.stdout, out.text)
+	return err
+}
+
+// assembleNode assembles a workflow node (the template preset).
+func (a *app) assembleNode(ctx context.Context, flags *pflag.FlagSet, c *catalog.Catalog, o *assembleOpts) (*assembled, error) {
+	asm, err := c.Assemble(ctx, o.workflow, o.node)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	counter, b, err := o.budget.resolve(flags, c, 1)
+	if err != nil {
+		return nil, err
+	}
+	if counter != nil {
+		if err := asm.Fit(ctx, b, budget.Options{Counter: counter}); err != nil {
+			return nil, failure{fmt.Errorf("%s/%s: %w", o.workflow, o.node, err)}
+		}
+	}
+	return &assembled{text: asm.Text, report: asm.Budget, record: asm.Record(a.now(), o.correlationID)}, nil
+}
+
+// assembleSpec assembles a canonical prompt spec (design 004).
+func (a *app) assembleSpec(ctx context.Context, flags *pflag.FlagSet, c *catalog.Catalog, o *assembleOpts) (*assembled, error) {
+	data, err := os.ReadFile(o.spec)
+	if err != nil {
+		return nil, failure{err}
+	}
+	spec, err := canonical.ParseSpec(filepath.ToSlash(o.spec), data)
+	if err != nil {
+		return nil, failure{err}
+	}
+	cfg := canonical.Config{HeadingLevel: o.headingLevel, HideEmptySections: o.hideEmpty}
+	if o.headingLevel < 0 || o.headingLevel > 3 {
+		return nil, fmt.Errorf("--heading-level %d: use 1, 2 or 3", o.headingLevel)
+	}
+	if c != nil {
+		if cfg.Redactor, err = c.Config().Redaction.Redactor(); err != nil {
+			return nil, failure{err}
+		}
+	}
+	res, err := canonical.Assemble(ctx, spec, cfg)
+	if err != nil {
+		return nil, failure{err}
+	}
+	counter, b, err := o.budget.resolve(flags, c, canonical.Messages)
+	if err != nil {
+		return nil, err
+	}
+	if counter != nil {
+		if err := res.Fit(ctx, b, budget.Options{Counter: counter}); err != nil {
+			return nil, failure{fmt.Errorf("%s: %w", filepath.ToSlash(o.spec), err)}
+		}
+	}
+	rec, err := res.Record(a.now(), o.correlationID)
+	if err != nil {
+		return nil, failure{err}
+	}
+	return &assembled{text: res.Prompt.Text, report: res.Budget, record: rec}, nil
+}
+
+// openCatalogIfAny opens the catalog named by --root, or the nearest one
+// above the current directory, or returns nil when there is none.
+func (a *app) openCatalogIfAny(ctx context.Context) (*catalog.Catalog, error) {
+	if a.root == "" {
+		if _, err := findRoot(); err != nil {
+			return nil, nil
+		}
+	}
+	return a.openCatalog(ctx)
 }
 
 // budgetFlags are the token budget options of assemble.
@@ -248,7 +350,10 @@ func (bf *budgetFlags) resolve(flags *pflag.FlagSet, c *catalog.Catalog, message
 	none := budget.Budget{}
 	model, context, reserve := bf.model, bf.context, bf.reserve
 	if context == 0 {
-		cfg := c.Config().Budget
+		var cfg *catalog.BudgetConfig
+		if c != nil {
+			cfg = c.Config().Budget
+		}
 		if cfg == nil {
 			if bf.reserve != 0 || bf.explain {
 				return nil, none, errors.New("--reserve and --explain need --budget (or a budget in tessera.yaml)")
@@ -382,16 +487,27 @@ not, or when a stored prompt does not match its own hash.`,
 				return errors.New("replay needs --id")
 			}
 			ctx := cmd.Context()
-			c, err := a.openCatalog(ctx)
+			c, err := a.openCatalogIfAny(ctx)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
+			if c != nil {
+				defer c.Close()
+			}
 			lp := logPath(logFile, c)
 			if lp == "" {
 				return errors.New("replay needs --log FILE (or a log path in tessera.yaml)")
 			}
-			rep, err := audit.Replay(ctx, &audit.Log{Path: lp}, id, c.Rebuild)
+			rebuild := func(ctx context.Context, r *audit.Record) (*prompt.Prompt, error) {
+				if r.Preset == audit.PresetCanonical {
+					return canonical.Rebuild(ctx, r)
+				}
+				if c == nil {
+					return nil, fmt.Errorf("a %q record is rebuilt from its catalog, and there is no %s here: pass --root DIR", r.Preset, catalog.ConfigFile)
+				}
+				return c.Rebuild(ctx, r)
+			}
+			rep, err := audit.Replay(ctx, &audit.Log{Path: lp}, id, rebuild)
 			if err != nil {
 				return failure{err}
 			}
@@ -419,8 +535,11 @@ not, or when a stored prompt does not match its own hash.`,
 func (a *app) printVerdict(v audit.Verdict, logPath string) {
 	r := v.Record
 	what := r.TaskRef
-	if r.WorkflowID != "" {
+	switch {
+	case r.WorkflowID != "":
 		what = r.WorkflowID + "/" + r.NodeID
+	case r.Preset == audit.PresetCanonical:
+		what = "canonical spec"
 	}
 	at := fmt.Sprintf("%s:%d", filepath.ToSlash(logPath), v.Line)
 	switch v.Status {

@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,6 +46,7 @@ func TestMain(m *testing.M) {
 //	sha256 FILE                 print FILE's SHA-256 as 64 hex digits
 //	jsonget FILE KEY...         print the JSON value at the key path (string values raw)
 //	lines N FILE                fail unless FILE has exactly N lines
+//	filter REGEXP FILE          print FILE's lines that match REGEXP, as stdout
 //
 // and the environment variables EXAMPLES (the bundled example catalog,
 // which scripts must only read) and TESSERA_VERSION.
@@ -76,6 +79,7 @@ func TestScripts(t *testing.T) {
 			"sha256":     cmdSHA256,
 			"jsonget":    cmdJSONGet,
 			"lines":      cmdLines,
+			"filter":     cmdFilter,
 		},
 	})
 }
@@ -209,5 +213,20 @@ func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got := strings.Count(text, "\n"); got != want {
 		ts.Fatalf("lines: %s has %d lines, want %d", args[1], got, want)
+	}
+}
+
+func cmdFilter(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: filter REGEXP FILE")
+	}
+	re, err := regexp.Compile(args[0])
+	if err != nil {
+		ts.Fatalf("filter: %v", err)
+	}
+	for _, line := range strings.SplitAfter(ts.ReadFile(args[1]), "\n") {
+		if re.MatchString(strings.TrimSuffix(line, "\n")) {
+			fmt.Fprint(ts.Stdout(), line)
+		}
 	}
 }
