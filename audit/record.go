@@ -48,10 +48,32 @@ type Record struct {
 	// Sections locates each rendered section in the prompt, with its
 	// hash, for presets that have sections.
 	Sections []prompt.SectionSpan `json:"sections,omitempty"`
+	// Delivery says what was sent to a provider, when a request body was
+	// made.
+	Delivery *Delivery `json:"delivery,omitempty"`
 	// Budget is the budget report when the prompt was fitted to a token
 	// budget: the counter, the limits and every trimming decision.
 	Budget         *budget.Report `json:"budget,omitempty"`
 	TesseraVersion string         `json:"tessera_version"`
+}
+
+// Delivery records the provider request a prompt was sent as.
+type Delivery struct {
+	// Provider is the API the body is for ("openai", "anthropic", ...).
+	Provider string `json:"provider"`
+	// Model is the model the body names (for Gemini, the model of the
+	// URL).
+	Model string `json:"model,omitempty"`
+	// BodyHash is the SHA-256 of the exact body bytes.
+	BodyHash string `json:"body_hash"`
+	// StablePrefixHash and StablePrefixTokens describe the cacheable
+	// prefix of the request; equal hashes can share a provider's cache.
+	StablePrefixHash   string `json:"stable_prefix_hash,omitempty"`
+	StablePrefixTokens int    `json:"stable_prefix_tokens,omitempty"`
+	// Counter names the counter of StablePrefixTokens.
+	Counter string `json:"counter,omitempty"`
+	// CacheBreakpoints is the number of Anthropic cache_control marks.
+	CacheBreakpoints int `json:"cache_breakpoints,omitempty"`
 }
 
 // Timestamp formats t as an AssemblyTimestamp.

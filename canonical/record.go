@@ -14,6 +14,14 @@ import (
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
+// StableKeys are the keys of the sections that stay the same from one
+// request to the next for a given assistant and user: the system prompt,
+// the identity, the requesting user and the constraints. A provider
+// request keeps its longest stable prefix first, for caching.
+func StableKeys() []string {
+	return []string{KeySystemPrompt, KeyIdentity, KeyRequestingUser, KeyConstraints}
+}
+
 // Messages is the number of messages a canonical prompt is sent as: the
 // system side (system prompt and identity) and the user side.
 const Messages = 2

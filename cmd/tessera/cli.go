@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,8 @@ import (
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/provider"
+	"github.com/tessera-dev/tessera/schema"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
@@ -182,7 +185,29 @@ budget and log when there is one.`,
 	f.StringVar(&o.logFile, "log", "", "append the audit record to this JSON Lines file (default: tessera.yaml's log, if any)")
 	f.StringVar(&o.correlationID, "correlation-id", "", "correlation id for the record (default: a new random UUID)")
 	o.budget.register(f)
+	f.StringVar(&o.provider, "provider", "", "print the request body for this API instead of the text: "+strings.Join(formatNames(), ", "))
+	f.StringVar(&o.systemRole, "system-role", "developer", "with --provider openai or openai-responses: the system-side message's role, developer or system")
+	f.BoolVar(&o.cacheBreakpoints, "cache-breakpoints", false, "with --provider anthropic: mark the end of the stable prefix with cache_control breakpoints")
+	f.BoolVar(&o.strictify, "strictify", false, "with --provider: make the output and tool schemas strict-mode compatible where that can be done")
 	return cmd
+}
+
+// formatNames lists the --provider names.
+func formatNames() []string {
+	var names []string
+	for _, f := range provider.Formats() {
+		names = append(names, f.String())
+	}
+	return names
+}
+
+// defaultModels is the model a --provider request uses when --model is
+// not given.
+var defaultModels = map[provider.Format]string{
+	provider.OpenAIChat:      "gpt-4o",
+	provider.OpenAIResponses: "gpt-4o",
+	provider.Anthropic:       "claude-sonnet-4-5",
+	provider.Gemini:          "gemini-2.5-pro",
 }
 
 // assembleOpts are the flags of assemble.
@@ -191,6 +216,8 @@ type assembleOpts struct {
 	headingLevel                                 int
 	hideEmpty, asJSON                            bool
 	budget                                       budgetFlags
+	provider, systemRole                         string
+	cacheBreakpoints, strictify                  bool
 }
 
 // assembled is what either preset hands to the common end of assemble.
@@ -198,6 +225,8 @@ type assembled struct {
 	text   string
 	report *budget.Report
 	record *audit.Record
+	// request maps the result onto the provider-neutral request.
+	request func() (provider.Request, error)
 }
 
 func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
@@ -208,6 +237,23 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 		return errors.New("assemble needs --workflow and --node, or --spec")
 	case o.spec == "" && (o.headingLevel != 0 || o.hideEmpty):
 		return errors.New("--heading-level and --hide-empty apply to --spec")
+	}
+	var format provider.Format
+	if o.provider != "" {
+		f, err := provider.ParseFormat(o.provider)
+		if err != nil {
+			return fmt.Errorf("--provider: %w", err)
+		}
+		format = f
+		o.budget.forReply = true
+		if o.budget.model == "" {
+			o.budget.model = defaultModels[f]
+		}
+		if o.systemRole != "developer" && o.systemRole != "system" {
+			return fmt.Errorf("--system-role %q: use developer or system", o.systemRole)
+		}
+	} else if o.cacheBreakpoints || o.strictify || cmd.Flags().Changed("system-role") {
+		return errors.New("--system-role, --cache-breakpoints and --strictify need --provider")
 	}
 	if o.correlationID == "" {
 		o.correlationID = audit.NewCorrelationID()
@@ -242,6 +288,14 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 			return err
 		}
 	}
+	var body []byte
+	if format != 0 {
+		b, err := a.deliver(format, out, o)
+		if err != nil {
+			return err
+		}
+		body = b
+	}
 	if lp := logPath(o.logFile, c); lp != "" {
 		l := &audit.Log{Path: lp}
 		if err := l.Append(ctx, out.record); err != nil {
@@ -256,8 +310,93 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 		_, err = a.stdout.Write(data)
 		return err
 	}
+	if body != nil {
+		_, err = a.stdout.Write(append(body, '\n'))
+		return err
+	}
 	_, err = io.WriteString(a.stdout, out.text)
 	return err
+}
+
+// deliver encodes the request body for format, notes in the record what
+// was sent, and returns the body.
+func (a *app) deliver(format provider.Format, out *assembled, o *assembleOpts) ([]byte, error) {
+	req, err := out.request()
+	if err != nil {
+		return nil, failure{err}
+	}
+	req.Model = o.budget.model
+	if o.budget.reserve > 0 {
+		req.MaxTokens = o.budget.reserve
+	}
+	// Ask for strict mode where the schemas allow it; say so where they
+	// do not, and fix what can be fixed with --strictify.
+	if req.Output != nil {
+		req.Output.Schema, req.Output.Strict = a.strictSchema("output schema "+req.Output.Name, req.Output.Schema, o.strictify, format)
+	}
+	strictTools := len(req.Tools) > 0
+	for i := range req.Tools {
+		t := &req.Tools[i]
+		var ok bool
+		t.Parameters, ok = a.strictSchema("tool "+t.Name, t.Parameters, o.strictify, format)
+		strictTools = strictTools && ok
+	}
+	req.StrictTools = strictTools
+	counter, err := tokenizer.ForModel(req.Model)
+	if err != nil {
+		return nil, fmt.Errorf("--model: %w", err)
+	}
+	body, err := provider.Encode(format, req, provider.Options{SystemRole: o.systemRole, CacheBreakpoints: o.cacheBreakpoints, Counter: counter})
+	if err != nil {
+		return nil, failure{err}
+	}
+	out.record.Delivery = &audit.Delivery{
+		Provider:           format.String(),
+		Model:              req.Model,
+		BodyHash:           prompt.Hash(string(body.JSON)),
+		StablePrefixHash:   body.StablePrefixHash,
+		StablePrefixTokens: body.StablePrefixTokens,
+		Counter:            body.Counter,
+		CacheBreakpoints:   body.CacheBreakpoints,
+	}
+	return body.JSON, nil
+}
+
+// strictSchema returns s, strictified when asked, and whether it passes
+// OpenAI's strict-mode check; a schema that does not is sent without
+// strict mode, with a note on standard error for the OpenAI formats.
+func (a *app) strictSchema(what string, s json.RawMessage, strictify bool, format provider.Format) (json.RawMessage, bool) {
+	if len(s) == 0 {
+		return s, false
+	}
+	if strictify {
+		fixed, left, err := schema.Strictify(s)
+		if err == nil {
+			s = fixed
+			if len(left) == 0 {
+				return s, true
+			}
+		}
+	}
+	v := schema.CheckStrict(s)
+	if len(v) == 0 {
+		return s, true
+	}
+	if format == provider.OpenAIChat || format == provider.OpenAIResponses {
+		hint := ""
+		if !strictify {
+			hint = "; --strictify fixes what can be fixed"
+		}
+		fmt.Fprintf(a.stderr, "note: %s is sent without strict mode: %d strict-mode violation(s), the first at %s: %s%s\n", what, len(v), pointerOrRoot(v[0].Pointer), v[0].Msg, hint)
+	}
+	return s, false
+}
+
+func pointerOrRoot(p string) string {
+	if p == "" {
+		return "the root"
+	}
+	return p
 }
 
 // assembleNode assembles a workflow node (the template preset).
@@ -275,7 +414,12 @@ func (a *app) assembleNode(ctx context.Context, flags *pflag.FlagSet, c *catalog
 			return nil, failure{fmt.Errorf("%s/%s: %w", o.workflow, o.node, err)}
 		}
 	}
-	return &assembled{text: asm.Text, report: asm.Budget, record: asm.Record(a.now(), o.correlationID)}, nil
+	return &assembled{
+		text: asm.Text, report: asm.Budget, record: asm.Record(a.now(), o.correlationID),
+		// A template prompt is one user-side part, built from the
+		// catalog's files alone: all of it is stable.
+		request: func() (provider.Request, error) { return provider.FromPrompt(asm.Prompt, nil, provider.StableKeys("")) },
+	}, nil
 }
 
 // assembleSpec assembles a canonical prompt spec (design 004).
@@ -314,7 +458,19 @@ func (a *app) assembleSpec(ctx context.Context, flags *pflag.FlagSet, c *catalog
 	if err != nil {
 		return nil, failure{err}
 	}
-	return &assembled{text: res.Prompt.Text, report: res.Budget, record: rec}, nil
+	return &assembled{
+		text: res.Prompt.Text, report: res.Budget, record: rec,
+		request: func() (provider.Request, error) {
+			req, err := provider.FromPrompt(res.Prompt, res.Sections, provider.StableKeys(canonical.StableKeys()...))
+			if err != nil {
+				return req, err
+			}
+			if res.OutputSchema != nil {
+				req.Output = &provider.Output{Name: res.OutputName, Schema: res.OutputSchema}
+			}
+			return req, nil
+		},
+	}, nil
 }
 
 // openCatalogIfAny opens the catalog named by --root, or the nearest one
@@ -333,10 +489,13 @@ type budgetFlags struct {
 	model            string
 	context, reserve int
 	explain          bool
+	// forReply is set with --provider: the reserve is then also the
+	// request's cap on the reply's tokens.
+	forReply bool
 }
 
 func (bf *budgetFlags) register(f *pflag.FlagSet) {
-	f.StringVar(&bf.model, "model", "gpt-4o", "model whose tokenizer counts the budget (gpt-5, gpt-4o, o3, gpt-4, claude-*, gemini-*, or an encoding such as o200k_base)")
+	f.StringVar(&bf.model, "model", "", "model: whose tokenizer counts the budget, and the model of a --provider request (gpt-5, gpt-4o, o3, gpt-4, claude-*, gemini-*; default: the provider's, else tessera.yaml's budget model, else gpt-4o)")
 	f.IntVar(&bf.context, "budget", 0, "fit the prompt into this many tokens of context (0: no budget)")
 	f.IntVar(&bf.reserve, "reserve", 0, "tokens of the budget kept for the reply")
 	f.BoolVar(&bf.explain, "explain", false, "print a table of where the budget's tokens go to standard error")
@@ -349,19 +508,23 @@ func (bf *budgetFlags) register(f *pflag.FlagSet) {
 func (bf *budgetFlags) resolve(flags *pflag.FlagSet, c *catalog.Catalog, messages int) (tokenizer.Counter, budget.Budget, error) {
 	none := budget.Budget{}
 	model, context, reserve := bf.model, bf.context, bf.reserve
+	if model == "" {
+		model = "gpt-4o"
+	}
 	if context == 0 {
 		var cfg *catalog.BudgetConfig
 		if c != nil {
 			cfg = c.Config().Budget
 		}
 		if cfg == nil {
-			if bf.reserve != 0 || bf.explain {
+			// With --provider, --reserve alone caps the reply.
+			if bf.explain || (bf.reserve != 0 && !bf.forReply) {
 				return nil, none, errors.New("--reserve and --explain need --budget (or a budget in tessera.yaml)")
 			}
 			return nil, none, nil
 		}
 		context = cfg.Context
-		if !flags.Changed("model") {
+		if bf.model == "" {
 			model = cfg.Model
 		}
 		if !flags.Changed("reserve") {
