@@ -504,6 +504,18 @@ func (e *encoder) anthropic() {
 // the rest, each joined into one block, the stable one marked as a
 // breakpoint when asked.
 func (e *encoder) textBlocks(parts []Part, stable int) {
+	e.blocks(parts, stable, `{"type":"text","text":`, e.opts.CacheBreakpoints)
+}
+
+// textParts writes a side as Gemini parts: the stable run, then the rest.
+func (e *encoder) textParts(parts []Part, stable int) {
+	e.blocks(parts, stable, `{"text":`, false)
+}
+
+// blocks writes a JSON array with one object per non-empty run of parts
+// (the stable run, then the rest), each opened with open and holding the
+// run's joined text; mark puts a cache breakpoint on the stable run.
+func (e *encoder) blocks(parts []Part, stable int, open string, mark bool) {
 	e.raw(`[`)
 	first := true
 	for i, run := range runs(parts, stable) {
@@ -514,9 +526,9 @@ func (e *encoder) textBlocks(parts []Part, stable int) {
 			e.raw(`,`)
 		}
 		first = false
-		e.raw(`{"type":"text","text":`)
+		e.raw(open)
 		e.joined(run)
-		if i == 0 && e.opts.CacheBreakpoints {
+		if i == 0 && mark {
 			e.raw(cacheControl)
 			e.breakpoints++
 		}
@@ -575,25 +587,6 @@ func (e *encoder) gemini() {
 		e.raw(`}`)
 	}
 	e.raw(`}`)
-}
-
-// textParts writes a side as Gemini parts: the stable run, then the rest.
-func (e *encoder) textParts(parts []Part, stable int) {
-	e.raw(`[`)
-	first := true
-	for _, run := range runs(parts, stable) {
-		if len(run) == 0 {
-			continue
-		}
-		if !first {
-			e.raw(`,`)
-		}
-		first = false
-		e.raw(`{"text":`)
-		e.joined(run)
-		e.raw(`}`)
-	}
-	e.raw(`]`)
 }
 
 // prefixVersion opens the stable prefix's serialisation; it changes when
