@@ -48,23 +48,12 @@ func MessageParams(b provider.Body) (sdk.MessageNewParams, error) {
 		if t == nil || tools == nil || i >= len(tools.Items) {
 			return p, fmt.Errorf("anthropic: tool %d of the body did not decode as a custom tool", i+1)
 		}
-		if raw := rawAt(&tools.Items[i], "input_schema"); raw != nil {
+		if raw := tools.Items[i].Raw("input_schema"); raw != nil {
 			t.SetExtraFields(map[string]any{"input_schema": raw})
 		}
 	}
-	if raw := rawAt(&doc, "output_config", "format", "schema"); raw != nil {
+	if raw := doc.Raw("output_config", "format", "schema"); raw != nil {
 		p.OutputConfig.Format.SetExtraFields(map[string]any{"schema": raw})
 	}
 	return p, nil
-}
-
-// rawAt returns the compact JSON at the path of object keys in v, or nil
-// when there is none.
-func rawAt(v *schema.Value, keys ...string) json.RawMessage {
-	for _, k := range keys {
-		if v = v.Get(k); v == nil {
-			return nil
-		}
-	}
-	return v.Append(nil)
 }

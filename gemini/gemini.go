@@ -88,7 +88,7 @@ func GenerateContentArgs(b provider.Body) ([]*genai.Content, *genai.GenerateCont
 				if decls == nil || j >= len(decls.Items) {
 					break
 				}
-				if raw := rawAt(&decls.Items[j], "parametersJsonSchema"); raw != nil {
+				if raw := decls.Items[j].Raw("parametersJsonSchema"); raw != nil {
 					d.ParametersJsonSchema = raw
 					order.params = append(order.params, param{i, j, raw})
 				}
@@ -98,7 +98,7 @@ func GenerateContentArgs(b provider.Body) ([]*genai.Content, *genai.GenerateCont
 	if gc := in.GenerationConfig; gc != nil {
 		config.ResponseMIMEType = gc.ResponseMIMEType
 		config.MaxOutputTokens = gc.MaxOutputTokens
-		if raw := rawAt(&doc, "generationConfig", "responseJsonSchema"); raw != nil {
+		if raw := doc.Raw("generationConfig", "responseJsonSchema"); raw != nil {
 			config.ResponseJsonSchema = raw
 			order.response = raw
 		}
@@ -173,15 +173,4 @@ func onlyKeys(v *schema.Value, name string, keys []string) error {
 		}
 	}
 	return nil
-}
-
-// rawAt returns the compact JSON at the path of object keys in v, or nil
-// when there is none.
-func rawAt(v *schema.Value, keys ...string) json.RawMessage {
-	for _, k := range keys {
-		if v = v.Get(k); v == nil {
-			return nil
-		}
-	}
-	return v.Append(nil)
 }

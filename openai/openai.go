@@ -42,12 +42,12 @@ func ChatCompletionParams(b provider.Body) (sdk.ChatCompletionNewParams, error) 
 		if fn == nil || tools == nil || i >= len(tools.Items) {
 			return p, fmt.Errorf("openai: tool %d of the body did not decode as a function", i+1)
 		}
-		if raw := rawAt(&tools.Items[i], "function", "parameters"); raw != nil {
+		if raw := tools.Items[i].Raw("function", "parameters"); raw != nil {
 			fn.Function.SetExtraFields(map[string]any{"parameters": raw})
 		}
 	}
 	if f := p.ResponseFormat.OfJSONSchema; f != nil {
-		if raw := rawAt(&doc, "response_format", "json_schema", "schema"); raw != nil {
+		if raw := doc.Raw("response_format", "json_schema", "schema"); raw != nil {
 			f.JSONSchema.Schema = raw
 		}
 	}
@@ -69,12 +69,12 @@ func ResponseParams(b provider.Body) (responses.ResponseNewParams, error) {
 		if fn == nil || tools == nil || i >= len(tools.Items) {
 			return p, fmt.Errorf("openai: tool %d of the body did not decode as a function", i+1)
 		}
-		if raw := rawAt(&tools.Items[i], "parameters"); raw != nil {
+		if raw := tools.Items[i].Raw("parameters"); raw != nil {
 			fn.SetExtraFields(map[string]any{"parameters": raw})
 		}
 	}
 	if f := p.Text.Format.OfJSONSchema; f != nil {
-		if raw := rawAt(&doc, "text", "format", "schema"); raw != nil {
+		if raw := doc.Raw("text", "format", "schema"); raw != nil {
 			f.SetExtraFields(map[string]any{"schema": raw})
 		}
 	}
@@ -98,15 +98,4 @@ func decode(b provider.Body, want provider.Format, params any) (schema.Value, er
 		return doc, fmt.Errorf("openai: decoding the %s body into the SDK's parameters: %w", want, err)
 	}
 	return doc, nil
-}
-
-// rawAt returns the compact JSON at the path of object keys in v, or nil
-// when there is none.
-func rawAt(v *schema.Value, keys ...string) json.RawMessage {
-	for _, k := range keys {
-		if v = v.Get(k); v == nil {
-			return nil
-		}
-	}
-	return v.Append(nil)
 }

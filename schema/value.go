@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -80,6 +81,17 @@ func (v *Value) Get(key string) *Value {
 		}
 	}
 	return nil
+}
+
+// Raw returns the compact JSON of the value at the path of object keys
+// below v (v itself for no keys), or nil when there is none.
+func (v *Value) Raw(keys ...string) json.RawMessage {
+	for _, k := range keys {
+		if v = v.Get(k); v == nil {
+			return nil
+		}
+	}
+	return v.Append(nil)
 }
 
 // SyntaxError reports a document Parse cannot read: not JSON, not UTF-8,
