@@ -3,64 +3,26 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"reflect"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/tessera-dev/tessera/internal/sdktest"
 	"github.com/tessera-dev/tessera/provider"
-	"github.com/tessera-dev/tessera/schema"
 )
 
 const reply = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
 
 // sent starts a local server that records one request and answers it,
 // and returns a client pointed at it and the record.
-func sent(t *testing.T) (sdk.Client, *http.Request, *[]byte) {
+func sent(t *testing.T) (sdk.Client, *sdktest.Request) {
 	t.Helper()
-	var req http.Request
-	var body []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req = *r
-		body, _ = io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, reply)
-	}))
-	t.Cleanup(srv.Close)
-	c := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
-	return c, &req, &body
-}
-
-// at returns the compact JSON at a path of object keys and array indexes,
-// members in their order; "" when the path leads nowhere.
-func at(t *testing.T, data []byte, path ...any) string {
-	t.Helper()
-	v, err := schema.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &v
-	for _, k := range path {
-		switch k := k.(type) {
-		case string:
-			p = p.Get(k)
-		case int:
-			if p.Kind != schema.Array || k >= len(p.Items) {
-				return ""
-			}
-			p = &p.Items[k]
-		}
-		if p == nil {
-			return ""
-		}
-	}
-	return string(p.Append(nil))
+	url, wire := sdktest.Serve(t, reply)
+	c := sdk.NewClient(option.WithBaseURL(url), option.WithAPIKey("test"), option.WithMaxRetries(0))
+	return c, wire
 }
 
 type block struct {
@@ -69,15 +31,9 @@ type block struct {
 }
 
 func TestMessageParams(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "provider", "testdata", "golden", "*", "anthropic.json"))
-	if len(paths) < 4 {
-		t.Fatalf("found %d golden Anthropic bodies, want at least 4", len(paths))
-	}
-	for _, path := range paths {
-		body, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+	bodies := sdktest.Goldens(t, "anthropic.json", 4)
+	for _, path := range slices.Sorted(maps.Keys(bodies)) {
+		body := bodies[path]
 		p, err := MessageParams(provider.Body{Format: provider.Anthropic, JSON: body})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
@@ -127,30 +83,19 @@ func TestMessageParams(t *testing.T) {
 		}
 
 		// What the SDK sends is the body, schemas in the body's order.
-		client, req, wire := sent(t)
+		client, wire := sent(t)
 		if _, err := client.Messages.New(context.Background(), p); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if req.URL.Path != "/v1/messages" {
-			t.Errorf("%s: sent to %s", path, req.URL.Path)
+		if wire.Path != "/v1/messages" {
+			t.Errorf("%s: sent to %s", path, wire.Path)
 		}
-		var x, y any
-		json.Unmarshal(*wire, &x)
-		json.Unmarshal(body, &y)
-		if !reflect.DeepEqual(x, y) {
-			t.Errorf("%s: the SDK sent\n%s\nbut the body is\n%s", path, *wire, body)
-		}
-		schemas := [][]any{}
+		sdktest.SameJSON(t, path, wire.Body, body)
 		for i := range want.Tools {
-			schemas = append(schemas, []any{"tools", i, "input_schema"})
+			sdktest.SameOrder(t, path, body, wire.Body, "tools", i, "input_schema")
 		}
 		if want.OutputConfig != nil {
-			schemas = append(schemas, []any{"output_config", "format", "schema"})
-		}
-		for _, s := range schemas {
-			if w, g := at(t, body, s...), at(t, *wire, s...); w == "" || g != w {
-				t.Errorf("%s: schema at %v sent as\n%s\nwant, in the body's order,\n%s", path, s, g, w)
-			}
+			sdktest.SameOrder(t, path, body, wire.Body, "output_config", "format", "schema")
 		}
 	}
 }
@@ -183,11 +128,11 @@ func TestFromRequest(t *testing.T) {
 	if p.MaxTokens != provider.DefaultMaxTokens || p.System[0].CacheControl.Type != "ephemeral" {
 		t.Errorf("max tokens %d, system %+v", p.MaxTokens, p.System)
 	}
-	client, _, wire := sent(t)
+	client, wire := sent(t)
 	if _, err := client.Messages.New(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(*wire), `"properties":{"text":{"type":"string"},"lang":{"type":"string"}}`) {
-		t.Errorf("property order lost on the wire: %s", *wire)
+	if !strings.Contains(string(wire.Body), `"properties":{"text":{"type":"string"},"lang":{"type":"string"}}`) {
+		t.Errorf("property order lost on the wire: %s", wire.Body)
 	}
 }

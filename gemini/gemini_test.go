@@ -3,68 +3,31 @@ package gemini
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tessera-dev/tessera/internal/sdktest"
 	"github.com/tessera-dev/tessera/provider"
-	"github.com/tessera-dev/tessera/schema"
 	"google.golang.org/genai"
 )
 
 // sent starts a local server that records one request and answers it,
 // and returns a client pointed at it and the record.
-func sent(t *testing.T) (*genai.Client, *http.Request, *[]byte) {
+func sent(t *testing.T) (*genai.Client, *sdktest.Request) {
 	t.Helper()
-	var req http.Request
-	var body []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req = *r
-		body, _ = io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]}}]}`)
-	}))
-	t.Cleanup(srv.Close)
+	url, wire := sdktest.Serve(t, `{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]}}]}`)
 	c, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 		APIKey:      "test",
 		Backend:     genai.BackendGeminiAPI,
-		HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL},
+		HTTPOptions: genai.HTTPOptions{BaseURL: url},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, &req, &body
-}
-
-// at returns the compact JSON at a path of object keys and array indexes,
-// members in their order; "" when the path leads nowhere.
-func at(t *testing.T, data []byte, path ...any) string {
-	t.Helper()
-	v, err := schema.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &v
-	for _, k := range path {
-		switch k := k.(type) {
-		case string:
-			p = p.Get(k)
-		case int:
-			if p.Kind != schema.Array || k >= len(p.Items) {
-				return ""
-			}
-			p = &p.Items[k]
-		}
-		if p == nil {
-			return ""
-		}
-	}
-	return string(p.Append(nil))
+	return c, wire
 }
 
 func texts(c *genai.Content) (out []string) {
@@ -78,15 +41,9 @@ func texts(c *genai.Content) (out []string) {
 }
 
 func TestGenerateContentArgs(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "provider", "testdata", "golden", "*", "gemini.json"))
-	if len(paths) < 4 {
-		t.Fatalf("found %d golden Gemini bodies, want at least 4", len(paths))
-	}
-	for _, path := range paths {
-		body, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+	bodies := sdktest.Goldens(t, "gemini.json", 4)
+	for _, path := range slices.Sorted(maps.Keys(bodies)) {
+		body := bodies[path]
 		contents, config, err := GenerateContentArgs(provider.Body{Format: provider.Gemini, JSON: body})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
@@ -144,41 +101,33 @@ func TestGenerateContentArgs(t *testing.T) {
 		}
 
 		// What the SDK sends is the body, schemas in the body's order.
-		client, req, wire := sent(t)
+		client, wire := sent(t)
 		if _, err := client.Models.GenerateContent(context.Background(), "gemini-2.5-flash", contents, config); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if req.URL.Path != "/v1beta/models/gemini-2.5-flash:generateContent" {
-			t.Errorf("%s: sent to %s", path, req.URL.Path)
+		if wire.Path != "/v1beta/models/gemini-2.5-flash:generateContent" {
+			t.Errorf("%s: sent to %s", path, wire.Path)
 		}
-		var x, y map[string]any
-		json.Unmarshal(*wire, &x)
-		json.Unmarshal(body, &y)
-		// The SDK marks the system instruction as the user's; the body
-		// leaves its role out, which the API reads the same way.
-		if si, ok := x["systemInstruction"].(map[string]any); ok && si["role"] == "user" {
-			delete(si, "role")
-		}
-		// It also sends an empty generationConfig when there is none.
-		if gc, ok := x["generationConfig"].(map[string]any); ok && len(gc) == 0 && y["generationConfig"] == nil {
-			delete(x, "generationConfig")
-		}
-		if !reflect.DeepEqual(x, y) {
-			t.Errorf("%s: the SDK sent\n%s\nbut the body is\n%s", path, *wire, body)
-		}
-		var schemas [][]any
+		sdktest.SameJSONExcept(t, path, wire.Body, body, func(sentJSON, bodyJSON any) {
+			x, _ := sentJSON.(map[string]any)
+			y, _ := bodyJSON.(map[string]any)
+			// The SDK marks the system instruction as the user's; the body
+			// leaves its role out, which the API reads the same way.
+			if si, ok := x["systemInstruction"].(map[string]any); ok && si["role"] == "user" {
+				delete(si, "role")
+			}
+			// It also sends an empty generationConfig when there is none.
+			if gc, ok := x["generationConfig"].(map[string]any); ok && len(gc) == 0 && y["generationConfig"] == nil {
+				delete(x, "generationConfig")
+			}
+		})
 		for i, tl := range want.Tools {
 			for j := range tl.FunctionDeclarations {
-				schemas = append(schemas, []any{"tools", i, "functionDeclarations", j, "parametersJsonSchema"})
+				sdktest.SameOrder(t, path, body, wire.Body, "tools", i, "functionDeclarations", j, "parametersJsonSchema")
 			}
 		}
 		if want.GenerationConfig != nil && want.GenerationConfig.ResponseMimeType != "" {
-			schemas = append(schemas, []any{"generationConfig", "responseJsonSchema"})
-		}
-		for _, s := range schemas {
-			if w, g := at(t, body, s...), at(t, *wire, s...); w == "" || g != w {
-				t.Errorf("%s: schema at %v sent as\n%s\nwant, in the body's order,\n%s", path, s, g, w)
-			}
+			sdktest.SameOrder(t, path, body, wire.Body, "generationConfig", "responseJsonSchema")
 		}
 	}
 }
@@ -215,11 +164,11 @@ func TestFromRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, _, wire := sent(t)
+	client, wire := sent(t)
 	if _, err := client.Models.GenerateContent(context.Background(), "gemini-2.5-flash", contents, config); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(*wire), `"properties":{"text":{"type":"string"},"lang":{"type":"string"}}`) {
-		t.Errorf("property order lost on the wire: %s", *wire)
+	if !strings.Contains(string(wire.Body), `"properties":{"text":{"type":"string"},"lang":{"type":"string"}}`) {
+		t.Errorf("property order lost on the wire: %s", wire.Body)
 	}
 }

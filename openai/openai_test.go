@@ -3,117 +3,26 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/tessera-dev/tessera/internal/sdktest"
 	"github.com/tessera-dev/tessera/provider"
-	"github.com/tessera-dev/tessera/schema"
 )
-
-// goldens returns the golden bodies of the core's tests whose file names
-// match pattern, keyed by path, and fails when there are fewer than min.
-func goldens(t *testing.T, pattern string, min int) map[string][]byte {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "provider", "testdata", "golden", "*", pattern))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) < min {
-		t.Fatalf("found %d golden bodies matching %s, want at least %d", len(paths), pattern, min)
-	}
-	out := map[string][]byte{}
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[p] = b
-	}
-	return out
-}
 
 // sent starts a local server that records one request and answers it
 // with reply, and returns a client pointed at it and the record.
-func sent(t *testing.T, reply string) (sdk.Client, *http.Request, *[]byte) {
+func sent(t *testing.T, reply string) (sdk.Client, *sdktest.Request) {
 	t.Helper()
-	var req http.Request
-	var body []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req = *r
-		body, _ = io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, reply)
-	}))
-	t.Cleanup(srv.Close)
-	c := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
-	return c, &req, &body
-}
-
-// sameJSON fails unless a and b hold the same JSON values, whatever the
-// order of their keys.
-func sameJSON(t *testing.T, name string, a, b []byte) {
-	t.Helper()
-	var x, y any
-	if err := json.Unmarshal(a, &x); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if err := json.Unmarshal(b, &y); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if !reflect.DeepEqual(x, y) {
-		t.Errorf("%s: the SDK sent\n%s\nbut the body is\n%s", name, a, b)
-	}
-}
-
-// at returns the compact JSON at a path of object keys and array indexes,
-// members in their order; "" when the path leads nowhere.
-func at(t *testing.T, data []byte, path ...any) string {
-	t.Helper()
-	v, err := schema.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &v
-	for _, k := range path {
-		switch k := k.(type) {
-		case string:
-			p = p.Get(k)
-		case int:
-			if p.Kind != schema.Array || k >= len(p.Items) {
-				return ""
-			}
-			p = &p.Items[k]
-		}
-		if p == nil {
-			return ""
-		}
-	}
-	return string(p.Append(nil))
-}
-
-// sameOrder fails unless the schema at path is the same, member order
-// included, in the body and in what the SDK sent.
-func sameOrder(t *testing.T, name string, body, wire []byte, path ...any) {
-	t.Helper()
-	want := at(t, body, path...)
-	if want == "" {
-		t.Fatalf("%s: the body has nothing at %v", name, path)
-	}
-	if got := at(t, wire, path...); got != want {
-		t.Errorf("%s: schema at %v sent as\n%s\nwant, in the body's order,\n%s", name, path, got, want)
-	}
+	url, wire := sdktest.Serve(t, reply)
+	c := sdk.NewClient(option.WithBaseURL(url), option.WithAPIKey("test"), option.WithMaxRetries(0))
+	return c, wire
 }
 
 func TestChatCompletionParams(t *testing.T) {
-	for path, body := range goldens(t, "openai*.json", 10) {
+	for path, body := range sdktest.Goldens(t, "openai*.json", 10) {
 		if strings.Contains(path, "openai-responses") {
 			continue
 		}
@@ -173,25 +82,25 @@ func TestChatCompletionParams(t *testing.T) {
 		}
 
 		// What the SDK sends is the body, schemas in the body's order.
-		client, req, wire := sent(t, `{"id":"c","object":"chat.completion","created":0,"model":"m","choices":[]}`)
+		client, wire := sent(t, `{"id":"c","object":"chat.completion","created":0,"model":"m","choices":[]}`)
 		if _, err := client.Chat.Completions.New(context.Background(), p); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if req.URL.Path != "/chat/completions" {
-			t.Errorf("%s: sent to %s", path, req.URL.Path)
+		if wire.Path != "/chat/completions" {
+			t.Errorf("%s: sent to %s", path, wire.Path)
 		}
-		sameJSON(t, path, *wire, body)
+		sdktest.SameJSON(t, path, wire.Body, body)
 		for i := range want.Tools {
-			sameOrder(t, path, body, *wire, "tools", i, "function", "parameters")
+			sdktest.SameOrder(t, path, body, wire.Body, "tools", i, "function", "parameters")
 		}
 		if want.ResponseFormat != nil {
-			sameOrder(t, path, body, *wire, "response_format", "json_schema", "schema")
+			sdktest.SameOrder(t, path, body, wire.Body, "response_format", "json_schema", "schema")
 		}
 	}
 }
 
 func TestResponseParams(t *testing.T) {
-	for path, body := range goldens(t, "openai-responses*.json", 5) {
+	for path, body := range sdktest.Goldens(t, "openai-responses*.json", 5) {
 		p, err := ResponseParams(provider.Body{Format: provider.OpenAIResponses, JSON: body})
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
@@ -234,19 +143,19 @@ func TestResponseParams(t *testing.T) {
 			t.Errorf("%s: text format %+v, want %+v", path, f, want.Text)
 		}
 
-		client, req, wire := sent(t, `{"id":"r","object":"response","created_at":0,"model":"m","output":[]}`)
+		client, wire := sent(t, `{"id":"r","object":"response","created_at":0,"model":"m","output":[]}`)
 		if _, err := client.Responses.New(context.Background(), p); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if req.URL.Path != "/responses" {
-			t.Errorf("%s: sent to %s", path, req.URL.Path)
+		if wire.Path != "/responses" {
+			t.Errorf("%s: sent to %s", path, wire.Path)
 		}
-		sameJSON(t, path, *wire, body)
+		sdktest.SameJSON(t, path, wire.Body, body)
 		for i := range want.Tools {
-			sameOrder(t, path, body, *wire, "tools", i, "parameters")
+			sdktest.SameOrder(t, path, body, wire.Body, "tools", i, "parameters")
 		}
 		if want.Text != nil {
-			sameOrder(t, path, body, *wire, "text", "format", "schema")
+			sdktest.SameOrder(t, path, body, wire.Body, "text", "format", "schema")
 		}
 	}
 }
@@ -288,11 +197,11 @@ func TestFromRequest(t *testing.T) {
 	if p.Messages[0].OfSystem == nil || p.Messages[0].OfSystem.Content.OfString.Or("") != "Answer in French." {
 		t.Errorf("system message %+v", p.Messages[0])
 	}
-	client, _, wire := sent(t, `{"id":"c","object":"chat.completion","created":0,"model":"m","choices":[]}`)
+	client, wire := sent(t, `{"id":"c","object":"chat.completion","created":0,"model":"m","choices":[]}`)
 	if _, err := client.Chat.Completions.New(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(*wire), `"properties":{"text":{"type":"string"},"lang":{"type":"string"}}`) {
-		t.Errorf("property order lost on the wire: %s", *wire)
+	if !strings.Contains(string(wire.Body), `"properties":{"text":{"type":"string"},"lang":{"type":"string"}}`) {
+		t.Errorf("property order lost on the wire: %s", wire.Body)
 	}
 }
