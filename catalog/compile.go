@@ -33,9 +33,13 @@ type Manifest struct {
 
 // ManifestEntry is one compiled prompt.
 type ManifestEntry struct {
-	Workflow string `json:"workflow"`
-	Node     string `json:"node"`
-	TaskRef  string `json:"task_ref"`
+	// Workflow, Node and TaskRef name a workflow node's prompt.
+	Workflow string `json:"workflow,omitempty"`
+	Node     string `json:"node,omitempty"`
+	TaskRef  string `json:"task_ref,omitempty"`
+	// Spec is the spec file of a compiled canonical spec, relative to
+	// the catalog root.
+	Spec string `json:"spec,omitempty"`
 	// Path is the prompt file relative to the output directory.
 	Path string `json:"path"`
 	// Hash is the prompt hash of the file's content.
@@ -139,11 +143,12 @@ func (c *Catalog) Compile(ctx context.Context, outDir string) (*Manifest, error)
 	if err := c.checkOutDir(outDir); err != nil {
 		return nil, err
 	}
-	built, err := c.Build(ctx)
+	built, specs, err := c.BuildAll(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{TesseraVersion: tessera.Version, Prompts: make([]ManifestEntry, 0, len(built))}
+	m := &Manifest{TesseraVersion: tessera.Version, Prompts: make([]ManifestEntry, 0, len(built)+len(specs))}
+	texts := make([]string, 0, len(built)+len(specs))
 	for _, a := range built {
 		m.Prompts = append(m.Prompts, ManifestEntry{
 			Workflow: a.WorkflowID,
@@ -153,11 +158,43 @@ func (c *Catalog) Compile(ctx context.Context, outDir string) (*Manifest, error)
 			Hash:     a.Hash,
 			Bytes:    len(a.Text),
 		})
+		texts = append(texts, a.Text)
 	}
-	if err := writeBuild(ctx, outDir, built, m); err != nil {
+	for _, sb := range specs {
+		p := sb.Result.Prompt
+		m.Prompts = append(m.Prompts, ManifestEntry{
+			Spec:  sb.Path,
+			Path:  path.Join(SpecOut, sb.Name+".txt"),
+			Hash:  p.Hash,
+			Bytes: len(p.Text),
+		})
+		texts = append(texts, p.Text)
+	}
+	if err := writeBuild(ctx, outDir, texts, m); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// BuildAll builds every workflow node (Build) and every spec
+// (BuildSpecs), reporting the problems of both together.
+func (c *Catalog) BuildAll(ctx context.Context) ([]*Assembly, []*SpecBuild, error) {
+	built, err := c.Build(ctx)
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	specs, serr := c.BuildSpecs(ctx)
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	if err != nil || serr != nil {
+		var errs diag.List
+		errs.Add(err)
+		errs.Add(serr)
+		errs.Sort()
+		return nil, nil, errs
+	}
+	return built, specs, nil
 }
 
 // checkOutDir refuses output directories whose replacement would lose
@@ -195,7 +232,7 @@ func (c *Catalog) checkOutDir(outDir string) error {
 
 // writeBuild writes the build into a new directory beside outDir and then
 // swaps it into place.
-func writeBuild(ctx context.Context, outDir string, built []*Assembly, m *Manifest) (err error) {
+func writeBuild(ctx context.Context, outDir string, texts []string, m *Manifest) (err error) {
 	parent, base := filepath.Dir(outDir), filepath.Base(outDir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("compile: %w", err)
@@ -212,7 +249,7 @@ func writeBuild(ctx context.Context, outDir string, built []*Assembly, m *Manife
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
-	if err := writePrompts(ctx, tmp, built, m); err != nil {
+	if err := writePrompts(ctx, tmp, texts, m); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
@@ -231,11 +268,12 @@ const writeWorkers = 8
 
 // writePrompts writes each workflow's directory and prompt files under
 // dir, one workflow per task, several at a time.
-func writePrompts(ctx context.Context, dir string, built []*Assembly, m *Manifest) error {
-	// Group the prompts by workflow; built is in workflow order.
+func writePrompts(ctx context.Context, dir string, texts []string, m *Manifest) error {
+	// Group the prompts by directory; the manifest lists each directory's
+	// prompts together.
 	var groups [][2]int
-	for i := range built {
-		if i == 0 || built[i].WorkflowID != built[i-1].WorkflowID {
+	for i := range m.Prompts {
+		if i == 0 || path.Dir(m.Prompts[i].Path) != path.Dir(m.Prompts[i-1].Path) {
 			groups = append(groups, [2]int{i, i + 1})
 		} else {
 			groups[len(groups)-1][1] = i + 1
@@ -250,7 +288,7 @@ func writePrompts(ctx context.Context, dir string, built []*Assembly, m *Manifes
 	for range min(writeWorkers, len(groups)) {
 		wg.Go(func() {
 			for g := range next {
-				if err := writeGroup(dir, built[g[0]:g[1]], m.Prompts[g[0]:g[1]]); err != nil {
+				if err := writeGroup(dir, texts[g[0]:g[1]], m.Prompts[g[0]:g[1]]); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -274,12 +312,13 @@ func writePrompts(ctx context.Context, dir string, built []*Assembly, m *Manifes
 	return firstErr
 }
 
-func writeGroup(dir string, built []*Assembly, entries []ManifestEntry) error {
-	if err := os.Mkdir(filepath.Join(dir, built[0].WorkflowID), 0o755); err != nil {
+// writeGroup writes prompts that share a directory.
+func writeGroup(dir string, texts []string, entries []ManifestEntry) error {
+	if err := os.Mkdir(filepath.Join(dir, filepath.FromSlash(path.Dir(entries[0].Path))), 0o755); err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
-	for i, a := range built {
-		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(entries[i].Path)), []byte(a.Text), 0o644); err != nil {
+	for i, text := range texts {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(entries[i].Path)), []byte(text), 0o644); err != nil {
 			return fmt.Errorf("compile: %w", err)
 		}
 	}

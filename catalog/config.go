@@ -29,6 +29,9 @@ type Config struct {
 	// Workflows is the directory of workflow JSON files (key "workflows",
 	// required).
 	Workflows string
+	// Specs is a directory of canonical prompt specs (key "specs",
+	// optional) that compile assembles beside the workflow nodes.
+	Specs string
 	// TemplateExtensions are the file extensions a task_ref may omit, tried
 	// in order (key "template_extensions"; default .txt, .md, .prompt).
 	TemplateExtensions []string
@@ -91,7 +94,7 @@ func (r *RedactionConfig) Redactor() (*guard.Redactor, error) {
 // DefaultOut is the compile output directory when tessera.yaml names none.
 const DefaultOut = "build/prompts"
 
-var configKeys = []string{"version", "tasks", "workflows", "template_extensions", "log", "out", "budget", "redaction"}
+var configKeys = []string{"version", "tasks", "workflows", "template_extensions", "log", "out", "specs", "budget", "redaction"}
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
@@ -145,7 +148,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 				errs = append(errs, diag.Errorf(name, v.Line, "version: want 1, the only config version so far"))
 			}
 			cfg.Version = 1
-		case "tasks", "workflows", "log", "out":
+		case "tasks", "workflows", "log", "out", "specs":
 			p, err := pathValue(v)
 			if err != nil {
 				errs = append(errs, diag.Errorf(name, v.Line, "%s: %v", key, err))
@@ -160,6 +163,8 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 				cfg.Log = p
 			case "out":
 				cfg.Out = p
+			case "specs":
+				cfg.Specs = p
 			}
 		case "budget":
 			b, berrs := budgetValue(name, k.Line, v)

@@ -21,8 +21,23 @@ func TestExamplesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Prompts) != 4 {
-		t.Errorf("compiled %d prompts, want 4", len(m.Prompts))
+	if len(m.Prompts) != 6 {
+		t.Errorf("compiled %d prompts, want 4 workflow nodes and 2 specs", len(m.Prompts))
+	}
+	// A compiled spec is what the canonical preset renders for it: the
+	// canonical package's own golden file, which adds a final newline.
+	for _, name := range []string{"v2-example", "support-ticket"} {
+		got, err := os.ReadFile(filepath.Join(out, SpecOut, name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("..", "canonical", "testdata", "golden", name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got)+"\n" != string(want) {
+			t.Errorf("compiled spec %s differs from canonical/testdata/golden/%s.txt", name, name)
+		}
 	}
 	golden := filepath.Join("testdata", "golden", "examples")
 	if *update {

@@ -587,8 +587,10 @@ func (a *app) compileCmd() *cobra.Command {
 		Use:   "compile",
 		Short: "Assemble every workflow node; write build/prompts, or fail listing every problem",
 		Long: `Assemble every workflow node that has a task_ref and write each prompt to
-<out>/<workflow id>/<node_id>.txt, with a manifest.json listing workflow,
-node, task_ref, hash and size. When anything fails, every problem is listed
+<out>/<workflow id>/<node_id>.txt, and every canonical spec of the "specs"
+directory (if tessera.yaml names one) to <out>/specs/<name>.txt, with a
+manifest.json listing workflow, node, task_ref or spec, hash and size. With a
+budget in tessera.yaml, every prompt must fit it. When anything fails, every problem is listed
 as path:line: message, nothing is written, and the previous output stays as
 it was. With --check, assemble and report but write nothing.`,
 		Args: cobra.NoArgs,
@@ -600,11 +602,11 @@ it was. With --check, assemble and report but write nothing.`,
 			}
 			defer c.Close()
 			if check {
-				built, err := c.Build(ctx)
+				built, specs, err := c.BuildAll(ctx)
 				if err != nil {
 					return a.compileFailed(err, true)
 				}
-				fmt.Fprintf(a.stdout, "checked %d prompts: all assemble\n", len(built))
+				fmt.Fprintf(a.stdout, "checked %d prompts: all assemble\n", len(built)+len(specs))
 				return nil
 			}
 			m, err := c.Compile(ctx, out)
