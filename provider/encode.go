@@ -316,11 +316,7 @@ const emptyParams = `{"type":"object","properties":{},"additionalProperties":fal
 // "max_completion_tokens"}.
 func (e *encoder) openAIChat() {
 	e.raw(`{`)
-	if e.req.Model != "" {
-		e.raw(`"model":`)
-		e.str(e.req.Model)
-		e.raw(`,`)
-	}
+	e.model()
 	if len(e.req.Tools) > 0 {
 		e.raw(`"tools":[`)
 		for i, t := range e.req.Tools {
@@ -355,20 +351,7 @@ func (e *encoder) openAIChat() {
 	e.raw(`{"role":"user","content":`)
 	e.joined(e.user)
 	e.raw(`}]`)
-	if o := e.req.Output; o != nil {
-		e.raw(`,"response_format":{"type":"json_schema","json_schema":{"name":`)
-		e.str(e.outputName)
-		e.raw(`,"schema":`)
-		e.schema(e.output)
-		if o.Strict {
-			e.raw(`,"strict":true`)
-		}
-		e.raw(`}}`)
-	}
-	if e.req.MaxTokens > 0 {
-		e.raw(`,"max_completion_tokens":`)
-		e.int(e.req.MaxTokens)
-	}
+	e.openAIOutput(`,"response_format":{"type":"json_schema","json_schema":{"name":`, `,"max_completion_tokens":`)
 	e.raw(`}`)
 }
 
@@ -378,11 +361,7 @@ func (e *encoder) openAIChat() {
 // "text":{"format":{"type":"json_schema","name","schema","strict"}},"max_output_tokens"}.
 func (e *encoder) openAIResponses() {
 	e.raw(`{`)
-	if e.req.Model != "" {
-		e.raw(`"model":`)
-		e.str(e.req.Model)
-		e.raw(`,`)
-	}
+	e.model()
 	if len(e.req.Tools) > 0 {
 		e.raw(`"tools":[`)
 		for i, t := range e.req.Tools {
@@ -418,8 +397,25 @@ func (e *encoder) openAIResponses() {
 	e.raw(`{"type":"message","role":"user","content":`)
 	e.joined(e.user)
 	e.raw(`}]`)
+	e.openAIOutput(`,"text":{"format":{"type":"json_schema","name":`, `,"max_output_tokens":`)
+	e.raw(`}`)
+}
+
+// model writes the "model" member and its comma, when there is a model.
+func (e *encoder) model() {
+	if e.req.Model != "" {
+		e.raw(`"model":`)
+		e.str(e.req.Model)
+		e.raw(`,`)
+	}
+}
+
+// openAIOutput writes the structured-output member (opened by format,
+// which ends just before the name) and the reply cap (named by maxKey),
+// the two members both OpenAI formats end with.
+func (e *encoder) openAIOutput(format, maxKey string) {
 	if o := e.req.Output; o != nil {
-		e.raw(`,"text":{"format":{"type":"json_schema","name":`)
+		e.raw(format)
 		e.str(e.outputName)
 		e.raw(`,"schema":`)
 		e.schema(e.output)
@@ -429,10 +425,9 @@ func (e *encoder) openAIResponses() {
 		e.raw(`}}`)
 	}
 	if e.req.MaxTokens > 0 {
-		e.raw(`,"max_output_tokens":`)
+		e.raw(maxKey)
 		e.int(e.req.MaxTokens)
 	}
-	e.raw(`}`)
 }
 
 const cacheControl = `,"cache_control":{"type":"ephemeral"}`
@@ -445,11 +440,7 @@ const cacheControl = `,"cache_control":{"type":"ephemeral"}`
 func (e *encoder) anthropic() {
 	mark := e.opts.CacheBreakpoints
 	e.raw(`{`)
-	if e.req.Model != "" {
-		e.raw(`"model":`)
-		e.str(e.req.Model)
-		e.raw(`,`)
-	}
+	e.model()
 	e.raw(`"max_tokens":`)
 	if e.req.MaxTokens > 0 {
 		e.int(e.req.MaxTokens)
