@@ -82,7 +82,11 @@ type Report struct {
 	Limit   int `json:"limit"`
 	// Overhead is the provider framing included in Before and Final.
 	Overhead int `json:"overhead"`
-	// Before is the count of the untrimmed prompt, overhead included.
+	// Before is the untrimmed prompt's count as the sum of its sections
+	// and the text between them, each counted exactly, overhead included.
+	// Tokens that merge across the joins can make the whole text's own
+	// count a few tokens lower; the untrimmed prompt is not counted whole
+	// unless it is close to the limit.
 	Before int `json:"before"`
 	// Final is the count of the fitted prompt, overhead included; it is
 	// at or under Limit.
@@ -167,7 +171,7 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 		return nil, errors.New("budget: no counter")
 	}
 	if b.Context <= 0 || b.Reserve < 0 || b.Overhead < 0 {
-		return nil, fmt.Errorf("budget: context %d, reserve %d and overhead %d must be positive", b.Context, b.Reserve, b.Overhead)
+		return nil, fmt.Errorf("budget: context %d, reserve %d, overhead %d: the context must be above 0, the reserve and overhead 0 or more", b.Context, b.Reserve, b.Overhead)
 	}
 	if b.Limit() <= 0 {
 		return nil, fmt.Errorf("budget: reserve %d leaves nothing of the %d-token context", b.Reserve, b.Context)
@@ -180,7 +184,7 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 	if marker == "" {
 		marker = DefaultMarker
 	}
-	f := &fitter{ctx: ctx, counter: opts.Counter, cache: cache, render: render, limit: b.Limit() - b.Overhead, marker: marker}
+	f := &fitter{counter: opts.Counter, cache: cache, render: render, limit: b.Limit() - b.Overhead, marker: marker}
 	f.secs = cloneSections(sections)
 	f.report = Report{Counter: opts.Counter.Name(), Exact: opts.Counter.Exact(), Context: b.Context, Reserve: b.Reserve, Limit: b.Limit(), Overhead: b.Overhead}
 	f.walk(f.secs, "", nil)
@@ -272,7 +276,6 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 }
 
 type fitter struct {
-	ctx     context.Context
 	counter tokenizer.Counter
 	cache   *Cache
 	render  Render

@@ -237,6 +237,8 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 		return errors.New("assemble needs --workflow and --node, or --spec")
 	case o.spec == "" && (o.headingLevel != 0 || o.hideEmpty):
 		return errors.New("--heading-level and --hide-empty apply to --spec")
+	case o.headingLevel < 0 || o.headingLevel > 3:
+		return fmt.Errorf("--heading-level %d: use 1, 2 or 3", o.headingLevel)
 	}
 	var format provider.Format
 	if o.provider != "" {
@@ -433,9 +435,6 @@ func (a *app) assembleSpec(ctx context.Context, flags *pflag.FlagSet, c *catalog
 		return nil, failure{err}
 	}
 	cfg := canonical.Config{HeadingLevel: o.headingLevel, HideEmptySections: o.hideEmpty}
-	if o.headingLevel < 0 || o.headingLevel > 3 {
-		return nil, fmt.Errorf("--heading-level %d: use 1, 2 or 3", o.headingLevel)
-	}
 	if c != nil {
 		if cfg.Redactor, err = c.Config().Redaction.Redactor(); err != nil {
 			return nil, failure{err}
