@@ -5,17 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/internal/suggest"
+	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -38,8 +38,6 @@ var (
 	assemblerKeys    = []string{"headingLevel", "showEmptySections"}
 )
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // ParseSpec parses a prompt spec from data, the content of the YAML or
 // JSON file path (used in diagnostics only; nothing is read). The content
 // is normalised first (prompt.Normalize). Keys are the design's names;
@@ -58,34 +56,18 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 		}
 		return nil, diag.List{diag.Wrap(path, line, err, "%v", err)}
 	}
-	// YAML also breaks lines at NEL, LS and PS; refuse them, so that every
-	// line number reported counts '\n' as an editor does.
-	if i := strings.IndexAny(text, "\u0085\u2028\u2029"); i >= 0 {
-		line := 1 + strings.Count(text[:i], "\n")
-		r := []rune(text[i:])[0]
-		return nil, diag.List{diag.Errorf(path, line, "holds the character %U, which YAML reads as a line break: remove it, or write it as \\u%04X inside a double-quoted string", r, r)}
-	}
 	if strings.Contains(text, `\/`) && json.Valid([]byte(text)) {
 		// JSON may escape '/', YAML may not; the file is JSON, so the
 		// escape is dropped (line numbers do not change).
 		text = unescapeSlashes(text)
 	}
-	dec := yaml.NewDecoder(strings.NewReader(text))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil && err != io.EOF {
-		return nil, diag.List{yamlError(path, err)}
+	top, err := yamldoc.ParseText(path, text)
+	if err != nil {
+		return nil, err
 	}
-	var more yaml.Node
-	if err := dec.Decode(&more); err != io.EOF {
-		if err != nil {
-			return nil, diag.List{yamlError(path, err)}
-		}
-		return nil, diag.List{diag.Errorf(path, more.Line, "a second YAML document starts here: a spec is one document; remove the \"---\" line or split the file")}
-	}
-	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+	if top == nil || isNull(top) {
 		return nil, diag.List{diag.Errorf(path, 0, "empty: a spec needs at least a task and an input, for example\n  task:\n    - instruction: Summarise the report.\n  input:\n    userQuery: What changed?")}
 	}
-	top := doc.Content[0]
 	d := &decoder{path: path, lines: map[string]int{}, bad: map[string]bool{}}
 	if top.Kind != yaml.MappingNode {
 		d.wrong(top, "", "a mapping of keys to values")
@@ -104,16 +86,6 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 		return nil, errs
 	}
 	return s, nil
-}
-
-func yamlError(path string, err error) *diag.Error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	}
-	return diag.Errorf(path, line, "not valid YAML or JSON: %s", msg)
 }
 
 // unescapeSlashes replaces `\/` by `/` inside the double-quoted strings of

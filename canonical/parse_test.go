@@ -20,7 +20,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"empty", "", []string{"spec.yaml: empty: a spec needs at least a task and an input"}},
 		{"comment only", "# nothing\n", []string{"spec.yaml: empty:"}},
 		{"not a mapping", "- a\n- b\n", []string{"spec.yaml:1: want a mapping of keys to values, found a list"}},
-		{"bad yaml", "task: [\n", []string{"spec.yaml:1: not valid YAML or JSON: did not find expected node content"}},
+		{"bad yaml", "task: [\n", []string{"spec.yaml:1: not valid YAML: did not find expected node content"}},
 		{"second document", minimal + "---\ntask: []\n", []string{"spec.yaml:5: a second YAML document starts here"}},
 		{"line separator", minimal + "# a\u2028b\n", []string{`spec.yaml:5: holds the character U+2028, which YAML reads as a line break: remove it, or write it as \u2028 inside a double-quoted string`}},
 		{"invalid utf-8", minimal + "x: \xff\n", []string{"spec.yaml:5: invalid UTF-8 at byte offset"}},
@@ -33,7 +33,7 @@ func TestParseSpecErrors(t *testing.T) {
 			`spec.yaml:3: input.userQuery: missing: give the user's query`,
 			`spec.yaml:4: unknown key "user_query" in input: did you mean "userQuery"?`,
 		}},
-		{"repeated key", minimal + "identity:\n  tone: a\n  tone: b\n", []string{`spec.yaml:7: identity.tone: the key is repeated: keep one`}},
+		{"repeated key", minimal + "identity:\n  tone: a\n  tone: b\n", []string{`spec.yaml:7: key "identity.tone" is repeated (first at line 6): keep one`}},
 		{"wrong types", minimal + "identity:\n  tone: [a]\n  traits: calm\nsystemPrompt: rules\n", []string{
 			`spec.yaml:6: identity.tone: want text, found a list`,
 			`spec.yaml:7: identity.traits: want a list of text, found the text "calm"`,
@@ -91,7 +91,7 @@ func TestParseSpecErrors(t *testing.T) {
 			`spec.yaml:6: task[0].outputFormat.jsonSchema: the number .inf cannot be written in JSON`,
 		}},
 		{"schema repeated key", "task:\n  - instruction: x\n    outputFormat:\n      type: json\n      jsonSchema:\n        type: object\n        type: string\ninput:\n  userQuery: q\n", []string{
-			`spec.yaml:7: task[0].outputFormat.jsonSchema: the key "type" is repeated: keep one`,
+			`spec.yaml:7: key "task[0].outputFormat.jsonSchema.type" is repeated (first at line 6): keep one`,
 		}},
 		{"schema tag", "task:\n  - instruction: x\n    outputFormat:\n      type: json\n      jsonSchema:\n        x: !!binary aGk=\ninput:\n  userQuery: q\n", []string{
 			`spec.yaml:6: task[0].outputFormat.jsonSchema: the tag !!binary has no JSON form`,

@@ -2,17 +2,16 @@ package catalog
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/include"
-	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
@@ -96,39 +95,21 @@ const DefaultOut = "build/prompts"
 
 var configKeys = []string{"version", "tasks", "workflows", "template_extensions", "log", "out", "specs", "budget", "redaction"}
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // ParseConfig parses the tessera.yaml file content data, normalised first
 // (see prompt.Normalize); name is used in diagnostics. Unknown keys, wrong types, missing required keys and paths
 // that leave the root are errors naming the key and its line; every
 // problem is reported, as a diag.List.
 func ParseConfig(name string, data []byte) (*Config, error) {
-	text, err := prompt.Normalize(data)
+	top, err := yamldoc.Parse(name, data)
 	if err != nil {
-		return nil, diag.List{encodingDiag(name, err)}
-	}
-	// YAML also breaks lines at NEL, LS and PS; refuse them, so that every
-	// line number Tessera reports counts '\n' as an editor does.
-	if i := strings.IndexAny(text, "\u0085\u2028\u2029"); i >= 0 {
-		line := 1 + strings.Count(text[:i], "\n")
-		return nil, diag.List{diag.Errorf(name, line, "holds the character %U, which YAML reads as a line break: remove it", []rune(text[i:])[0])}
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		line := 0
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = m[2]
-		}
-		return nil, diag.List{diag.Errorf(name, line, "not valid YAML: %s", msg)}
+		return nil, err
 	}
 	cfg := &Config{Version: 1}
 	var errs diag.List
-	if doc.Kind == 0 || len(doc.Content) == 0 {
+	if top == nil {
 		return nil, diag.List{diag.Errorf(name, 0, "empty: name the task and workflow directories, for example\n  tasks: prompts/tasks\n  workflows: workflows")}
 	}
-	m := doc.Content[0]
+	m := top
 	if m.Kind != yaml.MappingNode {
 		return nil, diag.List{diag.Errorf(name, m.Line, "want a mapping of keys to values at the top level")}
 	}

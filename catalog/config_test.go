@@ -78,8 +78,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"tasks: t\nworkflows: w\nversion: 2\n", "tessera.yaml:3: version: want 1"},
 		{"tasks: t\nworkflows: w\ntemplate_extensions: txt\n", "tessera.yaml:3: template_extensions: want a list"},
 		{"tasks: t\nworkflows: w\ntemplate_extensions:\n  - .txt\n  - md\n", "tessera.yaml:4: template_extensions: line 5: want an extension starting with a dot"},
-		{"tasks: t\ntasks: u\nworkflows: w\n", `tessera.yaml:2: key "tasks" is repeated`},
-		{"tasks: t\n  bad: indent\n", "tessera.yaml:2: not valid YAML"},
+		{"tasks: t\ntasks: u\nworkflows: w\n", `tessera.yaml:2: key "tasks" is repeated (first at line 1): keep one`},
+		{"tasks: t\n  bad: indent\n", "tessera.yaml:2:6: not valid YAML"},
 		{"tasks: 12\nworkflows: w\n", "tessera.yaml:1: tasks: want a path string"},
 		{"tasks: t\nworkflows: w\nredaction: yes\n", "tessera.yaml:3: redaction: want a mapping with defaults and patterns"},
 		{"tasks: t\nworkflows: w\nredaction:\n  defaults: maybe\n", "tessera.yaml:4: redaction.defaults: want true or false"},
@@ -95,7 +95,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  reserve: 100\n", "tessera.yaml:3: budget: reserve 100 leaves nothing of the 100-token context"},
 		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  model: llama-3\n", `tessera.yaml:5: budget.model: unknown model "llama-3"`},
 		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  modle: gpt-4o\n", `tessera.yaml:5: budget: unknown key "modle": the keys are model, context, reserve`},
-		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  context: 200\n", "tessera.yaml:5: budget.context is repeated"},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  context: 200\n", `tessera.yaml:5: key "budget.context" is repeated (first at line 4): keep one`},
 	}
 	for _, tt := range tests {
 		_, err := ParseConfig("tessera.yaml", []byte(tt.src))
@@ -117,7 +117,7 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 
 func TestParseConfigRefusesYAMLOnlyLineBreaks(t *testing.T) {
 	_, err := ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\u2028\n"))
-	if err == nil || err.Error() != "tessera.yaml:2: holds the character U+2028, which YAML reads as a line break: remove it" {
+	if err == nil || err.Error() != `tessera.yaml:2: holds the character U+2028, which YAML reads as a line break: remove it, or write it as \u2028 inside a double-quoted string` {
 		t.Errorf("err = %v", err)
 	}
 }

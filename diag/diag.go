@@ -17,13 +17,17 @@ import (
 )
 
 // Error is one problem in one place. Its message reads
-// "path:line: message", or "path: message" when the line is unknown, the
-// shape compilers use and editors jump to.
+// "path:line: message" ("path:line:col: message" when the column is
+// known), or "path: message" when the line is unknown, the shape compilers
+// use and editors jump to.
 type Error struct {
 	// Path is the file the problem is in, slash-separated.
 	Path string
 	// Line is the 1-based line of the problem, or 0 when it is not known.
 	Line int
+	// Col is the 1-based column (in bytes) of the problem on its line, or
+	// 0 when it is not known; it is shown only with a line.
+	Col int
 	// Msg says what is wrong and, where it can, what to do about it.
 	Msg string
 	// Err is the underlying cause, if any; it is reachable with errors.Is
@@ -75,6 +79,10 @@ func (e *Error) Error() string {
 		if e.Line > 0 {
 			b.WriteByte(':')
 			b.WriteString(strconv.Itoa(e.Line))
+			if e.Col > 0 {
+				b.WriteByte(':')
+				b.WriteString(strconv.Itoa(e.Col))
+			}
 		}
 		b.WriteString(": ")
 	}
@@ -135,10 +143,10 @@ func (l *List) Add(err error) {
 // duplicates, so a report is the same whatever order the work was done in.
 func (l *List) Sort() {
 	slices.SortStableFunc(*l, func(a, b *Error) int {
-		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Msg, b.Msg), cmp.Compare(a.Error(), b.Error()))
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col), cmp.Compare(a.Msg, b.Msg), cmp.Compare(a.Error(), b.Error()))
 	})
 	*l = slices.CompactFunc(*l, func(a, b *Error) bool {
-		return a.Path == b.Path && a.Line == b.Line && a.Msg == b.Msg && slices.Equal(a.Related, b.Related)
+		return a.Path == b.Path && a.Line == b.Line && a.Col == b.Col && a.Msg == b.Msg && slices.Equal(a.Related, b.Related)
 	})
 }
 
