@@ -11,6 +11,7 @@ import (
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/include"
+	"github.com/tessera-dev/tessera/internal/jsondup"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -79,6 +80,17 @@ func ParseWorkflow(path, id string, data []byte) (*Workflow, error) {
 	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
 		return nil, diag.List{syntaxError(path, data, err)}
 	}
+	if reps := jsondup.Find(data); len(reps) > 0 {
+		errs := make(diag.List, len(reps))
+		for i, r := range reps {
+			key := r.Key
+			if r.Path != "" {
+				key = r.Path + "." + key
+			}
+			errs[i] = diag.Errorf(path, lineOf(data, int64(r.Second)), "key %q is repeated (first at line %d): keep one", key, lineOf(data, int64(r.First)))
+		}
+		return nil, errs
+	}
 	var errs diag.List
 	fail := func(off int64, format string, args ...any) {
 		errs = append(errs, diag.Errorf(path, lineOf(data, off), format, args...))
@@ -103,9 +115,6 @@ func ParseWorkflow(path, id string, data []byte) (*Workflow, error) {
 				return nil, diag.List{jsonError(path, data, dec, err)}
 			}
 			continue
-		}
-		if sawNodes {
-			fail(keyOff, "\"nodes\" appears twice: keep one array")
 		}
 		sawNodes = true
 		tok, err = dec.Token()
@@ -202,8 +211,8 @@ func parseNode(path string, line int, raw json.RawMessage, index int) (*Node, di
 	return n, errs
 }
 
-// parseIncludes decodes the includes object, rejecting repeated keys,
-// which encoding/json would silently collapse to the last one.
+// parseIncludes decodes the includes object (ParseWorkflow has already
+// refused repeated keys).
 func parseIncludes(raw json.RawMessage) (map[string]string, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil {
@@ -221,9 +230,6 @@ func parseIncludes(raw json.RawMessage) (map[string]string, error) {
 		var v string
 		if err := dec.Decode(&v); err != nil {
 			return nil, fmt.Errorf("%s: want a file path string", k)
-		}
-		if _, dup := m[k]; dup {
-			return nil, fmt.Errorf("%s is repeated: keep one entry", k)
 		}
 		m[k] = v
 	}
