@@ -106,6 +106,7 @@ func (c *Catalog) assemble(ctx context.Context, taskRef string, includes map[str
 		Includes:     includes,
 		IncludesFile: mapFile,
 		IncludesLine: mapLine,
+		MaxBytes:     c.cfg.Limits.MaxOutputBytes,
 	}, c)
 	if err != nil {
 		return nil, err

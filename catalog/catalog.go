@@ -15,18 +15,16 @@ import (
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/include"
+	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/internal/suggest"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
-// MaxFileSize is the largest file a catalog reads, as a guard against a
-// path that names something that is not a prompt file.
-const MaxFileSize = 16 << 20
-
 // Catalog is a loaded catalog. Create one with Open or OpenFS.
 type Catalog struct {
 	fsys   fs.FS
-	dir    string // the root on disk; empty for OpenFS
+	root   *os.Root // the root on disk; nil for OpenFS
+	dir    string   // the root's path; empty for OpenFS
 	closer io.Closer
 	cfg    Config
 
@@ -69,7 +67,7 @@ func Open(ctx context.Context, dir string) (*Catalog, error) {
 		root.Close()
 		return nil, err
 	}
-	c.closer = root
+	c.root, c.closer = root, root
 	return c, nil
 }
 
@@ -84,8 +82,11 @@ func OpenFS(ctx context.Context, fsys fs.FS) (*Catalog, error) {
 }
 
 func newCatalog(fsys fs.FS, dir string) (*Catalog, error) {
-	data, err := fs.ReadFile(fsys, ConfigFile)
+	data, err := fileread.FS(fsys, ConfigFile, DefaultMaxFileBytes)
 	if err != nil {
+		if fileread.IsLimit(err) {
+			return nil, diag.List{limitDiag(ConfigFile, err)}
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			where := dir
 			if where == "" {
@@ -128,35 +129,41 @@ func (c *Catalog) Config() Config {
 // catalog opened with OpenFS.
 func (c *Catalog) Dir() string { return c.dir }
 
-// readFile reads and normalises the file at the cleaned path p.
+// readFile reads and normalises the file at the cleaned path p: only a
+// regular file, and no more than the configured cap.
 func (c *Catalog) readFile(ctx context.Context, p string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	f, err := c.fsys.Open(p)
+	var (
+		data []byte
+		err  error
+	)
+	if c.root != nil {
+		data, err = fileread.InRoot(c.root, p, c.cfg.Limits.MaxFileBytes)
+	} else {
+		data, err = fileread.FS(c.fsys, p, c.cfg.Limits.MaxFileBytes)
+	}
 	if err != nil {
+		if fileread.IsLimit(err) {
+			return "", limitDiag(p, err)
+		}
 		return "", c.openError(p, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", p, err)
-	}
-	if st.IsDir() {
-		return "", diag.Errorf(p, 0, "is a directory, not a file")
-	}
-	if st.Size() > MaxFileSize {
-		return "", diag.Errorf(p, 0, "is %d bytes, more than the %d a catalog file may hold", st.Size(), MaxFileSize)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", p, err)
 	}
 	text, err := prompt.Normalize(data)
 	if err != nil {
 		return "", encodingDiag(p, err)
 	}
 	return text, nil
+}
+
+// limitDiag places a fileread limit error at the file.
+func limitDiag(p string, err error) *diag.Error {
+	var r interface{ Reason() string }
+	if errors.As(err, &r) {
+		return diag.Wrap(p, 0, err, "%s", r.Reason())
+	}
+	return diag.Wrap(p, 0, err, "%v", err)
 }
 
 func (c *Catalog) openError(p string, err error) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/include"
+	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
@@ -47,6 +48,43 @@ type Config struct {
 	// canonical specs before rendering and logging; nil means the
 	// built-in patterns.
 	Redaction *RedactionConfig
+	// Limits (key "limits") caps what Tessera reads and produces; unset
+	// fields hold the defaults.
+	Limits Limits
+
+	// lines holds the line of each top-level key, for diagnostics.
+	lines map[string]int
+}
+
+// Line returns the line of the top-level key in tessera.yaml, or 0 when
+// the key is not there.
+func (c Config) Line(key string) int { return c.lines[key] }
+
+// Limits is tessera.yaml's "limits" key. Sizes are whole numbers of bytes,
+// or numbers with a unit (KiB, MiB, GiB, KB, MB, GB):
+//
+//	limits:
+//	  max_file_bytes: 16MiB    # the largest file Tessera reads
+//	  max_output_bytes: 8MiB   # the largest prompt an assembly produces
+type Limits struct {
+	// MaxFileBytes caps every file read: templates, includes, workflows,
+	// specs, and the files named on the command line.
+	MaxFileBytes int64
+	// MaxOutputBytes caps an assembled prompt; a template's includes are
+	// counted as they are loaded, so a catalog over the cap fails before
+	// the prompt is built.
+	MaxOutputBytes int64
+}
+
+// The default limits.
+const (
+	DefaultMaxFileBytes   int64 = fileread.DefaultMaxBytes
+	DefaultMaxOutputBytes int64 = 8 << 20
+)
+
+// DefaultLimits returns the limits in force when tessera.yaml sets none.
+func DefaultLimits() Limits {
+	return Limits{MaxFileBytes: DefaultMaxFileBytes, MaxOutputBytes: DefaultMaxOutputBytes}
 }
 
 // DefaultTemplateExtensions are the extensions tried when tessera.yaml
@@ -93,7 +131,7 @@ func (r *RedactionConfig) Redactor() (*guard.Redactor, error) {
 // DefaultOut is the compile output directory when tessera.yaml names none.
 const DefaultOut = "build/prompts"
 
-var configKeys = []string{"version", "tasks", "workflows", "template_extensions", "log", "out", "specs", "budget", "redaction"}
+var configKeys = []string{"version", "tasks", "workflows", "template_extensions", "log", "out", "specs", "budget", "redaction", "limits"}
 
 // ParseConfig parses the tessera.yaml file content data, normalised first
 // (see prompt.Normalize); name is used in diagnostics. Unknown keys, wrong types, missing required keys and paths
@@ -104,7 +142,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := &Config{Version: 1}
+	cfg := &Config{Version: 1, Limits: DefaultLimits(), lines: map[string]int{}}
 	var errs diag.List
 	if top == nil {
 		return nil, diag.List{diag.Errorf(name, 0, "empty: name the task and workflow directories, for example\n  tasks: prompts/tasks\n  workflows: workflows")}
@@ -122,6 +160,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 			continue
 		}
 		seen[key] = true
+		cfg.lines[key] = k.Line
 		switch key {
 		case "version":
 			n, err := strconv.Atoi(v.Value)
@@ -155,6 +194,10 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 			r, rerrs := redactionValue(name, k.Line, v)
 			errs = append(errs, rerrs...)
 			cfg.Redaction = r
+		case "limits":
+			l, lerrs := limitsValue(name, k.Line, v)
+			errs = append(errs, lerrs...)
+			cfg.Limits = l
 		case "template_extensions":
 			exts, err := extensionsValue(v)
 			if err != nil {
@@ -316,4 +359,60 @@ func redactionValue(name string, line int, v *yaml.Node) (*RedactionConfig, []*d
 		return nil, errs
 	}
 	return r, nil
+}
+
+// limitsValue parses the "limits" mapping.
+func limitsValue(name string, line int, v *yaml.Node) (Limits, []*diag.Error) {
+	l := DefaultLimits()
+	if v.Kind != yaml.MappingNode {
+		return l, []*diag.Error{diag.Errorf(name, line, "limits: want a mapping with max_file_bytes and max_output_bytes")}
+	}
+	var errs []*diag.Error
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		var dst *int64
+		switch k.Value {
+		case "max_file_bytes":
+			dst = &l.MaxFileBytes
+		case "max_output_bytes":
+			dst = &l.MaxOutputBytes
+		default:
+			errs = append(errs, diag.Errorf(name, k.Line, "limits: unknown key %q: the keys are max_file_bytes, max_output_bytes", k.Value))
+			continue
+		}
+		n, err := byteSize(val)
+		if err != nil {
+			errs = append(errs, diag.Errorf(name, val.Line, "limits.%s: %v", k.Value, err))
+			continue
+		}
+		*dst = n
+	}
+	return l, errs
+}
+
+// maxLimit is the largest size a limit may be set to (1 GiB).
+const maxLimit = 1 << 30
+
+// byteSize reads a size: a whole number of bytes, or a number with a unit.
+func byteSize(v *yaml.Node) (int64, error) {
+	bad := fmt.Errorf("want a size in bytes, such as 16777216 or 16MiB, from 1 byte to 1GiB")
+	if v.Kind != yaml.ScalarNode {
+		return 0, bad
+	}
+	s := strings.TrimSpace(v.Value)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > maxLimit/mult {
+		return 0, bad
+	}
+	return n * mult, nil
 }

@@ -41,7 +41,16 @@ type Input struct {
 	// those problems are reported against the template.
 	IncludesFile string
 	IncludesLine int
+	// MaxBytes, when above 0, caps the assembled text. Included files are
+	// counted as they are loaded, so Resolve stops at the first include
+	// that would pass the cap, before anything more is read or the text is
+	// built.
+	MaxBytes int64
 }
+
+// OutputCapKey is the tessera.yaml key that sets Input.MaxBytes, named in
+// the error when the cap is passed.
+const OutputCapKey = "limits.max_output_bytes"
 
 // Resolve assembles in.Template: it replaces each token with the file the
 // includes map names for it, and each directive with the file it names, in
@@ -66,9 +75,13 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 	files := make([]*File, len(t.Segments))
 	size := 0
 	nsrc := 1
-	for i, s := range t.Segments {
+	for _, s := range t.Segments {
 		if s.Kind == Text {
 			size += len(s.Text)
+		}
+	}
+	for i, s := range t.Segments {
+		if s.Kind == Text {
 			continue
 		}
 		p := s.Path
@@ -99,6 +112,14 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 		files[i] = f
 		size += len(trimFinalNewline(f.Text))
 		nsrc++
+		if in.MaxBytes > 0 && int64(size) > in.MaxBytes {
+			e := diag.Errorf(t.Name, s.Line, "the assembled prompt passes the %d-byte output cap at this include of %s (%d bytes, include %d of %d; %d bytes so far): a prompt that large is almost certainly a mistake, such as a file included in a loop; include less, or raise %s in tessera.yaml",
+				in.MaxBytes, f.Path, len(f.Text), nsrc-1, len(t.Segments)-textSegments(t), size, OutputCapKey)
+			if s.Kind == Token {
+				e.Related = append(e.Related, diag.Location{Label: "via", Path: mapFile, Line: mapLine, Detail: "$$" + s.Name + " -> " + f.Path})
+			}
+			return nil, diag.List{e}
+		}
 	}
 	errs = append(errs, unusedEntries(t, includes, mapFile, mapLine)...)
 	if len(errs) > 0 {
@@ -126,6 +147,16 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 	text := b.String()
 	sources[0].End = len(text)
 	return &prompt.Prompt{Text: text, Hash: prompt.Hash(text), Sources: sources}, nil
+}
+
+func textSegments(t *Template) int {
+	n := 0
+	for _, s := range t.Segments {
+		if s.Kind == Text {
+			n++
+		}
+	}
+	return n
 }
 
 func trimFinalNewline(s string) string {
