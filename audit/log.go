@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -19,6 +20,19 @@ type Log struct {
 	// returns; slower, and what an audit trail that must survive a power
 	// cut needs.
 	Sync bool
+
+	// file, if set, stands in for the open log file in Append, so that
+	// tests can make writes fail.
+	file func(*os.File) logFile
+}
+
+// logFile is what Append does with the open log file, under its lock.
+type logFile interface {
+	io.Writer
+	io.ReaderAt
+	Stat() (os.FileInfo, error)
+	Truncate(size int64) error
+	Sync() error
 }
 
 // Append writes r as one line at the end of the log. The line is written
@@ -26,6 +40,17 @@ type Log struct {
 // concurrent appends from several processes never interleave. If the file
 // does not end in a newline (a writer died mid-line), Append starts a new
 // line first, so a torn line never swallows the next record.
+//
+// An append that fails leaves the log as it was: if the write fails or is
+// short (a full disk), or, with Sync, if the record cannot be flushed,
+// Append cuts the file back to the length it had before, so that an error
+// always means the record is not in the log and a retry cannot write it
+// twice. The error names the log and says it is unchanged. Only if the
+// cut itself fails does the log keep the partial record, as a torn line
+// that readers report as a bad line and the next append starts after;
+// the error then says so. Append cuts only if nothing was added after its
+// own bytes, so that on a system without flock, where another process may
+// append at the same time, it never cuts another writer's record.
 func (l *Log) Append(ctx context.Context, r *Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -48,28 +73,82 @@ func (l *Log) Append(ctx context.Context, r *Record) error {
 		return fmt.Errorf("audit log %s: lock: %w", l.Path, err)
 	}
 	defer unlockFile(f)
+	var lf logFile = f
+	if l.file != nil {
+		lf = l.file(f)
+	}
+	return l.write(lf, line)
+}
+
+// write appends line to f, which the caller holds locked, and on failure
+// cuts f back to its length before.
+func (l *Log) write(f logFile, line []byte) error {
 	st, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("audit log: %w", err)
+		return fmt.Errorf("audit log %s: %w", l.Path, err)
 	}
-	if st.Size() > 0 {
+	size := st.Size()
+	if size > 0 {
 		var last [1]byte
-		if _, err := f.ReadAt(last[:], st.Size()-1); err != nil {
+		if _, err := f.ReadAt(last[:], size-1); err != nil {
 			return fmt.Errorf("audit log %s: %w", l.Path, err)
 		}
 		if last[0] != '\n' {
 			line = append([]byte{'\n'}, line...)
 		}
 	}
-	if _, err := f.Write(line); err != nil {
-		return fmt.Errorf("audit log %s: append: %w", l.Path, err)
+	n, err := f.Write(line)
+	if err == nil && n < len(line) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		if uerr := undo(f, size, int64(n)); uerr != nil {
+			return fmt.Errorf("audit log %s: append failed part-way and the partial record could not be taken out (%v): "+
+				"the log ends in a torn line, which readers report as a bad line and the next append starts after: %w", l.Path, uerr, cause(err))
+		}
+		return fmt.Errorf("audit log %s: append failed, the log is unchanged: %w — free space on its disk or fix the cause, then retry", l.Path, cause(err))
 	}
 	if l.Sync {
 		if err := f.Sync(); err != nil {
-			return fmt.Errorf("audit log %s: sync: %w", l.Path, err)
+			if uerr := undo(f, size, int64(n)); uerr != nil {
+				return fmt.Errorf("audit log %s: sync failed and the record could not be taken out (%v): "+
+					"it is in the log but may not be on disk: %w", l.Path, uerr, cause(err))
+			}
+			return fmt.Errorf("audit log %s: sync failed, the record was taken out and the log is unchanged: %w — check its disk, then retry", l.Path, cause(err))
 		}
 	}
 	return nil
+}
+
+// undo cuts f back to size, after an append that wrote n bytes at its end
+// failed. It cuts only if f is size+n bytes long: longer, another writer
+// appended after those bytes, which only a platform without a file lock
+// allows, and cutting would take its record too.
+func undo(f logFile, size, n int64) error {
+	if n == 0 {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat: %w", err)
+	}
+	if st.Size() != size+n {
+		return fmt.Errorf("the file is %d bytes, not the %d written up to the failure: another writer appended after it", st.Size(), size+n)
+	}
+	if err := f.Truncate(size); err != nil {
+		return fmt.Errorf("truncate: %w", cause(err))
+	}
+	return nil
+}
+
+// cause returns the reason in an error from a file operation, without the
+// operation and path that the error from Append already gives.
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Entry is a record and the log line it is on.
