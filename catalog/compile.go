@@ -9,6 +9,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tessera-dev/tessera"
@@ -133,12 +135,16 @@ func (c *Catalog) ConfiguredBudget(messages int) (tokenizer.Counter, budget.Budg
 // written beside it and swapped in, so a failed or interrupted compile
 // leaves the last good build in place. It refuses to replace a directory
 // that holds the catalog or that is not a previous compile's output.
-func (c *Catalog) Compile(ctx context.Context, outDir string) (*Manifest, error) {
+func (c *Catalog) Compile(ctx context.Context, outDir string) (*Compiled, error) {
 	if outDir == "" {
 		if c.dir == "" {
 			return nil, errors.New("compile: a catalog opened with OpenFS needs an output directory")
 		}
-		outDir = filepath.Join(c.dir, filepath.FromSlash(c.cfg.Out))
+		p, err := c.WritePath("out")
+		if err != nil {
+			return nil, err
+		}
+		outDir = p
 	}
 	if err := c.checkOutDir(outDir); err != nil {
 		return nil, err
@@ -170,10 +176,23 @@ func (c *Catalog) Compile(ctx context.Context, outDir string) (*Manifest, error)
 		})
 		texts = append(texts, p.Text)
 	}
-	if err := writeBuild(ctx, outDir, texts, m); err != nil {
+	removed, err := writeBuild(ctx, outDir, texts, m)
+	if err != nil {
 		return nil, err
 	}
-	return m, nil
+	return &Compiled{Manifest: m, Dir: outDir, Removed: removed}, nil
+}
+
+// Compiled is what Compile did.
+type Compiled struct {
+	// Manifest is the manifest written with the prompts.
+	*Manifest
+	// Dir is the output directory.
+	Dir string
+	// Removed lists the leftovers of earlier compiles that were killed
+	// half way (temporary directories beside Dir), which this compile
+	// recognised as its own and removed.
+	Removed []string
 }
 
 // BuildAll builds every workflow node (Build) and every spec
@@ -230,16 +249,32 @@ func (c *Catalog) checkOutDir(outDir string) error {
 	return nil
 }
 
-// writeBuild writes the build into a new directory beside outDir and then
-// swaps it into place.
-func writeBuild(ctx context.Context, outDir string, texts []string, m *Manifest) (err error) {
+// The temporary directories of a compile, beside the output directory
+// <out>: ".<out>.tessera-new-<pid>-<random>" while the new build is
+// written, ".<out>.tessera-old-<pid>-<random>" while the previous one is
+// moved aside. A compile killed half way leaves one behind; the next
+// compile recognises them by name and by a process id that is no longer
+// running, and removes them.
+const (
+	tmpNew = ".tessera-new-"
+	tmpOld = ".tessera-old-"
+)
+
+// writeBuild removes the leftovers of killed compiles, writes the build
+// into a new directory beside outDir, and swaps it into place. It returns
+// the leftovers it removed.
+func writeBuild(ctx context.Context, outDir string, texts []string, m *Manifest) (removed []string, err error) {
 	parent, base := filepath.Dir(outDir), filepath.Base(outDir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("compile: %w", err)
+		return nil, fmt.Errorf("compile: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".new-")
+	removed, err = removeLeftovers(parent, base)
 	if err != nil {
-		return fmt.Errorf("compile: %w", err)
+		return removed, err
+	}
+	tmp, err := os.MkdirTemp(parent, tempPrefix(base, tmpNew))
+	if err != nil {
+		return removed, fmt.Errorf("compile: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -247,19 +282,73 @@ func writeBuild(ctx context.Context, outDir string, texts []string, m *Manifest)
 		}
 	}()
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("compile: %w", err)
+		return removed, fmt.Errorf("compile: %w", err)
 	}
 	if err := writePrompts(ctx, tmp, texts, m); err != nil {
-		return err
+		return removed, err
 	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("compile: manifest: %w", err)
+		return removed, fmt.Errorf("compile: manifest: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, ManifestFile), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("compile: %w", err)
+		return removed, fmt.Errorf("compile: %w", err)
 	}
-	return swapDir(tmp, outDir)
+	return removed, swapDir(tmp, outDir)
+}
+
+// tempPrefix is the name prefix of a temporary directory of this process
+// for the output directory base.
+func tempPrefix(base, kind string) string {
+	return "." + base + kind + strconv.Itoa(os.Getpid()) + "-"
+}
+
+// removeLeftovers removes the temporary directories that compiles of
+// base, killed half way, left in parent: those named by tempPrefix whose
+// process is no longer running. A directory of a compile still running,
+// or any other name, is left alone.
+func removeLeftovers(parent, base string) ([]string, error) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return nil, fmt.Errorf("compile: %w", err)
+	}
+	var removed []string
+	for _, e := range entries {
+		pid, ok := leftoverPID(e.Name(), base)
+		if !ok || !e.IsDir() || processRunning(pid) {
+			continue
+		}
+		p := filepath.Join(parent, e.Name())
+		if err := os.RemoveAll(p); err != nil {
+			return removed, fmt.Errorf("compile: remove %s, left by an interrupted compile: %w", p, err)
+		}
+		removed = append(removed, p)
+	}
+	return removed, nil
+}
+
+// leftoverPID parses "."+base+kind+pid+"-"+random, returning pid.
+func leftoverPID(name, base string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "."+base)
+	if !ok {
+		return 0, false
+	}
+	if r, ok := strings.CutPrefix(rest, tmpNew); ok {
+		rest = r
+	} else if r, ok := strings.CutPrefix(rest, tmpOld); ok {
+		rest = r
+	} else {
+		return 0, false
+	}
+	digits, random, ok := strings.Cut(rest, "-")
+	if !ok || random == "" || strings.Trim(random, "0123456789") != "" {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(digits)
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, true
 }
 
 // writeWorkers is how many files compile writes at once. Creating files is
@@ -330,7 +419,7 @@ func writeGroup(dir string, texts []string, entries []ManifestEntry) error {
 func swapDir(dir, target string) error {
 	old := ""
 	if _, err := os.Lstat(target); err == nil {
-		o, err := os.MkdirTemp(filepath.Dir(target), "."+filepath.Base(target)+".old-")
+		o, err := os.MkdirTemp(filepath.Dir(target), tempPrefix(filepath.Base(target), tmpOld))
 		if err != nil {
 			return fmt.Errorf("compile: %w", err)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,6 +23,8 @@ import (
 	"github.com/tessera-dev/tessera/canonical"
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/include"
+	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/provider"
 	"github.com/tessera-dev/tessera/schema"
@@ -144,18 +148,19 @@ func (a *app) fail(err error) error {
 }
 
 // logPath returns the audit log to use: the flag, else tessera.yaml's log
-// (relative to the root), else "".
-func logPath(flag string, c *catalog.Catalog) string {
+// (which must resolve inside the catalog root), else "".
+func (a *app) logPath(flag string, c *catalog.Catalog) (string, error) {
 	if flag != "" {
-		return flag
+		return flag, nil
 	}
 	if c == nil {
-		return ""
+		return "", nil
 	}
-	if l := c.Config().Log; l != "" && c.Dir() != "" {
-		return filepath.Join(c.Dir(), filepath.FromSlash(l))
+	p, err := c.WritePath("log")
+	if err != nil {
+		return "", a.fail(err)
 	}
-	return ""
+	return p, nil
 }
 
 func (a *app) assembleCmd() *cobra.Command {
@@ -182,6 +187,7 @@ budget and log when there is one.`,
 	f.IntVar(&o.headingLevel, "heading-level", 0, "with --spec: heading level of the section labels, 1 to 3 (default: the spec's, else 2)")
 	f.BoolVar(&o.hideEmpty, "hide-empty", false, "with --spec: leave out empty sections instead of rendering \"None provided.\"")
 	f.BoolVar(&o.asJSON, "json", false, "print the full audit record as JSON instead of the prompt text")
+	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an empty prompt (by default an empty prompt is an error: exit 1)")
 	f.StringVar(&o.logFile, "log", "", "append the audit record to this JSON Lines file (default: tessera.yaml's log, if any)")
 	f.StringVar(&o.correlationID, "correlation-id", "", "correlation id for the record (default: a new random UUID)")
 	o.budget.register(f)
@@ -214,7 +220,7 @@ var defaultModels = map[provider.Format]string{
 type assembleOpts struct {
 	workflow, node, spec, logFile, correlationID string
 	headingLevel                                 int
-	hideEmpty, asJSON                            bool
+	hideEmpty, asJSON, allowEmpty                bool
 	budget                                       budgetFlags
 	provider, systemRole                         string
 	cacheBreakpoints, strictify                  bool
@@ -285,6 +291,13 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 	if err != nil {
 		return err
 	}
+	if out.text == "" && !o.allowEmpty {
+		what := o.spec
+		if what == "" {
+			what = o.workflow + "/" + o.node
+		}
+		return failure{fmt.Errorf("%s: the assembled prompt is empty: check the template and its includes, or pass --allow-empty if an empty prompt is meant", filepath.ToSlash(what))}
+	}
 	if o.budget.explain && out.report != nil {
 		if err := out.report.WriteTable(a.stderr); err != nil {
 			return err
@@ -298,7 +311,11 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 		}
 		body = b
 	}
-	if lp := logPath(o.logFile, c); lp != "" {
+	lp, err := a.logPath(o.logFile, c)
+	if err != nil {
+		return err
+	}
+	if lp != "" {
 		l := &audit.Log{Path: lp}
 		if err := l.Append(ctx, out.record); err != nil {
 			return failure{err}
@@ -426,7 +443,11 @@ func (a *app) assembleNode(ctx context.Context, flags *pflag.FlagSet, c *catalog
 
 // assembleSpec assembles a canonical prompt spec (design 004).
 func (a *app) assembleSpec(ctx context.Context, flags *pflag.FlagSet, c *catalog.Catalog, o *assembleOpts) (*assembled, error) {
-	data, err := os.ReadFile(o.spec)
+	limits := catalog.DefaultLimits()
+	if c != nil {
+		limits = c.Config().Limits
+	}
+	data, err := fileread.File(o.spec, limits.MaxFileBytes)
 	if err != nil {
 		return nil, failure{err}
 	}
@@ -443,6 +464,9 @@ func (a *app) assembleSpec(ctx context.Context, flags *pflag.FlagSet, c *catalog
 	res, err := canonical.Assemble(ctx, spec, cfg)
 	if err != nil {
 		return nil, failure{err}
+	}
+	if n := int64(len(res.Prompt.Text)); n > limits.MaxOutputBytes {
+		return nil, failure{fmt.Errorf("%s: the assembled prompt is %d bytes, over the %d-byte output cap: shorten the spec, or raise %s in tessera.yaml", filepath.ToSlash(o.spec), n, limits.MaxOutputBytes, include.OutputCapKey)}
 	}
 	counter, b, err := o.budget.resolve(flags, c, canonical.Messages)
 	if err != nil {
@@ -541,40 +565,72 @@ func (bf *budgetFlags) resolve(flags *pflag.FlagSet, c *catalog.Catalog, message
 }
 
 func (a *app) tokensCmd() *cobra.Command {
-	var model string
+	var (
+		model string
+		raw   bool
+	)
 	cmd := &cobra.Command{
 		Use:   "tokens [FILE|-]",
 		Short: "Count the tokens of a file or standard input for a model",
 		Long: `Count the tokens of FILE (or standard input, when FILE is - or absent) as
 the model's tokenizer does, and say which counter made the count. OpenAI
 models are counted exactly with their own encoding (o200k_base or
-cl100k_base); Anthropic and Gemini models with a calibrated estimate. The
-text is counted as it is, byte for byte.`,
+cl100k_base); Anthropic and Gemini models with a calibrated estimate.
+
+The text is counted as assemble would use it: a byte-order mark is dropped
+and CRLF and CR line ends become LF. With --raw the bytes are counted as
+they are. Input that looks binary (a NUL byte or invalid UTF-8) is counted
+as it is, with a warning on standard error.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := tokenizer.ForModel(model)
 			if err != nil {
 				return fmt.Errorf("--model: %w", err)
 			}
+			name := "standard input"
 			var data []byte
 			if len(args) == 0 || args[0] == "-" {
-				data, err = io.ReadAll(cmd.InOrStdin())
+				data, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), fileread.DefaultMaxBytes+1))
+				if err == nil && int64(len(data)) > fileread.DefaultMaxBytes {
+					err = &fileread.TooLargeError{Path: name, Size: int64(len(data)), Max: fileread.DefaultMaxBytes}
+				}
 			} else {
-				data, err = os.ReadFile(args[0])
+				name = args[0]
+				data, err = fileread.File(name, 0)
 			}
 			if err != nil {
 				return failure{err}
+			}
+			text := string(data)
+			if why := binaryReason(data); why != "" {
+				fmt.Fprintf(a.stderr, "warning: %s looks binary (%s): counting its bytes as they are\n", name, why)
+			} else if !raw {
+				if text, err = prompt.Normalize(data); err != nil {
+					return failure{fmt.Errorf("%s: %w", name, err)}
+				}
 			}
 			kind := "exact"
 			if !c.Exact() {
 				kind = "estimate"
 			}
-			fmt.Fprintf(a.stdout, "%d tokens (%s, %s)\n", c.Count(string(data)), c.Name(), kind)
+			fmt.Fprintf(a.stdout, "%d tokens (%s, %s)\n", c.Count(text), c.Name(), kind)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&model, "model", "gpt-4o", "model whose tokenizer to count with (or an encoding such as cl100k_base)")
+	cmd.Flags().BoolVar(&raw, "raw", false, "count the bytes as they are, without dropping a byte-order mark or normalising line ends")
 	return cmd
+}
+
+// binaryReason says why data looks binary, or "" when it looks like text.
+func binaryReason(data []byte) string {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return fmt.Sprintf("a NUL byte at offset %d", i)
+	}
+	if !utf8.Valid(data) {
+		return "invalid UTF-8"
+	}
+	return ""
 }
 
 func (a *app) compileCmd() *cobra.Command {
@@ -608,15 +664,14 @@ it was. With --check, assemble and report but write nothing.`,
 				fmt.Fprintf(a.stdout, "checked %d prompts: all assemble\n", len(built)+len(specs))
 				return nil
 			}
-			m, err := c.Compile(ctx, out)
+			res, err := c.Compile(ctx, out)
 			if err != nil {
 				return a.compileFailed(err, false)
 			}
-			where := out
-			if where == "" {
-				where = filepath.Join(c.Dir(), filepath.FromSlash(c.Config().Out))
+			for _, p := range res.Removed {
+				fmt.Fprintf(a.stdout, "removed %s, left by an interrupted compile\n", filepath.ToSlash(p))
 			}
-			fmt.Fprintf(a.stdout, "compiled %d prompts into %s\n", len(m.Prompts), filepath.ToSlash(where))
+			fmt.Fprintf(a.stdout, "compiled %d prompts into %s\n", len(res.Prompts), filepath.ToSlash(res.Dir))
 			return nil
 		},
 	}
@@ -658,7 +713,10 @@ not, or when a stored prompt does not match its own hash.`,
 			if c != nil {
 				defer c.Close()
 			}
-			lp := logPath(logFile, c)
+			lp, err := a.logPath(logFile, c)
+			if err != nil {
+				return err
+			}
 			if lp == "" {
 				return errors.New("replay needs --log FILE (or a log path in tessera.yaml)")
 			}

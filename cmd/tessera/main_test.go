@@ -80,6 +80,7 @@ func TestScripts(t *testing.T) {
 			"jsonget":    cmdJSONGet,
 			"lines":      cmdLines,
 			"filter":     cmdFilter,
+			"mkfifo":     cmdMkfifo,
 		},
 	})
 }

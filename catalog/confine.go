@@ -1,0 +1,94 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tessera-dev/tessera/diag"
+)
+
+// WritePath returns the path on disk of a place tessera.yaml tells Tessera
+// to write: the key "log" or "out". It must resolve inside the catalog
+// root: a catalog is something one may clone and run, so it must not be
+// able to make Tessera append to or replace a file anywhere else. Every
+// existing component of the path is checked, and a symbolic link that
+// leads out of the root (or points nowhere, so that creating the file
+// would follow it) is an error naming the key, its line and where the path
+// resolves. It returns "" when the key is not set. Paths given on the
+// command line are the user's own and are not checked here.
+func (c *Catalog) WritePath(key string) (string, error) {
+	var rel string
+	switch key {
+	case "log":
+		rel = c.cfg.Log
+	case "out":
+		rel = c.cfg.Out
+	default:
+		return "", fmt.Errorf("catalog: WritePath(%q): the keys are log and out", key)
+	}
+	if rel == "" {
+		return "", nil
+	}
+	if c.dir == "" {
+		return "", diag.Errorf(ConfigFile, c.cfg.Line(key), "%s: a catalog opened from a file system, not a directory, has nowhere to write %s: give the path explicitly", key, rel)
+	}
+	full := filepath.Join(c.dir, filepath.FromSlash(rel))
+	if err := confined(c.dir, rel); err != nil {
+		return "", diag.Wrap(ConfigFile, c.cfg.Line(key), err, "%s: %v: a path in tessera.yaml must stay inside the catalog root; name a path inside it, or give one on the command line (--%s) to write elsewhere", key, err, flagFor(key))
+	}
+	return full, nil
+}
+
+func flagFor(key string) string {
+	if key == "out" {
+		return "out"
+	}
+	return "log"
+}
+
+// confined checks that the slash path rel under dir resolves, through any
+// symbolic links among its existing components, to a place inside dir.
+func confined(dir, rel string) error {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("catalog root %s: %w", dir, err)
+	}
+	root, err = filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	cur := dir
+	for _, part := range strings.Split(rel, "/") {
+		if part == "." || part == "" {
+			continue
+		}
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // created inside the last component checked
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(cur)
+		if err != nil {
+			target, _ := os.Readlink(cur)
+			return fmt.Errorf("%s is a symbolic link to %s, which does not exist (creating it would follow the link)", filepath.ToSlash(rel), target)
+		}
+		real, err = filepath.Abs(real)
+		if err != nil {
+			return err
+		}
+		if r, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(r) && r != "." {
+			return fmt.Errorf("%s resolves to %s, outside the catalog root %s", filepath.ToSlash(rel), real, root)
+		}
+	}
+	return nil
+}
