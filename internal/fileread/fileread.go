@@ -19,9 +19,9 @@ const DefaultMaxBytes int64 = 16 << 20
 
 // TooLargeError reports a file over the size cap.
 type TooLargeError struct {
-	Path  string
-	Size  int64 // the size seen, or Max+1 when the file grew while read
-	Max   int64
+	Path string
+	Size int64 // the size seen, or Max+1 when the file grew while read
+	Max  int64
 }
 
 func (e *TooLargeError) Error() string { return e.Path + " " + e.Reason() }

@@ -50,7 +50,7 @@ func TestRefusesWhatIsNotARegularFile(t *testing.T) {
 	defer root.Close()
 	for _, tc := range []struct {
 		name, path, want string
-		read            func() error
+		read             func() error
 	}{
 		{"fifo", fifo, "a named pipe (FIFO), not a regular file", func() error { _, err := File(fifo, 0); return err }},
 		{"fifo in root", "pipe.txt", "a named pipe (FIFO), not a regular file", func() error { _, err := InRoot(root, "pipe.txt", 0); return err }},
