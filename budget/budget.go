@@ -289,10 +289,7 @@ type fitter struct {
 func (f *fitter) walk(secs []prompt.Section, parent string, up *unit) {
 	for i := range secs {
 		s := &secs[i]
-		path := s.Key
-		if parent != "" {
-			path = parent + "/" + s.Key
-		}
+		path := prompt.JoinKey(parent, s.Key)
 		f.report.Sections = append(f.report.Sections, SectionReport{Key: path, Priority: s.Priority, Rule: s.Trim.String()})
 		u := &unit{path: path, index: len(f.units), sec: s, parent: up}
 		f.units = append(f.units, u)

@@ -50,7 +50,7 @@ func benchSections() []prompt.Section {
 // Target: under 2 ms warm.
 func BenchmarkFit(b *testing.B) {
 	secs := benchSections()
-	if n := len(Plain(secs).Text); n < 90_000 || n > 110_000 {
+	if n := len(plainRender(secs).Text); n < 90_000 || n > 110_000 {
 		b.Fatalf("bench prompt is %d bytes, want about 100 KB", n)
 	}
 	bud := Budget{Context: 8000}
@@ -59,7 +59,7 @@ func BenchmarkFit(b *testing.B) {
 		cache := NewCache(0)
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := Fit(ctx, secs, Plain, bud, Options{Counter: c, Cache: cache}); err != nil {
+			if _, err := Fit(ctx, secs, plainRender, bud, Options{Counter: c, Cache: cache}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -67,7 +67,7 @@ func BenchmarkFit(b *testing.B) {
 	b.Run("cold", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := Fit(ctx, secs, Plain, bud, Options{Counter: c}); err != nil {
+			if _, err := Fit(ctx, secs, plainRender, bud, Options{Counter: c}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -36,7 +36,7 @@ func words(n int, seed uint64) string {
 
 func fit(t *testing.T, secs []prompt.Section, b Budget) *Result {
 	t.Helper()
-	res, err := Fit(ctx, secs, Plain, b, Options{Counter: tokenizer.O200kBase()})
+	res, err := Fit(ctx, secs, plainRender, b, Options{Counter: tokenizer.O200kBase()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func sec(key string, prio int, rule prompt.TrimRule, body string) prompt.Section
 func TestFitUntouchedWhenItFits(t *testing.T) {
 	secs := []prompt.Section{sec("a", 0, prompt.TrimNever, "alpha"), sec("b", 1, prompt.TrimDrop, "beta")}
 	res := fit(t, secs, Budget{Context: 1000, Overhead: 7})
-	if want := Plain(secs).Text; res.Prompt.Text != want {
+	if want := plainRender(secs).Text; res.Prompt.Text != want {
 		t.Fatalf("text changed:\n%s\nwant\n%s", res.Prompt.Text, want)
 	}
 	for _, s := range res.Report.Sections {
@@ -81,7 +81,7 @@ func TestFitDropsHighestPriorityNumberFirst(t *testing.T) {
 		sec("memory", 5, prompt.TrimDrop, words(200, 3)),
 		sec("notes", 5, prompt.TrimDrop, words(200, 4)),
 	}
-	full := tokenizer.O200kBase().Count(Plain(secs).Text)
+	full := tokenizer.O200kBase().Count(plainRender(secs).Text)
 	// Room for everything but one 200-word section.
 	res := fit(t, secs, Budget{Context: full - 100})
 	got := keys(res.Sections)
@@ -121,7 +121,7 @@ func items(n int, keep map[int]bool) []prompt.Item {
 func TestFitDropsLowestRelevanceItems(t *testing.T) {
 	s := prompt.Section{Key: "memory", Title: "Memory", Items: items(10, map[int]bool{0: true}), Priority: 4, Trim: prompt.TrimLowestRelevance}
 	secs := []prompt.Section{sec("system", 0, prompt.TrimNever, "rules"), s}
-	full := tokenizer.O200kBase().Count(Plain(secs).Text)
+	full := tokenizer.O200kBase().Count(plainRender(secs).Text)
 	res := fit(t, secs, Budget{Context: full * 6 / 10})
 	dropped := res.Report.Sections[1].ItemsDropped
 	if len(dropped) == 0 {
@@ -148,7 +148,7 @@ func TestFitDropsLowestRelevanceItems(t *testing.T) {
 func TestFitDropsOldestItems(t *testing.T) {
 	s := prompt.Section{Key: "transcript", Items: items(8, nil), Priority: 4, Trim: prompt.TrimOldest}
 	slices.Reverse(s.Items) // order in the section does not matter; Seq does
-	full := tokenizer.O200kBase().Count(Plain([]prompt.Section{s}).Text)
+	full := tokenizer.O200kBase().Count(plainRender([]prompt.Section{s}).Text)
 	res := fit(t, []prompt.Section{s}, Budget{Context: full / 2})
 	dropped := res.Report.Sections[0].ItemsDropped
 	for i, id := range dropped {
@@ -185,7 +185,7 @@ func TestFitNeverDropError(t *testing.T) {
 		sec("constraints", 0, prompt.TrimNever, words(100, 2)),
 		sec("memory", 5, prompt.TrimDrop, words(100, 3)),
 	}
-	_, err := Fit(ctx, secs, Plain, Budget{Context: 200}, Options{Counter: tokenizer.O200kBase()})
+	_, err := Fit(ctx, secs, plainRender, Budget{Context: 200}, Options{Counter: tokenizer.O200kBase()})
 	var nd *NeverDropError
 	if !errors.As(err, &nd) {
 		t.Fatalf("err = %v, want a NeverDropError", err)
@@ -209,11 +209,11 @@ func TestFitCaps(t *testing.T) {
 	if rep := res.Report.Sections[1]; rep.After > 120 || rep.Cap != 120 || rep.TruncatedTokens == 0 {
 		t.Fatalf("capped section %+v", rep)
 	}
-	_, err := Fit(ctx, secs, Plain, Budget{Context: 1000, Caps: map[string]int{"system": 10}}, Options{Counter: tokenizer.O200kBase()})
+	_, err := Fit(ctx, secs, plainRender, Budget{Context: 1000, Caps: map[string]int{"system": 10}}, Options{Counter: tokenizer.O200kBase()})
 	if err == nil || !strings.Contains(err.Error(), `section "system" has`) || !strings.Contains(err.Error(), "trim rule is never") {
 		t.Fatalf("cap on a never-trimmed section: %v", err)
 	}
-	_, err = Fit(ctx, secs, Plain, Budget{Context: 1000, Caps: map[string]int{"sytem": 10}}, Options{Counter: tokenizer.O200kBase()})
+	_, err = Fit(ctx, secs, plainRender, Budget{Context: 1000, Caps: map[string]int{"sytem": 10}}, Options{Counter: tokenizer.O200kBase()})
 	if err == nil || !strings.Contains(err.Error(), `"sytem": no such section`) || !strings.Contains(err.Error(), "system, context") {
 		t.Fatalf("cap on an unknown section: %v", err)
 	}
@@ -221,11 +221,11 @@ func TestFitCaps(t *testing.T) {
 
 func TestFitBadBudget(t *testing.T) {
 	for _, b := range []Budget{{Context: 0}, {Context: 10, Reserve: 10}, {Context: 10, Reserve: -1}} {
-		if _, err := Fit(ctx, nil, Plain, b, Options{Counter: tokenizer.O200kBase()}); err == nil {
+		if _, err := Fit(ctx, nil, plainRender, b, Options{Counter: tokenizer.O200kBase()}); err == nil {
 			t.Errorf("budget %+v accepted", b)
 		}
 	}
-	if _, err := Fit(ctx, nil, Plain, Budget{Context: 10}, Options{}); err == nil {
+	if _, err := Fit(ctx, nil, plainRender, Budget{Context: 10}, Options{}); err == nil {
 		t.Error("no counter accepted")
 	}
 }
@@ -237,7 +237,7 @@ func TestFitWithPlainCounter(t *testing.T) {
 	c := countOnly{tokenizer.Cl100kBase()}
 	secs := []prompt.Section{sec("context", 5, prompt.TrimTruncate, words(500, 4)+" 東京🚀")}
 	b := Budget{Context: 120}
-	res, err := Fit(ctx, secs, Plain, b, Options{Counter: c})
+	res, err := Fit(ctx, secs, plainRender, b, Options{Counter: c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestFitEstimate(t *testing.T) {
 	}
 	secs := []prompt.Section{sec("system", 0, prompt.TrimNever, "x"), sec("context", 5, prompt.TrimTruncate, words(500, 5))}
 	b := Budget{Context: 200}
-	res, err := Fit(ctx, secs, Plain, b, Options{Counter: c})
+	res, err := Fit(ctx, secs, plainRender, b, Options{Counter: c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,13 +325,13 @@ func TestFitProperties(t *testing.T) {
 	var fitted, trimmed, refused int
 	prop := func(seed uint64, limitSeed uint16, extra uint16) bool {
 		secs := randomSections(seed)
-		full := c.Count(Plain(secs).Text)
+		full := c.Count(plainRender(secs).Text)
 		lo := 1 + int(limitSeed)%(full+20)
 		hi := lo + int(extra)%(full+1)
 		var prev map[string]string
 		for _, limit := range []int{lo, hi} {
 			b := Budget{Context: limit}
-			res, err := Fit(ctx, secs, Plain, b, Options{Counter: c})
+			res, err := Fit(ctx, secs, plainRender, b, Options{Counter: c})
 			var nd *NeverDropError
 			if errors.As(err, &nd) {
 				refused++
@@ -346,7 +346,7 @@ func TestFitProperties(t *testing.T) {
 				t.Logf("seed %d limit %d: final %d", seed, limit, got)
 				return false
 			}
-			again, _ := Fit(ctx, secs, Plain, b, Options{Counter: c, Cache: NewCache(1)})
+			again, _ := Fit(ctx, secs, plainRender, b, Options{Counter: c, Cache: NewCache(1)})
 			if again == nil || again.Prompt.Text != res.Prompt.Text || !reflect.DeepEqual(again.Report, res.Report) {
 				t.Logf("seed %d limit %d: not deterministic", seed, limit)
 				return false

@@ -8,8 +8,12 @@ import (
 
 	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/render"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
+
+// plain renders sections in the plain style: any render.Style works.
+func plain(s []prompt.Section) prompt.Prompt { return render.Render(s, render.Plain) }
 
 func ExampleFit() {
 	sections := []prompt.Section{
@@ -21,7 +25,7 @@ func ExampleFit() {
 		}},
 		{Key: "question", Body: "When is the launch, and what does it cost?", Trim: prompt.TrimNever},
 	}
-	res, err := budget.Fit(context.Background(), sections, budget.Plain,
+	res, err := budget.Fit(context.Background(), sections, plain,
 		budget.Budget{Context: 45}, budget.Options{Counter: tokenizer.O200kBase()})
 	if err != nil {
 		panic(err)
@@ -48,7 +52,7 @@ func ExampleReport_WriteTable() {
 		{Key: "system", Body: "Be brief.", Trim: prompt.TrimNever},
 		{Key: "context", Body: strings.Repeat("Background that can be cut. ", 40), Priority: 5, Trim: prompt.TrimTruncate},
 	}
-	res, err := budget.Fit(context.Background(), sections, budget.Plain,
+	res, err := budget.Fit(context.Background(), sections, plain,
 		budget.Budget{Context: 100, Reserve: 40}, budget.Options{Counter: tokenizer.O200kBase()})
 	if err != nil {
 		panic(err)

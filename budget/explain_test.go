@@ -39,7 +39,7 @@ func TestWriteTableGolden(t *testing.T) {
 		sec("context", 5, prompt.TrimTruncate, words(300, 3)),
 		sec("tools", 6, prompt.TrimDrop, words(30, 3)),
 	}
-	res, err := Fit(ctx, secs, Plain, Budget{Context: 400, Reserve: 20, Overhead: 7}, Options{Counter: tokenizer.O200kBase()})
+	res, err := Fit(ctx, secs, plainRender, Budget{Context: 400, Reserve: 20, Overhead: 7}, Options{Counter: tokenizer.O200kBase()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/render"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
@@ -30,8 +31,8 @@ const Messages = 2
 // design's preservation order (their priorities and trim rules), and
 // records the report in r.Budget. On error r is unchanged.
 func (r *Result) Fit(ctx context.Context, b budget.Budget, opts budget.Options) error {
-	cfg := r.Config
-	res, err := budget.Fit(ctx, r.Sections, func(s []prompt.Section) prompt.Prompt { return Render(s, cfg) }, b, opts)
+	st := Style(r.Config)
+	res, err := budget.Fit(ctx, r.Sections, func(s []prompt.Section) prompt.Prompt { return render.Render(s, st) }, b, opts)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/include"
 	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/render"
 )
 
 // Assembly is an assembled workflow node: the prompt and what it was
@@ -36,7 +37,7 @@ const TemplateSection = "template"
 // *budget.NeverDropError that says by how much it is over.
 func (a *Assembly) Fit(ctx context.Context, b budget.Budget, opts budget.Options) error {
 	secs := []prompt.Section{{Key: TemplateSection, Body: a.Text, Trim: prompt.TrimNever}}
-	res, err := budget.Fit(ctx, secs, budget.Plain, b, opts)
+	res, err := budget.Fit(ctx, secs, func(s []prompt.Section) prompt.Prompt { return render.Render(s, render.Plain) }, b, opts)
 	if err != nil {
 		return err
 	}

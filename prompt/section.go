@@ -184,11 +184,18 @@ func (s *Section) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (s *Section) validate(parent string, errs *[]error) {
-	path := s.Key
-	if parent != "" {
-		path = parent + "/" + s.Key
+// JoinKey returns the key path of the child key under parent: the keys
+// joined with '/', as spans, budget reports and caps name nested
+// sections.
+func JoinKey(parent, key string) string {
+	if parent == "" {
+		return key
 	}
+	return parent + "/" + key
+}
+
+func (s *Section) validate(parent string, errs *[]error) {
+	path := JoinKey(parent, s.Key)
 	if !ValidKey(s.Key) {
 		*errs = append(*errs, fmt.Errorf("section %q: key must match %s", path, keyPattern))
 	}
