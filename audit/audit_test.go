@@ -27,7 +27,7 @@ func record(id, text string) *Record {
 		CorrelationID:       id,
 		WorkflowID:          "wf",
 		NodeID:              "n",
-		Preset:              PresetTemplate,
+		Preset:              "template",
 		Sources:             []prompt.Source{{Kind: prompt.SourceToken, Token: "CTX", Path: "ctx/a.txt", Hash: prompt.Hash("a"), Start: 0, End: 1}},
 		TesseraVersion:      "test",
 	}

@@ -35,7 +35,7 @@ func benchRecord(id string) *audit.Record {
 		CorrelationID:       id,
 		WorkflowID:          "pm_discovery.v1",
 		NodeID:              "pgc",
-		Preset:              audit.PresetTemplate,
+		Preset:              "template",
 		Sources: []prompt.Source{
 			{Kind: prompt.SourceTemplate, Path: "seed/prompts/tasks/Clarification Questions Generator v1.0.txt", Hash: prompt.Hash("t"), End: len(text)},
 			{Kind: prompt.SourceToken, Token: "PGC_CONTEXT", Path: "seed/prompts/pgc-contexts/project_discovery.v1.txt", Line: 7, Hash: prompt.Hash("c"), Start: 90, End: 400},

@@ -17,14 +17,6 @@ import (
 // millisecond precision.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 
-// Preset names in records.
-const (
-	// PresetTemplate is the template preset (design 001).
-	PresetTemplate = "template"
-	// PresetCanonical is the canonical preset (design 004).
-	PresetCanonical = "canonical"
-)
-
 // Record is one assembly as logged. Its first six fields are the
 // execution record of design 001; the rest say where it came from in
 // enough detail to replay it and to say which file changed.
@@ -37,11 +29,15 @@ type Record struct {
 	CorrelationID       string            `json:"correlation_id"`
 	WorkflowID          string            `json:"workflow_id,omitempty"`
 	NodeID              string            `json:"node_id,omitempty"`
-	Preset              string            `json:"preset"`
-	Sources             []prompt.Source   `json:"sources,omitempty"`
-	// Spec is the prompt spec a canonical prompt was assembled from,
-	// redacted, as JSON: enough to assemble it again.
-	Spec json.RawMessage `json:"spec,omitempty"`
+	// Preset names the preset that laid the prompt out; replay asks it
+	// to lay the prompt out again.
+	Preset  string          `json:"preset"`
+	Sources []prompt.Source `json:"sources,omitempty"`
+	// Inputs are the preset's own inputs, as the preset wrote them
+	// (redacted): opaque here, enough for the preset to lay the prompt
+	// out again. Records of the canonical preset written before Inputs
+	// existed carry them as "spec", which ParseRecord reads into Inputs.
+	Inputs json.RawMessage `json:"inputs,omitempty"`
 	// Redactions counts what redaction replaced, per label; the secrets
 	// themselves are never recorded.
 	Redactions map[string]int `json:"redactions,omitempty"`
@@ -141,7 +137,10 @@ func ParseRecord(line []byte) (*Record, error) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil, errors.New("empty line")
 	}
-	var r Record
+	var r struct {
+		Record
+		Spec json.RawMessage `json:"spec"`
+	}
 	if err := json.Unmarshal(line, &r); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
@@ -152,5 +151,8 @@ func ParseRecord(line []byte) (*Record, error) {
 	if r.CorrelationID == "" {
 		return nil, errors.New("record has no correlation_id")
 	}
-	return &r, nil
+	if len(r.Inputs) == 0 && len(r.Spec) > 0 {
+		r.Inputs = r.Spec
+	}
+	return &r.Record, nil
 }

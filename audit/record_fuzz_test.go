@@ -104,7 +104,7 @@ func FuzzParseRecord(f *testing.F) {
 			AssembledPromptHash: prompt.Hash(text),
 			AssemblyTimestamp:   audit.Timestamp(time.Unix(0, nanos)),
 			CorrelationID:       id,
-			Preset:              audit.PresetTemplate,
+			Preset:              "template",
 			TesseraVersion:      "0.0.0-fuzz",
 		}
 		if token != "" {

@@ -3,14 +3,11 @@ package catalog
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
-	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/include"
 	"github.com/tessera-dev/tessera/prompt"
-	"github.com/tessera-dev/tessera/render"
 )
 
 // Assembly is an assembled workflow node: the prompt and what it was
@@ -23,29 +20,6 @@ type Assembly struct {
 	// TaskRef names the template.
 	TaskRef string
 	prompt.Prompt
-	// Budget is the budget report, once Fit has fitted the prompt.
-	Budget *budget.Report
-}
-
-// TemplateSection is the key of the one section a template prompt is
-// fitted as: a template is trusted instructions and is never trimmed.
-const TemplateSection = "template"
-
-// Fit checks the assembled prompt against a token budget and records the
-// report in a.Budget. A template prompt is one section that is never
-// trimmed, so it either fits unchanged or Fit returns a
-// *budget.NeverDropError that says by how much it is over.
-func (a *Assembly) Fit(ctx context.Context, b budget.Budget, opts budget.Options) error {
-	secs := []prompt.Section{{Key: TemplateSection, Body: a.Text, Trim: prompt.TrimNever}}
-	res, err := budget.Fit(ctx, secs, func(s []prompt.Section) prompt.Prompt { return render.Render(s, render.Plain) }, b, opts)
-	if err != nil {
-		return err
-	}
-	if res.Prompt.Text != a.Text {
-		return fmt.Errorf("budget changed a template prompt, which is never trimmed")
-	}
-	a.Budget = &res.Report
-	return nil
 }
 
 // IncludesResolved returns the token-to-path map the assembly used: the

@@ -129,6 +129,18 @@ func (c *Catalog) Config() Config {
 // catalog opened with OpenFS.
 func (c *Catalog) Dir() string { return c.dir }
 
+// ReadFile reads the file at p, a slash-separated path relative to the
+// root, and returns its normalised text (see prompt.Normalize): only a
+// regular file, no more than limits.max_file_bytes, and never outside the
+// root. Problems are diagnostics naming p.
+func (c *Catalog) ReadFile(ctx context.Context, p string) (string, error) {
+	cp, err := include.CleanPath(p)
+	if err != nil {
+		return "", diag.Wrap(p, 0, err, "%v", err)
+	}
+	return c.readFile(ctx, cp)
+}
+
 // readFile reads and normalises the file at the cleaned path p: only a
 // regular file, and no more than the configured cap.
 func (c *Catalog) readFile(ctx context.Context, p string) (string, error) {

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tessera-dev/tessera"
 	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/tokenizer"
@@ -50,67 +49,6 @@ type ManifestEntry struct {
 	Bytes int `json:"bytes"`
 }
 
-// Build assembles every workflow node that has a task_ref, in workflow id
-// order and then file order, and writes nothing. It reports every problem
-// in the catalog, not just the first, as a sorted diag.List.
-func (c *Catalog) Build(ctx context.Context) ([]*Assembly, error) {
-	ids, err := c.WorkflowIDs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		out  []*Assembly
-		errs diag.List
-	)
-	for _, id := range ids {
-		wf, err := c.Workflow(ctx, id)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			errs.Add(err)
-			continue
-		}
-		for _, n := range wf.Nodes {
-			if n.TaskRef == "" {
-				continue
-			}
-			a, err := c.Assemble(ctx, id, n.ID)
-			if err == nil && c.cfg.Budget != nil {
-				err = c.fitConfigured(ctx, a, wf, n)
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				errs.Add(err)
-				continue
-			}
-			out = append(out, a)
-		}
-	}
-	if len(errs) > 0 {
-		errs.Sort()
-		return nil, errs
-	}
-	return out, nil
-}
-
-// fitConfigured fits a to tessera.yaml's budget, reporting a prompt that
-// does not fit at its node, with the budget's line as a related location.
-func (c *Catalog) fitConfigured(ctx context.Context, a *Assembly, wf *Workflow, n *Node) error {
-	counter, b, err := c.ConfiguredBudget(1)
-	if err != nil {
-		return err
-	}
-	if err := a.Fit(ctx, b, budget.Options{Counter: counter}); err != nil {
-		e := diag.Errorf(wf.Path, n.Line, "node %q does not fit the token budget: %v", n.ID, err)
-		e.Related = append(e.Related, diag.Location{Label: "budget at", Path: ConfigFile, Line: c.cfg.Budget.Line})
-		return e
-	}
-	return nil
-}
-
 // ConfiguredBudget returns tessera.yaml's budget for a request of the
 // given number of messages, and the counter for its model. It returns a
 // nil counter when the config sets no budget.
@@ -126,100 +64,10 @@ func (c *Catalog) ConfiguredBudget(messages int) (tokenizer.Counter, budget.Budg
 	return counter, budget.Budget{Context: bc.Context, Reserve: bc.Reserve, Overhead: tokenizer.MessageOverhead(messages)}, nil
 }
 
-// Compile builds every node (see Build) and writes each prompt to
-// outDir/<workflow id>/<node id>.txt, with a manifest.json beside them.
-// An empty outDir means the config's "out" under the catalog root.
-//
-// Compile writes nothing when any node fails, and replaces a previous
-// output directory only once the new one is complete: the new tree is
-// written beside it and swapped in, so a failed or interrupted compile
-// leaves the last good build in place. It refuses to replace a directory
-// that holds the catalog or that is not a previous compile's output.
-func (c *Catalog) Compile(ctx context.Context, outDir string) (*Compiled, error) {
-	if outDir == "" {
-		if c.dir == "" {
-			return nil, errors.New("compile: a catalog opened with OpenFS needs an output directory")
-		}
-		p, err := c.WritePath("out")
-		if err != nil {
-			return nil, err
-		}
-		outDir = p
-	}
-	if err := c.checkOutDir(outDir); err != nil {
-		return nil, err
-	}
-	built, specs, err := c.BuildAll(ctx)
-	if err != nil {
-		return nil, err
-	}
-	m := &Manifest{TesseraVersion: tessera.Version, Prompts: make([]ManifestEntry, 0, len(built)+len(specs))}
-	texts := make([]string, 0, len(built)+len(specs))
-	for _, a := range built {
-		m.Prompts = append(m.Prompts, ManifestEntry{
-			Workflow: a.WorkflowID,
-			Node:     a.NodeID,
-			TaskRef:  a.TaskRef,
-			Path:     path.Join(a.WorkflowID, a.NodeID+".txt"),
-			Hash:     a.Hash,
-			Bytes:    len(a.Text),
-		})
-		texts = append(texts, a.Text)
-	}
-	for _, sb := range specs {
-		p := sb.Result.Prompt
-		m.Prompts = append(m.Prompts, ManifestEntry{
-			Spec:  sb.Path,
-			Path:  path.Join(SpecOut, sb.Name+".txt"),
-			Hash:  p.Hash,
-			Bytes: len(p.Text),
-		})
-		texts = append(texts, p.Text)
-	}
-	removed, err := writeBuild(ctx, outDir, texts, m)
-	if err != nil {
-		return nil, err
-	}
-	return &Compiled{Manifest: m, Dir: outDir, Removed: removed}, nil
-}
-
-// Compiled is what Compile did.
-type Compiled struct {
-	// Manifest is the manifest written with the prompts.
-	*Manifest
-	// Dir is the output directory.
-	Dir string
-	// Removed lists the leftovers of earlier compiles that were killed
-	// half way (temporary directories beside Dir), which this compile
-	// recognised as its own and removed.
-	Removed []string
-}
-
-// BuildAll builds every workflow node (Build) and every spec
-// (BuildSpecs), reporting the problems of both together.
-func (c *Catalog) BuildAll(ctx context.Context) ([]*Assembly, []*SpecBuild, error) {
-	built, err := c.Build(ctx)
-	if ctx.Err() != nil {
-		return nil, nil, ctx.Err()
-	}
-	specs, serr := c.BuildSpecs(ctx)
-	if ctx.Err() != nil {
-		return nil, nil, ctx.Err()
-	}
-	if err != nil || serr != nil {
-		var errs diag.List
-		errs.Add(err)
-		errs.Add(serr)
-		errs.Sort()
-		return nil, nil, errs
-	}
-	return built, specs, nil
-}
-
-// checkOutDir refuses output directories whose replacement would lose
+// CheckOutDir refuses output directories whose replacement would lose
 // something: the catalog root or a directory above it, and an existing
 // directory that is not a previous compile's output.
-func (c *Catalog) checkOutDir(outDir string) error {
+func (c *Catalog) CheckOutDir(outDir string) error {
 	abs, err := filepath.Abs(outDir)
 	if err != nil {
 		return fmt.Errorf("compile: output directory %s: %w", outDir, err)
@@ -260,10 +108,12 @@ const (
 	tmpOld = ".tessera-old-"
 )
 
-// writeBuild removes the leftovers of killed compiles, writes the build
-// into a new directory beside outDir, and swaps it into place. It returns
-// the leftovers it removed.
-func writeBuild(ctx context.Context, outDir string, texts []string, m *Manifest) (removed []string, err error) {
+// WriteBuild removes the leftovers of killed compiles beside outDir, writes
+// the prompts (texts[i] to m.Prompts[i].Path, grouped by directory) and
+// the manifest into a new directory beside it, and swaps that into place,
+// so a failed or interrupted write leaves the previous build as it was.
+// It returns the leftovers it removed.
+func WriteBuild(ctx context.Context, outDir string, texts []string, m *Manifest) (removed []string, err error) {
 	parent, base := filepath.Dir(outDir), filepath.Base(outDir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("compile: %w", err)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/catalog"
@@ -77,36 +76,4 @@ func ExampleCatalog_Assemble_errors() {
 	// tasks/greet.txt:2: $$CONTEXT (context.txt): file not found: create it or fix the path [node at workflows/demo.json:1]
 	// tasks/greet.txt:3: unknown token $$OUTPUT_SCHEME: the workflow node's includes map has no entry for it (did you mean $$OUTPUT_SCHEMA?) [node at workflows/demo.json:1]
 	// workflows/demo.json:1: includes entry OUTPUT_SCHEMA is not used by tasks/greet.txt: add $$OUTPUT_SCHEMA to the template or remove the entry
-}
-
-// Log an assembly and replay it later by correlation id.
-func ExampleAssembly_Record() {
-	ctx := context.Background()
-	c, err := catalog.Open(ctx, "../examples")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer c.Close()
-	a, err := c.Assemble(ctx, "technical_arch.v1", "pgc")
-	if err != nil {
-		log.Fatal(err)
-	}
-
-	dir, _ := os.MkdirTemp("", "audit")
-	defer os.RemoveAll(dir)
-	l := &audit.Log{Path: filepath.Join(dir, "assemblies.jsonl")}
-	rec := a.Record(time.Now(), "run-42")
-	if err := l.Append(ctx, rec); err != nil {
-		log.Fatal(err)
-	}
-
-	report, err := audit.Replay(ctx, l, "run-42", c.Rebuild)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, v := range report.Verdicts {
-		fmt.Println(v.Record.WorkflowID, v.Record.NodeID, v.Status, v.NewHash == a.Hash)
-	}
-	// Output:
-	// technical_arch.v1 pgc match true
 }

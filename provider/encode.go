@@ -284,13 +284,20 @@ func (e *encoder) int(n int)            { e.buf = strconv.AppendInt(e.buf, int64
 func (e *encoder) schema(at [2]int)     { e.buf = append(e.buf, e.schemas[at[0]:at[1]]...) }
 func (e *encoder) hasParams(i int) bool { return e.params[i][1] > e.params[i][0] }
 
-// joined writes parts' texts as one JSON string, separated by a blank
-// line ("\n\n").
+// joined writes parts' texts as one JSON string, separated by the
+// request's separator (a blank line, "\n\n", by default).
 func (e *encoder) joined(parts []Part) {
 	e.buf = append(e.buf, '"')
 	for i, p := range parts {
 		if i > 0 {
-			e.raw(`\n\n`)
+			if e.req.Separator == "" {
+				e.raw(`\n\n`)
+			} else {
+				n := len(e.buf)
+				e.buf = schema.AppendString(e.buf, e.req.Separator)
+				copy(e.buf[n:], e.buf[n+1:len(e.buf)-1])
+				e.buf = e.buf[:len(e.buf)-2]
+			}
 		}
 		n := len(e.buf)
 		e.buf = schema.AppendString(e.buf, p.Text)

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/engine"
+	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/provider"
+)
+
+// assembleOpts are the flags of assemble that every preset shares.
+type assembleOpts struct {
+	logFile, correlationID string
+	asJSON, allowEmpty     bool
+	model                  string
+	context, reserve       int
+	explain                bool
+	provider, systemRole   string
+	cacheBreakpoints       bool
+	strictify              bool
+}
+
+func (a *app) assembleCmd() *cobra.Command {
+	var o assembleOpts
+	reg := a.engine.Registry
+	var uses []string
+	for _, p := range reg.Presets() {
+		var in []string
+		for _, i := range p.Inputs() {
+			if i.Selects {
+				in = append(in, "--"+i.Name+" "+strings.ToUpper(strings.ReplaceAll(i.Name, "-", "_")))
+			}
+		}
+		uses = append(uses, strings.Join(in, " "))
+	}
+	cmd := &cobra.Command{
+		Use:   "assemble (" + strings.Join(uses, " | ") + ")",
+		Short: "Assemble a workflow node's prompt, or a canonical prompt spec, and print it",
+		Long: `Assemble one prompt and print its exact text, or with --json the full
+audit record (text, hash, sources or spec, timestamp, correlation id,
+budget). With --log, or a "log" path in tessera.yaml, the record is also
+appended to that JSON Lines file.
+
+--workflow and --node assemble a workflow node of the catalog (the template
+preset). --spec assembles a canonical prompt spec (design 004) from a YAML
+or JSON file; a catalog is optional then, and gives its redaction patterns,
+budget and log when there is one.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.assemble(cmd, &o) },
+	}
+	f := cmd.Flags()
+	seen := map[string]bool{}
+	for _, p := range reg.Presets() {
+		for _, in := range p.Inputs() {
+			if seen[in.Name] {
+				continue
+			}
+			seen[in.Name] = true
+			switch in.Kind {
+			case preset.Int:
+				f.Int(in.Name, 0, in.Usage)
+			case preset.Bool:
+				f.Bool(in.Name, false, in.Usage)
+			default:
+				f.String(in.Name, "", in.Usage)
+			}
+		}
+	}
+	f.BoolVar(&o.asJSON, "json", false, "print the full audit record as JSON instead of the prompt text")
+	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an empty prompt (by default an empty prompt is an error: exit 1)")
+	f.StringVar(&o.logFile, "log", "", "append the audit record to this JSON Lines file (default: tessera.yaml's log, if any)")
+	f.StringVar(&o.correlationID, "correlation-id", "", "correlation id for the record (default: a new random UUID)")
+	f.StringVar(&o.model, "model", "", "model: whose tokenizer counts the budget, and the model of a --provider request (gpt-5, gpt-4o, o3, gpt-4, claude-*, gemini-*; default: the provider's, else tessera.yaml's budget model, else gpt-4o)")
+	f.IntVar(&o.context, "budget", 0, "fit the prompt into this many tokens of context (0: no budget)")
+	f.IntVar(&o.reserve, "reserve", 0, "tokens of the budget kept for the reply")
+	f.BoolVar(&o.explain, "explain", false, "print a table of where the budget's tokens go to standard error")
+	f.StringVar(&o.provider, "provider", "", "print the request body for this API instead of the text: "+strings.Join(formatNames(), ", "))
+	f.StringVar(&o.systemRole, "system-role", "developer", "with --provider openai or openai-responses: the system-side message's role, developer or system")
+	f.BoolVar(&o.cacheBreakpoints, "cache-breakpoints", false, "with --provider anthropic: mark the end of the stable prefix with cache_control breakpoints")
+	f.BoolVar(&o.strictify, "strictify", false, "with --provider: make the output and tool schemas strict-mode compatible where that can be done")
+	return cmd
+}
+
+// formatNames lists the --provider names.
+func formatNames() []string {
+	var names []string
+	for _, f := range provider.Formats() {
+		names = append(names, f.String())
+	}
+	return names
+}
+
+// presetArgs returns the preset inputs given as flags, by name, and the
+// values of the file inputs (which name files as the user gave them).
+func presetArgs(flags *pflag.FlagSet, presets []preset.Preset) (preset.Args, []string, []string) {
+	args := preset.Args{}
+	var given, files []string
+	for _, p := range presets {
+		for _, in := range p.Inputs() {
+			fl := flags.Lookup(in.Name)
+			if fl == nil || !fl.Changed || args.Has(in.Name) {
+				continue
+			}
+			args[in.Name] = fl.Value.String()
+			given = append(given, in.Name)
+			if in.Kind == preset.File {
+				files = append(files, fl.Value.String())
+			}
+		}
+	}
+	return args, given, files
+}
+
+func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
+	flags := cmd.Flags()
+	presets := a.engine.Registry.Presets()
+	args, given, files := presetArgs(flags, presets)
+	p, err := a.engine.Registry.Select(given)
+	if err != nil {
+		return err
+	}
+	req := engine.Request{Preset: p.Name(), Args: args, AllowEmpty: o.allowEmpty}
+	if o.provider != "" {
+		f, err := provider.ParseFormat(o.provider)
+		if err != nil {
+			return fmt.Errorf("--provider: %w", err)
+		}
+		if o.systemRole != "developer" && o.systemRole != "system" {
+			return fmt.Errorf("--system-role %q: use developer or system", o.systemRole)
+		}
+		req.Delivery = &engine.Delivery{Format: f, Model: o.model, SystemRole: o.systemRole, CacheBreakpoints: o.cacheBreakpoints, Strictify: o.strictify}
+		if o.reserve > 0 {
+			req.Delivery.MaxTokens = o.reserve
+		}
+	} else if o.cacheBreakpoints || o.strictify || flags.Changed("system-role") {
+		return errors.New("--system-role, --cache-breakpoints and --strictify need --provider")
+	}
+	if o.correlationID != "" {
+		if err := audit.CheckCorrelationID(o.correlationID); err != nil {
+			return fmt.Errorf("--correlation-id: %w", err)
+		}
+	}
+	req.CorrelationID = o.correlationID
+	ctx := cmd.Context()
+	c, err := a.openCatalogIfAny(ctx)
+	if err != nil {
+		return err
+	}
+	if c != nil {
+		defer c.Close()
+		req.Catalog = c
+	}
+	if o.context == 0 && (c == nil || c.Config().Budget == nil) && (o.explain || (o.reserve != 0 && o.provider == "")) {
+		return errors.New("--reserve and --explain need --budget (or a budget in tessera.yaml)")
+	}
+	req.Budget = &engine.Budget{Model: o.model, Context: o.context, Reserve: -1}
+	if flags.Changed("reserve") {
+		req.Budget.Reserve = o.reserve
+	}
+	if o.logFile != "" {
+		req.Log = &audit.Log{Path: o.logFile}
+	}
+	res, err := a.engine.Assemble(ctx, req)
+	if err != nil {
+		switch {
+		case errors.Is(err, preset.ErrNoCatalog):
+			_, ferr := findRoot()
+			if ferr == nil {
+				ferr = err
+			}
+			return failure{ferr}
+		case engine.IsUsage(err):
+			return err
+		}
+		return a.fail(err, files...)
+	}
+	if o.explain && res.Budget != nil {
+		if err := res.Budget.WriteTable(a.stderr); err != nil {
+			return err
+		}
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintln(a.stderr, n)
+	}
+	switch {
+	case o.asJSON:
+		data, err := res.Record.Marshal()
+		if err != nil {
+			return failure{err}
+		}
+		_, err = a.stdout.Write(data)
+		return err
+	case res.Body != nil:
+		_, err = a.stdout.Write(append(res.Body, '\n'))
+		return err
+	}
+	_, err = io.WriteString(a.stdout, res.Prompt.Text)
+	return err
+}

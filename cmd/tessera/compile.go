@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-dev/tessera/diag"
+)
+
+func (a *app) compileCmd() *cobra.Command {
+	var (
+		out   string
+		check bool
+	)
+	cmd := &cobra.Command{
+		Use:   "compile",
+		Short: "Assemble every workflow node; write build/prompts, or fail listing every problem",
+		Long: `Assemble every workflow node that has a task_ref and write each prompt to
+<out>/<workflow id>/<node_id>.txt, and every canonical spec of the "specs"
+directory (if tessera.yaml names one) to <out>/specs/<name>.txt, with a
+manifest.json listing workflow, node, task_ref or spec, hash and size. With a
+budget in tessera.yaml, every prompt must fit it. When anything fails, every problem is listed
+as path:line: message, nothing is written, and the previous output stays as
+it was. With --check, assemble and report but write nothing.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			c, err := a.openCatalog(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if check {
+				built, err := a.engine.Build(ctx, c)
+				if err != nil {
+					return a.compileFailed(err, true)
+				}
+				fmt.Fprintf(a.stdout, "checked %d prompts: all assemble\n", len(built))
+				return nil
+			}
+			res, err := a.engine.Compile(ctx, c, out)
+			if err != nil {
+				return a.compileFailed(err, false)
+			}
+			for _, p := range res.Removed {
+				fmt.Fprintf(a.stdout, "removed %s, left by an interrupted compile\n", filepath.ToSlash(p))
+			}
+			fmt.Fprintf(a.stdout, "compiled %d prompts into %s\n", len(res.Prompts), filepath.ToSlash(res.Dir))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "output directory (default: tessera.yaml's out, or build/prompts, under the root)")
+	cmd.Flags().BoolVar(&check, "check", false, "assemble every node and report problems, but write nothing")
+	return cmd
+}
+
+func (a *app) compileFailed(err error, check bool) error {
+	var list diag.List
+	list.Add(err)
+	note := "nothing written; the previous output is unchanged"
+	if check {
+		note = "nothing written (--check)"
+	}
+	return failure{fmt.Errorf("%v\ncompile failed: %d problem(s); %s", a.fail(err), len(list), note)}
+}

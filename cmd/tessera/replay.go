@@ -1,0 +1,108 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/engine"
+)
+
+func (a *app) replayCmd() *cobra.Command {
+	var logFile, id string
+	cmd := &cobra.Command{
+		Use:   "replay --id CORRELATION_ID",
+		Short: "Re-assemble a logged prompt and verify its hash",
+		Long: `Find the records with the given correlation id in the audit log, check
+that each stored prompt still hashes to its stored hash, re-assemble it from
+the catalog as it is now, and compare. Exit 0 when every record matches; exit
+1 and show the first differing line and the files that changed when one does
+not, or when a stored prompt does not match its own hash.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if id == "" {
+				return errors.New("replay needs --id")
+			}
+			ctx := cmd.Context()
+			c, err := a.openCatalogIfAny(ctx)
+			if err != nil {
+				return err
+			}
+			if c != nil {
+				defer c.Close()
+			}
+			lp := logFile
+			if lp == "" && c != nil {
+				if lp, err = c.WritePath("log"); err != nil {
+					return a.fail(err)
+				}
+			}
+			if lp == "" {
+				return errors.New("replay needs --log FILE (or a log path in tessera.yaml)")
+			}
+			rep, err := a.engine.Replay(ctx, c, &audit.Log{Path: lp}, id)
+			if err != nil {
+				return failure{err}
+			}
+			for _, v := range rep.Verdicts {
+				a.printVerdict(v, lp)
+			}
+			for i, b := range rep.BadLines {
+				if i == 5 {
+					fmt.Fprintf(a.stderr, "warning: %d more unreadable lines\n", len(rep.BadLines)-i)
+					break
+				}
+				fmt.Fprintf(a.stderr, "warning: %s:%d: unreadable line, not a record: %v\n", filepath.ToSlash(lp), b.Line, b.Err)
+			}
+			if !rep.OK() {
+				return silentFailure
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&logFile, "log", "", "the JSON Lines audit log (default: tessera.yaml's log)")
+	cmd.Flags().StringVar(&id, "id", "", "correlation id of the record(s) to replay")
+	return cmd
+}
+
+func (a *app) printVerdict(v audit.Verdict, logPath string) {
+	r := v.Record
+	what := engine.Describe(r)
+	at := fmt.Sprintf("%s:%d", filepath.ToSlash(logPath), v.Line)
+	switch v.Status {
+	case audit.Match:
+		fmt.Fprintf(a.stdout, "%s: %s: match: re-assembled to the same %d bytes, sha256 %s\n", at, what, len(r.AssembledPrompt), v.NewHash)
+	case audit.Tampered:
+		fmt.Fprintf(a.stderr, "%s: %s: tampered: %v\n", at, what, v.Err)
+	case audit.Failed:
+		fmt.Fprintf(a.stderr, "%s: %s: cannot re-assemble:\n", at, what)
+		fmt.Fprintln(a.stderr, a.fail(v.Err))
+	case audit.Mismatch:
+		fmt.Fprintf(a.stderr, "%s: %s: mismatch: logged sha256 %s, now %s\n", at, what, r.AssembledPromptHash, v.NewHash)
+		if d := v.Diff; d != nil {
+			fmt.Fprintf(a.stderr, "  first difference at line %d:\n", d.Line)
+			fmt.Fprintf(a.stderr, "    logged: %s\n", diffLine(d.Stored, d.Missing == "stored"))
+			fmt.Fprintf(a.stderr, "    now:    %s\n", diffLine(d.Current, d.Missing == "current"))
+		}
+		for _, ch := range v.Changed {
+			switch {
+			case ch.OldHash == "":
+				fmt.Fprintf(a.stderr, "  now also uses %s\n", ch.Path)
+			case ch.NewHash == "":
+				fmt.Fprintf(a.stderr, "  no longer uses %s\n", ch.Path)
+			default:
+				fmt.Fprintf(a.stderr, "  changed since: %s\n", ch.Path)
+			}
+		}
+	}
+}
+
+func diffLine(s string, missing bool) string {
+	if missing {
+		return "(text ends before this line)"
+	}
+	return fmt.Sprintf("%q", s)
+}

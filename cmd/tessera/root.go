@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/engine"
+)
+
+// failure is an error in the catalog, an assembly or a replay: exit 1.
+// Any other error from a command is a usage error: exit 2.
+type failure struct{ err error }
+
+func (f failure) Error() string { return f.err.Error() }
+func (f failure) Unwrap() error { return f.err }
+
+// silentFailure exits 1 after the command has already said why.
+var silentFailure = failure{errors.New("")}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var f failure
+	if errors.As(err, &f) {
+		if msg := f.Error(); msg != "" {
+			fmt.Fprintln(stderr, msg)
+		}
+		return 1
+	}
+	fmt.Fprintf(stderr, "tessera: %v\nRun 'tessera --help' for usage.\n", err)
+	return 2
+}
+
+// app is the command's state: its streams, the --root flag, the catalog
+// root in use once found, and the engine every command calls.
+type app struct {
+	stdout, stderr io.Writer
+	root           string // --root
+	dir            string // the root in use, once found
+	engine         *engine.Engine
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	a := &app{stdout: stdout, stderr: stderr, engine: &engine.Engine{Registry: engine.DefaultRegistry(), Now: time.Now}}
+	root := &cobra.Command{
+		Use:   "tessera",
+		Short: "Assemble, compile and replay prompts from a catalog",
+		Long: `Tessera assembles prompts for large language models from a catalog of
+versioned files: templates, includes and workflows, named by tessera.yaml.
+
+Every prompt is deterministic to the byte and carries a SHA-256 hash;
+assemblies can be logged and replayed, and compile checks every workflow
+node in CI.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		// No Run: cobra then reports a mistyped command as an unknown
+		// command with suggestions, even when flags follow it.
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&a.root, "root", "", "catalog root, the directory holding tessera.yaml (default: the nearest one at or above the current directory)")
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.tokensCmd(), a.versionCmd())
+	return root
+}
+
+// openCatalog opens the catalog named by --root, or the nearest one found
+// by walking up from the current directory.
+func (a *app) openCatalog(ctx context.Context) (*catalog.Catalog, error) {
+	dir := a.root
+	if dir == "" {
+		found, err := findRoot()
+		if err != nil {
+			return nil, failure{err}
+		}
+		dir = found
+	}
+	a.dir = dir
+	c, err := catalog.Open(ctx, dir)
+	if err != nil {
+		return nil, a.fail(err)
+	}
+	return c, nil
+}
+
+// openCatalogIfAny opens the catalog named by --root, or the nearest one
+// above the current directory, or returns nil when there is none.
+func (a *app) openCatalogIfAny(ctx context.Context) (*catalog.Catalog, error) {
+	if a.root == "" {
+		if _, err := findRoot(); err != nil {
+			return nil, nil
+		}
+	}
+	return a.openCatalog(ctx)
+}
+
+func findRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, catalog.ConfigFile)); err == nil {
+			if rel, err := filepath.Rel(wd, dir); err == nil {
+				return rel, nil
+			}
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no %s in %s or any directory above it: pass --root DIR", catalog.ConfigFile, wd)
+		}
+		dir = parent
+	}
+}
+
+// fail turns an error into a failure whose diagnostics name paths as the
+// user can open them from the current directory: catalog paths are
+// joined to the root in use, and the files named on the command line
+// (keep) are left as given.
+func (a *app) fail(err error, keep ...string) error {
+	var list diag.List
+	list.Add(err)
+	dir := a.dir
+	lines := make([]string, len(list))
+	for i, e := range list {
+		if dir != "" && dir != "." {
+			e = e.MapPaths(func(p string) string {
+				if filepath.IsAbs(p) || slices.Contains(keep, p) {
+					return p
+				}
+				return filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(p)))
+			})
+		}
+		lines[i] = e.Error()
+	}
+	return failure{errors.New(strings.Join(lines, "\n"))}
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/tokenizer"
+)
+
+func (a *app) tokensCmd() *cobra.Command {
+	var (
+		model string
+		raw   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "tokens [FILE|-]",
+		Short: "Count the tokens of a file or standard input for a model",
+		Long: `Count the tokens of FILE (or standard input, when FILE is - or absent) as
+the model's tokenizer does, and say which counter made the count. OpenAI
+models are counted exactly with their own encoding (o200k_base or
+cl100k_base); Anthropic and Gemini models with a calibrated estimate.
+
+The text is counted as assemble would use it: a byte-order mark is dropped
+and CRLF and CR line ends become LF. With --raw the bytes are counted as
+they are. Input that looks binary (a NUL byte or invalid UTF-8) is counted
+as it is, with a warning on standard error.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := tokenizer.ForModel(model)
+			if err != nil {
+				return fmt.Errorf("--model: %w", err)
+			}
+			name := "standard input"
+			var data []byte
+			if len(args) == 0 || args[0] == "-" {
+				data, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), fileread.DefaultMaxBytes+1))
+				if err == nil && int64(len(data)) > fileread.DefaultMaxBytes {
+					err = &fileread.TooLargeError{Path: name, Size: int64(len(data)), Max: fileread.DefaultMaxBytes}
+				}
+			} else {
+				name = args[0]
+				data, err = fileread.File(name, 0)
+			}
+			if err != nil {
+				return failure{err}
+			}
+			text := string(data)
+			if why := binaryReason(data); why != "" {
+				fmt.Fprintf(a.stderr, "warning: %s looks binary (%s): counting its bytes as they are\n", name, why)
+			} else if !raw {
+				if text, err = prompt.Normalize(data); err != nil {
+					return failure{fmt.Errorf("%s: %w", name, err)}
+				}
+			}
+			kind := "exact"
+			if !c.Exact() {
+				kind = "estimate"
+			}
+			fmt.Fprintf(a.stdout, "%d tokens (%s, %s)\n", c.Count(text), c.Name(), kind)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&model, "model", "gpt-4o", "model whose tokenizer to count with (or an encoding such as cl100k_base)")
+	cmd.Flags().BoolVar(&raw, "raw", false, "count the bytes as they are, without dropping a byte-order mark or normalising line ends")
+	return cmd
+}
+
+// binaryReason says why data looks binary, or "" when it looks like text.
+func binaryReason(data []byte) string {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return fmt.Sprintf("a NUL byte at offset %d", i)
+	}
+	if !utf8.Valid(data) {
+		return "invalid UTF-8"
+	}
+	return ""
+}

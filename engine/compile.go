@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+
+	"github.com/tessera-dev/tessera"
+	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/preset"
+)
+
+// Built is one prompt the compile guardrail built.
+type Built struct {
+	// Unit is what was built.
+	Unit preset.Unit
+	// Result is the prompt, fitted to the catalog's budget when it has
+	// one.
+	Result *Result
+}
+
+// Build builds every unit of every preset from catalog c (see
+// preset.Preset.Units), each fitted to the catalog's budget when it has
+// one, and writes nothing. It reports every problem in the catalog, not
+// just the first, as a sorted diag.List: a prompt that does not fit is
+// reported where its unit says, with the budget's line beside it.
+func (e *Engine) Build(ctx context.Context, c *catalog.Catalog) ([]Built, error) {
+	env, err := Env(c)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out  []Built
+		errs diag.List
+		outs = map[string]string{} // output path or directory -> preset
+		last string                // directory of the previous unit
+	)
+	for _, p := range e.registry().Presets() {
+		units, err := p.Units(ctx, env)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		errs.Add(err)
+		for _, u := range units {
+			if prev, ok := outs[u.Out]; ok {
+				errs.Add(diag.Errorf(u.At.Path, u.At.Line, "compiles to %s, as a %s prompt does: rename one of them", u.Out, prev))
+				continue
+			}
+			dir := path.Dir(u.Out)
+			if prev, ok := outs[dir+"/"]; ok && dir != last {
+				errs.Add(diag.Errorf(u.At.Path, u.At.Line, "compiles into %s/, where %s prompts go too: rename one of them", dir, prev))
+				continue
+			}
+			outs[u.Out], outs[dir+"/"], last = p.Name(), p.Name(), dir
+			res, err := e.buildUnit(ctx, c, env, p, u)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				errs.Add(err)
+				continue
+			}
+			out = append(out, Built{Unit: u, Result: res})
+		}
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	return out, nil
+}
+
+func (e *Engine) buildUnit(ctx context.Context, c *catalog.Catalog, env *preset.Env, p preset.Preset, u preset.Unit) (*Result, error) {
+	l, err := u.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	counter, b, err := ResolveBudget(c, nil, nil, layoutMessages(l))
+	if err != nil {
+		var me *ModelError
+		if errors.As(err, &me) && c != nil && c.Config().Budget != nil {
+			return nil, diag.Errorf(catalog.ConfigFile, c.Config().Budget.Line, "budget.model: %v", me.Err)
+		}
+		return nil, err
+	}
+	res, err := e.finish(ctx, p, l, env, counter, b)
+	if err != nil && counter != nil && ctx.Err() == nil {
+		var fe *FitError
+		if errors.As(err, &fe) {
+			msg := "does not fit the token budget"
+			if u.Subject != "" {
+				msg = u.Subject + " " + msg
+			}
+			d := diag.Errorf(u.At.Path, u.At.Line, "%s: %v", msg, fe.Err)
+			d.Related = append(d.Related, diag.Location{Label: "budget at", Path: catalog.ConfigFile, Line: c.Config().Budget.Line})
+			return nil, d
+		}
+	}
+	return res, err
+}
+
+// Compiled is what Compile wrote.
+type Compiled struct {
+	// Manifest is the manifest written with the prompts.
+	*catalog.Manifest
+	// Dir is the output directory.
+	Dir string
+	// Removed lists the leftovers of earlier compiles killed half way,
+	// which this compile recognised as its own and removed.
+	Removed []string
+}
+
+// Compile builds every unit (see Build) and writes each prompt to its
+// place under outDir, with a manifest.json beside them; an empty outDir
+// means tessera.yaml's "out" under the catalog root. Nothing is written
+// when anything fails, and a previous output directory is replaced only
+// once the new one is complete (see catalog.WriteBuild). It refuses to
+// replace a directory that holds the catalog or is not a previous
+// compile's output.
+func (e *Engine) Compile(ctx context.Context, c *catalog.Catalog, outDir string) (*Compiled, error) {
+	if outDir == "" {
+		if c.Dir() == "" {
+			return nil, errors.New("compile: a catalog opened with OpenFS needs an output directory")
+		}
+		p, err := c.WritePath("out")
+		if err != nil {
+			return nil, err
+		}
+		outDir = p
+	}
+	if err := c.CheckOutDir(outDir); err != nil {
+		return nil, err
+	}
+	built, err := e.Build(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	m := &catalog.Manifest{TesseraVersion: tessera.Version, Prompts: make([]catalog.ManifestEntry, 0, len(built))}
+	texts := make([]string, 0, len(built))
+	for _, b := range built {
+		entry := b.Unit.Entry
+		entry.Path, entry.Hash, entry.Bytes = b.Unit.Out, b.Result.Prompt.Hash, len(b.Result.Prompt.Text)
+		m.Prompts = append(m.Prompts, entry)
+		texts = append(texts, b.Result.Prompt.Text)
+	}
+	removed, err := catalog.WriteBuild(ctx, outDir, texts, m)
+	if err != nil {
+		return nil, err
+	}
+	return &Compiled{Manifest: m, Dir: filepath.Clean(outDir), Removed: removed}, nil
+}
+
+// FitError is a prompt that does not fit its budget.
+type FitError struct {
+	// Label names the prompt.
+	Label string
+	// Err is the budget's error, such as a *budget.NeverDropError.
+	Err error
+}
+
+func (e *FitError) Error() string { return fmt.Sprintf("%s: %v", e.Label, e.Err) }
+
+// Unwrap returns the budget's error.
+func (e *FitError) Unwrap() error { return e.Err }

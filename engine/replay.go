@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/budget"
+	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/tokenizer"
+)
+
+// Replay verifies every record with the correlation id id in log l: each
+// stored text must still hash to its stored hash, and the preset the
+// record names must lay it out again, with the same budget and counter,
+// to the same bytes. Catalog c (nil for none) is what template records
+// are rebuilt from.
+func (e *Engine) Replay(ctx context.Context, c *catalog.Catalog, l *audit.Log, id string) (*audit.Report, error) {
+	env, err := Env(c)
+	if err != nil {
+		return nil, err
+	}
+	reg := e.registry()
+	rebuild := func(ctx context.Context, rec *audit.Record) (*prompt.Prompt, error) {
+		name := rec.Preset
+		if name == "" {
+			name = "template" // records written before presets were named
+		}
+		p := reg.Lookup(name)
+		if p == nil {
+			return nil, fmt.Errorf("record uses preset %q, which is not among %v", rec.Preset, presetNames(reg))
+		}
+		lay, err := p.Rebuild(ctx, env, rec)
+		if err != nil {
+			return nil, err
+		}
+		var (
+			counter tokenizer.Counter
+			b       budget.Budget
+		)
+		if rec.Budget != nil {
+			if counter, err = tokenizer.CounterNamed(rec.Budget.Counter); err != nil {
+				return nil, fmt.Errorf("record's budget: %w", err)
+			}
+			b = rec.Budget.Budget()
+		}
+		res, err := e.finish(ctx, p, lay, env, counter, b)
+		if err != nil {
+			if fe, ok := err.(*FitError); ok {
+				return nil, fmt.Errorf("record's budget: %w", fe.Err)
+			}
+			return nil, err
+		}
+		return &res.Prompt, nil
+	}
+	return audit.Replay(ctx, l, id, rebuild)
+}
+
+// Describe names the prompt a record holds, for messages: its workflow
+// and node, else its task_ref, else its preset's spec.
+func Describe(rec *audit.Record) string {
+	switch {
+	case rec.WorkflowID != "":
+		return rec.WorkflowID + "/" + rec.NodeID
+	case rec.TaskRef != "":
+		return rec.TaskRef
+	}
+	return rec.Preset + " spec"
+}
