@@ -1,14 +1,68 @@
-package catalog
+package engine
 
 import (
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/tessera-dev/tessera/catalog"
 )
 
 const benchWorkflows = 1000
+
+// benchLines is prompt prose of the kind a catalog holds: rules, context
+// and schema notes.
+var benchLines = []string{
+	"You are operating under a certified role prompt. Follow it exactly.",
+	"Read the project brief and the context block before you write anything.",
+	"Ask only questions whose answers change what the next document must explore.",
+	"- Affect how discovery is run, who takes part and what it must decide.",
+	"- Never say \"I recommend\"; state options and their consequences instead.",
+	"- Never ask about budget, staffing or dates; those come from the sponsor.",
+	"Purpose: explore the solution space and validate the assumptions behind it.",
+	"Each question names the assumption it tests and the decision it unblocks.",
+	"Keep questions short, concrete and answerable by the product owner alone.",
+	"Output must validate against the schema below; extra properties are errors.",
+}
+
+// benchText returns about n bytes of prose lines, each ending in "\n".
+func benchText(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString(benchLines[i%len(benchLines)])
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// benchTemplate is a task template with three workflow tokens and one
+// $$include, about 1 KB before assembly.
+func benchTemplate(title string) string {
+	return "# " + title + "\n\n" +
+		benchText(300) +
+		"\n---\n\n$$PGC_CONTEXT\n\n---\n\n## Rules\n\n$$include seed/prompts/shared/rules.txt\n\n" +
+		"## Review focus\n\n$$REVIEW_FOCUS\n\n## Output Schema\n\n$$OUTPUT_SCHEMA\n\n" +
+		"## Prohibited Language\n- Never say \"I recommend\"\n- Never ask about budget\n" +
+		benchText(250)
+}
+
+func benchSchema(n int) string {
+	var b strings.Builder
+	b.WriteString("{\n  \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n  \"type\": \"object\",\n  \"properties\": {\n")
+	for i := 0; b.Len() < n; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString("    \"question_" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + "\": {\"type\": \"string\", \"minLength\": 1, \"description\": \"One question, ending in a question mark.\"}")
+	}
+	b.WriteString("\n  }\n}\n")
+	return b.String()
+}
+
+const benchConfig = "tasks: seed/prompts/tasks\nworkflows: seed/workflows\n"
 
 // benchTeamCatalog writes a catalog shaped like a real team's: 1,000
 // workflows of one node each, sharing five templates, eight context
@@ -69,11 +123,12 @@ func BenchmarkCompile1000(b *testing.B) {
 	out := filepath.Join(b.TempDir(), "prompts")
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := Open(ctx, dir)
+		c, err := catalog.Open(ctx, dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := c.Compile(ctx, out)
+		var e Engine
+		m, err := e.Compile(ctx, c, out)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -84,17 +139,19 @@ func BenchmarkCompile1000(b *testing.B) {
 	}
 }
 
-// catalog and assemble all 1,000 nodes in memory.
+// BenchmarkBuild1000 is BenchmarkCompile1000 without the writing: open
+// the catalog and assemble all 1,000 nodes in memory.
 func BenchmarkBuild1000(b *testing.B) {
 	ctx := context.Background()
 	dir := benchTeamCatalog(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := Open(ctx, dir)
+		c, err := catalog.Open(ctx, dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		built, err := c.Build(ctx)
+		var e Engine
+		built, err := e.Build(ctx, c)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -113,12 +170,13 @@ func BenchmarkBuild1000(b *testing.B) {
 // both are dominated by the file system.
 func BenchmarkWriteFloor1000(b *testing.B) {
 	ctx := context.Background()
-	c, err := Open(ctx, benchTeamCatalog(b))
+	c, err := catalog.Open(ctx, benchTeamCatalog(b))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	built, err := c.Build(ctx)
+	var e Engine
+	built, err := e.Build(ctx, c)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,12 +190,12 @@ func BenchmarkWriteFloor1000(b *testing.B) {
 		if err := os.Mkdir(tmp, 0o755); err != nil {
 			b.Fatal(err)
 		}
-		for _, a := range built {
-			d := filepath.Join(tmp, a.WorkflowID)
+		for _, u := range built {
+			d := filepath.Join(tmp, u.Unit.Entry.Workflow)
 			if err := os.Mkdir(d, 0o755); err != nil {
 				b.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(d, a.NodeID+".txt"), []byte(a.Text), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(d, u.Unit.Entry.Node+".txt"), []byte(u.Result.Prompt.Text), 0o644); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,4 +1,4 @@
-package catalog
+package engine
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/prompt"
 )
@@ -41,8 +43,7 @@ func readTree(t *testing.T, dir string) map[string]string {
 
 func TestCompile(t *testing.T) {
 	dir := writeTree(t, twoWorkflows())
-	c := open(t, dir)
-	m, err := c.Compile(context.Background(), "")
+	m, err := compile(open(t, dir), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,11 +55,11 @@ func TestCompile(t *testing.T) {
 	if tree["wf.v1/n.txt"] != "Intro\ncontext A\n- rule\n" || tree["other.v2/m.txt"] != "Intro\n- rule\n- rule\n" {
 		t.Errorf("prompt files: %q", tree)
 	}
-	var onDisk Manifest
-	if err := json.Unmarshal([]byte(tree[ManifestFile]), &onDisk); err != nil {
+	var onDisk catalog.Manifest
+	if err := json.Unmarshal([]byte(tree[catalog.ManifestFile]), &onDisk); err != nil {
 		t.Fatal(err)
 	}
-	want := []ManifestEntry{
+	want := []catalog.ManifestEntry{
 		{Workflow: "other.v2", Node: "m", TaskRef: "Gen v1.0", Path: "other.v2/m.txt", Hash: prompt.Hash(tree["other.v2/m.txt"]), Bytes: len(tree["other.v2/m.txt"])},
 		{Workflow: "wf.v1", Node: "n", TaskRef: "Gen v1.0", Path: "wf.v1/n.txt", Hash: prompt.Hash(tree["wf.v1/n.txt"]), Bytes: len(tree["wf.v1/n.txt"])},
 	}
@@ -67,7 +68,7 @@ func TestCompile(t *testing.T) {
 	}
 
 	// Compiling again gives the same bytes and leaves no temporary dirs.
-	if _, err := open(t, dir).Compile(context.Background(), ""); err != nil {
+	if _, err := compile(open(t, dir), ""); err != nil {
 		t.Fatal(err)
 	}
 	sameTree(t, tree, readTree(t, out), "an identical compile")
@@ -98,7 +99,7 @@ func noLeftovers(t *testing.T, dir string) {
 func TestCompileFailureKeepsPreviousOutput(t *testing.T) {
 	files := twoWorkflows()
 	dir := writeTree(t, files)
-	if _, err := open(t, dir).Compile(context.Background(), ""); err != nil {
+	if _, err := compile(open(t, dir), ""); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "build", "prompts")
@@ -109,7 +110,7 @@ func TestCompileFailureKeepsPreviousOutput(t *testing.T) {
 	os.Remove(filepath.Join(dir, "ctx", "a.txt"))
 	os.WriteFile(filepath.Join(dir, "workflows", "broken.json"), []byte("{\n\"nodes\": [\n}"), 0o644)
 
-	_, err := open(t, dir).Compile(context.Background(), "")
+	_, err := compile(open(t, dir), "")
 	var list diag.List
 	if !errors.As(err, &list) {
 		t.Fatalf("want a diag.List, got %v", err)
@@ -139,9 +140,8 @@ func TestCompileFailureKeepsPreviousOutput(t *testing.T) {
 func TestCompileRefusesDangerousOut(t *testing.T) {
 	dir := writeTree(t, base())
 	c := open(t, dir)
-	ctx := context.Background()
 	for _, out := range []string{dir, filepath.Dir(dir), filepath.Join(dir, "workflows")} {
-		if _, err := c.Compile(ctx, out); err == nil {
+		if _, err := compile(c, out); err == nil {
 			t.Errorf("Compile(%s) replaced a directory it should not", out)
 		}
 	}
@@ -150,20 +150,36 @@ func TestCompileRefusesDangerousOut(t *testing.T) {
 	}
 	empty := filepath.Join(t.TempDir(), "empty")
 	os.Mkdir(empty, 0o755)
-	if _, err := c.Compile(ctx, empty); err != nil {
+	if _, err := compile(c, empty); err != nil {
 		t.Errorf("an empty directory should be usable: %v", err)
+	}
+}
+
+// A catalog opened with OpenFS has no directory for tessera.yaml's out.
+func TestCompileOpenFSNeedsOutDir(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for name, text := range base() {
+		fsys[name] = &fstest.MapFile{Data: []byte(text)}
+	}
+	c, err := catalog.OpenFS(context.Background(), fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := compile(c, ""); err == nil {
+		t.Error("Compile without an output directory should fail for OpenFS")
 	}
 }
 
 func TestBuildOrder(t *testing.T) {
 	c := open(t, writeTree(t, twoWorkflows()))
-	built, err := c.Build(context.Background())
+	var e Engine
+	built, err := e.Build(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, a := range built {
-		got = append(got, a.WorkflowID+"/"+a.NodeID)
+	for _, b := range built {
+		got = append(got, b.Unit.Entry.Workflow+"/"+b.Unit.Entry.Node)
 	}
 	if strings.Join(got, " ") != "other.v2/m wf.v1/n" {
 		t.Errorf("order = %v", got)

@@ -1,23 +1,25 @@
-package catalog
+package engine
 
 import (
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tessera-dev/tessera/canonical"
+	"github.com/tessera-dev/tessera/catalog"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden from current output")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden and testdata/bodies from current output")
 
 // TestExamplesGolden compiles the bundled example catalog and compares
 // every output file with testdata/golden/examples. Run
-// go test ./catalog -run TestExamplesGolden -update after an intended
+// go test ./engine -run TestExamplesGolden -update after an intended
 // change, and review the diff.
 func TestExamplesGolden(t *testing.T) {
-	c := open(t, filepath.Join("..", "examples"))
+	c := open(t, examplePath())
 	out := filepath.Join(t.TempDir(), "prompts")
-	m, err := c.Compile(context.Background(), out)
+	m, err := compile(c, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +29,7 @@ func TestExamplesGolden(t *testing.T) {
 	// A compiled spec is what the canonical preset renders for it: the
 	// canonical package's own golden file, which adds a final newline.
 	for _, name := range []string{"v2-example", "support-ticket"} {
-		got, err := os.ReadFile(filepath.Join(out, SpecOut, name+".txt"))
+		got, err := os.ReadFile(filepath.Join(out, canonical.SpecOut, name+".txt"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +51,7 @@ func TestExamplesGolden(t *testing.T) {
 		}
 		return
 	}
-	names := []string{ManifestFile}
+	names := []string{catalog.ManifestFile}
 	for _, e := range m.Prompts {
 		names = append(names, filepath.FromSlash(e.Path))
 	}

@@ -1,19 +1,22 @@
-package catalog
+package engine
 
 import (
 	"context"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/tessera-dev/tessera/canonical"
+	"github.com/tessera-dev/tessera/catalog"
 )
 
-func specCatalog(t *testing.T, files map[string]string) *Catalog {
+func specCatalog(t *testing.T, files map[string]string) *catalog.Catalog {
 	t.Helper()
 	fsys := fstest.MapFS{}
 	for name, text := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(text)}
 	}
-	c, err := OpenFS(context.Background(), fsys)
+	c, err := catalog.OpenFS(context.Background(), fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,6 +24,22 @@ func specCatalog(t *testing.T, files map[string]string) *Catalog {
 }
 
 const planSpec = "task:\n  - instruction: Plan.\ninput:\n  userQuery: First?\n"
+
+// buildSpecs builds c and returns the canonical prompts built.
+func buildSpecs(ctx context.Context, c *catalog.Catalog) ([]Built, error) {
+	var e Engine
+	built, err := e.Build(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	var specs []Built
+	for _, b := range built {
+		if b.Result.Preset == canonical.Name {
+			specs = append(specs, b)
+		}
+	}
+	return specs, nil
+}
 
 func TestBuildSpecs(t *testing.T) {
 	ctx := context.Background()
@@ -32,11 +51,11 @@ func TestBuildSpecs(t *testing.T) {
 		"s/notes.txt":        "not a spec",
 		"s/sub/ignored.yaml": planSpec,
 	})
-	built, err := c.BuildSpecs(ctx)
+	built, err := buildSpecs(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(built) != 2 || built[0].Path != "s/a.json" || built[0].Name != "a" || built[1].Path != "s/b.yaml" {
+	if len(built) != 2 || built[0].Unit.Entry.Spec != "s/a.json" || built[0].Unit.Out != "specs/a.txt" || built[1].Unit.Entry.Spec != "s/b.yaml" || built[1].Unit.Out != "specs/b.txt" {
 		t.Fatalf("built %+v", built)
 	}
 	if !strings.Contains(built[1].Result.Prompt.Text, "- (3) Plan.") {
@@ -57,7 +76,7 @@ func TestBuildSpecsErrors(t *testing.T) {
 		{map[string]string{"tessera.yaml": "tasks: t\nworkflows: w\nspecs: s\n", "w/x.json": `{"nodes": []}`, "s/a.yaml": planSpec, "s/a.yml": planSpec, "s/bad.json": `{"task": []}`},
 			[]string{`s/a.yml: compiles to specs/a.txt, as s/a.yaml does`, `s/bad.json:1: `}},
 	} {
-		_, err := specCatalog(t, tc.files).BuildSpecs(ctx)
+		_, err := buildSpecs(ctx, specCatalog(t, tc.files))
 		if err == nil {
 			t.Fatalf("%v: no error", tc.files)
 		}
