@@ -1,10 +1,50 @@
-package provider
+package provider_test
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
 
+	"github.com/tessera-dev/tessera/engine"
+	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/provider"
+	"github.com/tessera-dev/tessera/schema"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
+
+// canonicalRequest assembles examples/canonical/<name>.yaml with the
+// canonical preset (design 004) and returns its request: its output
+// schema and tool parameters strictified and marked strict, so that the
+// same request encodes for every format.
+func canonicalRequest(b *testing.B, name string) provider.Request {
+	b.Helper()
+	var e engine.Engine
+	res, err := e.Assemble(context.Background(), engine.Request{
+		Args:          preset.Args{"spec": filepath.Join("..", "examples", "canonical", name+".yaml")},
+		NoLog:         true,
+		CorrelationID: "bench-1",
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := res.Request()
+	for i, tl := range req.Tools {
+		fixed, left, err := schema.Strictify(tl.Parameters)
+		if err != nil || len(left) > 0 {
+			b.Fatalf("%s: tool %s: %v %v", name, tl.Name, err, left)
+		}
+		req.Tools[i].Parameters = fixed
+	}
+	req.StrictTools = len(req.Tools) > 0
+	if req.Output != nil {
+		fixed, left, err := schema.Strictify(req.Output.Schema)
+		if err != nil || len(left) > 0 {
+			b.Fatalf("%s: output schema: %v %v", name, err, left)
+		}
+		req.Output.Schema, req.Output.Strict = fixed, true
+	}
+	return req
+}
 
 // BenchmarkEncode maps canonical requests to each provider's body: the
 // design's own example (design 004's "v2 Canonical Text": seven sections,
@@ -19,33 +59,21 @@ import (
 func BenchmarkEncode(b *testing.B) {
 	for _, example := range []string{"v2-example", "support-ticket"} {
 		req := canonicalRequest(b, example)
-		for _, f := range Formats() {
+		for _, f := range provider.Formats() {
 			b.Run(example+"/"+f.String(), func(b *testing.B) {
-				benchEncode(b, f, req, Options{CacheBreakpoints: true})
+				benchEncode(b, f, req, provider.Options{CacheBreakpoints: true})
 			})
 		}
 		b.Run(example+"/anthropic/counted", func(b *testing.B) {
-			benchEncode(b, Anthropic, req, Options{CacheBreakpoints: true, Counter: tokenizer.O200kBase()})
+			benchEncode(b, provider.Anthropic, req, provider.Options{CacheBreakpoints: true, Counter: tokenizer.O200kBase()})
 		})
 	}
 }
 
-func benchEncode(b *testing.B, f Format, req Request, opts Options) {
+func benchEncode(b *testing.B, f provider.Format, req provider.Request, opts provider.Options) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Encode(f, req, opts); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkFromPrompt splits the support-ticket example's assembled
-// prompt into a request.
-func BenchmarkFromPrompt(b *testing.B) {
-	res := canonicalResult(b, "support-ticket")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := FromPrompt(res.Prompt, res.Sections, canonicalStable); err != nil {
+		if _, err := provider.Encode(f, req, opts); err != nil {
 			b.Fatal(err)
 		}
 	}

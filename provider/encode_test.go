@@ -59,7 +59,7 @@ func at(v any, path ...any) any {
 }
 
 func TestEncodeFieldsPerFormat(t *testing.T) {
-	req := fixtureRequest(t)
+	req := fixtureRequest()
 	req.Model = "m-1"
 	system := fixtureSections[0].text + "\n\n" + fixtureSections[1].text
 	var user []string
@@ -134,7 +134,7 @@ func mustJSON(t *testing.T, v any) string {
 // TestEncodeKeepsSchemaOrder checks that properties reach the wire in
 // the order written, which a Go map would sort.
 func TestEncodeKeepsSchemaOrder(t *testing.T) {
-	req := fixtureRequest(t)
+	req := fixtureRequest()
 	for _, f := range Formats() {
 		b, err := Encode(f, req, Options{})
 		if err != nil {
@@ -159,7 +159,7 @@ func TestEncodeKeepsSchemaOrder(t *testing.T) {
 }
 
 func TestEncodeDeterministic(t *testing.T) {
-	req := fixtureRequest(t)
+	req := fixtureRequest()
 	for _, f := range Formats() {
 		a, _ := Encode(f, req, Options{CacheBreakpoints: true})
 		b, _ := Encode(f, req, Options{CacheBreakpoints: true})
@@ -170,7 +170,7 @@ func TestEncodeDeterministic(t *testing.T) {
 }
 
 func TestStablePrefix(t *testing.T) {
-	base := fixtureRequest(t)
+	base := fixtureRequest()
 	enc := func(r Request, o Options) Body {
 		t.Helper()
 		b, err := Encode(Anthropic, r, o)
@@ -211,7 +211,7 @@ func TestStablePrefix(t *testing.T) {
 
 	change := func(name string, edit func(r *Request), same bool) {
 		t.Helper()
-		r := fixtureRequest(t)
+		r := fixtureRequest()
 		r.System = append([]Part(nil), r.System...)
 		r.User = append([]Part(nil), r.User...)
 		r.Tools = append([]prompt.Tool(nil), r.Tools...)
@@ -280,7 +280,7 @@ func TestCacheBreakpoints(t *testing.T) {
 		tools, sys, users string
 		n                 int
 	}{
-		{"fixture", fixtureRequest(t), "01", "1", "10", 3},
+		{"fixture", fixtureRequest(), "01", "1", "10", 3},
 		{"all stable", Request{Tools: tools, System: sys(true, true), User: usr(true, true)}, "01", "1", "1", 3},
 		{"volatile system part ends the prefix", Request{Tools: tools, System: sys(true, false, true), User: usr(true)}, "01", "10", "0", 2},
 		{"first system part volatile", Request{System: sys(false), User: usr(true)}, "", "0", "0", 0},

@@ -1,14 +1,10 @@
 package provider_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"log"
-	"os"
-	"path/filepath"
 
-	"github.com/tessera-dev/tessera/canonical"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/provider"
 )
@@ -65,44 +61,6 @@ func ExampleEncode_cacheBreakpoints() {
 	// {"model":"claude-sonnet-4-5","max_tokens":1024,"system":[{"type":"text","text":"You review pull requests.","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"Style guide: ...","cache_control":{"type":"ephemeral"}},{"type":"text","text":"diff --git a/x.go b/x.go ..."}]}]}
 	// breakpoints: 2
 	// stable prefix: 7e15e3f3b58b
-}
-
-// Split a canonical prompt (design 004) into a request: the system prompt
-// and identity go to the system side, the other five sections, in order,
-// to the user side.
-func ExampleFromPrompt() {
-	path := filepath.Join("..", "examples", "canonical", "v2-example.yaml")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	spec, err := canonical.ParseSpec(path, data)
-	if err != nil {
-		log.Fatal(err)
-	}
-	res, err := canonical.Assemble(context.Background(), spec, canonical.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	stable := provider.StableKeys(canonical.KeySystemPrompt, canonical.KeyIdentity, canonical.KeyRequestingUser)
-	req, err := provider.FromPrompt(res.Prompt, res.Sections, stable)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, p := range req.System {
-		fmt.Println("system", p.Key, p.Stable)
-	}
-	for _, p := range req.User {
-		fmt.Println("user  ", p.Key, p.Stable)
-	}
-	// Output:
-	// system system-prompt true
-	// system identity true
-	// user   requesting-user true
-	// user   conversation-state false
-	// user   constraints false
-	// user   task false
-	// user   input false
 }
 
 // The names ParseFormat reads are the ones a command line takes.

@@ -2,8 +2,7 @@ package provider
 
 import (
 	"encoding/json"
-	"strings"
-	"testing"
+	"slices"
 
 	"github.com/tessera-dev/tessera/prompt"
 )
@@ -81,37 +80,22 @@ var fixtureOutput = json.RawMessage(`{
 // fixtureStable are the fixture's stable sections. "constraints" is
 // stable too, but comes after the volatile conversation state, so it is
 // not in the stable prefix.
-var fixtureStable = StableKeys("system-prompt", "identity", "requesting-user", "constraints")
+var fixtureStable = []string{"system-prompt", "identity", "requesting-user", "constraints"}
 
-// fixturePrompt renders the fixture sections the way a preset would:
-// joined by blank lines, with a span for each.
-func fixturePrompt() (prompt.Prompt, []prompt.Section) {
-	var b strings.Builder
-	var p prompt.Prompt
-	var secs []prompt.Section
-	for i, s := range fixtureSections {
-		if i > 0 {
-			b.WriteString("\n\n")
+// fixtureRequest is the fixture as a Request, built by hand the way the
+// engine maps a rendered prompt: each section one part on its role's
+// side, stable when fixtureStable says so, with the task's tools (strict),
+// a strict output schema and a token limit.
+func fixtureRequest() Request {
+	var req Request
+	for _, s := range fixtureSections {
+		part := Part{Key: s.key, Text: s.text, Stable: slices.Contains(fixtureStable, s.key)}
+		if s.role == prompt.RoleSystem {
+			req.System = append(req.System, part)
+		} else {
+			req.User = append(req.User, part)
 		}
-		start := b.Len()
-		b.WriteString(s.text)
-		p.Sections = append(p.Sections, prompt.SectionSpan{Key: s.key, Start: start, End: b.Len(), Hash: prompt.Hash(s.text)})
-		secs = append(secs, prompt.Section{Key: s.key, Body: s.text, Role: s.role, Tools: s.tools})
-	}
-	b.WriteString("\n")
-	p.Text = b.String()
-	p.Hash = prompt.Hash(p.Text)
-	return p, secs
-}
-
-// fixtureRequest is the fixture as a Request, with strict tools, a
-// strict output schema and a token limit.
-func fixtureRequest(t testing.TB) Request {
-	t.Helper()
-	p, secs := fixturePrompt()
-	req, err := FromPrompt(p, secs, fixtureStable)
-	if err != nil {
-		t.Fatal(err)
+		req.Tools = append(req.Tools, s.tools...)
 	}
 	req.StrictTools = true
 	req.Output = &Output{Name: "open_questions", Schema: fixtureOutput, Strict: true}

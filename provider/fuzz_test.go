@@ -56,34 +56,3 @@ func FuzzEncode(f *testing.F) {
 		}
 	})
 }
-
-// FuzzFromPrompt checks that any spans over any text give either an error
-// or parts whose texts come from the prompt, never a panic.
-func FuzzFromPrompt(f *testing.F) {
-	f.Add("rules\n\ntask", 0, 5, 7, 11, 2, 3)
-	f.Add("abc", -1, 2, 2, 9, 0, 0)
-	f.Add("xx yy zz", 3, 5, 0, 2, 3, 4)
-	f.Fuzz(func(t *testing.T, text string, s1, e1, s2, e2, s3, e3 int) {
-		secs := []prompt.Section{{Key: "a", Role: prompt.RoleSystem}, {Key: "b"}}
-		p := prompt.Prompt{Text: text, Sections: []prompt.SectionSpan{
-			{Key: "a", Start: s1, End: e1},
-			{Key: "b", Start: s2, End: e2},
-			{Key: "b/c", Start: s3, End: e3},
-		}}
-		req, err := FromPrompt(p, secs, StableKeys("a"))
-		if err != nil {
-			return
-		}
-		for _, part := range append(req.System, req.User...) {
-			if !strings.Contains(text, strings.TrimSpace(part.Text)) && !isBlank(part.Text) {
-				// Text outside the spans is joined to a part, so a part
-				// is not always one substring; every line of it is.
-				for _, line := range strings.Split(part.Text, "\n") {
-					if !strings.Contains(text, line) {
-						t.Fatalf("part %q has text %q not in the prompt %q", part.Key, line, text)
-					}
-				}
-			}
-		}
-	})
-}

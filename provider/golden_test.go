@@ -2,7 +2,6 @@ package provider
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/tessera-dev/tessera/catalog"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden from current output")
@@ -25,66 +22,35 @@ type goldenCase struct {
 	opts   Options
 }
 
-// presetCases returns the golden cases of each preset: every format with
-// cache breakpoints and the test counter, and, for the fixture, the
-// OpenAI formats with the "system" role.
-func presetCases(t *testing.T) map[string][]goldenCase {
+// goldenCases returns the golden cases: the fixture in every format with
+// cache breakpoints and the test counter, and in the OpenAI formats with
+// the "system" role. (The bodies of the presets' assembled prompts are
+// the engine's goldens, under engine/testdata/bodies.)
+func goldenCases() map[string][]goldenCase {
 	opts := Options{CacheBreakpoints: true, Counter: wordCounter{}}
-	all := func(req Request) []goldenCase {
-		var cs []goldenCase
-		for _, f := range Formats() {
-			r := req
-			r.Model = models[f]
-			cs = append(cs, goldenCase{f.String() + ".json", f, r, opts})
-		}
-		return cs
-	}
-	presets := map[string][]goldenCase{
-		"template": all(templateRequest(t)),
-		"fixture":  all(fixtureRequest(t)),
+	var cases []goldenCase
+	for _, f := range Formats() {
+		r := fixtureRequest()
+		r.Model = models[f]
+		cases = append(cases, goldenCase{f.String() + ".json", f, r, opts})
 	}
 	for _, f := range []Format{OpenAIChat, OpenAIResponses} {
-		r := fixtureRequest(t)
+		r := fixtureRequest()
 		r.Model = models[f]
 		o := opts
 		o.SystemRole = "system"
-		presets["fixture"] = append(presets["fixture"], goldenCase{f.String() + ".system-role.json", f, r, o})
+		cases = append(cases, goldenCase{f.String() + ".system-role.json", f, r, o})
 	}
-	for name, req := range canonicalCases(t) {
-		presets[name] = all(req)
-	}
-	return presets
+	return map[string][]goldenCase{"fixture": cases}
 }
 
-// templateRequest is the template preset (design 001): the whole
-// assembled prompt of the example catalog's pm_discovery.v1/pgc node as
-// one stable user-side part.
-func templateRequest(t *testing.T) Request {
-	t.Helper()
-	ctx := context.Background()
-	c, err := catalog.Open(ctx, filepath.Join("..", "examples"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	a, err := c.Assemble(ctx, "pm_discovery.v1", "pgc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := FromPrompt(a.Prompt, nil, StableKeys(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return req
-}
-
-// TestGolden encodes every preset's request for every format and compares
+// TestGolden encodes each golden request for every format and compares
 // each body, indented for review, with testdata/golden/<preset>/; the
 // stable-prefix metadata of all of them is in meta.txt beside them. Run
 // go test ./provider -run TestGolden -update after an intended change,
 // and review the diff.
 func TestGolden(t *testing.T) {
-	for preset, cases := range presetCases(t) {
+	for preset, cases := range goldenCases() {
 		dir := filepath.Join("testdata", "golden", preset)
 		if *update {
 			if err := os.RemoveAll(dir); err != nil {

@@ -22,17 +22,30 @@ import (
 	"github.com/tessera-dev/tessera/schema"
 )
 
-// Goldens returns the golden bodies of the core's provider tests whose
-// file names match pattern (a filepath.Match pattern such as
-// "anthropic.json" or "openai*.json"), keyed by path. It looks in
-// ../provider/testdata/golden/*/, relative to the directory the test runs
-// in, which for an adapter module's tests is that module's directory. It
-// fails the test when fewer than min bodies match or one cannot be read.
+// GoldenDirs are the directories, relative to the repository root, that
+// hold the golden bodies of the core's tests, one folder per case: the
+// engine's bodies of assembled prompts and the provider's hand-built
+// fixture.
+var GoldenDirs = []string{
+	filepath.Join("engine", "testdata", "bodies"),
+	filepath.Join("provider", "testdata", "golden"),
+}
+
+// Goldens returns the golden bodies of the core's tests whose file names
+// match pattern (a filepath.Match pattern such as "anthropic.json" or
+// "openai*.json"), keyed by path. It looks in ../<dir>/*/ for each of
+// GoldenDirs, relative to the directory the test runs in, which for an
+// adapter module's tests is that module's directory. It fails the test
+// when fewer than min bodies match or one cannot be read.
 func Goldens(t testing.TB, pattern string, min int) map[string][]byte {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "provider", "testdata", "golden", "*", pattern))
-	if err != nil {
-		t.Fatal(err)
+	var paths []string
+	for _, dir := range GoldenDirs {
+		found, err := filepath.Glob(filepath.Join("..", dir, "*", pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, found...)
 	}
 	if len(paths) < min {
 		t.Fatalf("found %d golden bodies matching %s, want at least %d", len(paths), pattern, min)

@@ -63,22 +63,24 @@ func write(t *testing.T, path, text string) {
 
 func TestGoldens(t *testing.T) {
 	root := t.TempDir()
+	bodies := filepath.Join(root, "engine", "testdata", "bodies")
 	golden := filepath.Join(root, "provider", "testdata", "golden")
-	write(t, filepath.Join(golden, "one", "openai.json"), `{"n":1}`)
-	write(t, filepath.Join(golden, "one", "openai-responses.json"), `{"n":2}`)
+	write(t, filepath.Join(bodies, "one", "openai.json"), `{"n":1}`)
+	write(t, filepath.Join(bodies, "one", "openai-responses.json"), `{"n":2}`)
 	write(t, filepath.Join(golden, "two", "openai.json"), `{"n":3}`)
 	write(t, filepath.Join(golden, "two", "gemini.json"), `{"n":4}`)
-	// The tests run in the adapter module's directory, beside provider.
+	// The tests run in the adapter module's directory, beside engine and
+	// provider.
 	if err := os.Mkdir(filepath.Join(root, "openai"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(filepath.Join(root, "openai"))
 
-	rel := func(dir, file string) string {
-		return filepath.Join("..", "provider", "testdata", "golden", dir, file)
-	}
 	got := Goldens(t, "openai.json", 2)
-	want := map[string]string{rel("one", "openai.json"): `{"n":1}`, rel("two", "openai.json"): `{"n":3}`}
+	want := map[string]string{
+		filepath.Join("..", "engine", "testdata", "bodies", "one", "openai.json"):   `{"n":1}`,
+		filepath.Join("..", "provider", "testdata", "golden", "two", "openai.json"): `{"n":3}`,
+	}
 	if len(got) != len(want) {
 		t.Errorf("openai.json: got %d bodies, want %d", len(got), len(want))
 	}
