@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/catalog"
 )
 
