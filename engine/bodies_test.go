@@ -199,6 +199,9 @@ func TestTemplateRequest(t *testing.T) {
 // text, and the two sides are the prompt, nothing lost or repeated; and
 // the parts marked stable are the canonical stable keys.
 func TestCanonicalRequest(t *testing.T) {
+	if got, want := canonical.StableKeys(), []string{"system-prompt", "identity", "requesting-user", "constraints"}; !slices.Equal(got, want) {
+		t.Fatalf("canonical stable keys %v, want %v", got, want)
+	}
 	for _, name := range []string{"v2-example", "support-ticket"} {
 		for _, args := range []preset.Args{{}, {"heading-level": "3"}, {"hide-empty": "true"}} {
 			args["spec"] = examplePath("canonical", name+".yaml")
