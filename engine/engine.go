@@ -108,7 +108,8 @@ type Delivery struct {
 	Format provider.Format
 	// Model names the model in the body; empty uses DefaultModel.
 	Model string
-	// MaxTokens caps the reply; 0 uses the budget's reserve, if any.
+	// MaxTokens caps the reply; 0 leaves the provider's default (for
+	// Anthropic, which requires one, provider.DefaultMaxTokens).
 	MaxTokens int
 	// SystemRole, CacheBreakpoints: see provider.Options.
 	SystemRole       string

@@ -4,9 +4,9 @@
 //
 // A [Request] is the provider-neutral shape: system-side parts, user-side
 // parts (each marked stable or volatile), tools with JSON Schema
-// parameters, an optional output schema and a token limit. [FromPrompt]
-// builds one from an assembled prompt and its sections, putting each
-// section on the side its role says. [Encode] writes the body for one
+// parameters, an optional output schema and a token limit; the engine
+// builds one from an assembled prompt's sections, putting each section on
+// the side its role says (engine.Result.Request). [Encode] writes the body for one
 // [Format] as compact JSON with the standard library: keys in a fixed,
 // documented order, schemas copied with their property order intact (a
 // schema is never decoded into a Go map), the same bytes for the same
