@@ -1,0 +1,5 @@
+from slugkit import slugify
+
+
+def test_slugify():
+    assert slugify("Hello, World!") == "hello-world"

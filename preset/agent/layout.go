@@ -1,0 +1,704 @@
+package agent
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/render"
+)
+
+// Input is what a role's prompt is built from. Each role reads its own
+// fields; the others must be left empty:
+//
+//	planner    Goal (required), Workspace, UserContext, Listing
+//	executor   TaskState and Subtask (required), Memory, Detail, Tools
+//	replanner  Goal, TaskState and Plan (required), Discoveries, Errors, Detail
+//	extractor  Subtask (required; its id), ToolCalls, Output
+//	verifier   Subtask (required), Result, ToolCalls
+//
+// Text is written as given, once: braces in it are never read as
+// placeholders.
+type Input struct {
+	// Role chooses the prompt.
+	Role Role `json:"role"`
+	// Goal is the task's goal.
+	Goal string `json:"goal,omitempty"`
+	// Workspace is the workspace's path, as the prompt shows it.
+	Workspace string `json:"workspace,omitempty"`
+	// UserContext is context the user gave with the goal.
+	UserContext string `json:"user_context,omitempty"`
+	// Listing is the workspace's contents (see ListWorkspace).
+	Listing string `json:"listing,omitempty"`
+	// TaskState is the task state as YAML (see ParseTaskState and
+	// FormatTaskState); the replanner shows it as the current state.
+	TaskState string `json:"task_state,omitempty"`
+	// Subtask is the subtask being executed, extracted from or verified.
+	Subtask *Subtask `json:"subtask,omitempty"`
+	// Memory is the retrieved memory entries.
+	Memory []MemoryEntry `json:"memory,omitempty"`
+	// Detail shows memory entries' detail, and that of discoveries and
+	// errors, below their summary.
+	Detail bool `json:"detail,omitempty"`
+	// Tools are the tools for this subtask. When Subtask.Tools names
+	// some, only those are shown.
+	Tools []Tool `json:"tools,omitempty"`
+	// Plan is the original plan, for the replanner.
+	Plan *Plan `json:"plan,omitempty"`
+	// Discoveries and Errors are what the replanner is told was learned
+	// and went wrong.
+	Discoveries []MemoryEntry `json:"discoveries,omitempty"`
+	Errors      []MemoryEntry `json:"errors,omitempty"`
+	// ToolCalls are the calls the executor made, with their results.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Output is the executor's final output, for the extractor.
+	Output string `json:"output,omitempty"`
+	// Result is the subtask's result, for the verifier.
+	Result string `json:"result,omitempty"`
+}
+
+// InputError is an Input field that a role needs and lacks, or has and
+// does not read.
+type InputError struct {
+	// Field names the Input field, as in "TaskState".
+	Field string
+	// Role is the role built.
+	Role Role
+	// Missing is true when the field is needed; false when it is not
+	// read.
+	Missing bool
+}
+
+func (e *InputError) Error() string {
+	if e.Missing {
+		return fmt.Sprintf("agent: the %s needs %s", e.Role, e.Field)
+	}
+	return fmt.Sprintf("agent: the %s does not read %s: leave it empty", e.Role, e.Field)
+}
+
+// check returns an *InputError for the first field in's role needs and
+// lacks, or has and does not read.
+func (in *Input) check() error {
+	type field struct {
+		name string
+		set  bool
+	}
+	fields := []field{
+		{"Goal", in.Goal != ""}, {"Workspace", in.Workspace != ""}, {"UserContext", in.UserContext != ""},
+		{"Listing", in.Listing != ""}, {"TaskState", in.TaskState != ""}, {"Subtask", in.Subtask != nil},
+		{"Memory", len(in.Memory) > 0}, {"Detail", in.Detail}, {"Tools", len(in.Tools) > 0}, {"Plan", in.Plan != nil},
+		{"Discoveries", len(in.Discoveries) > 0}, {"Errors", len(in.Errors) > 0},
+		{"ToolCalls", len(in.ToolCalls) > 0}, {"Output", in.Output != ""}, {"Result", in.Result != ""},
+	}
+	reads, needs := roleFields(in.Role)
+	for _, f := range fields {
+		switch {
+		case slices.Contains(needs, f.name) && !f.set:
+			return &InputError{Field: f.name, Role: in.Role, Missing: true}
+		case f.set && !slices.Contains(reads, f.name):
+			return &InputError{Field: f.name, Role: in.Role}
+		}
+	}
+	return nil
+}
+
+// roleFields returns the Input fields role r reads, and those of them it
+// needs.
+func roleFields(r Role) (reads, needs []string) {
+	switch r {
+	case Planner:
+		return []string{"Goal", "Workspace", "UserContext", "Listing"}, []string{"Goal"}
+	case Executor:
+		return []string{"TaskState", "Subtask", "Memory", "Detail", "Tools"}, []string{"TaskState", "Subtask"}
+	case Replanner:
+		return []string{"Goal", "TaskState", "Plan", "Discoveries", "Errors", "Detail"}, []string{"Goal", "TaskState", "Plan"}
+	case Extractor:
+		return []string{"Subtask", "ToolCalls", "Output"}, []string{"Subtask"}
+	case Verifier:
+		return []string{"Subtask", "Result", "ToolCalls"}, []string{"Subtask"}
+	}
+	return nil, nil
+}
+
+// none is written for a value that is empty in a section that shows
+// something else.
+const none = "(none)"
+
+// Style is the agent preset's style: the sections in the design's order
+// (role, instructions, task state, subtask, memory, tools, output format,
+// constraints), joined by a "---" rule with a blank line on each side,
+// empty sections left out, no headings (each template writes its own, as
+// in "CURRENT TASK STATE:"), the parts of a section one after another on
+// their own lines, and notes for entries the budget drops.
+func Style() render.Style {
+	st := render.Style{
+		Slots:     make([]render.Slot, len(sectionOrder)),
+		Heading:   render.Heading{Level: -1},
+		Separator: "\n\n---\n\n",
+		HideEmpty: true,
+		Children:  render.Bullets,
+		Notes: map[string]render.Note{
+			"entries":     {Text: "({n} less relevant {n|entry|entries} left out)"},
+			"tool-calls":  {Text: "({n} earlier tool {n|call|calls} left out)"},
+			"discoveries": {Text: "({n} earlier {n|discovery|discoveries} left out)"},
+			"errors":      {Text: "({n} earlier {n|error|errors} left out)"},
+			"":            {Text: "({n} more left out)"},
+		},
+	}
+	for i, s := range sectionOrder {
+		st.Slots[i] = render.Slot{Key: s.key, Stable: s.stable}
+	}
+	return st
+}
+
+// Messages is the number of provider messages an agent prompt is sent
+// as: the role, output format and constraints on the system side, the
+// rest on the user side.
+const Messages = 2
+
+// value is a placeholder's value, laid out.
+type value struct {
+	text  string
+	items []prompt.Item
+	tools []prompt.Section
+}
+
+func (v *value) empty() bool { return v.text == "" && len(v.items) == 0 && len(v.tools) == 0 }
+
+// Build lays out in's prompt from templates t: one section per key of the
+// role's template, in the design's order, with the role's constraints
+// from the library after the template's own. A section whose placeholders
+// are all empty (no memory entries, no tools) is left out; an empty value
+// in a section that shows something else is written "(none)". Untrusted
+// values (the workspace listing, memory entries, the original plan,
+// discoveries, errors, tool calls, the model's output and the result)
+// are marked so the renderer fences them. The layout's Record writes the
+// role's template, the library and in into an audit record, so Rebuild
+// lays out the same prompt without any file.
+func Build(t *Templates, in *Input) (*preset.Layout, error) {
+	if t == nil {
+		t = DefaultTemplates()
+	}
+	if _, err := ParseRole(string(in.Role)); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	tmpl := t.Template(in.Role)
+	vals, err := values(in)
+	if err != nil {
+		return nil, err
+	}
+	secs := make([]prompt.Section, 0, len(tmpl.keys))
+	for i := range tmpl.keys {
+		s, ok := buildSection(tmpl, &tmpl.keys[i], vals)
+		if !ok {
+			continue
+		}
+		if s.Key == KeyConstraints {
+			addLibrary(&s, t.Library().For(in.Role))
+		}
+		secs = append(secs, s)
+	}
+	l := &preset.Layout{
+		Sections: secs,
+		Style:    Style(),
+		Messages: Messages,
+		Label:    "agent " + string(in.Role),
+		Record: func(rec *audit.Record) error {
+			// JSON values inside the inputs (tool parameters and
+			// arguments) are kept byte for byte: no HTML escaping.
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			err := enc.Encode(record{
+				Version:  recordVersion,
+				Template: file{Path: tmpl.path, Text: tmpl.text},
+				Library:  file{Path: t.Library().path, Text: t.Library().text},
+				Input:    in,
+			})
+			if err != nil {
+				return fmt.Errorf("agent: recording the inputs: %w", err)
+			}
+			rec.Inputs = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+			return nil
+		},
+	}
+	switch in.Role {
+	case Planner, Replanner:
+		l.Output = &preset.Output{Name: "plan", Schema: json.RawMessage(planSchema)}
+	case Verifier:
+		l.Output = &preset.Output{Name: "verdict", Schema: json.RawMessage(verdictSchema)}
+	}
+	return l, nil
+}
+
+// Text builds in's prompt from templates t (nil: the defaults) and
+// renders it, with no budget: the prompt's text as a model would get it
+// in one message.
+func Text(t *Templates, in *Input) (string, error) {
+	l, err := Build(t, in)
+	if err != nil {
+		return "", err
+	}
+	return render.Render(l.Sections, l.Style).Text, nil
+}
+
+// addLibrary appends the library's constraints for the role to the
+// constraints section.
+func addLibrary(s *prompt.Section, lib string) {
+	if lib == "" {
+		return
+	}
+	if len(s.Children) == 0 {
+		if s.Body != "" {
+			s.Body += "\n"
+		}
+		s.Body += lib
+		return
+	}
+	s.Children = append(s.Children, prompt.Section{Key: "library", Body: lib, Priority: s.Priority, Trim: s.Trim, Role: s.Role})
+}
+
+// buildSection lays out one key of the template; false when all its
+// placeholders are empty, so the section is left out.
+func buildSection(tmpl *Template, tk *templateKey, vals map[string]*value) (prompt.Section, bool) {
+	spec := sectionOf(tk.key)
+	trim := prompt.TrimNever
+	if spec.droppable {
+		trim = prompt.TrimDrop
+	}
+	sec := prompt.Section{Key: tk.key, Priority: spec.priority, Trim: trim, Role: spec.role, Source: tmpl.path}
+	used, empty, blocks := 0, 0, false
+	for _, s := range tk.segs {
+		if s.name == "" {
+			continue
+		}
+		used++
+		v := vals[s.name]
+		if v.empty() {
+			empty++
+		} else if s.ph.kind != inline {
+			blocks = true
+		}
+	}
+	if used > 0 && used == empty {
+		return sec, false
+	}
+	if !blocks {
+		size := 0
+		for _, s := range tk.segs {
+			size += len(s.text)
+			if s.name != "" {
+				size += len(vals[s.name].text) + len(none)
+			}
+		}
+		var b strings.Builder
+		b.Grow(size)
+		for _, s := range tk.segs {
+			switch v := vals[s.name]; {
+			case s.name == "":
+				b.WriteString(s.text)
+			case v.text == "":
+				b.WriteString(none)
+			default:
+				b.WriteString(v.text)
+			}
+		}
+		sec.Body = strings.TrimRight(b.String(), "\n")
+		return sec, true
+	}
+	// A value fenced as data stands alone on its line: the text before
+	// it becomes one part and the text after it another, and the
+	// renderer writes the parts on lines of their own.
+	var (
+		b     strings.Builder
+		after bool // the text being gathered follows a block
+		n     int
+	)
+	flush := func(last bool) {
+		text := b.String()
+		b.Reset()
+		if after {
+			text = strings.TrimLeft(text, " \t")
+			text = strings.TrimPrefix(text, "\n")
+		}
+		if last {
+			text = strings.TrimRight(text, "\n")
+		} else {
+			text = strings.TrimRight(text, " \t")
+			text = strings.TrimSuffix(text, "\n")
+		}
+		after = false
+		if text == "" {
+			return
+		}
+		n++
+		sec.Children = append(sec.Children, prompt.Section{Key: "text-" + strconv.Itoa(n), Body: text, Priority: spec.priority, Trim: trim, Role: spec.role})
+	}
+	for _, s := range tk.segs {
+		if s.name == "" {
+			b.WriteString(s.text)
+			continue
+		}
+		p := s.ph
+		v := vals[s.name]
+		switch {
+		case v.empty():
+			b.WriteString(none)
+			continue
+		case p.kind == inline:
+			b.WriteString(v.text)
+			continue
+		}
+		flush(false)
+		after = true
+		prio := cmp.Or(p.prio, spec.priority)
+		switch p.kind {
+		case block:
+			sec.Children = append(sec.Children, prompt.Section{Key: p.child, Body: v.text, Trust: prompt.Untrusted, Priority: prio, Trim: p.trim, Role: spec.role})
+		case items:
+			sec.Children = append(sec.Children, prompt.Section{Key: p.child, Items: v.items, Trust: prompt.Untrusted, Priority: prio, Trim: p.trim, Role: spec.role})
+		case toolList:
+			for _, t := range v.tools {
+				t.Priority, t.Role = prio, spec.role
+				sec.Children = append(sec.Children, t)
+			}
+		}
+	}
+	flush(true)
+	return sec, true
+}
+
+// values lays out the value of every placeholder of in's role.
+func values(in *Input) (map[string]*value, error) {
+	vals := make(map[string]*value, 8)
+	set := func(name, text string) { vals[name] = &value{text: text} }
+	sub := in.Subtask
+	if sub == nil {
+		sub = &Subtask{}
+	}
+	switch in.Role {
+	case Planner:
+		set("goal", inlineText(in.Goal))
+		set("workspace_path", inlineText(in.Workspace))
+		set("user_context", inlineText(in.UserContext))
+		set("workspace_listing", blockText(in.Listing))
+	case Executor:
+		set("task_state_yaml", blockText(in.TaskState))
+		set("subtask_id", inlineText(sub.ID))
+		set("subtask_description", inlineText(sub.Description))
+		set("acceptance_criteria", inlineText(sub.AcceptanceCriteria))
+		vals["memory_entries_formatted"] = &value{items: memoryItems(in.Memory, "memory", sub.ID, in.Detail)}
+		tools, err := toolSections(in.Tools, sub)
+		if err != nil {
+			return nil, err
+		}
+		vals["tools_formatted"] = &value{tools: tools}
+	case Replanner:
+		set("goal", inlineText(in.Goal))
+		set("current_state_yaml", blockText(in.TaskState))
+		vals["discoveries_formatted"] = &value{items: memoryItems(in.Discoveries, "discovery", "", in.Detail)}
+		vals["errors_formatted"] = &value{items: memoryItems(in.Errors, "error", "", in.Detail)}
+		set("original_plan_formatted", FormatPlan(in.Plan))
+	case Extractor:
+		set("subtask_id", inlineText(sub.ID))
+		vals["tool_calls_formatted"] = &value{items: callItems(in.ToolCalls)}
+		set("model_output", blockText(in.Output))
+	case Verifier:
+		set("subtask_id", inlineText(sub.ID))
+		set("subtask_description", inlineText(sub.Description))
+		set("acceptance_criteria", inlineText(sub.AcceptanceCriteria))
+		set("result", blockText(in.Result))
+		vals["tool_calls_formatted"] = &value{items: callItems(in.ToolCalls)}
+	}
+	return vals, nil
+}
+
+// normalize gives text "\n" line ends.
+func normalize(s string) string {
+	if strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// inlineText is a value written inside a line: trimmed.
+func inlineText(s string) string { return strings.TrimSpace(normalize(s)) }
+
+// blockText is a value written on lines of its own: no trailing line
+// ends, no leading blank lines.
+func blockText(s string) string {
+	s = strings.TrimRight(normalize(s), " \t\n")
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 || strings.TrimSpace(s[:i]) != "" {
+			return s
+		}
+		s = s[i+1:]
+	}
+}
+
+// FormatMemoryEntry writes one memory entry as the prompt shows it,
+// concisely: "- [type] summary (tags: a, b)", with the detail indented
+// on the lines below when detail is true.
+func FormatMemoryEntry(e *MemoryEntry, detail bool) string {
+	var b strings.Builder
+	b.WriteString("- ")
+	if e.Type != "" {
+		b.WriteByte('[')
+		b.WriteString(e.Type)
+		b.WriteString("] ")
+	}
+	b.WriteString(oneLine(e.Summary))
+	if len(e.Tags) > 0 {
+		b.WriteString(" (tags: ")
+		for i, t := range e.Tags {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(oneLine(t))
+		}
+		b.WriteByte(')')
+	}
+	if d := blockText(e.Detail); detail && d != "" {
+		for line := range strings.SplitSeq(d, "\n") {
+			b.WriteString("\n  ")
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// oneLine joins the lines of s with spaces.
+func oneLine(s string) string {
+	s = strings.TrimSpace(normalize(s))
+	if strings.IndexByte(s, '\n') < 0 {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// memoryItems lays out entries as items: id the entry's (else prefix-N),
+// relevance its score, else 1 when it is relevant to subtask, 0.5 when it
+// names no subtask, 0 when it names only others.
+func memoryItems(entries []MemoryEntry, prefix, subtask string, detail bool) []prompt.Item {
+	if len(entries) == 0 {
+		return nil
+	}
+	out := make([]prompt.Item, len(entries))
+	ids := make(map[string]bool, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		id := e.ID
+		if id == "" || ids[id] {
+			id = prefix + "-" + strconv.Itoa(i+1)
+		}
+		ids[id] = true
+		rel := 0.5
+		switch {
+		case e.Score != nil:
+			rel = *e.Score
+		case len(e.RelevanceTo) > 0 && subtask != "" && slices.Contains(e.RelevanceTo, subtask):
+			rel = 1
+		case len(e.RelevanceTo) > 0:
+			rel = 0
+		}
+		out[i] = prompt.Item{ID: id, Text: FormatMemoryEntry(e, detail), Relevance: rel, Seq: int64(i)}
+	}
+	return out
+}
+
+// toolSections lays out the tools as parts the budget may drop one by
+// one, each carrying its tool: the ones sub names when it names any (in
+// the order given), else all; most relevant first (by score, else in the
+// order given), so the budget, which drops later parts first, drops the
+// least relevant first.
+func toolSections(tools []Tool, sub *Subtask) ([]prompt.Section, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	chosen := make([]int, 0, len(tools))
+	if len(sub.Tools) > 0 {
+		var missing []string
+		for _, name := range sub.Tools {
+			i := slices.IndexFunc(tools, func(t Tool) bool { return t.Name == name })
+			if i < 0 {
+				missing = append(missing, strconv.Quote(name))
+				continue
+			}
+			if !slices.Contains(chosen, i) {
+				chosen = append(chosen, i)
+			}
+		}
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("agent: subtask %q names the tool%s %s, which the tools given do not define: give their definitions, or remove them from the subtask's tools", sub.ID, plural(len(missing)), andList(missing))
+		}
+		slices.Sort(chosen)
+	} else {
+		for i := range tools {
+			chosen = append(chosen, i)
+		}
+	}
+	slices.SortStableFunc(chosen, func(a, b int) int {
+		sa, sb := tools[a].Score, tools[b].Score
+		switch {
+		case sa == nil || sb == nil:
+			return 0
+		case *sa > *sb:
+			return -1
+		case *sa < *sb:
+			return 1
+		}
+		return 0
+	})
+	out := make([]prompt.Section, 0, len(chosen))
+	keys := make(map[string]bool, len(chosen))
+	for n, i := range chosen {
+		t := &tools[i]
+		if t.Name == "" {
+			return nil, fmt.Errorf("agent: tool %d has no name", i+1)
+		}
+		if keys[t.Name] {
+			return nil, fmt.Errorf("agent: two tools are named %q: tool names are unique", t.Name)
+		}
+		params, err := compactParams(t.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("agent: tool %q: parameters: %w", t.Name, err)
+		}
+		key := "tool." + t.Name
+		if !prompt.ValidKey(key) || keys[key] {
+			key = "tool-" + strconv.Itoa(n+1)
+		}
+		keys[key], keys[t.Name] = true, true
+		out = append(out, prompt.Section{
+			Key:   key,
+			Body:  FormatTool(t.Name, t.Description, params),
+			Trim:  prompt.TrimDrop,
+			Tools: []prompt.Tool{{Name: t.Name, Description: oneLine(t.Description), Parameters: params}},
+		})
+	}
+	return out, nil
+}
+
+// compactParams returns a tool's parameters schema as compact JSON, its
+// members in their written order.
+func compactParams(p json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(p)) == 0 {
+		return nil, nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, p); err != nil {
+		return nil, err
+	}
+	if b.Len() == 0 || b.Bytes()[0] != '{' {
+		return nil, errors.New("not a JSON Schema object")
+	}
+	return b.Bytes(), nil
+}
+
+// FormatTool writes a tool as the prompt shows it: "- name: description",
+// then its parameters' schema as compact JSON on the next line.
+func FormatTool(name, description string, params json.RawMessage) string {
+	var b strings.Builder
+	b.WriteString("- ")
+	b.WriteString(name)
+	if d := oneLine(description); d != "" {
+		b.WriteString(": ")
+		b.WriteString(d)
+	}
+	if len(params) > 0 {
+		b.WriteString("\n  parameters: ")
+		b.Write(params)
+	}
+	return b.String()
+}
+
+// callItems lays out tool calls as items, oldest first.
+func callItems(calls []ToolCall) []prompt.Item {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]prompt.Item, len(calls))
+	for i := range calls {
+		out[i] = prompt.Item{ID: "call-" + strconv.Itoa(i+1), Text: FormatToolCall(i+1, &calls[i]), Seq: int64(i)}
+	}
+	return out
+}
+
+// FormatToolCall writes tool call n as the prompt shows it: "n. name
+// arguments", then "result:" or "error:" and the text on the lines
+// below.
+func FormatToolCall(n int, c *ToolCall) string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(n))
+	b.WriteString(". ")
+	b.WriteString(oneLine(c.Name))
+	if args, err := compactParamsAny(c.Arguments); err == nil && len(args) > 0 {
+		b.WriteByte(' ')
+		b.Write(args)
+	}
+	if r := blockText(c.Result); r != "" {
+		b.WriteString("\nresult:\n")
+		b.WriteString(r)
+	}
+	if e := blockText(c.Error); e != "" {
+		b.WriteString("\nerror:\n")
+		b.WriteString(e)
+	}
+	if blockText(c.Result) == "" && blockText(c.Error) == "" {
+		b.WriteString("\nresult: (empty)")
+	}
+	return b.String()
+}
+
+func compactParamsAny(p json.RawMessage) ([]byte, error) {
+	if len(bytes.TrimSpace(p)) == 0 {
+		return nil, nil
+	}
+	var b bytes.Buffer
+	err := json.Compact(&b, p)
+	return b.Bytes(), err
+}
+
+// FormatPlan writes a plan as the replanner is shown it: JSON in the
+// format the planner answers in, with each subtask's status, one subtask
+// per line.
+func FormatPlan(p *Plan) string {
+	if p == nil {
+		return ""
+	}
+	if len(p.Subtasks) == 0 {
+		return `{"subtasks": []}`
+	}
+	var b strings.Builder
+	b.WriteString("{\"subtasks\": [")
+	for i := range p.Subtasks {
+		s := p.Subtasks[i]
+		if s.DependsOn == nil {
+			s.DependsOn = []string{}
+		}
+		var data bytes.Buffer
+		enc := json.NewEncoder(&data)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(&s); err != nil {
+			continue // a Subtask always marshals
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n  ")
+		b.Write(bytes.TrimSuffix(data.Bytes(), []byte("\n")))
+	}
+	b.WriteString("\n]}")
+	return b.String()
+}

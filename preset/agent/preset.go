@@ -1,0 +1,456 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/guard"
+	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/internal/yamldoc"
+	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/prompt"
+)
+
+// Name is the preset's name in records.
+const Name = "agent"
+
+// The preset's inputs. Each is an assemble flag of the same name, and
+// "tessera agent ROLE" takes it without the "agent-" prefix.
+const (
+	InputRole           = "agent-role"
+	InputGoal           = "agent-goal"
+	InputWorkspace      = "agent-workspace"
+	InputContext        = "agent-context"
+	InputListingDepth   = "agent-listing-depth"
+	InputListingEntries = "agent-listing-entries"
+	InputState          = "agent-state"
+	InputSubtask        = "agent-subtask"
+	InputMemory         = "agent-memory"
+	InputDetail         = "agent-detail"
+	InputTools          = "agent-tools"
+	InputPlan           = "agent-plan"
+	InputDiscoveries    = "agent-discoveries"
+	InputErrors         = "agent-errors"
+	InputToolCalls      = "agent-tool-calls"
+	InputModelOutput    = "agent-model-output"
+	InputResult         = "agent-result"
+	InputTemplates      = "agent-templates"
+)
+
+// Preset is the agent preset (design 000): the prompt of each step of an
+// agent's loop, from YAML templates. The zero value is ready to use.
+type Preset struct{}
+
+// New returns the agent preset.
+func New() *Preset { return &Preset{} }
+
+// Name implements preset.Preset.
+func (*Preset) Name() string { return Name }
+
+// Inputs implements preset.Preset: the role, which selects the preset,
+// and the files and values each role reads.
+func (*Preset) Inputs() []preset.Input {
+	return []preset.Input{
+		{Name: InputRole, Usage: "build the agent prompt of this role (design 000): planner, executor, replanner, extractor or verifier", Selects: true},
+		{Name: InputGoal, Usage: "agent planner, replanner: the task's goal"},
+		{Name: InputWorkspace, Usage: "agent planner: the workspace directory, shown by its path and listed"},
+		{Name: InputContext, Usage: "agent planner: context from the user"},
+		{Name: InputListingDepth, Usage: "agent planner: levels of the workspace listed (default 3)", Kind: preset.Int},
+		{Name: InputListingEntries, Usage: "agent planner: entries of the workspace listed (default 200)", Kind: preset.Int},
+		{Name: InputState, Usage: "agent executor, replanner: the task state, a YAML file", Kind: preset.File},
+		{Name: InputSubtask, Usage: "agent executor, extractor, verifier: the subtask, a YAML or JSON file", Kind: preset.File},
+		{Name: InputMemory, Usage: "agent executor: the retrieved memory entries, a JSON array", Kind: preset.File},
+		{Name: InputDetail, Usage: "agent executor, replanner: show the detail of memory entries, discoveries and errors", Kind: preset.Bool},
+		{Name: InputTools, Usage: "agent executor: the tools for this subtask, a JSON array of {name, description, parameters}", Kind: preset.File},
+		{Name: InputPlan, Usage: "agent replanner: the original plan, JSON, with each subtask's status", Kind: preset.File},
+		{Name: InputDiscoveries, Usage: "agent replanner: what was discovered, a JSON array of memory entries or strings", Kind: preset.File},
+		{Name: InputErrors, Usage: "agent replanner: the errors met, a JSON array of memory entries or strings", Kind: preset.File},
+		{Name: InputToolCalls, Usage: "agent extractor, verifier: the tool calls made, a JSON array of {name, arguments, result}", Kind: preset.File},
+		{Name: InputModelOutput, Usage: "agent extractor: the executor's output, a text file", Kind: preset.File},
+		{Name: InputResult, Usage: "agent verifier: the subtask's result, a text file", Kind: preset.File},
+		{Name: InputTemplates, Usage: "agent: a directory of templates (planner.yaml, ..., constraints.yaml) that replace the defaults"},
+	}
+}
+
+// roleInputs returns the inputs role r reads, and those of them it needs.
+func roleInputs(r Role) (reads, needs []string) {
+	switch r {
+	case Planner:
+		return []string{InputGoal, InputWorkspace, InputContext, InputListingDepth, InputListingEntries}, []string{InputGoal}
+	case Executor:
+		return []string{InputState, InputSubtask, InputMemory, InputDetail, InputTools}, []string{InputState, InputSubtask}
+	case Replanner:
+		return []string{InputGoal, InputState, InputPlan, InputDiscoveries, InputErrors, InputDetail}, []string{InputGoal, InputState, InputPlan}
+	case Extractor:
+		return []string{InputSubtask, InputToolCalls, InputModelOutput}, []string{InputSubtask, InputModelOutput}
+	case Verifier:
+		return []string{InputSubtask, InputResult, InputToolCalls}, []string{InputSubtask, InputResult}
+	}
+	return nil, nil
+}
+
+// RoleInputs returns the names of the inputs role r reads (the role and
+// the templates directory aside), and those of them it needs.
+func RoleInputs(r Role) (reads, needs []string) {
+	reads, needs = roleInputs(r)
+	return slices.Clone(reads), slices.Clone(needs)
+}
+
+// checkArgs returns a *preset.InputError for the first input given that
+// the role does not read, or needed and not given.
+func checkArgs(r Role, args preset.Args) error {
+	reads, needs := roleInputs(r)
+	for _, in := range (&Preset{}).Inputs() {
+		name := in.Name
+		if name == InputRole || name == InputTemplates || slices.Contains(reads, name) || !args.Has(name) {
+			continue
+		}
+		return &preset.InputError{Input: name, Err: fmt.Errorf("is not read by the %s, which reads %s", r, flagList(reads))}
+	}
+	for _, name := range needs {
+		if !args.Has(name) {
+			return &preset.InputError{Input: name, Err: fmt.Errorf("is needed by the %s: %s", r, usageOf(name))}
+		}
+	}
+	for _, name := range []string{InputListingDepth, InputListingEntries} {
+		if !args.Has(name) {
+			continue
+		}
+		if !args.Has(InputWorkspace) {
+			return &preset.InputError{Input: name, Err: fmt.Errorf("bounds the listing of --%s: give that too", InputWorkspace)}
+		}
+		if n, err := strconv.Atoi(args[name]); err != nil || n < 1 {
+			return &preset.InputError{Input: name, Err: fmt.Errorf("%q: use a whole number, 1 or more", args[name])}
+		}
+	}
+	return nil
+}
+
+func usageOf(name string) string {
+	for _, in := range (&Preset{}).Inputs() {
+		if in.Name == name {
+			_, u, _ := strings.Cut(in.Usage, ": ")
+			return u
+		}
+	}
+	return ""
+}
+
+func flagList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "--" + n
+	}
+	return andList(out)
+}
+
+// Load implements preset.Preset: it reads the role's files (each bounded
+// by env's limits), lists the workspace, redacts secrets from every value
+// with env's redactor, and builds the role's prompt from the templates:
+// the defaults, replaced by the catalog's agent/templates files when
+// there is a catalog, replaced by the --agent-templates directory's when
+// given. Every problem in every file is reported at once.
+func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*preset.Layout, error) {
+	r, err := ParseRole(args[InputRole])
+	if err != nil {
+		return nil, &preset.InputError{Input: InputRole, Err: err}
+	}
+	if err := checkArgs(r, args); err != nil {
+		return nil, err
+	}
+	t, err := p.templates(ctx, env, args, r)
+	if err != nil {
+		return nil, err
+	}
+	in, err := readInput(r, env, args)
+	if err != nil {
+		return nil, err
+	}
+	counts := in.redact(env.Redactor)
+	l, err := Build(t, in)
+	if err != nil {
+		return nil, err
+	}
+	l.Redactions = counts
+	return l, nil
+}
+
+// templates returns the templates for role r: the defaults, then the
+// catalog's, then the --agent-templates directory's.
+func (p *Preset) templates(ctx context.Context, env *preset.Env, args preset.Args, r Role) (*Templates, error) {
+	t := DefaultTemplates()
+	if c := env.Catalog; c != nil {
+		var err error
+		t, err = loadFrom(t, func(name string) (string, []byte, error) {
+			p := catalogPath(name)
+			text, err := c.ReadFile(ctx, p)
+			return p, []byte(text), err
+		}, []Role{r})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if dir, ok := args[InputTemplates]; ok {
+		var err error
+		if t, err = LoadDir(t, dir, env.Limits.MaxFileBytes, r); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// readInput reads the files and values of args into an Input for role r,
+// reporting every problem at once.
+func readInput(r Role, env *preset.Env, args preset.Args) (*Input, error) {
+	in := &Input{Role: r}
+	var errs diag.List
+	read := func(name string, parse func(path string, data []byte) error) {
+		path, ok := args[name]
+		if !ok {
+			return
+		}
+		data, err := fileread.File(path, env.Limits.MaxFileBytes)
+		if err != nil {
+			errs.Add(fileError(path, err))
+			return
+		}
+		errs.Add(parse(path, data))
+	}
+	text := func(dst *string) func(string, []byte) error {
+		return func(path string, data []byte) error {
+			s, err := prompt.Normalize(data)
+			if err != nil {
+				return yamldoc.EncodingError(path, err)
+			}
+			*dst = s
+			return nil
+		}
+	}
+	in.Goal = args[InputGoal]
+	in.UserContext = args[InputContext]
+	in.Detail = args[InputDetail] == "true"
+	if dir, ok := args[InputWorkspace]; ok {
+		in.Workspace = dir
+		opts := ListOptions{}
+		opts.MaxDepth, _ = strconv.Atoi(args[InputListingDepth])
+		opts.MaxEntries, _ = strconv.Atoi(args[InputListingEntries])
+		listing, err := ListWorkspace(dir, opts)
+		if err != nil {
+			return nil, &preset.InputError{Input: InputWorkspace, Err: errors.New(strings.TrimPrefix(err.Error(), "workspace "+dir+" "))}
+		}
+		in.Listing = listing
+	}
+	if (r == Planner || r == Replanner) && strings.TrimSpace(in.Goal) == "" {
+		return nil, &preset.InputError{Input: InputGoal, Err: errors.New("is empty: say what the agent is to do")}
+	}
+	read(InputState, func(path string, data []byte) (err error) {
+		in.TaskState, err = ParseTaskState(path, data)
+		return err
+	})
+	read(InputSubtask, func(path string, data []byte) (err error) {
+		in.Subtask, err = ParseSubtask(path, data)
+		return err
+	})
+	read(InputMemory, func(path string, data []byte) (err error) {
+		in.Memory, err = ParseMemory(path, data)
+		return err
+	})
+	read(InputTools, func(path string, data []byte) (err error) {
+		in.Tools, err = ParseTools(path, data)
+		return err
+	})
+	read(InputPlan, func(path string, data []byte) (err error) {
+		in.Plan, err = ParsePlan(path, data)
+		return err
+	})
+	read(InputDiscoveries, func(path string, data []byte) (err error) {
+		in.Discoveries, err = ParseNotes(path, data)
+		return err
+	})
+	read(InputErrors, func(path string, data []byte) (err error) {
+		in.Errors, err = ParseNotes(path, data)
+		return err
+	})
+	read(InputToolCalls, func(path string, data []byte) (err error) {
+		in.ToolCalls, err = ParseToolCalls(path, data)
+		return err
+	})
+	read(InputModelOutput, text(&in.Output))
+	read(InputResult, text(&in.Result))
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	if s := in.Subtask; s != nil && (r == Executor || r == Verifier) {
+		var missing []string
+		if strings.TrimSpace(s.Description) == "" {
+			missing = append(missing, "description")
+		}
+		if strings.TrimSpace(s.AcceptanceCriteria) == "" {
+			missing = append(missing, "acceptance_criteria")
+		}
+		if len(missing) > 0 {
+			return nil, diag.List{diag.Errorf(args[InputSubtask], s.line, "the subtask has no %s: the %s shows them", andList(missing), r)}
+		}
+	}
+	return in, nil
+}
+
+// redact replaces secrets in every value of in with labelled
+// placeholders, and counts them.
+func (in *Input) redact(r *guard.Redactor) guard.Counts {
+	if r == nil {
+		return nil
+	}
+	var counts guard.Counts
+	red := func(s *string) {
+		if *s == "" {
+			return
+		}
+		out, c := r.RedactSecrets(*s)
+		if c != nil {
+			*s = out
+			counts.Merge(c)
+		}
+	}
+	redJSON := func(raw *json.RawMessage) {
+		if len(*raw) == 0 {
+			return
+		}
+		s := string(*raw)
+		red(&s)
+		switch {
+		case s == string(*raw):
+		case json.Valid([]byte(s)):
+			*raw = json.RawMessage(s)
+		default:
+			q, _ := json.Marshal(s) // a string always marshals
+			*raw = q
+		}
+	}
+	entries := func(es []MemoryEntry) {
+		for i := range es {
+			e := &es[i]
+			red(&e.Summary)
+			red(&e.Detail)
+			for j := range e.Tags {
+				red(&e.Tags[j])
+			}
+		}
+	}
+	subtask := func(s *Subtask) {
+		if s != nil {
+			red(&s.Description)
+			red(&s.AcceptanceCriteria)
+		}
+	}
+	for _, s := range []*string{&in.Goal, &in.Workspace, &in.UserContext, &in.Listing, &in.TaskState, &in.Output, &in.Result} {
+		red(s)
+	}
+	subtask(in.Subtask)
+	if in.Plan != nil {
+		for i := range in.Plan.Subtasks {
+			subtask(&in.Plan.Subtasks[i])
+		}
+	}
+	entries(in.Memory)
+	entries(in.Discoveries)
+	entries(in.Errors)
+	for i := range in.Tools {
+		red(&in.Tools[i].Description)
+	}
+	for i := range in.ToolCalls {
+		c := &in.ToolCalls[i]
+		redJSON(&c.Arguments)
+		red(&c.Result)
+		red(&c.Error)
+	}
+	return counts
+}
+
+// recordVersion is the version of the agent's record format.
+const recordVersion = 1
+
+// record is what an agent prompt's audit record holds: the role's
+// template and the library as they were, and the inputs as laid out
+// (redacted), so Rebuild needs no file.
+type record struct {
+	Version  int    `json:"version"`
+	Template file   `json:"template"`
+	Library  file   `json:"library"`
+	Input    *Input `json:"input"`
+}
+
+type file struct {
+	Path string `json:"path"`
+	Text string `json:"text"`
+}
+
+// Rebuild implements preset.Preset: it lays the prompt out again from the
+// record alone: the template and library texts it holds, and its inputs,
+// which were redacted before they were recorded and are not redacted
+// again.
+func (p *Preset) Rebuild(_ context.Context, _ *preset.Env, rec *audit.Record) (*preset.Layout, error) {
+	var r record
+	if len(rec.Inputs) == 0 {
+		return nil, errors.New("agent record has no inputs to rebuild from")
+	}
+	if err := json.Unmarshal(rec.Inputs, &r); err != nil {
+		return nil, fmt.Errorf("agent record: %w", err)
+	}
+	if r.Version != recordVersion || r.Input == nil {
+		return nil, fmt.Errorf("agent record: version %d: this Tessera reads version %d", r.Version, recordVersion)
+	}
+	tmpl, err := ParseTemplate(r.Input.Role, r.Template.Path, []byte(r.Template.Text))
+	if err != nil {
+		return nil, fmt.Errorf("agent record's template: %w", err)
+	}
+	lib, err := ParseLibrary(r.Library.Path, []byte(r.Library.Text))
+	if err != nil {
+		return nil, fmt.Errorf("agent record's constraint library: %w", err)
+	}
+	return Build(DefaultTemplates().With(tmpl).WithLibrary(lib), r.Input)
+}
+
+// Units implements preset.Preset. An agent prompt is built from the
+// loop's state at run time, so a catalog holds nothing to compile; but
+// when it has an agent/templates directory, every template and the
+// library in it are checked, so the compile guardrail reports a broken
+// template before an agent meets it.
+func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, error) {
+	c := env.Catalog
+	if c == nil {
+		return nil, nil
+	}
+	_, err := loadFrom(DefaultTemplates(), func(name string) (string, []byte, error) {
+		p := catalogPath(name)
+		text, err := c.ReadFile(ctx, p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return p, nil, err
+		}
+		return p, []byte(text), err
+	}, Roles())
+	return nil, err
+}
+
+// planSchema is the JSON Schema of the planner's and replanner's reply,
+// in a form strict structured-output modes accept. ValidatePlan checks
+// what a schema cannot: the number of subtasks, unique ids, dependencies.
+const planSchema = `{"type":"object","properties":{"subtasks":{"type":"array","items":{"type":"object","properties":{` +
+	`"id":{"type":"string"},"description":{"type":"string"},"depends_on":{"type":"array","items":{"type":"string"}},` +
+	`"model_tier":{"type":"integer","enum":[1,2,3]},"verification_tier":{"type":"integer","enum":[1,2]},` +
+	`"is_critical_path":{"type":"boolean"},"acceptance_criteria":{"type":"string"}},` +
+	`"required":["id","description","depends_on","model_tier","verification_tier","is_critical_path","acceptance_criteria"],` +
+	`"additionalProperties":false}}},"required":["subtasks"],"additionalProperties":false}`
+
+// verdictSchema is the JSON Schema of the verifier's reply.
+const verdictSchema = `{"type":"object","properties":{"passed":{"type":"boolean"},"reason":{"type":"string"},` +
+	`"issues":{"type":"array","items":{"type":"string"}}},"required":["passed","reason","issues"],"additionalProperties":false}`

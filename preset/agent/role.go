@@ -1,0 +1,221 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tessera-dev/tessera/prompt"
+)
+
+// Role is one step of the agent's loop, with a prompt of its own.
+type Role string
+
+// The five roles.
+const (
+	// Planner decomposes the goal into subtasks.
+	Planner Role = "planner"
+	// Executor carries out one subtask with tools.
+	Executor Role = "executor"
+	// Replanner revises the pending subtasks, keeping completed ones.
+	Replanner Role = "replanner"
+	// Extractor turns a finished subtask into memory entries.
+	Extractor Role = "extractor"
+	// Verifier checks a finished subtask against its acceptance criteria.
+	Verifier Role = "verifier"
+)
+
+// Roles returns the five roles in the order of the agent's loop.
+func Roles() []Role { return []Role{Planner, Executor, Replanner, Extractor, Verifier} }
+
+// verbs are the command-line verbs of the roles, in Roles order.
+var verbs = [...]string{"plan", "execute", "replan", "extract", "verify"}
+
+// Verb returns the command verb of r: plan, execute, replan, extract or
+// verify.
+func (r Role) Verb() string {
+	for i, x := range Roles() {
+		if x == r {
+			return verbs[i]
+		}
+	}
+	return string(r)
+}
+
+// ParseRole returns the role named s, by its name (planner, executor,
+// replanner, extractor, verifier) or its verb (plan, execute, replan,
+// extract, verify).
+func ParseRole(s string) (Role, error) {
+	for i, r := range Roles() {
+		if s == string(r) || s == verbs[i] {
+			return r, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not a role: use planner, executor, replanner, extractor or verifier", s)
+}
+
+// The template keys, in the order their sections are written.
+const (
+	KeyRole         = "role"
+	KeyInstructions = "instructions"
+	KeyTaskState    = "task_state"
+	KeySubtask      = "subtask"
+	KeyMemory       = "memory"
+	KeyTools        = "tools"
+	KeyOutputFormat = "output_format"
+	KeyConstraints  = "constraints"
+)
+
+// section is what a template key becomes: its place in the budget's
+// order (lower priority numbers are kept longer), its side in a provider
+// request, and whether the budget may drop it whole.
+type section struct {
+	key       string
+	title     string // the slot title, for messages
+	priority  int
+	role      prompt.Role
+	droppable bool
+	stable    bool
+}
+
+// sectionOrder is the order of the sections in every prompt, with the
+// design's priorities: role, task state, subtask, constraints, output
+// format, tools, memory. Memory goes first when the prompt is over
+// budget, then tools.
+var sectionOrder = [...]section{
+	{key: KeyRole, title: "role", priority: 10, role: prompt.RoleSystem, stable: true},
+	{key: KeyInstructions, title: "instructions", priority: 20, role: prompt.RoleUser},
+	{key: KeyTaskState, title: "task state", priority: 20, role: prompt.RoleUser},
+	{key: KeySubtask, title: "current subtask", priority: 30, role: prompt.RoleUser},
+	{key: KeyMemory, title: "retrieved memory", priority: 70, role: prompt.RoleUser, droppable: true},
+	{key: KeyTools, title: "available tools", priority: 60, role: prompt.RoleUser, droppable: true},
+	{key: KeyOutputFormat, title: "output format", priority: 50, role: prompt.RoleSystem, stable: true},
+	{key: KeyConstraints, title: "constraints", priority: 40, role: prompt.RoleSystem, stable: true},
+}
+
+func sectionOf(key string) *section {
+	for i := range sectionOrder {
+		if sectionOrder[i].key == key {
+			return &sectionOrder[i]
+		}
+	}
+	return nil
+}
+
+// keySpec is a key a role's template may have.
+type keySpec struct {
+	key      string
+	required bool
+}
+
+// keysOf returns the keys of r's template: the ones the design shows are
+// required; output_format (for the roles whose design template has none)
+// and the executor's tools are optional.
+func keysOf(r Role) []keySpec {
+	if r == Executor {
+		return []keySpec{
+			{KeyRole, true}, {KeyTaskState, true}, {KeySubtask, true}, {KeyMemory, true},
+			{KeyTools, false}, {KeyOutputFormat, true}, {KeyConstraints, true},
+		}
+	}
+	return []keySpec{{KeyRole, true}, {KeyInstructions, true}, {KeyOutputFormat, false}, {KeyConstraints, true}}
+}
+
+// valueKind is how a placeholder's value is laid out.
+type valueKind uint8
+
+const (
+	// inline text is trusted and written where the placeholder stands.
+	inline valueKind = iota
+	// block text is untrusted: it is fenced as data, so the placeholder
+	// stands alone on its line.
+	block
+	// items are untrusted entries, one per line, fenced together; the
+	// budget drops them one by one.
+	items
+	// toolList is the tools, one part each, that the budget drops one by
+	// one, taking the tool's schema out of the request with it.
+	toolList
+)
+
+// placeholder is a value a role's templates may name.
+type placeholder struct {
+	name  string
+	kind  valueKind
+	child string          // the key of its part of the section
+	trim  prompt.TrimRule // for block and items
+	prio  int             // for block and items; 0 means the section's
+	only  string          // the one template key it may stand in, if any
+}
+
+// placeholdersOf returns the placeholders r provides.
+func placeholdersOf(r Role) []placeholder {
+	switch r {
+	case Planner:
+		return []placeholder{
+			{name: "goal"},
+			{name: "workspace_path"},
+			{name: "user_context"},
+			{name: "workspace_listing", kind: block, child: "listing", trim: prompt.TrimTruncate, prio: 80},
+		}
+	case Executor:
+		return []placeholder{
+			{name: "task_state_yaml"},
+			{name: "subtask_id"},
+			{name: "subtask_description"},
+			{name: "acceptance_criteria"},
+			{name: "memory_entries_formatted", kind: items, child: "entries", trim: prompt.TrimLowestRelevance, prio: 75, only: KeyMemory},
+			{name: "tools_formatted", kind: toolList, trim: prompt.TrimDrop, prio: 65, only: KeyTools},
+		}
+	case Replanner:
+		return []placeholder{
+			{name: "goal"},
+			{name: "current_state_yaml"},
+			{name: "discoveries_formatted", kind: items, child: "discoveries", trim: prompt.TrimOldest, prio: 75},
+			{name: "errors_formatted", kind: items, child: "errors", trim: prompt.TrimOldest, prio: 70},
+			{name: "original_plan_formatted", kind: block, child: "plan", trim: prompt.TrimNever},
+		}
+	case Extractor:
+		return []placeholder{
+			{name: "subtask_id"},
+			{name: "tool_calls_formatted", kind: items, child: "tool-calls", trim: prompt.TrimOldest, prio: 75},
+			{name: "model_output", kind: block, child: "output", trim: prompt.TrimTruncate, prio: 70},
+		}
+	case Verifier:
+		return []placeholder{
+			{name: "subtask_id"},
+			{name: "subtask_description"},
+			{name: "acceptance_criteria"},
+			{name: "result", kind: block, child: "result", trim: prompt.TrimTruncate, prio: 70},
+			{name: "tool_calls_formatted", kind: items, child: "tool-calls", trim: prompt.TrimOldest, prio: 75},
+		}
+	}
+	return nil
+}
+
+func placeholderOf(r Role, name string) *placeholder {
+	for _, p := range placeholdersOf(r) {
+		if p.name == name {
+			return &p
+		}
+	}
+	return nil
+}
+
+// placeholderNames lists r's placeholders as "{a}, {b} and {c}".
+func placeholderNames(r Role) string {
+	var names []string
+	for _, p := range placeholdersOf(r) {
+		names = append(names, "{"+p.name+"}")
+	}
+	return andList(names)
+}
+
+func andList(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}

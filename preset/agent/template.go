@@ -1,0 +1,542 @@
+package agent
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/internal/yamldoc"
+)
+
+//go:embed defaults/*.yaml
+var defaultFiles embed.FS
+
+// LibraryFile is the file name of the constraint library, beside the
+// role templates (planner.yaml, executor.yaml, ...).
+const LibraryFile = "constraints.yaml"
+
+// CatalogDir is the directory of a catalog that holds its replacements for
+// the default templates, relative to the catalog root.
+const CatalogDir = "agent/templates"
+
+// FileName returns the file name of r's template: "planner.yaml", ...
+func FileName(r Role) string { return string(r) + ".yaml" }
+
+// Template is one role's prompt template, parsed: for each of its keys,
+// the literal text and the placeholders in order. A Template is
+// immutable and safe for concurrent use.
+type Template struct {
+	role Role
+	path string
+	text string
+	keys []templateKey // in section order
+}
+
+type templateKey struct {
+	key  string
+	line int
+	segs []segment
+}
+
+// Role returns the role the template is for.
+func (t *Template) Role() Role { return t.role }
+
+// Path returns the file the template was read from, as given to
+// ParseTemplate.
+func (t *Template) Path() string { return t.path }
+
+// Keys returns the template's keys in the order their sections are
+// written.
+func (t *Template) Keys() []string {
+	keys := make([]string, len(t.keys))
+	for i, k := range t.keys {
+		keys[i] = k.key
+	}
+	return keys
+}
+
+func (t *Template) key(name string) *templateKey {
+	for i := range t.keys {
+		if t.keys[i].key == name {
+			return &t.keys[i]
+		}
+	}
+	return nil
+}
+
+// ParseTemplate parses the template of role r from data, the text of the
+// file path (used in messages). The top level is a mapping from the
+// role's keys (role, instructions or the executor's task_state, subtask,
+// memory and tools, output_format, constraints) to text. It is an error,
+// reported at its line (and column for a brace), when a key is unknown or
+// repeated, a required key is missing or a value is not text; when a
+// placeholder is not one the role provides; when a '{' or '}' is neither
+// doubled nor part of a placeholder; and when a value that is fenced as
+// data ({workspace_listing}, {memory_entries_formatted}, ...) does not
+// stand alone on its line, appears twice, or stands in a key it does not
+// belong to. Every problem is returned, as a diag.List.
+func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
+	if _, err := ParseRole(string(r)); err != nil {
+		return nil, err
+	}
+	top, err := yamldoc.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	text := string(data)
+	specs := keysOf(r)
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.key
+	}
+	var errs diag.List
+	if top == nil || top.Kind != yaml.MappingNode {
+		line := 1
+		if top != nil {
+			line = top.Line
+		}
+		return nil, diag.List{diag.Errorf(path, line, "a %s template is a mapping of the keys %s to text", r, andList(names))}
+	}
+	t := &Template{role: r, path: path, text: text}
+	found := map[string]*templateKey{}
+	seen := map[string]int{} // block placeholders, by name: the line of their first use
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], top.Content[i+1]
+		if !slices.Contains(names, k.Value) {
+			errs = append(errs, diag.Errorf(path, k.Line, "unknown key %q: a %s template has the keys %s", k.Value, r, andList(names)))
+			continue
+		}
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Value == "" {
+			errs = append(errs, diag.Errorf(path, k.Line, "key %q: write its text as a string (a literal block, \"%s: |\", keeps the lines as written)", k.Value, k.Value))
+			continue
+		}
+		tk := &templateKey{key: k.Value, line: k.Line}
+		found[k.Value] = tk
+		segs, serrs := scan(v.Value)
+		for _, e := range serrs {
+			line, col := position(text, v, e.off)
+			d := diag.Errorf(path, line, "key %q: %s", k.Value, e.msg)
+			d.Col = col
+			errs = append(errs, d)
+		}
+		for i := range segs {
+			s := &segs[i]
+			if s.name == "" {
+				continue
+			}
+			line, col := position(text, v, s.off)
+			problem := func(format string, args ...any) {
+				d := diag.Errorf(path, line, "key %q: "+format, append([]any{k.Value}, args...)...)
+				d.Col = col
+				errs = append(errs, d)
+			}
+			p := placeholderOf(r, s.name)
+			s.ph = p
+			switch {
+			case p == nil:
+				problem("{%s} is not a placeholder the %s provides: use %s (write {{ and }} for literal braces)", s.name, r, placeholderNames(r))
+				continue
+			case p.only != "" && p.only != k.Value:
+				problem("{%s} stands only in the %q key", s.name, p.only)
+				continue
+			case p.kind == inline:
+				continue
+			}
+			if !aloneOnLine(v.Value, s.off, s.off+len(s.name)+2) {
+				problem("{%s} must stand alone on its line: its value is written as a fenced block of data", s.name)
+			}
+			if first, ok := seen[s.name]; ok {
+				problem("{%s} is used twice (first at line %d): a value written as data appears once", s.name, first)
+			} else {
+				seen[s.name] = line
+			}
+		}
+		tk.segs = segs
+	}
+	for _, s := range specs {
+		tk := found[s.key]
+		if tk == nil {
+			if s.required {
+				errs = append(errs, diag.Errorf(path, top.Line, "missing key %q: a %s template needs %s", s.key, r, andList(requiredKeys(r))))
+			}
+			continue
+		}
+		t.keys = append(t.keys, *tk)
+	}
+	for _, need := range []struct{ key, name string }{{KeyMemory, "memory_entries_formatted"}, {KeyTools, "tools_formatted"}} {
+		if tk := found[need.key]; tk != nil && r == Executor && !slices.ContainsFunc(tk.segs, func(s segment) bool { return s.name == need.name }) {
+			errs = append(errs, diag.Errorf(path, tk.line, "key %q does not use {%s}: write it on a line of its own where the %s go", need.key, need.name, strings.TrimSuffix(need.name, "_formatted")))
+		}
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	slices.SortStableFunc(t.keys, func(a, b templateKey) int { return orderOf(a.key) - orderOf(b.key) })
+	return t, nil
+}
+
+func requiredKeys(r Role) []string {
+	var out []string
+	for _, s := range keysOf(r) {
+		if s.required {
+			out = append(out, s.key)
+		}
+	}
+	return out
+}
+
+func orderOf(key string) int {
+	for i := range sectionOrder {
+		if sectionOrder[i].key == key {
+			return i
+		}
+	}
+	return len(sectionOrder)
+}
+
+// position returns the line and column in the file text of the byte off
+// of scalar v's value. Lines are exact for literal blocks ("|") and
+// single-line values; the column is known for literal blocks and plain
+// single-line values, else 0.
+func position(text string, v *yaml.Node, off int) (line, col int) {
+	val := v.Value
+	lineStart := strings.LastIndexByte(val[:off], '\n') + 1
+	nl := strings.Count(val[:off], "\n")
+	switch {
+	case v.Style&yaml.LiteralStyle != 0:
+		line = v.Line + 1 + nl
+		valueLine := val[lineStart:]
+		if i := strings.IndexByte(valueLine, '\n'); i >= 0 {
+			valueLine = valueLine[:i]
+		}
+		if raw, ok := fileLine(text, line); ok && len(raw) >= len(valueLine) && strings.HasSuffix(raw, valueLine) {
+			col = len(raw) - len(valueLine) + (off - lineStart) + 1
+		}
+	case !strings.Contains(val, "\n") && v.Style == 0:
+		line, col = v.Line, v.Column+off
+	default:
+		line = v.Line
+	}
+	return line, col
+}
+
+// fileLine returns line n (1-based) of text.
+func fileLine(text string, n int) (string, bool) {
+	for i := 1; i < n; i++ {
+		j := strings.IndexByte(text, '\n')
+		if j < 0 {
+			return "", false
+		}
+		text = text[j+1:]
+	}
+	if j := strings.IndexByte(text, '\n'); j >= 0 {
+		text = text[:j]
+	}
+	return strings.TrimSuffix(text, "\r"), true
+}
+
+// Library is the constraint library: named sets of constraints, and for
+// each role the sets that follow its own constraints. It is immutable.
+type Library struct {
+	path  string
+	text  string
+	sets  map[string]string
+	apply map[Role][]string
+}
+
+// Path returns the file the library was read from.
+func (l *Library) Path() string { return l.path }
+
+// For returns the constraints the library adds to r's prompt: its sets,
+// in the order "apply" lists them, one after the other.
+func (l *Library) For(r Role) string {
+	var b strings.Builder
+	for _, name := range l.apply[r] {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l.sets[name])
+	}
+	return b.String()
+}
+
+// Sets returns the names of the sets applied to r, in order.
+func (l *Library) Sets(r Role) []string { return slices.Clone(l.apply[r]) }
+
+var setName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+
+// ParseLibrary parses the constraint library from data, the text of the
+// file path. Its top level maps set names (lower-case words) to text,
+// taken as written, and the key "apply" to a mapping from every role to
+// the list of sets it gets. An unknown role, a role left out, a set that
+// is not defined or is empty: each is an error at its line.
+func ParseLibrary(path string, data []byte) (*Library, error) {
+	top, err := yamldoc.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if top == nil || top.Kind != yaml.MappingNode {
+		return nil, diag.List{diag.Errorf(path, 1, "the constraint library is a mapping: set names to their constraints, and \"apply\" to the sets of each role")}
+	}
+	l := &Library{path: path, text: string(data), sets: map[string]string{}, apply: map[Role][]string{}}
+	var errs diag.List
+	var apply *yaml.Node
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], top.Content[i+1]
+		switch {
+		case k.Value == "apply":
+			apply = v
+		case !setName.MatchString(k.Value):
+			errs = append(errs, diag.Errorf(path, k.Line, "set name %q: use lower-case letters, digits, '_' and '-', starting with a letter", k.Value))
+		case v.Kind != yaml.ScalarNode || v.Tag == "!!null" || strings.TrimSpace(v.Value) == "":
+			errs = append(errs, diag.Errorf(path, k.Line, "set %q: write its constraints as text, one \"- \" line each", k.Value))
+		default:
+			l.sets[k.Value] = strings.TrimRight(v.Value, "\n")
+		}
+	}
+	switch {
+	case apply == nil:
+		errs = append(errs, diag.Errorf(path, top.Line, "missing key \"apply\": list the sets of each role, as in \"planner: [common, safety]\""))
+	case apply.Kind != yaml.MappingNode:
+		errs = append(errs, diag.Errorf(path, apply.Line, "\"apply\" maps each role to a list of sets, as in \"planner: [common, safety]\""))
+	default:
+		for i := 0; i+1 < len(apply.Content); i += 2 {
+			k, v := apply.Content[i], apply.Content[i+1]
+			r, err := ParseRole(k.Value)
+			if err != nil || string(r) != k.Value {
+				errs = append(errs, diag.Errorf(path, k.Line, "apply: %q is not a role: use planner, executor, replanner, extractor and verifier", k.Value))
+				continue
+			}
+			if v.Kind != yaml.SequenceNode {
+				errs = append(errs, diag.Errorf(path, k.Line, "apply: %s: write a list of sets, as in [common, safety] ([] for none)", k.Value))
+				continue
+			}
+			names := []string{}
+			for _, s := range v.Content {
+				if s.Kind != yaml.ScalarNode {
+					errs = append(errs, diag.Errorf(path, s.Line, "apply: %s: a set is named by its key", k.Value))
+					continue
+				}
+				if _, ok := l.sets[s.Value]; !ok {
+					errs = append(errs, diag.Errorf(path, s.Line, "apply: %s: no set %q in this file: define it, or use one of %s", k.Value, s.Value, andList(sortedKeys(l.sets))))
+					continue
+				}
+				names = append(names, s.Value)
+			}
+			l.apply[r] = names
+		}
+		for _, r := range Roles() {
+			if _, ok := l.apply[r]; !ok && !slices.ContainsFunc(apply.Content, func(n *yaml.Node) bool { return n.Value == string(r) }) {
+				errs = append(errs, diag.Errorf(path, apply.Line, "apply: role %s is missing: list its sets ([] for none)", r))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	return l, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Templates is a template for each role and the constraint library. It is
+// immutable and safe for concurrent use; With and WithLibrary return
+// changed copies.
+type Templates struct {
+	roles [5]*Template
+	lib   *Library
+}
+
+// Template returns r's template, or nil for an unknown role.
+func (t *Templates) Template(r Role) *Template {
+	for i, x := range Roles() {
+		if x == r {
+			return t.roles[i]
+		}
+	}
+	return nil
+}
+
+// Library returns the constraint library.
+func (t *Templates) Library() *Library { return t.lib }
+
+// With returns a copy of t with each given template in place of its
+// role's.
+func (t *Templates) With(ts ...*Template) *Templates {
+	c := *t
+	for _, x := range ts {
+		for i, r := range Roles() {
+			if x.role == r {
+				c.roles[i] = x
+			}
+		}
+	}
+	return &c
+}
+
+// WithLibrary returns a copy of t with library l.
+func (t *Templates) WithLibrary(l *Library) *Templates {
+	c := *t
+	c.lib = l
+	return &c
+}
+
+var defaults = sync.OnceValue(func() *Templates {
+	t, err := loadFrom(nil, func(name string) (string, []byte, error) {
+		data, err := defaultFiles.ReadFile("defaults/" + name)
+		return "defaults/" + name, data, err
+	}, Roles())
+	if err != nil {
+		panic(fmt.Sprintf("agent: the default templates do not load: %v", err)) // a test keeps them valid
+	}
+	return t
+})
+
+// DefaultTemplates returns the templates that ship inside Tessera: the
+// design's planner, executor, replanner and extractor, a verifier in
+// their spirit, and the design's constraint library (common, executor,
+// safety).
+func DefaultTemplates() *Templates { return defaults() }
+
+// DefaultFile returns the text of the default template or library file
+// name ("executor.yaml", "constraints.yaml"), to start an edited copy
+// from.
+func DefaultFile(name string) ([]byte, error) {
+	return defaultFiles.ReadFile("defaults/" + name)
+}
+
+// read reads one file of a template directory: its path for messages, its
+// data, or an error wrapping fs.ErrNotExist when there is none.
+type read func(name string) (string, []byte, error)
+
+// loadFrom returns base (nil: the defaults must all be found) with the
+// templates of roles, and the library, replaced by the files read finds.
+// Every problem in every file is returned.
+func loadFrom(base *Templates, rd read, roles []Role) (*Templates, error) {
+	t := &Templates{}
+	if base != nil {
+		*t = *base
+	}
+	var errs diag.List
+	for _, r := range roles {
+		p, data, err := rd(FileName(r))
+		if errors.Is(err, fs.ErrNotExist) && base != nil {
+			continue
+		}
+		if err != nil {
+			errs.Add(fileError(p, err))
+			continue
+		}
+		tmpl, err := ParseTemplate(r, p, data)
+		if err != nil {
+			errs.Add(err)
+			continue
+		}
+		t = t.With(tmpl)
+	}
+	p, data, err := rd(LibraryFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && base != nil:
+	case err != nil:
+		errs.Add(fileError(p, err))
+	default:
+		l, err := ParseLibrary(p, data)
+		if err != nil {
+			errs.Add(err)
+		} else {
+			t.lib = l
+		}
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	return t, nil
+}
+
+// fileError places a read error at the file.
+func fileError(p string, err error) error {
+	var d *diag.Error
+	if errors.As(err, &d) {
+		return err
+	}
+	var r interface{ Reason() string }
+	if errors.As(err, &r) {
+		return diag.Wrap(p, 0, err, "%s", r.Reason())
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return diag.Wrap(p, 0, err, "cannot read it: %v", pe.Err)
+	}
+	return diag.Wrap(p, 0, err, "cannot read it: %v", err)
+}
+
+// LoadDir returns base with the templates and library that the directory
+// dir on disk holds (planner.yaml, executor.yaml, replanner.yaml,
+// extractor.yaml, verifier.yaml, constraints.yaml) in place of its own;
+// files it lacks keep base's. Only roles' templates are read (all when
+// roles is empty); a .yaml file in dir with another name is an error, so a
+// misspelt file name is not silently ignored. Each file is read bounded by
+// max bytes (0: the default cap).
+func LoadDir(base *Templates, dir string, max int64, roles ...Role) (*Templates, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("templates directory %s: %w", dir, err)
+	}
+	var errs diag.List
+	for _, e := range entries {
+		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".yml")) {
+			continue
+		}
+		if !knownFile(e.Name()) {
+			errs.Add(diag.Errorf(filepath.ToSlash(filepath.Join(dir, e.Name())), 0, "not a template file: name it after a role (%s) or %s", andList(roleFiles()), LibraryFile))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if len(roles) == 0 {
+		roles = Roles()
+	}
+	return loadFrom(base, func(name string) (string, []byte, error) {
+		p := filepath.Join(dir, name)
+		data, err := fileread.File(p, max)
+		return filepath.ToSlash(p), data, err
+	}, roles)
+}
+
+func knownFile(name string) bool {
+	return name == LibraryFile || slices.Contains(roleFiles(), name)
+}
+
+func roleFiles() []string {
+	var out []string
+	for _, r := range Roles() {
+		out = append(out, FileName(r))
+	}
+	return out
+}
+
+// catalogPath is the path of file name in a catalog's template directory.
+func catalogPath(name string) string { return path.Join(CatalogDir, name) }

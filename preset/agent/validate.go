@@ -1,0 +1,628 @@
+package agent
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/diag"
+)
+
+// The bounds of a plan, from the design's planner constraints.
+const (
+	MinSubtasks = 3
+	MaxSubtasks = 15
+)
+
+// kebab is the shape of a subtask id: lower-case words of letters and
+// digits joined by single hyphens, as in "install-deps".
+var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// maxIDLen is the longest subtask id accepted.
+const maxIDLen = 64
+
+// requiredSubtaskFields are the fields every subtask of a plan has, as
+// the design's planner output shows them.
+func requiredSubtaskFields() []string {
+	return []string{"id", "description", "depends_on", "model_tier", "verification_tier", "is_critical_path", "acceptance_criteria"}
+}
+
+// reply is a model reply being checked: its name for messages, its text,
+// and the problems found so far.
+type reply struct {
+	name string
+	text []byte
+	base int // offset of the extracted JSON in text
+	errs diag.List
+}
+
+// line returns the line of the JSON offset off.
+func (r *reply) line(off int) int {
+	at := min(max(r.base+off, 0), len(r.text))
+	return 1 + bytes.Count(r.text[:at], []byte{'\n'})
+}
+
+func (r *reply) errorf(line int, format string, args ...any) {
+	r.errs = append(r.errs, diag.Errorf(r.name, line, format, args...))
+}
+
+// extract finds the reply's JSON value opening with open and parses it;
+// nil, with the problem recorded, when there is none or it is not valid.
+func (r *reply) extract(open byte, what string) *jsonNode {
+	data, off, ok := ExtractJSON(r.text, open)
+	if !ok {
+		if len(bytes.TrimSpace(r.text)) == 0 {
+			r.errorf(0, "the reply is empty: %s", what)
+		} else {
+			r.errorf(0, "the reply holds no JSON %s: %s", map[byte]string{'{': "object", '[': "array"}[open], what)
+		}
+		return nil
+	}
+	r.base = off
+	n, err := parseJSON(data)
+	if err != nil {
+		je, _ := err.(*jsonError)
+		at := 0
+		msg := err.Error()
+		if je != nil {
+			at, msg = je.off, je.msg
+		}
+		r.errorf(r.line(at), "%s", msg)
+		return nil
+	}
+	return n
+}
+
+// repeated reports members written twice in object n, which encoding/json
+// would silently merge.
+func (r *reply) repeated(n *jsonNode, label string) {
+	seen := map[string]bool{}
+	for _, f := range n.keys {
+		if seen[f.name] {
+			r.errorf(r.line(f.off), "%s: %q is written twice: keep one", label, f.name)
+		}
+		seen[f.name] = true
+	}
+}
+
+// ParsePlan reads a planner's (or replanner's) reply: the JSON object in
+// it (see ExtractJSON), as a plan, checked with ValidatePlan, and with
+// every required field present and of the right type. name names the
+// reply in messages. It returns the plan as far as it could be read, and
+// every problem as a diag.List whose messages name the subtask ("subtask
+// \"add-types\": ...", or "subtask 4" when it has no usable id) at the
+// subtask's line of the reply.
+func ParsePlan(name string, text []byte) (*Plan, error) {
+	r := &reply{name: name, text: text}
+	const what = `the plan is one JSON object, {"subtasks": [...]}`
+	n := r.extract('{', what)
+	if n == nil {
+		return nil, r.errs
+	}
+	p := &Plan{source: name, Subtasks: []Subtask{}}
+	r.repeated(n, "the plan")
+	list := n.field("subtasks")
+	switch {
+	case list == nil:
+		r.errorf(r.line(n.off), "the plan has no \"subtasks\": %s", what)
+		return p, r.errs
+	case list.kind != jsonArray:
+		r.errorf(r.line(list.off), "\"subtasks\" is %s: write an array of subtasks", list.kind)
+		return p, r.errs
+	}
+	missing := map[int]map[string]bool{}
+	for i, e := range list.elems {
+		p.Subtasks = append(p.Subtasks, r.subtask(e, i, missing))
+	}
+	for _, e := range validate(p, func(i int, field string) bool { return missing[i][field] }) {
+		r.errs = append(r.errs, e)
+	}
+	r.errs.Sort()
+	return p, r.errs.Err()
+}
+
+// subtask decodes element i of a plan's subtasks, noting in missing the
+// required fields it lacks or that have the wrong type.
+func (r *reply) subtask(e *jsonNode, i int, missing map[int]map[string]bool) Subtask {
+	s := Subtask{line: r.line(e.off), DependsOn: []string{}}
+	label := fmt.Sprintf("subtask %d", i+1)
+	if e.kind != jsonObject {
+		r.errorf(s.line, "%s is %s: write an object with %s", label, e.kind, andList(requiredSubtaskFields()))
+		missing[i] = map[string]bool{"*": true}
+		return s
+	}
+	if id := e.field("id"); id != nil && id.kind == jsonString && id.text != "" {
+		label = fmt.Sprintf("subtask %q", id.text)
+	}
+	r.repeated(e, label)
+	miss := map[string]bool{}
+	missing[i] = miss
+	bad := func(f *jsonNode, field, want string) {
+		r.errorf(r.line(f.off), "%s: %s is %s: write %s", label, field, f.kind, want)
+		miss[field] = true
+	}
+	for _, field := range requiredSubtaskFields() {
+		f := e.field(field)
+		if f == nil {
+			r.errorf(s.line, "%s has no %s: add it", label, field)
+			miss[field] = true
+			continue
+		}
+		switch field {
+		case "id", "description", "acceptance_criteria":
+			if f.kind != jsonString {
+				bad(f, field, "a string")
+				continue
+			}
+			switch field {
+			case "id":
+				s.ID = f.text
+			case "description":
+				s.Description = f.text
+			default:
+				s.AcceptanceCriteria = f.text
+			}
+		case "depends_on":
+			if f.kind != jsonArray {
+				bad(f, field, "an array of subtask ids ([] for none)")
+				continue
+			}
+			for _, d := range f.elems {
+				if d.kind != jsonString {
+					bad(d, "an id in depends_on", "a string")
+					continue
+				}
+				s.DependsOn = append(s.DependsOn, d.text)
+			}
+		case "model_tier", "verification_tier":
+			n, err := strconv.Atoi(f.text)
+			if f.kind != jsonNumber || err != nil {
+				bad(f, field, "a whole number")
+				continue
+			}
+			if field == "model_tier" {
+				s.ModelTier = n
+			} else {
+				s.VerificationTier = n
+			}
+		case "is_critical_path":
+			if f.kind != jsonBool {
+				bad(f, field, "true or false")
+				continue
+			}
+			s.IsCriticalPath = f.text == "true"
+		}
+	}
+	if f := e.field("status"); f != nil {
+		if f.kind == jsonString {
+			s.Status = f.text
+		} else {
+			bad(f, "status", "a string")
+		}
+	}
+	if f := e.field("tools"); f != nil {
+		if f.kind != jsonArray {
+			bad(f, "tools", "an array of tool names")
+		}
+		for _, t := range f.elems {
+			if t.kind == jsonString {
+				s.Tools = append(s.Tools, t.text)
+			} else {
+				bad(t, "a tool name", "a string")
+			}
+		}
+	}
+	return s
+}
+
+// ValidatePlan checks a plan as the design's planner constraints say: 3
+// to 15 subtasks; ids unique, kebab-case ("install-deps"); every id in
+// depends_on names another subtask of the plan, and no dependencies form
+// a cycle; model_tier 1, 2 or 3; verification_tier 1 or 2; description
+// and acceptance_criteria not empty. Every problem is returned, as a
+// diag.List naming the subtask; nil when the plan is valid.
+func ValidatePlan(p *Plan) error {
+	errs := validate(p, func(int, string) bool { return false })
+	errs.Sort()
+	return errs.Err()
+}
+
+// validate checks p; skip says which fields of subtask i were already
+// reported missing or mistyped.
+func validate(p *Plan, skip func(i int, field string) bool) diag.List {
+	var errs diag.List
+	at := func(line int, format string, args ...any) {
+		errs = append(errs, diag.Errorf(p.source, line, format, args...))
+	}
+	if n := len(p.Subtasks); n < MinSubtasks || n > MaxSubtasks {
+		at(0, "the plan has %d subtask%s: make it %d to %d", n, plural(n), MinSubtasks, MaxSubtasks)
+	}
+	index := map[string]int{}
+	for i := range p.Subtasks {
+		s := &p.Subtasks[i]
+		label := labelOf(s, i)
+		if !skip(i, "*") && !skip(i, "id") {
+			switch first, dup := index[s.ID]; {
+			case s.ID == "":
+				at(s.line, "%s has an empty id: give it a short kebab-case id, such as \"run-tests\"", label)
+			case len(s.ID) > maxIDLen || !kebab.MatchString(s.ID):
+				at(s.line, "%s: the id is not kebab-case: use lower-case letters and digits joined by '-', at most %d characters, such as \"run-tests\"", label, maxIDLen)
+			case dup:
+				at(s.line, "%s: the id is used by subtask %d too: ids are unique", label, first+1)
+			}
+		}
+		if _, ok := index[s.ID]; !ok && s.ID != "" {
+			index[s.ID] = i
+		}
+		if skip(i, "*") {
+			continue
+		}
+		if !skip(i, "description") && strings.TrimSpace(s.Description) == "" {
+			at(s.line, "%s: the description is empty: say what to do", label)
+		}
+		if !skip(i, "acceptance_criteria") && strings.TrimSpace(s.AcceptanceCriteria) == "" {
+			at(s.line, "%s: the acceptance_criteria are empty: say how to check it is done", label)
+		}
+		if !skip(i, "model_tier") && (s.ModelTier < 1 || s.ModelTier > 3) {
+			at(s.line, "%s: model_tier is %d: use 1 (simple file operations), 2 (code generation) or 3 (complex reasoning)", label, s.ModelTier)
+		}
+		if !skip(i, "verification_tier") && (s.VerificationTier < 1 || s.VerificationTier > 2) {
+			at(s.line, "%s: verification_tier is %d: use 1 (file checks) or 2 (review by a model)", label, s.VerificationTier)
+		}
+	}
+	for i := range p.Subtasks {
+		s := &p.Subtasks[i]
+		for _, d := range s.DependsOn {
+			switch _, ok := index[d]; {
+			case d == s.ID && s.ID != "":
+				at(s.line, "%s depends on itself: remove %q from depends_on", labelOf(s, i), d)
+			case !ok:
+				at(s.line, "%s: depends_on names %q, which is not a subtask of the plan: use one of the plan's ids", labelOf(s, i), d)
+			}
+		}
+	}
+	for _, c := range cycles(p, index) {
+		s := &p.Subtasks[c[0]]
+		ids := make([]string, len(c)+1)
+		for j, k := range c {
+			ids[j] = p.Subtasks[k].ID
+		}
+		ids[len(c)] = s.ID
+		at(s.line, "%s: the dependencies form a cycle, %s: remove one of them", labelOf(s, c[0]), strings.Join(ids, " → "))
+	}
+	return errs
+}
+
+func labelOf(s *Subtask, i int) string {
+	if s.ID != "" {
+		return fmt.Sprintf("subtask %q", s.ID)
+	}
+	return fmt.Sprintf("subtask %d", i+1)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// cycles returns each cycle of two or more subtasks in the dependency
+// graph once, as indexes in dependency order starting from the subtask
+// that comes first in the plan. Self-dependencies are reported apart.
+func cycles(p *Plan, index map[string]int) [][]int {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]int, len(p.Subtasks))
+	var (
+		out   [][]int
+		seen  = map[string]bool{}
+		stack []int
+	)
+	var visit func(i int)
+	visit = func(i int) {
+		color[i] = grey
+		stack = append(stack, i)
+		for _, d := range p.Subtasks[i].DependsOn {
+			j, ok := index[d]
+			if !ok || j == i {
+				continue
+			}
+			switch color[j] {
+			case white:
+				visit(j)
+			case grey:
+				k := slices.Index(stack, j)
+				c := slices.Clone(stack[k:])
+				// Start the cycle at its earliest subtask.
+				m := slices.Index(c, slices.Min(c))
+				c = append(c[m:], c[:m]...)
+				key := fmt.Sprint(c)
+				if !seen[key] {
+					seen[key] = true
+					out = append(out, c)
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[i] = black
+	}
+	for i := range p.Subtasks {
+		if color[i] == white {
+			visit(i)
+		}
+	}
+	return out
+}
+
+// ValidateReplan checks a revised plan against the original: it must be a
+// valid plan (ValidatePlan), and every completed subtask of the original
+// (status "completed", and the ids given in completed) must be in it
+// unchanged: the same description, dependencies (in any order), tiers,
+// critical-path mark and acceptance criteria, and no status but
+// "completed". Every problem is returned, as a diag.List naming the
+// subtask; nil when the revised plan keeps the completed work.
+func ValidateReplan(original, revised *Plan, completed ...string) error {
+	errs := validate(revised, func(int, string) bool { return false })
+	errs = append(errs, preserved(original, revised, completed)...)
+	errs.Sort()
+	return errs.Err()
+}
+
+// preserved reports the completed subtasks of original that revised
+// drops or changes.
+func preserved(original, revised *Plan, completed []string) diag.List {
+	var errs diag.List
+	var done []string
+	for _, s := range original.Subtasks {
+		if s.Status == StatusCompleted {
+			done = append(done, s.ID)
+		}
+	}
+	for _, id := range completed {
+		if original.Subtask(id) == nil {
+			errs = append(errs, diag.Errorf(original.source, 0, "subtask %q is given as completed, but the original plan has no such subtask: check the id", id))
+			continue
+		}
+		if !slices.Contains(done, id) {
+			done = append(done, id)
+		}
+	}
+	for _, id := range done {
+		o := original.Subtask(id)
+		r := revised.Subtask(id)
+		if r == nil {
+			errs = append(errs, diag.Errorf(revised.source, 0, "subtask %q is completed, but the revised plan drops it: keep it, unchanged", id))
+			continue
+		}
+		var changed []string
+		if strings.TrimSpace(o.Description) != strings.TrimSpace(r.Description) {
+			changed = append(changed, "description")
+		}
+		if !sameSet(o.DependsOn, r.DependsOn) {
+			changed = append(changed, "depends_on")
+		}
+		if o.ModelTier != r.ModelTier {
+			changed = append(changed, "model_tier")
+		}
+		if o.VerificationTier != r.VerificationTier {
+			changed = append(changed, "verification_tier")
+		}
+		if o.IsCriticalPath != r.IsCriticalPath {
+			changed = append(changed, "is_critical_path")
+		}
+		if strings.TrimSpace(o.AcceptanceCriteria) != strings.TrimSpace(r.AcceptanceCriteria) {
+			changed = append(changed, "acceptance_criteria")
+		}
+		if r.Status != "" && r.Status != StatusCompleted {
+			changed = append(changed, "status")
+		}
+		if len(changed) > 0 {
+			errs = append(errs, diag.Errorf(revised.source, r.line, "subtask %q is completed, but the revised plan changes its %s: keep it as it was", id, andList(changed)))
+		}
+	}
+	return errs
+}
+
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(slices.Compact(x), slices.Compact(y))
+}
+
+// ParseExtraction reads an extractor's reply: the JSON array in it (see
+// ExtractJSON) as memory entries. Each entry is an object with a type
+// (one of MemoryTypes, any case), a summary of at most MaxSummary
+// characters, and optionally detail, tags and relevance_to (each a list
+// or one comma-separated string, split and trimmed). "[]" is a valid
+// reply with no entries. It returns the entries read and every problem,
+// as a diag.List naming the entry ("entry 2: ...") at its line.
+func ParseExtraction(name string, text []byte) ([]MemoryEntry, error) {
+	r := &reply{name: name, text: text}
+	n := r.extract('[', `the extractor answers with a JSON array of entries, [] when nothing is worth keeping`)
+	if n == nil {
+		return nil, r.errs
+	}
+	out := make([]MemoryEntry, 0, len(n.elems))
+	for i, e := range n.elems {
+		label := fmt.Sprintf("entry %d", i+1)
+		line := r.line(e.off)
+		if e.kind != jsonObject {
+			r.errorf(line, "%s is %s: write an object with type and summary", label, e.kind)
+			continue
+		}
+		r.repeated(e, label)
+		var m MemoryEntry
+		ok := true
+		text := func(field string, required bool) string {
+			f := e.field(field)
+			switch {
+			case f == nil && required:
+				r.errorf(line, "%s has no %s: add it", label, field)
+				ok = false
+			case f == nil:
+			case f.kind != jsonString:
+				r.errorf(r.line(f.off), "%s: %s is %s: write a string", label, field, f.kind)
+				ok = false
+			default:
+				return f.text
+			}
+			return ""
+		}
+		list := func(field string) []string {
+			f := e.field(field)
+			switch {
+			case f == nil:
+				return nil
+			case f.kind == jsonString:
+				return SplitList(f.text)
+			case f.kind == jsonArray:
+				var out []string
+				for _, x := range f.elems {
+					if x.kind != jsonString {
+						r.errorf(r.line(x.off), "%s: an item of %s is %s: write strings", label, field, x.kind)
+						ok = false
+						continue
+					}
+					if s := strings.TrimSpace(x.text); s != "" {
+						out = append(out, s)
+					}
+				}
+				return out
+			}
+			r.errorf(r.line(f.off), "%s: %s is %s: write a comma-separated string or an array of strings", label, field, f.kind)
+			ok = false
+			return nil
+		}
+		m.Type = strings.ToLower(strings.TrimSpace(text("type", true)))
+		m.Summary = strings.TrimSpace(text("summary", true))
+		m.Detail = text("detail", false)
+		m.Tags = list("tags")
+		m.RelevanceTo = list("relevance_to")
+		if f := e.field("type"); f != nil && f.kind == jsonString && !slices.Contains(MemoryTypes(), m.Type) {
+			r.errorf(r.line(f.off), "%s: type %q is not one of %s: use one of them", label, f.text, andList(MemoryTypes()))
+			ok = false
+		}
+		if f := e.field("summary"); f != nil && f.kind == jsonString {
+			switch c := utf8.RuneCountInString(m.Summary); {
+			case c == 0:
+				r.errorf(r.line(f.off), "%s: the summary is empty: say in a sentence what was learned", label)
+				ok = false
+			case c > MaxSummary:
+				r.errorf(r.line(f.off), "%s: the summary is %d characters, over %d: shorten it, and put the rest in detail", label, c, MaxSummary)
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, m)
+		}
+	}
+	r.errs.Sort()
+	return out, r.errs.Err()
+}
+
+// ExecutorReply is what an executor's reply says: a summary of what was
+// done, or that the subtask is blocked, and why.
+type ExecutorReply struct {
+	// Blocked is true when the reply is the executor's
+	// {"status": "blocked", "reason": ...}.
+	Blocked bool
+	// Reason is why it is blocked.
+	Reason string
+	// Summary is the reply's text when it is not blocked.
+	Summary string
+}
+
+// ParseExecutorReply reads an executor's final reply. A JSON object in it
+// (see ExtractJSON) whose "status" is "blocked" (any case) makes it a
+// blocked result, with the object's "reason" (a reason that is not a
+// string is kept as compact JSON); any other reply is a summary of the
+// work done.
+func ParseExecutorReply(text string) ExecutorReply {
+	if data, _, ok := ExtractJSON([]byte(text), '{'); ok {
+		if n, err := parseJSON(data); err == nil {
+			if st := n.field("status"); st != nil && st.kind == jsonString && strings.EqualFold(strings.TrimSpace(st.text), "blocked") {
+				rep := ExecutorReply{Blocked: true}
+				if rs := n.field("reason"); rs != nil {
+					if rs.kind == jsonString {
+						rep.Reason = strings.TrimSpace(rs.text)
+					} else {
+						rep.Reason = compactJSON(rs)
+					}
+				}
+				return rep
+			}
+		}
+	}
+	return ExecutorReply{Summary: strings.TrimSpace(text)}
+}
+
+// Verdict is a verifier's judgement of a subtask.
+type Verdict struct {
+	// Passed is true when every acceptance criterion is met.
+	Passed bool `json:"passed"`
+	// Reason says why, citing the evidence.
+	Reason string `json:"reason"`
+	// Issues lists each criterion not met, or each problem found.
+	Issues []string `json:"issues"`
+}
+
+// ParseVerdict reads a verifier's reply: the JSON object in it (see
+// ExtractJSON) with "passed" (true or false), "reason" (a string) and
+// optionally "issues" (an array of strings, or one string). Every
+// problem is returned, as a diag.List.
+func ParseVerdict(name string, text []byte) (*Verdict, error) {
+	r := &reply{name: name, text: text}
+	n := r.extract('{', `the verifier answers with {"passed": true or false, "reason": "...", "issues": [...]}`)
+	if n == nil {
+		return nil, r.errs
+	}
+	r.repeated(n, "the verdict")
+	v := &Verdict{Issues: []string{}}
+	line := r.line(n.off)
+	switch f := n.field("passed"); {
+	case f == nil:
+		r.errorf(line, "the verdict has no \"passed\": add true or false")
+	case f.kind != jsonBool:
+		r.errorf(r.line(f.off), "\"passed\" is %s: write true or false", f.kind)
+	default:
+		v.Passed = f.text == "true"
+	}
+	switch f := n.field("reason"); {
+	case f == nil:
+		r.errorf(line, "the verdict has no \"reason\": add one")
+	case f.kind != jsonString:
+		r.errorf(r.line(f.off), "\"reason\" is %s: write a string", f.kind)
+	default:
+		v.Reason = strings.TrimSpace(f.text)
+	}
+	switch f := n.field("issues"); {
+	case f == nil:
+	case f.kind == jsonString:
+		if s := strings.TrimSpace(f.text); s != "" {
+			v.Issues = append(v.Issues, s)
+		}
+	case f.kind == jsonArray:
+		for _, x := range f.elems {
+			if x.kind != jsonString {
+				r.errorf(r.line(x.off), "an item of \"issues\" is %s: write strings", x.kind)
+				continue
+			}
+			if s := strings.TrimSpace(x.text); s != "" {
+				v.Issues = append(v.Issues, s)
+			}
+		}
+	default:
+		r.errorf(r.line(f.off), "\"issues\" is %s: write an array of strings", f.kind)
+	}
+	r.errs.Sort()
+	return v, r.errs.Err()
+}
