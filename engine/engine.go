@@ -20,6 +20,7 @@ import (
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/include"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/preset/agent"
 	"github.com/tessera-dev/tessera/preset/template"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/provider"
@@ -30,7 +31,7 @@ import (
 // DefaultRegistry returns a registry of Tessera's presets: template and
 // canonical.
 func DefaultRegistry() *preset.Registry {
-	r, err := preset.NewRegistry(template.New(), canonical.NewPreset())
+	r, err := preset.NewRegistry(template.New(), canonical.NewPreset(), agent.New())
 	if err != nil {
 		panic(err) // the built-in presets are valid; a test keeps them so
 	}

@@ -459,9 +459,9 @@ func parseEntries(path string, data []byte, what string, strs bool) ([]MemoryEnt
 			d.errorf(n.Line, "%s has no summary: add one", w)
 		}
 		if e.Type != "" && !slices.Contains(MemoryTypes(), e.Type) {
-			d.errorf(n.Line, "%s: type %q: use one of %s", w, e.Type, andList(MemoryTypes()))
+			d.errorf(n.Line, "%s: type %q: use %s", w, e.Type, orList(MemoryTypes()))
 		} else if e.Type == "" && !strs {
-			d.errorf(n.Line, "%s has no type: use one of %s", w, andList(MemoryTypes()))
+			d.errorf(n.Line, "%s has no type: add one: %s", w, orList(MemoryTypes()))
 		}
 		if e.ID != "" {
 			if first, ok := ids[e.ID]; ok {

@@ -201,21 +201,25 @@ func placeholderOf(r Role, name string) *placeholder {
 	return nil
 }
 
-// placeholderNames lists r's placeholders as "{a}, {b} and {c}".
+// placeholderNames lists r's placeholders as "{a}, {b} or {c}".
 func placeholderNames(r Role) string {
 	var names []string
 	for _, p := range placeholdersOf(r) {
 		names = append(names, "{"+p.name+"}")
 	}
-	return andList(names)
+	return orList(names)
 }
 
-func andList(s []string) string {
+func andList(s []string) string { return joinList(s, " and ") }
+
+func orList(s []string) string { return joinList(s, " or ") }
+
+func joinList(s []string, last string) string {
 	switch len(s) {
 	case 0:
 		return ""
 	case 1:
 		return s[0]
 	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+	return strings.Join(s[:len(s)-1], ", ") + last + s[len(s)-1]
 }

@@ -107,7 +107,7 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 		if top != nil {
 			line = top.Line
 		}
-		return nil, diag.List{diag.Errorf(path, line, "a %s template is a mapping of the keys %s to text", r, andList(names))}
+		return nil, diag.List{diag.Errorf(path, line, "%s template is a mapping of the keys %s to text", aRole(r), andList(names))}
 	}
 	t := &Template{role: r, path: path, text: text}
 	found := map[string]*templateKey{}
@@ -115,7 +115,7 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
 		if !slices.Contains(names, k.Value) {
-			errs = append(errs, diag.Errorf(path, k.Line, "unknown key %q: a %s template has the keys %s", k.Value, r, andList(names)))
+			errs = append(errs, diag.Errorf(path, k.Line, "unknown key %q: %s template has the keys %s", k.Value, aRole(r), andList(names)))
 			continue
 		}
 		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Value == "" {
@@ -169,7 +169,7 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 		tk := found[s.key]
 		if tk == nil {
 			if s.required {
-				errs = append(errs, diag.Errorf(path, top.Line, "missing key %q: a %s template needs %s", s.key, r, andList(requiredKeys(r))))
+				errs = append(errs, diag.Errorf(path, top.Line, "missing key %q: %s template needs %s", s.key, aRole(r), andList(requiredKeys(r))))
 			}
 			continue
 		}
@@ -186,6 +186,14 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 	}
 	slices.SortStableFunc(t.keys, func(a, b templateKey) int { return orderOf(a.key) - orderOf(b.key) })
 	return t, nil
+}
+
+// aRole is "a planner", "an executor", ...
+func aRole(r Role) string {
+	if r == Executor || r == Extractor {
+		return "an " + string(r)
+	}
+	return "a " + string(r)
 }
 
 func requiredKeys(r Role) []string {
@@ -331,7 +339,7 @@ func ParseLibrary(path string, data []byte) (*Library, error) {
 					continue
 				}
 				if _, ok := l.sets[s.Value]; !ok {
-					errs = append(errs, diag.Errorf(path, s.Line, "apply: %s: no set %q in this file: define it, or use one of %s", k.Value, s.Value, andList(sortedKeys(l.sets))))
+					errs = append(errs, diag.Errorf(path, s.Line, "apply: %s: no set %q in this file: define it, or use %s", k.Value, s.Value, orList(sortedKeys(l.sets))))
 					continue
 				}
 				names = append(names, s.Value)

@@ -508,7 +508,7 @@ func ParseExtraction(name string, text []byte) ([]MemoryEntry, error) {
 		m.Tags = list("tags")
 		m.RelevanceTo = list("relevance_to")
 		if f := e.field("type"); f != nil && f.kind == jsonString && !slices.Contains(MemoryTypes(), m.Type) {
-			r.errorf(r.line(f.off), "%s: type %q is not one of %s: use one of them", label, f.text, andList(MemoryTypes()))
+			r.errorf(r.line(f.off), "%s: type %q: use %s", label, f.text, orList(MemoryTypes()))
 			ok = false
 		}
 		if f := e.field("summary"); f != nil && f.kind == jsonString {

@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/preset/agent"
+)
+
+// agentCmd is "tessera agent": one subcommand per role that builds its
+// prompt through the agent preset exactly as assemble does, and "check"
+// for the model's replies.
+func (a *app) agentCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Build the prompts of an agent's loop (plan, execute, replan, extract, verify) and check its replies",
+		Long: `Build the prompt of one step of an agent's loop (design 000) from
+YAML templates and the loop's files, and print it, or a provider's request
+body with --provider. Each role has its own command:
+
+  tessera agent plan    --goal TEXT [--workspace DIR] [--context TEXT]
+  tessera agent execute --state STATE.yaml --subtask SUBTASK.yaml [--memory MEMORY.json] [--tools TOOLS.json] [--detail]
+  tessera agent replan  --goal TEXT --state STATE.yaml --plan PLAN.json [--discoveries FILE] [--errors FILE]
+  tessera agent extract --subtask SUBTASK.yaml --model-output OUTPUT.txt [--tool-calls CALLS.json]
+  tessera agent verify  --subtask SUBTASK.yaml --result RESULT.txt [--tool-calls CALLS.json]
+
+The templates are Tessera's own, replaced by those of the catalog's
+agent/templates directory when there is a catalog, replaced by those of
+--templates DIR when given. "tessera agent check" checks a reply.
+
+Each command is "tessera assemble --agent-role ROLE" with the same flags
+prefixed "agent-"; budget, provider, log and JSON flags are assemble's.`,
+		Args: cobra.NoArgs,
+	}
+	for _, r := range agent.Roles() {
+		cmd.AddCommand(a.agentRoleCmd(r))
+	}
+	cmd.AddCommand(a.agentCheckCmd())
+	return cmd
+}
+
+// roleShort is each role command's one-line help.
+func roleShort(r agent.Role) string {
+	switch r {
+	case agent.Planner:
+		return "Build the planner's prompt: decompose a goal into 3 to 15 subtasks"
+	case agent.Executor:
+		return "Build the executor's prompt: carry out one subtask with tools"
+	case agent.Replanner:
+		return "Build the replanner's prompt: revise the plan, keeping completed subtasks"
+	case agent.Extractor:
+		return "Build the extractor's prompt: turn a finished subtask into memory entries"
+	}
+	return "Build the verifier's prompt: check a finished subtask against its acceptance criteria"
+}
+
+// agentRoleCmd is "tessera agent VERB": its own flags for the role's
+// inputs, named without the "agent-" prefix, and assemble's flags for the
+// rest. It sets the inputs on an assemble command and runs it, so text,
+// --provider bodies, --json records, budgets and logs are assemble's.
+func (a *app) agentRoleCmd(r agent.Role) *cobra.Command {
+	asm := a.assembleCmd()
+	inputs := map[string]preset.Input{}
+	for _, in := range agent.New().Inputs() {
+		inputs[in.Name] = in
+	}
+	reads, needs := agent.RoleInputs(r)
+	reads = append(reads, agent.InputTemplates)
+	var required []string
+	for _, n := range needs {
+		required = append(required, "--"+short(n)+" "+strings.ToUpper(strings.ReplaceAll(short(n), "-", "_")))
+	}
+	cmd := &cobra.Command{
+		Use:   r.Verb() + " " + strings.Join(required, " ") + " [flags]",
+		Short: roleShort(r),
+		Long: roleShort(r) + `, and print it (with
+--provider, a request body for that API; with --json, the audit record).
+The same as "tessera assemble --agent-role ` + string(r) + `" with these flags
+prefixed "agent-".`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			af := asm.Flags()
+			if err := af.Set(agent.InputRole, string(r)); err != nil {
+				return err
+			}
+			var err error
+			cmd.Flags().Visit(func(f *pflag.Flag) {
+				if _, ok := inputs["agent-"+f.Name]; ok && err == nil {
+					err = af.Set("agent-"+f.Name, f.Value.String())
+				}
+			})
+			if err != nil {
+				return err
+			}
+			asm.SetContext(cmd.Context())
+			err = asm.RunE(asm, nil)
+			var f failure
+			if err != nil && !errors.As(err, &f) {
+				// A usage error names the flags of this command.
+				return errors.New(strings.ReplaceAll(err.Error(), "--agent-", "--"))
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	for _, name := range reads {
+		in := inputs[name]
+		usage := in.Usage
+		if _, after, ok := strings.Cut(usage, ": "); ok {
+			usage = after
+		}
+		switch in.Kind {
+		case preset.Int:
+			f.Int(short(name), 0, usage)
+		case preset.Bool:
+			f.Bool(short(name), false, usage)
+		default:
+			f.String(short(name), "", usage)
+		}
+	}
+	asm.Flags().VisitAll(func(fl *pflag.Flag) {
+		if !isPresetInput(a.engine.Registry, fl.Name) {
+			f.AddFlag(fl)
+		}
+	})
+	return cmd
+}
+
+// short is an agent input's name without its "agent-" prefix.
+func short(name string) string { return strings.TrimPrefix(name, "agent-") }
+
+// isPresetInput reports whether name is an input of any preset.
+func isPresetInput(reg *preset.Registry, name string) bool {
+	for _, p := range reg.Presets() {
+		for _, in := range p.Inputs() {
+			if in.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// agentCheckCmd is "tessera agent check": validate a model's reply and
+// print it as clean JSON, or list every problem and exit 1.
+func (a *app) agentCheckCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Check a model's reply: a plan, a revised plan, extracted memory entries, a verdict or an executor's result",
+		Long: `Check a model's reply (a file, or - for standard input). The JSON may be
+bare, inside prose, or in a fenced block. A valid reply is printed as clean
+JSON; otherwise every problem is listed as FILE:LINE: message, naming the
+subtask or entry, and the exit code is 1.`,
+		Args: cobra.NoArgs,
+	}
+	var (
+		original  string
+		completed []string
+	)
+	plan := &cobra.Command{
+		Use:   "plan FILE",
+		Short: "Check a planner's reply: 3 to 15 subtasks, unique kebab-case ids, known dependencies without cycles, tiers in range, every field present",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := a.readReply(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			p, err := agent.ParsePlan(args[0], data)
+			if err != nil {
+				return a.fail(err, args[0])
+			}
+			return a.printJSON(p)
+		},
+	}
+	replan := &cobra.Command{
+		Use:   "replan FILE --plan ORIGINAL",
+		Short: "Check a replanner's reply: a valid plan that keeps every completed subtask of the original unchanged",
+		Long: `Check a replanner's reply: it must be a valid plan, and keep every
+completed subtask of the original plan (status "completed", and those named
+by --completed) with the same description, dependencies, tiers and
+acceptance criteria.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if original == "" {
+				return errors.New("check replan needs --plan ORIGINAL: the plan the replanner was given")
+			}
+			odata, err := fileread.File(original, 0)
+			if err != nil {
+				return failure{err}
+			}
+			orig, err := agent.ParsePlan(original, odata)
+			if err != nil {
+				return a.fail(fmt.Errorf("the original plan is not valid: %w", err), original)
+			}
+			data, err := a.readReply(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			rev, err := agent.ParsePlan(args[0], data)
+			var errs []error
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if rev != nil {
+				if err := agent.ValidateReplan(orig, rev, completed...); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			if len(errs) > 0 {
+				return a.fail(preset.JoinErrors(errs), args[0], original)
+			}
+			return a.printJSON(rev)
+		},
+	}
+	replan.Flags().StringVar(&original, "plan", "", "the original plan, JSON, with each subtask's status")
+	replan.Flags().StringSliceVar(&completed, "completed", nil, "ids of subtasks that are completed, beside those whose status says so (comma-separated)")
+	extract := &cobra.Command{
+		Use:   "extract FILE",
+		Short: "Check an extractor's reply: an array of memory entries (type, summary of at most 150 characters, tags, relevance_to); [] is valid",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := a.readReply(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			entries, err := agent.ParseExtraction(args[0], data)
+			if err != nil {
+				return a.fail(err, args[0])
+			}
+			return a.printJSON(entries)
+		},
+	}
+	verify := &cobra.Command{
+		Use:   "verify FILE",
+		Short: "Check a verifier's reply: {\"passed\": true or false, \"reason\": ..., \"issues\": [...]}",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := a.readReply(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			v, err := agent.ParseVerdict(args[0], data)
+			if err != nil {
+				return a.fail(err, args[0])
+			}
+			return a.printJSON(v)
+		},
+	}
+	execute := &cobra.Command{
+		Use:   "execute FILE",
+		Short: "Read an executor's final reply: print {\"status\": \"blocked\", \"reason\": ...} or {\"status\": \"done\", \"summary\": ...}",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := a.readReply(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			rep := agent.ParseExecutorReply(string(data))
+			out := struct {
+				Status  string `json:"status"`
+				Reason  string `json:"reason,omitempty"`
+				Summary string `json:"summary,omitempty"`
+			}{Status: "done", Summary: rep.Summary}
+			if rep.Blocked {
+				out.Status, out.Reason, out.Summary = "blocked", rep.Reason, ""
+			}
+			return a.printJSON(out)
+		},
+	}
+	cmd.AddCommand(plan, replan, extract, verify, execute)
+	return cmd
+}
+
+// readReply reads a reply file, or standard input for "-", bounded.
+func (a *app) readReply(cmd *cobra.Command, name string) ([]byte, error) {
+	if name != "-" {
+		data, err := fileread.File(name, 0)
+		if err != nil {
+			return nil, failure{err}
+		}
+		return data, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), fileread.DefaultMaxBytes+1))
+	if err == nil && int64(len(data)) > fileread.DefaultMaxBytes {
+		err = &fileread.TooLargeError{Path: name, Size: int64(len(data)), Max: fileread.DefaultMaxBytes}
+	}
+	if err != nil {
+		return nil, failure{err}
+	}
+	return data, nil
+}
+
+// printJSON prints v as indented JSON, HTML characters as they are.
+func (a *app) printJSON(v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return failure{err}
+	}
+	_, err := a.stdout.Write(b.Bytes())
+	return err
+}
