@@ -111,6 +111,7 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 	}
 	t := &Template{role: r, path: path, text: text}
 	found := map[string]*templateKey{}
+	present := map[string]bool{}
 	seen := map[string]int{} // block placeholders, by name: the line of their first use
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
@@ -118,6 +119,7 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 			errs = append(errs, diag.Errorf(path, k.Line, "unknown key %q: %s template has the keys %s", k.Value, aRole(r), andList(names)))
 			continue
 		}
+		present[k.Value] = true
 		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Value == "" {
 			errs = append(errs, diag.Errorf(path, k.Line, "key %q: write its text as a string (a literal block, \"%s: |\", keeps the lines as written)", k.Value, k.Value))
 			continue
@@ -168,7 +170,7 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 	for _, s := range specs {
 		tk := found[s.key]
 		if tk == nil {
-			if s.required {
+			if s.required && !present[s.key] {
 				errs = append(errs, diag.Errorf(path, top.Line, "missing key %q: %s template needs %s", s.key, aRole(r), andList(requiredKeys(r))))
 			}
 			continue
@@ -302,11 +304,12 @@ func ParseLibrary(path string, data []byte) (*Library, error) {
 	l := &Library{path: path, text: string(data), sets: map[string]string{}, apply: map[Role][]string{}}
 	var errs diag.List
 	var apply *yaml.Node
+	applyLine := 0
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
 		switch {
 		case k.Value == "apply":
-			apply = v
+			apply, applyLine = v, k.Line
 		case !setName.MatchString(k.Value):
 			errs = append(errs, diag.Errorf(path, k.Line, "set name %q: use lower-case letters, digits, '_' and '-', starting with a letter", k.Value))
 		case v.Kind != yaml.ScalarNode || v.Tag == "!!null" || strings.TrimSpace(v.Value) == "":
@@ -319,7 +322,7 @@ func ParseLibrary(path string, data []byte) (*Library, error) {
 	case apply == nil:
 		errs = append(errs, diag.Errorf(path, top.Line, "missing key \"apply\": list the sets of each role, as in \"planner: [common, safety]\""))
 	case apply.Kind != yaml.MappingNode:
-		errs = append(errs, diag.Errorf(path, apply.Line, "\"apply\" maps each role to a list of sets, as in \"planner: [common, safety]\""))
+		errs = append(errs, diag.Errorf(path, applyLine, "\"apply\" maps each role to a list of sets, as in \"planner: [common, safety]\""))
 	default:
 		for i := 0; i+1 < len(apply.Content); i += 2 {
 			k, v := apply.Content[i], apply.Content[i+1]
@@ -348,7 +351,7 @@ func ParseLibrary(path string, data []byte) (*Library, error) {
 		}
 		for _, r := range Roles() {
 			if _, ok := l.apply[r]; !ok && !slices.ContainsFunc(apply.Content, func(n *yaml.Node) bool { return n.Value == string(r) }) {
-				errs = append(errs, diag.Errorf(path, apply.Line, "apply: role %s is missing: list its sets ([] for none)", r))
+				errs = append(errs, diag.Errorf(path, applyLine, "apply: role %s is missing: list its sets ([] for none)", r))
 			}
 		}
 	}
