@@ -176,6 +176,12 @@ func TestRedactAuthorizationHeaders(t *testing.T) {
 		{"Authorization: Basic " + basic, "Authorization: Basic [REDACTED:basic-auth]"},
 		{"authorization=basic " + base64.RawStdEncoding.EncodeToString([]byte("u:p1")), "authorization=basic [REDACTED:basic-auth]"},
 		{`{"Authorization":"Basic ` + basic + `"}`, `{"Authorization":"Basic [REDACTED:basic-auth]"}`},
+		// The token is on the keyword's line: a header ending in
+		// "Bearer" does not take the next line for its token (found by
+		// FuzzRedactPlanted, which then saw this line's token survive).
+		{"AuthoriZAtion,Bearer\nAUTHORIZATION=BEARER wizqzE1Nal78CLfGSxd1w-OeeVTlJf",
+			"AuthoriZAtion,Bearer\nAUTHORIZATION=BEARER [REDACTED:bearer-token]"},
+		{"Authorization: Bearer a=BEARER " + fake("", 24), "Authorization: Bearer [REDACTED:bearer-token] [REDACTED:bearer-token]"},
 	})
 	checkRedact(t, Default(), unchanged(
 		"Authorization: Bearer <token>",

@@ -57,6 +57,8 @@ var (
 	pemLabelBytes   = newByteSet(upperChars, digitChars, " ")
 	// reSpace is \s in Go's expressions.
 	reSpace = newByteSet("\t\n\f\r ")
+	// blank is [ \t]: the white space inside a header line.
+	blank = newByteSet(" \t")
 	// authorityEnd ends the authority of a URL: \s and the bytes the
 	// url-password expression excludes.
 	authorityEnd = newByteSet("\t\n\f\r /?#\"<>`")
@@ -83,6 +85,9 @@ func runEnd(text string, i int, set *byteSet) int {
 
 // spacesEnd returns the end of the run of \s that starts at i.
 func spacesEnd(text string, i int) int { return runEnd(text, i, &reSpace) }
+
+// blanksEnd returns the end of the run of [ \t] that starts at i.
+func blanksEnd(text string, i int) int { return runEnd(text, i, &blank) }
 
 // hasFoldAt reports whether text holds word (lower-case ASCII) at i, in
 // any case.
@@ -331,20 +336,20 @@ func findURLPasswords(text string, dst []hit) []hit {
 	return dst
 }
 
-// authorizationBefore returns where `authorization["']?\s*[:=,]\s*["']?`
+// authorizationBefore returns where `authorization["']?[ \t]*[:=,][ \t]*["']?`
 // starts when it ends at i, or -1.
 func authorizationBefore(text string, i int) int {
 	if i > 0 && (text[i-1] == '"' || text[i-1] == '\'') {
 		i--
 	}
-	for i > 0 && reSpace[text[i-1]] {
+	for i > 0 && blank[text[i-1]] {
 		i--
 	}
 	if i == 0 || !strings.Contains(":=,", text[i-1:i]) {
 		return -1
 	}
 	i--
-	for i > 0 && reSpace[text[i-1]] {
+	for i > 0 && blank[text[i-1]] {
 		i--
 	}
 	if i > 0 && (text[i-1] == '"' || text[i-1] == '\'') {
@@ -357,7 +362,7 @@ func authorizationBefore(text string, i int) int {
 	return i - len(name)
 }
 
-// authorizationAfter returns where `authorization["']?\s*[:=,]\s*["']?`
+// authorizationAfter returns where `authorization["']?[ \t]*[:=,][ \t]*["']?`
 // ends when it starts at i, or -1.
 func authorizationAfter(text string, i int) int {
 	const name = "authorization"
@@ -368,28 +373,30 @@ func authorizationAfter(text string, i int) int {
 	if i < len(text) && (text[i] == '"' || text[i] == '\'') {
 		i++
 	}
-	i = spacesEnd(text, i)
+	i = blanksEnd(text, i)
 	if i == len(text) || !strings.Contains(":=,", text[i:i+1]) {
 		return -1
 	}
-	i = spacesEnd(text, i+1)
+	i = blanksEnd(text, i+1)
 	if i < len(text) && (text[i] == '"' || text[i] == '\'') {
 		i++
 	}
 	return i
 }
 
-// findBearerTokens finds the token after "Bearer": any token of 8 or more
-// bytes in an Authorization header, else one of 20 or more holding a
-// digit (so that "a bearer token" stays prose).
+// findBearerTokens finds the token after "Bearer" and spaces or tabs:
+// any token of 8 or more bytes in an Authorization header, else one of 20
+// or more holding a digit (so that "a bearer token" stays prose).
 func findBearerTokens(text string, dst []hit) []hit {
-	floor := 0
+	floor := 0 // end of the last token: tokens do not overlap
 	eachFold(text, "bearer", func(i int) {
-		if i < floor || !boundary(text, i) {
+		if !boundary(text, i) {
 			return
 		}
-		q := spacesEnd(text, i+len("bearer"))
-		if q == i+len("bearer") {
+		q := blanksEnd(text, i+len("bearer"))
+		// "Bearer" inside the last token ("a=BEARER tok") may still
+		// introduce a token of its own after it.
+		if q == i+len("bearer") || q < floor {
 			return
 		}
 		e := runEnd(text, q, &token68Bytes)
@@ -418,7 +425,7 @@ func findBasicAuth(text string, dst []hit) []hit {
 		if p < 0 || !hasFoldAt(text, p, "basic") {
 			return
 		}
-		q := spacesEnd(text, p+len("basic"))
+		q := blanksEnd(text, p+len("basic"))
 		if q == p+len("basic") {
 			return
 		}
