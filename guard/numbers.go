@@ -270,6 +270,9 @@ func intlPhoneEnd(text string, p int) int {
 	total, groups := head-q, 0
 	var dots, others bool
 	pos := head
+	// A number ends with digits: a last group in brackets alone, as in
+	// "+1 415 555 2671 (1)", is not part of it.
+	bracketed, before, beforeTotal := false, 0, 0
 	for pos < len(text) {
 		k := pos
 		sep := byte(0)
@@ -282,19 +285,23 @@ func intlPhoneEnd(text string, p int) int {
 		case k < len(text) && text[k] == '(':
 			d := digitsEnd(text, k+1)
 			if g = d - k - 1; g < 1 || g > 4 || d == len(text) || text[d] != ')' {
-				return -1
+				k = -1 // "(home)": the number ends before it
+				break
 			}
 			k = d + 1
+			bracketed, before, beforeTotal = true, pos, total
 			if k < len(text) && isDigit(text[k]) {
 				// "(0)20": the group after the brackets follows at once.
 				e := digitsEnd(text, k)
 				g += e - k
 				k = e
+				bracketed = false
 			}
 		case k < len(text) && isDigit(text[k]):
 			e := digitsEnd(text, k)
 			g = e - k
 			k = e
+			bracketed = false
 		default:
 			k = -1
 		}
@@ -313,6 +320,10 @@ func intlPhoneEnd(text string, p int) int {
 		total += g
 		groups++
 		pos = k
+	}
+	if bracketed {
+		pos, total = before, beforeTotal
+		groups--
 	}
 	switch {
 	case total < 8 || total > 15 || dots && others || pos < len(text) && isWord(text[pos]):

@@ -310,7 +310,12 @@ func TestRedactPhoneNumbers(t *testing.T) {
 		{"+33 1 23 45 67 89", "[REDACTED:phone]"},
 		{"1-800-555-0199 and 415.555.2671", "[REDACTED:phone] and [REDACTED:phone]"},
 		{"phones: 415-555-2671 415-555-2672", "phones: [REDACTED:phone] [REDACTED:phone]"},
+		// A number ends with digits: brackets after it are not part of
+		// it (FuzzRedact found "+1(0)00000(0)" taken whole).
+		{"+1 415 555 2671 (1)", "[REDACTED:phone] (1)"},
+		{"+44 (0)20 7946 0958 (home)", "[REDACTED:phone] (home)"},
 	})
+	checkRedact(t, Default(), unchanged("+1(0)00000(0)"))
 }
 
 // Numbers that are not personal data stay: versions, dates, times, ids,
