@@ -113,8 +113,14 @@ func (p *parser) value() (Value, error) {
 	case c == '[':
 		return p.array()
 	case c == '"':
-		s, err := p.string()
-		return Value{Kind: String, Str: s}, err
+		s, lit, err := p.string()
+		v := Value{Kind: String, Str: s}
+		if lit != "" {
+			// A copy, made only here: taking lit's own address would
+			// move it to the heap for every string.
+			v.lit = new(lit)
+		}
+		return v, err
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -160,7 +166,7 @@ func (p *parser) object() (Value, error) {
 			return Value{}, p.fail("unexpected %s, want a member name", p.describe())
 		}
 		keyAt := p.pos
-		key, err := p.string()
+		key, keyLit, err := p.string()
 		if err != nil {
 			return Value{}, err
 		}
@@ -182,7 +188,11 @@ func (p *parser) object() (Value, error) {
 			return Value{}, err
 		}
 		p.path = p.path[:len(p.path)-1]
-		p.members = append(p.members, Member{Key: key, Value: val})
+		m := Member{Key: key, Value: val}
+		if keyLit != "" {
+			m.lit = new(keyLit)
+		}
+		p.members = append(p.members, m)
 		p.skipSpace()
 		if p.pos < len(p.data) {
 			switch p.data[p.pos] {
@@ -311,8 +321,9 @@ func (p *parser) digits() bool {
 	return p.pos > start
 }
 
-// string reads a quoted string at p.pos and returns its text.
-func (p *parser) string() (string, error) {
+// string reads a quoted string at p.pos and returns its text and, when
+// the string has escapes, its literal as written, quotes included.
+func (p *parser) string() (s, lit string, err error) {
 	p.pos++ // opening quote
 	start := p.pos
 	d := p.data
@@ -323,22 +334,23 @@ func (p *parser) string() (string, error) {
 		case c == '"':
 			s := d[start:p.pos]
 			p.pos++
-			return s, nil
+			return s, "", nil
 		case c == '\\':
-			return p.slowString(start)
+			s, err := p.slowString(start)
+			return s, d[start-1 : p.pos], err
 		case c < 0x20:
-			return "", p.fail("control character 0x%02x in string: escape it", c)
+			return "", "", p.fail("control character 0x%02x in string: escape it", c)
 		case c < utf8.RuneSelf:
 			p.pos++
 		default:
 			r, n := utf8.DecodeRuneInString(d[p.pos:])
 			if r == utf8.RuneError && n == 1 {
-				return "", p.fail("invalid UTF-8 in string")
+				return "", "", p.fail("invalid UTF-8 in string")
 			}
 			p.pos += n
 		}
 	}
-	return "", p.fail("unterminated string")
+	return "", "", p.fail("unterminated string")
 }
 
 func (p *parser) slowString(start int) (string, error) {
@@ -418,8 +430,20 @@ func (p *parser) hex4() (rune, bool) {
 	if len(p.data)-p.pos < 4 {
 		return 0, false
 	}
+	r, ok := parseHex4(p.data[p.pos : p.pos+4])
+	if ok {
+		p.pos += 4
+	}
+	return r, ok
+}
+
+// parseHex4 reads the four hex digits of a \u escape.
+func parseHex4(s string) (rune, bool) {
+	if len(s) != 4 {
+		return 0, false
+	}
 	var r rune
-	for _, c := range []byte(p.data[p.pos : p.pos+4]) {
+	for _, c := range []byte(s) {
 		r <<= 4
 		switch {
 		case c >= '0' && c <= '9':
@@ -432,6 +456,5 @@ func (p *parser) hex4() (rune, bool) {
 			return 0, false
 		}
 	}
-	p.pos += 4
 	return r, true
 }

@@ -65,23 +65,25 @@ type Violation struct {
 func (v Violation) String() string { return describePointer(v.Pointer) + ": " + v.Msg }
 
 // CheckStrict reports every way schema breaks the rules of OpenAI's
-// Structured Outputs strict mode, in document order: objects that are not
-// closed with "additionalProperties": false, properties missing from
-// "required", unsupported keywords and formats, a root that is not an
-// object, and the size limits. A schema that is not valid JSON gives one
+// Structured Outputs strict mode, as Value.CheckStrict does, after
+// reading it with Parse. A schema that is not valid JSON gives one
 // violation saying why and where. No violations means the schema passes.
 func CheckStrict(schema []byte) []Violation {
 	v, err := Parse(schema)
 	if err != nil {
 		return []Violation{parseViolation(err)}
 	}
-	return checkValue(&v)
+	return v.CheckStrict()
 }
 
-// checkValue is CheckStrict for a schema already parsed.
-func checkValue(schema *Value) []Violation {
+// CheckStrict reports every way the schema v breaks the rules of OpenAI's
+// Structured Outputs strict mode, in document order: objects that are not
+// closed with "additionalProperties": false, properties missing from
+// "required", unsupported keywords and formats, a root that is not an
+// object, and the size limits. No violations means the schema passes.
+func (v Value) CheckStrict() []Violation {
 	c := checker{path: make([]string, 0, 16)}
-	c.root(schema)
+	c.root(&v)
 	return c.out
 }
 

@@ -36,6 +36,16 @@ func (k Kind) String() string {
 
 // Value is a JSON value that keeps the members of its objects in the order
 // they were written. The zero Value is null.
+//
+// A Value is immutable once built. Parse builds a new one; nothing in this
+// package changes a Value it is given, and Value.Strictify returns a new
+// Value that shares with its input every part it leaves as it was. So a
+// schema can be parsed once and then checked, fixed and written as often
+// as needed, from any number of goroutines, without being read again.
+// Code outside the package must keep to the same rule: the fields are
+// exported to be read, and a different Value is built anew rather than
+// changed in place, since a change to a shared part would show in every
+// Value that holds it.
 type Value struct {
 	// Kind is the value's type; it says which other field holds the value.
 	Kind Kind
@@ -48,6 +58,11 @@ type Value struct {
 	Items []Value
 	// Members are an Object's members, in order, each key once.
 	Members []Member
+	// lit is the literal Parse read for a String written with escapes,
+	// quotes included, or nil. AppendCompact writes it again only while
+	// it decodes to Str, so a copy whose Str was changed is written as
+	// it now is.
+	lit *string
 }
 
 // Member is one key and value of a JSON object.
@@ -56,11 +71,14 @@ type Member struct {
 	Key string
 	// Value is the member's value.
 	Value Value
+	// lit is the literal Parse read for Key, if written with escapes, as
+	// Value.lit is for a String.
+	lit *string
 }
 
 // Get returns the value of the object member named key, or nil when v is
-// not an object or has no such member. The pointer is into v's members,
-// so changes through it change v.
+// not an object or has no such member. The pointer is into v's members
+// and is for reading: a Value is immutable once built.
 func (v *Value) Get(key string) *Value {
 	if v.Kind != Object {
 		return nil
