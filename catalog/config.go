@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,88 +132,95 @@ func (r *RedactionConfig) Redactor() (*guard.Redactor, error) {
 // DefaultOut is the compile output directory when tessera.yaml names none.
 const DefaultOut = "build/prompts"
 
-var configKeys = []string{"version", "tasks", "workflows", "template_extensions", "log", "out", "specs", "budget", "redaction", "limits"}
+// configSchema decodes tessera.yaml into a configDoc. Its messages are
+// worded as tessera.yaml's have always been: "budget: unknown key ..."
+// without a hint.
+var configSchema = yamldoc.NewSchema[configDoc](yamldoc.Options{
+	Doc: ConfigFile,
+	Rules: map[string]yamldoc.Rule{
+		"version":        yamldoc.Int(1, 1, "1, the only config version so far"),
+		"budget":         yamldoc.Want("a mapping with model, context and reserve"),
+		"budget.context": yamldoc.Int(1, math.MaxInt, "a whole number of tokens above 0"),
+		"budget.reserve": yamldoc.Int(0, math.MaxInt, "a whole number of tokens"),
+		"redaction":      yamldoc.Want("a mapping with defaults and patterns"),
+		"limits":         yamldoc.Want("a mapping with max_file_bytes and max_output_bytes"),
+	},
+	UnknownKey: func(at, key, _ string, keys []string) string {
+		msg := fmt.Sprintf("unknown key %q: the keys are %s", key, strings.Join(keys, ", "))
+		if at != "" {
+			msg = at + ": " + msg
+		}
+		return msg
+	},
+})
+
+// configDoc is tessera.yaml as written: its keys, in the order
+// diagnostics list them, and the checks of each value (by type). An
+// absent or null key leaves the zero value; ParseConfig supplies the
+// defaults.
+type configDoc struct {
+	Version            int           `yaml:"version"`
+	Tasks              relPath       `yaml:"tasks"`
+	Workflows          relPath       `yaml:"workflows"`
+	TemplateExtensions extensions    `yaml:"template_extensions"`
+	Log                relPath       `yaml:"log"`
+	Out                relPath       `yaml:"out"`
+	Specs              relPath       `yaml:"specs"`
+	Budget             *budgetDoc    `yaml:"budget"`
+	Redaction          *redactionDoc `yaml:"redaction"`
+	Limits             *limitsDoc    `yaml:"limits"`
+}
+
+type budgetDoc struct {
+	Model   modelName `yaml:"model"`
+	Context int       `yaml:"context"`
+	Reserve int       `yaml:"reserve"`
+}
+
+type redactionDoc struct {
+	Defaults *bool       `yaml:"defaults"`
+	Patterns patternList `yaml:"patterns"`
+}
+
+type limitsDoc struct {
+	MaxFileBytes   byteSize `yaml:"max_file_bytes"`
+	MaxOutputBytes byteSize `yaml:"max_output_bytes"`
+}
 
 // ParseConfig parses the tessera.yaml file content data, normalised first
-// (see prompt.Normalize); name is used in diagnostics. Unknown keys, wrong types, missing required keys and paths
-// that leave the root are errors naming the key and its line; every
-// problem is reported, as a diag.List.
+// (see prompt.Normalize); name is used in diagnostics. Unknown keys, wrong
+// types, missing required keys and paths that leave the root are errors
+// naming the key and its line; every problem is reported, as a diag.List.
 func ParseConfig(name string, data []byte) (*Config, error) {
 	top, err := yamldoc.Parse(name, data)
 	if err != nil {
 		return nil, err
 	}
-	cfg := &Config{Version: 1, Limits: DefaultLimits(), lines: map[string]int{}}
-	var errs diag.List
 	if top == nil {
 		return nil, diag.List{diag.Errorf(name, 0, "empty: name the task and workflow directories, for example\n  tasks: prompts/tasks\n  workflows: workflows")}
 	}
-	m := top
-	if m.Kind != yaml.MappingNode {
-		return nil, diag.List{diag.Errorf(name, m.Line, "want a mapping of keys to values at the top level")}
+	if top.Kind != yaml.MappingNode {
+		return nil, diag.List{diag.Errorf(name, top.Line, "want a mapping of keys to values at the top level")}
 	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
-		key := k.Value
-		if seen[key] {
-			errs = append(errs, diag.Errorf(name, k.Line, "key %q is repeated: keep one", key))
-			continue
-		}
-		seen[key] = true
-		cfg.lines[key] = k.Line
-		switch key {
-		case "version":
-			n, err := strconv.Atoi(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil || n != 1 {
-				errs = append(errs, diag.Errorf(name, v.Line, "version: want 1, the only config version so far"))
-			}
-			cfg.Version = 1
-		case "tasks", "workflows", "log", "out", "specs":
-			p, err := pathValue(v)
-			if err != nil {
-				errs = append(errs, diag.Errorf(name, v.Line, "%s: %v", key, err))
-				continue
-			}
-			switch key {
-			case "tasks":
-				cfg.Tasks = p
-			case "workflows":
-				cfg.Workflows = p
-			case "log":
-				cfg.Log = p
-			case "out":
-				cfg.Out = p
-			case "specs":
-				cfg.Specs = p
-			}
-		case "budget":
-			b, berrs := budgetValue(name, k.Line, v)
-			errs = append(errs, berrs...)
-			cfg.Budget = b
-		case "redaction":
-			r, rerrs := redactionValue(name, k.Line, v)
-			errs = append(errs, rerrs...)
-			cfg.Redaction = r
-		case "limits":
-			l, lerrs := limitsValue(name, k.Line, v)
-			errs = append(errs, lerrs...)
-			cfg.Limits = l
-		case "template_extensions":
-			exts, err := extensionsValue(v)
-			if err != nil {
-				errs = append(errs, diag.Errorf(name, v.Line, "template_extensions: %v", err))
-				continue
-			}
-			cfg.TemplateExtensions = exts
-		default:
-			errs = append(errs, diag.Errorf(name, k.Line, "unknown key %q: the keys are %s", key, strings.Join(configKeys, ", ")))
-		}
+	var doc configDoc
+	d := configSchema.Decode(name, top, &doc)
+	errs := d.Errors()
+	lines := d.Lines()
+	cfg := &Config{
+		Version:            1,
+		Tasks:              string(doc.Tasks),
+		Workflows:          string(doc.Workflows),
+		Specs:              string(doc.Specs),
+		TemplateExtensions: doc.TemplateExtensions,
+		Log:                string(doc.Log),
+		Out:                string(doc.Out),
+		Limits:             DefaultLimits(),
+		lines:              lines,
 	}
-	if cfg.Tasks == "" && !seen["tasks"] {
+	if cfg.Tasks == "" && !d.Bad("tasks") {
 		errs = append(errs, diag.Errorf(name, 0, "missing key \"tasks\": name the directory of task templates, relative to the catalog root"))
 	}
-	if cfg.Workflows == "" && !seen["workflows"] {
+	if cfg.Workflows == "" && !d.Bad("workflows") {
 		errs = append(errs, diag.Errorf(name, 0, "missing key \"workflows\": name the directory of workflow JSON files, relative to the catalog root"))
 	}
 	if cfg.TemplateExtensions == nil {
@@ -221,183 +229,155 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	if cfg.Out == "" {
 		cfg.Out = DefaultOut
 	}
+	if b := doc.Budget; b != nil {
+		cfg.Budget = &BudgetConfig{Model: string(b.Model), Context: b.Context, Reserve: b.Reserve, Line: lines["budget"]}
+		if cfg.Budget.Model == "" {
+			cfg.Budget.Model = "gpt-4o"
+		}
+		if b.Context == 0 && !d.Failed("budget") {
+			errs = append(errs, diag.Errorf(name, lines["budget"], "budget: missing key \"context\": give the model's context window in tokens"))
+		}
+		if b.Context > 0 && b.Reserve >= b.Context {
+			errs = append(errs, diag.Errorf(name, lines["budget"], "budget: reserve %d leaves nothing of the %d-token context", b.Reserve, b.Context))
+		}
+	}
+	if r := doc.Redaction; r != nil {
+		cfg.Redaction = &RedactionConfig{Defaults: r.Defaults == nil || *r.Defaults, Patterns: r.Patterns, Line: lines["redaction"]}
+		if !d.Failed("redaction") {
+			if _, err := cfg.Redaction.Redactor(); err != nil {
+				errs = append(errs, diag.Errorf(name, lines["redaction"], "redaction: %v", err))
+			}
+		}
+	}
+	if l := doc.Limits; l != nil {
+		if l.MaxFileBytes > 0 {
+			cfg.Limits.MaxFileBytes = int64(l.MaxFileBytes)
+		}
+		if l.MaxOutputBytes > 0 {
+			cfg.Limits.MaxOutputBytes = int64(l.MaxOutputBytes)
+		}
+	}
 	if len(errs) > 0 {
+		errs.Sort()
 		return nil, errs
 	}
 	return cfg, nil
 }
 
-func pathValue(v *yaml.Node) (string, error) {
-	if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
-		return "", fmt.Errorf("want a path string relative to the catalog root")
+// relPath is a path relative to the catalog root that stays inside it;
+// "." is the root itself.
+type relPath string
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (p *relPath) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		d.Wrong(n, at, "a path string relative to the catalog root")
+		return
 	}
-	if v.Value == "." {
-		return ".", nil
+	if n.Value == "." {
+		*p = "."
+		return
 	}
-	return include.CleanPath(v.Value)
+	c, err := include.CleanPath(n.Value)
+	if err != nil {
+		d.Errorf(n, at, "%v", err)
+		return
+	}
+	*p = relPath(c)
 }
 
-func extensionsValue(v *yaml.Node) ([]string, error) {
-	if v.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("want a list such as [.txt, .md]")
+// extensions is a non-empty list of file extensions, each starting with a
+// dot.
+type extensions []string
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (e *extensions) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	if n.Kind != yaml.SequenceNode {
+		d.Errorf(n, at, "want a list such as [.txt, .md]")
+		return
 	}
-	exts := []string{}
-	for _, e := range v.Content {
-		if e.Kind != yaml.ScalarNode || !strings.HasPrefix(e.Value, ".") || len(e.Value) < 2 || strings.ContainsAny(e.Value, "/\\") {
-			return nil, fmt.Errorf("line %d: want an extension starting with a dot, such as .txt", e.Line)
+	exts := extensions{}
+	for _, x := range n.Content {
+		if x.Kind != yaml.ScalarNode || !strings.HasPrefix(x.Value, ".") || len(x.Value) < 2 || strings.ContainsAny(x.Value, "/\\") {
+			d.Errorf(n, at, "line %d: want an extension starting with a dot, such as .txt", x.Line)
+			return
 		}
-		exts = append(exts, e.Value)
+		exts = append(exts, x.Value)
 	}
 	if len(exts) == 0 {
-		return nil, fmt.Errorf("the list is empty: name at least one extension, such as .txt")
+		d.Errorf(n, at, "the list is empty: name at least one extension, such as .txt")
+		return
 	}
-	return exts, nil
+	*e = exts
 }
 
-// budgetValue parses the "budget" mapping: model, context and reserve.
-func budgetValue(name string, line int, v *yaml.Node) (*BudgetConfig, []*diag.Error) {
-	if v.Kind != yaml.MappingNode {
-		return nil, []*diag.Error{diag.Errorf(name, line, "budget: want a mapping with model, context and reserve")}
+// modelName is a model tokenizer.ForModel knows.
+type modelName string
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (m *modelName) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		d.Wrong(n, at, "a model name such as gpt-4o")
+		return
 	}
-	b := &BudgetConfig{Model: "gpt-4o", Line: line}
-	var errs []*diag.Error
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if seen[k.Value] {
-			errs = append(errs, diag.Errorf(name, k.Line, "budget.%s is repeated", k.Value))
-			continue
-		}
-		seen[k.Value] = true
-		switch k.Value {
-		case "model":
-			if val.Kind != yaml.ScalarNode || val.Tag != "!!str" {
-				errs = append(errs, diag.Errorf(name, val.Line, "budget.model: want a model name such as gpt-4o"))
-				continue
-			}
-			if _, err := tokenizer.ForModel(val.Value); err != nil {
-				errs = append(errs, diag.Errorf(name, val.Line, "budget.model: %v", err))
-				continue
-			}
-			b.Model = val.Value
-		case "context", "reserve":
-			n, err := strconv.Atoi(val.Value)
-			if val.Kind != yaml.ScalarNode || val.Tag != "!!int" || err != nil || n < 0 || (k.Value == "context" && n == 0) {
-				errs = append(errs, diag.Errorf(name, val.Line, "budget.%s: want a whole number of tokens%s", k.Value, map[bool]string{true: " above 0", false: ""}[k.Value == "context"]))
-				continue
-			}
-			if k.Value == "context" {
-				b.Context = n
-			} else {
-				b.Reserve = n
-			}
-		default:
-			errs = append(errs, diag.Errorf(name, k.Line, "budget: unknown key %q: the keys are model, context, reserve", k.Value))
-		}
+	if _, err := tokenizer.ForModel(n.Value); err != nil {
+		d.Errorf(n, at, "%v", err)
+		return
 	}
-	if !seen["context"] && len(errs) == 0 {
-		errs = append(errs, diag.Errorf(name, line, "budget: missing key \"context\": give the model's context window in tokens"))
-	}
-	if b.Context > 0 && b.Reserve >= b.Context {
-		errs = append(errs, diag.Errorf(name, line, "budget: reserve %d leaves nothing of the %d-token context", b.Reserve, b.Context))
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return b, nil
+	*m = modelName(n.Value)
 }
 
-// redactionValue parses the "redaction" mapping and checks its patterns
-// by building the redactor.
-func redactionValue(name string, line int, v *yaml.Node) (*RedactionConfig, []*diag.Error) {
-	if v.Kind != yaml.MappingNode {
-		return nil, []*diag.Error{diag.Errorf(name, line, "redaction: want a mapping with defaults and patterns")}
-	}
-	r := &RedactionConfig{Defaults: true, Line: line}
-	var errs []*diag.Error
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		switch k.Value {
-		case "defaults":
-			if val.Kind != yaml.ScalarNode || val.Tag != "!!bool" {
-				errs = append(errs, diag.Errorf(name, val.Line, "redaction.defaults: want true or false"))
-				continue
-			}
-			r.Defaults = val.Value == "true"
-		case "patterns":
-			if val.Kind != yaml.SequenceNode {
-				errs = append(errs, diag.Errorf(name, val.Line, "redaction.patterns: want a list of {label, regexp, personal}"))
-				continue
-			}
-			for _, item := range val.Content {
-				var p guard.Pattern
-				if err := item.Decode(&p); err != nil || item.Kind != yaml.MappingNode {
-					errs = append(errs, diag.Errorf(name, item.Line, "redaction.patterns: want {label, regexp, personal}"))
-					continue
-				}
-				for j := 0; j+1 < len(item.Content); j += 2 {
-					if f := item.Content[j].Value; f != "label" && f != "regexp" && f != "personal" {
-						errs = append(errs, diag.Errorf(name, item.Content[j].Line, "redaction.patterns: unknown key %q: the keys are label, regexp, personal", f))
-					}
-				}
-				if _, err := guard.NewRedactor([]guard.Pattern{p}, false); err != nil {
-					errs = append(errs, diag.Errorf(name, item.Line, "redaction.patterns: %v", err))
-					continue
-				}
-				r.Patterns = append(r.Patterns, p)
-			}
-		default:
-			errs = append(errs, diag.Errorf(name, k.Line, "redaction: unknown key %q: the keys are defaults, patterns", k.Value))
-		}
-	}
-	if len(errs) == 0 {
-		if _, err := r.Redactor(); err != nil {
-			errs = append(errs, diag.Errorf(name, line, "redaction: %v", err))
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return r, nil
-}
+// patternList is redaction.patterns: each item a guard.Pattern that
+// compiles on its own. Problems are reported at "redaction.patterns",
+// without the item's index.
+type patternList []guard.Pattern
 
-// limitsValue parses the "limits" mapping.
-func limitsValue(name string, line int, v *yaml.Node) (Limits, []*diag.Error) {
-	l := DefaultLimits()
-	if v.Kind != yaml.MappingNode {
-		return l, []*diag.Error{diag.Errorf(name, line, "limits: want a mapping with max_file_bytes and max_output_bytes")}
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (l *patternList) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	const want = "{label, regexp, personal}"
+	if n.Kind != yaml.SequenceNode {
+		d.Wrong(n, at, "a list of "+want)
+		return
 	}
-	var errs []*diag.Error
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		var dst *int64
-		switch k.Value {
-		case "max_file_bytes":
-			dst = &l.MaxFileBytes
-		case "max_output_bytes":
-			dst = &l.MaxOutputBytes
-		default:
-			errs = append(errs, diag.Errorf(name, k.Line, "limits: unknown key %q: the keys are max_file_bytes, max_output_bytes", k.Value))
+	for _, item := range n.Content {
+		if item.Kind != yaml.MappingNode {
+			d.Wrong(item, at, want)
 			continue
 		}
-		n, err := byteSize(val)
-		if err != nil {
-			errs = append(errs, diag.Errorf(name, val.Line, "limits.%s: %v", k.Value, err))
+		var p guard.Pattern
+		if !d.Decode(item, at, &p) {
 			continue
 		}
-		*dst = n
+		if _, err := guard.NewRedactor([]guard.Pattern{p}, false); err != nil {
+			d.Errorf(item, at, "%v", err)
+			continue
+		}
+		*l = append(*l, p)
 	}
-	return l, errs
 }
 
 // maxLimit is the largest size a limit may be set to (1 GiB).
 const maxLimit = 1 << 30
 
-// byteSize reads a size: a whole number of bytes, or a number with a unit.
-func byteSize(v *yaml.Node) (int64, error) {
-	bad := fmt.Errorf("want a size in bytes, such as 16777216 or 16MiB, from 1 byte to 1GiB")
+// byteSize is a size: a whole number of bytes, or a number with a unit
+// (KiB, MiB, GiB, KB, MB, GB, B), from 1 byte to maxLimit.
+type byteSize int64
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (b *byteSize) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	n64, ok := parseSize(n)
+	if !ok {
+		d.Wrong(n, at, "a size in bytes, such as 16777216 or 16MiB, from 1 byte to 1GiB")
+		return
+	}
+	*b = byteSize(n64)
+}
+
+// parseSize reads a size: a whole number of bytes, or a number with a
+// unit.
+func parseSize(v *yaml.Node) (int64, bool) {
 	if v.Kind != yaml.ScalarNode {
-		return 0, bad
+		return 0, false
 	}
 	s := strings.TrimSpace(v.Value)
 	mult := int64(1)
@@ -412,7 +392,7 @@ func byteSize(v *yaml.Node) (int64, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n <= 0 || n > maxLimit/mult {
-		return 0, bad
+		return 0, false
 	}
-	return n * mult, nil
+	return n * mult, true
 }

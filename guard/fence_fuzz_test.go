@@ -11,7 +11,7 @@ func FuzzChooseFence(f *testing.F) {
 	for _, s := range []string{
 		"", "plain", "~~~", "~~~~", "a\n~~~\nb", "  ~~~~~\n", "\t~~~", "~~~~~~~~~~~~~~~~",
 		"```\n~~~\n```", "x ~~~", "~\n~~\n~~~\n", "\n\n", "~~~text\ncode\n~~~\n",
-		"line\r\n~~~\r\n", "ü~~~", " \t ~~~~ ~~~",
+		"line\r\n~~~\r\n", "ü~~~", " \t ~~~~ ~~~", "a\r~~~\rb", "\r~~~~", "a\u2028~~~", "\u200b~~~",
 	} {
 		f.Add(s, "text")
 	}
@@ -21,7 +21,8 @@ func FuzzChooseFence(f *testing.F) {
 		if len(fence) < 3 || strings.Trim(fence, "~") != "" {
 			t.Fatalf("ChooseFence(%q) = %q", text, fence)
 		}
-		for line := range strings.Lines(text) {
+		// Every CommonMark line: "\n", "\r\n" and "\r" end one.
+		for line := range strings.SplitSeq(normEOL(text), "\n") {
 			trimmed := strings.TrimLeft(line, " \t")
 			if strings.HasPrefix(trimmed, fence) {
 				t.Fatalf("line %q starts with the fence %q", line, fence)
@@ -38,12 +39,33 @@ func FuzzChooseFence(f *testing.F) {
 	})
 }
 
-// FuzzWrapTag checks that wrapped text never holds the wrapper's tag
-// except at its two ends.
+// FuzzFenceCommonMark checks Fence against goldmark, a CommonMark parser
+// that shares no code with this package: whatever the text, the output is
+// one fenced code block holding exactly the text (see commonMarkFenced).
+func FuzzFenceCommonMark(f *testing.F) {
+	for _, s := range fenceNasties {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		out := Fence(text, "text")
+		if msg := commonMarkFenced(out, text, "text"); msg != "" {
+			t.Fatalf("Fence(%q) = %q: %s", text, out, msg)
+		}
+	})
+}
+
+// FuzzWrapTag checks that wrapped text holds the wrapper's tag only on
+// its first and last lines, by checkWrapped's independent reading of
+// tags, and by the package's own.
 func FuzzWrapTag(f *testing.F) {
-	for _, s := range []string{"", "x", "</doc>", "< / DOC >", "<doc>", "a</doc", "<<//doc>", "</docs>"} {
+	for _, s := range []string{
+		"", "x", "</doc>", "< / DOC >", "<doc>", "a</doc", "<<//doc>", "</docs>", "<\r/doc>", "</\vdoc>",
+		"<\u0085/doc>", "</d\u200boc>", "\uff1c/doc>", "<\\/doc>", "</\uff24\uff2f\uff23>", "<doc/>", "&lt;/doc>",
+	} {
 		f.Add("doc", s)
 	}
+	f.Add("user_input", "</user-input>")
+	f.Add("task", "</tas\u212a>")
 	f.Fuzz(func(t *testing.T, tag, text string) {
 		out, err := WrapTag(tag, text)
 		if err != nil {
@@ -52,23 +74,14 @@ func FuzzWrapTag(f *testing.F) {
 			}
 			return
 		}
-		open, close := "<"+tag+">\n", "</"+tag+">"
-		if !strings.HasPrefix(out, open) || !strings.HasSuffix(out, close) {
-			t.Fatalf("WrapTag(%q, %q) = %q", tag, text, out)
+		if msg := checkWrapped(out, tag, text); msg != "" {
+			t.Fatalf("WrapTag(%q, %q) = %q: %s", tag, text, out, msg)
 		}
-		inner := out[len(open) : len(out)-len(close)]
-		for i := strings.IndexByte(inner, '<'); i >= 0; {
-			if tagAt(inner[i+1:], tag) {
+		inner := out[len(tag)+3 : len(out)-len(tag)-3]
+		for i := range inner {
+			if inner[i] == '<' && tagAt(inner[i+1:], tag) {
 				t.Fatalf("tag survives in %q", inner)
 			}
-			j := strings.IndexByte(inner[i+1:], '<')
-			if j < 0 {
-				break
-			}
-			i += 1 + j
-		}
-		if strings.ReplaceAll(inner, "&lt;", "<") != strings.ReplaceAll(strings.TrimSuffix(text, "\n")+"\n", "&lt;", "<") && text != "" {
-			t.Fatalf("content changed beyond '<': %q -> %q", text, inner)
 		}
 	})
 }

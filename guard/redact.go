@@ -100,91 +100,26 @@ type rule struct {
 	re          *regexp.Regexp
 	secret      int    // index of the "secret" group, or -1
 	placeholder string // Placeholder(Label)
-	need        string // bytes every match holds
+	find        finder // a built-in pattern's scanner; nil: run re
+	need        string // bytes every match of re holds
 	mask        uint64 // need as bits of the Redactor's gate
 	scope       scope  // nil: the whole text
-	check       check  // nil: every match
 }
 
 // A window is a byte range of a text that may hold a match.
 type window struct{ start, end int }
 
 // scope returns the windows of text a pattern's matches must lie in,
-// sorted and not overlapping, appended to dst. It lets a pattern skip
-// text that cannot match without running the expression over it: Go's
-// expressions are linear in time but slow on long text without a literal
-// to look for first.
+// sorted and not overlapping, appended to dst. It lets a custom pattern
+// skip text that cannot match without running the expression over it.
 type scope func(text string, dst []window) []window
-
-// check reports whether the match text[start:end] is a real one.
-type check func(text string, start, end int) bool
-
-// builtin is a built-in pattern with what keeps it fast and precise: the
-// windows its matches lie in, and a check every match must pass.
-type builtin struct {
-	Pattern
-	need  string // bytes every match holds: a text without one of them is skipped
-	scope scope
-	check check
-}
-
-// defaults are the built-in patterns, most specific first: when two
-// matches start at the same place, the earlier pattern names the result.
-var defaults = []builtin{
-	{Pattern{Label: "private-key", Regexp: `-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)`},
-		"-BEGIN", fromFirst("-----BEGIN"), nil},
-	{Pattern{Label: "url-password", Regexp: `\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@\[\]]+:(?P<secret>[^\s/?#@\[\]]+)@`},
-		":/@", tokensWith("://"), nil},
-	{Pattern{Label: "bearer-token", Regexp: `(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{20,})`},
-		"", afterWord("bearer"), hasDigit},
-	{Pattern{Label: "anthropic-key", Regexp: `\bsk-ant-[A-Za-z0-9_-]{20,}`},
-		"sk-ant", tokensWith("sk-ant-"), hasDigit},
-	{Pattern{Label: "openai-key", Regexp: `\bsk-[A-Za-z0-9_-]{20,}`},
-		"sk-", tokensWith("sk-"), hasDigit},
-	{Pattern{Label: "google-api-key", Regexp: `\bAIza[0-9A-Za-z_-]{35}\b`},
-		"AIza", tokensWith("AIza"), nil},
-	{Pattern{Label: "github-token", Regexp: `\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`},
-		"gh_", tokensWith("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), hasDigit},
-	{Pattern{Label: "aws-access-key", Regexp: `\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`},
-		"AI", tokensWith("AKIA", "ASIA"), nil},
-	{Pattern{Label: "slack-token", Regexp: `\bxox[abposr]-[A-Za-z0-9-]{10,}`},
-		"xo-", tokensWith("xox"), hasDigit},
-	{Pattern{Label: "stripe-key", Regexp: `\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`},
-		"k_", tokensWith("_live_", "_test_"), hasDigit},
-	{Pattern{Label: "jwt", Regexp: `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`},
-		"eyJ.", tokensWith("eyJ"), nil},
-	{Pattern{Label: "email", Regexp: `\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`, Personal: true},
-		"@.", tokensWith("@"), notURLUser},
-	{Pattern{Label: "phone", Regexp: `(?:\+\d{1,3}[ .-]?)?(?:\(\d{3}\)[ .-]?|\b\d{3}[ .-])\d{3}[ .-]\d{4}\b|\+\d{1,3}(?:[ .-]?(?:\(\d{1,4}\)|\d{1,4})){2,6}\b`, Personal: true},
-		"", digitRuns(8), phoneNumber},
-}
-
-// DefaultPatterns returns the built-in patterns, in the order they are
-// tried: private keys (PEM blocks, "-----BEGIN … PRIVATE KEY-----"),
-// passwords in URLs (scheme://user:password@host), bearer tokens, the API
-// keys and tokens of Anthropic (sk-ant-), OpenAI (sk-, sk-proj-), Google
-// (AIza…), GitHub (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), AWS access
-// key ids (AKIA…, ASIA…), Slack (xox…) and Stripe (sk_live_, rk_live_,
-// sk_test_), JSON Web Tokens, and, marked Personal, e-mail addresses and
-// phone numbers.
-//
-// The built-in patterns carry two checks their expressions cannot say: a
-// token must hold a digit (so "sk-learn-compatible-estimators" is prose,
-// not a key), and a phone number must have 8 to 15 digits. A pattern
-// passed to NewRedactor with the same label and expression as a built-in
-// one keeps those checks.
-func DefaultPatterns() []Pattern {
-	ps := make([]Pattern, len(defaults))
-	for i, d := range defaults {
-		ps[i] = d.Pattern
-	}
-	return ps
-}
 
 // Redactor replaces matches of its patterns with labelled placeholders.
 // It is immutable and safe for concurrent use.
 type Redactor struct {
 	rules []rule
+	// gated is set when some rule has a mask.
+	gated bool
 	// gate maps each byte some rule needs to a bit; a text's bits, ORed
 	// over its bytes in one pass, say which rules can match at all.
 	gate [256]uint64
@@ -207,6 +142,7 @@ func newRedactor(rules []rule) *Redactor {
 			}
 			ru.mask |= r.gate[c]
 		}
+		r.gated = r.gated || ru.mask != 0
 	}
 	return r
 }
@@ -238,13 +174,10 @@ func NewRedactor(patterns []Pattern, defaults bool) (*Redactor, error) {
 			continue
 		}
 		seen[p.Label] = true
-		r, err := compile(p, nil, nil)
+		r, err := compile(p, builtinFor(p))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("guard: %s: %w", name, err))
 			continue
-		}
-		if b, ok := builtinFor(p); ok {
-			r.need, r.scope, r.check = b.need, b.scope, b.check
 		}
 		custom = append(custom, r)
 	}
@@ -271,16 +204,19 @@ func NewRedactor(patterns []Pattern, defaults bool) (*Redactor, error) {
 	return newRedactor(rules), nil
 }
 
-func builtinFor(p Pattern) (builtin, bool) {
+// builtinFor returns the scanner of the built-in pattern with p's label
+// and expression, or nil.
+func builtinFor(p Pattern) finder {
 	for _, b := range defaults {
 		if b.Label == p.Label && b.Regexp == p.Regexp {
-			return b, true
+			return b.find
 		}
 	}
-	return builtin{}, false
+	return nil
 }
 
-func compile(p Pattern, scope scope, check check) (rule, error) {
+// compile checks and compiles p; find, when not nil, is its scanner.
+func compile(p Pattern, find finder) (rule, error) {
 	if p.Regexp == "" {
 		return rule{}, errors.New("the regexp is empty: write the expression to redact")
 	}
@@ -291,8 +227,8 @@ func compile(p Pattern, scope scope, check check) (rule, error) {
 	if re.MatchString("") {
 		return rule{}, errors.New("the regexp matches empty text: make it require at least one character")
 	}
-	r := rule{Pattern: p, re: re, secret: re.SubexpIndex("secret"), placeholder: Placeholder(p.Label), scope: scope, check: check}
-	if scope == nil {
+	r := rule{Pattern: p, re: re, secret: re.SubexpIndex("secret"), placeholder: Placeholder(p.Label), find: find}
+	if find == nil {
 		// An expression that must start with a literal cannot match text
 		// without it; checking for it first is much cheaper than running
 		// the expression.
@@ -307,10 +243,9 @@ func compile(p Pattern, scope scope, check check) (rule, error) {
 var defaultRedactor = sync.OnceValue(func() *Redactor {
 	rules := make([]rule, len(defaults))
 	for i, d := range defaults {
-		r, err := compile(d.Pattern, d.scope, d.check)
-		r.need = d.need
+		r, err := compile(d.Pattern, d.find)
 		if err != nil {
-			panic("guard: built-in pattern " + d.Label + ": " + err.Error()) // a bug in this file, caught by every test
+			panic("guard: built-in pattern " + d.Label + ": " + err.Error()) // a bug in patterns.go, caught by every test
 		}
 		rules[i] = r
 	}
@@ -335,28 +270,69 @@ func (r *Redactor) Patterns() []Pattern {
 // overlap, they are replaced as one, under the label of the match that
 // starts first (the earlier pattern when two start together), so no part
 // of either survives. Text without a match is returned as it is, with nil
-// Counts.
+// Counts. The time it takes is linear in the length of the text.
 func (r *Redactor) Redact(text string) (string, Counts) { return r.redact(text, true) }
 
 // RedactSecrets is Redact with only the patterns not marked Personal:
-// credentials are replaced, e-mail addresses and phone numbers kept.
+// credentials are replaced; e-mail addresses, phone numbers, IBANs and
+// social security numbers are kept.
 func (r *Redactor) RedactSecrets(text string) (string, Counts) { return r.redact(text, false) }
 
+// A span is a part of a text to replace, and the index of the rule whose
+// placeholder replaces it.
 type span struct{ start, end, rule int }
 
 func (r *Redactor) redact(text string, personal bool) (string, Counts) {
-	if r == nil || text == "" {
+	spans := r.spans(text, personal)
+	if len(spans) == 0 {
 		return text, nil
 	}
-	var spans []span
-	var wins []window
-	var present uint64
-	for i := 0; i < len(text); i++ {
-		present |= r.gate[text[i]]
+	var b strings.Builder
+	n := len(text)
+	for _, s := range spans {
+		n += len(r.rules[s.rule].placeholder) - (s.end - s.start)
 	}
+	b.Grow(n)
+	var counts Counts
+	pos := 0
+	for _, s := range spans {
+		b.WriteString(text[pos:s.start])
+		b.WriteString(r.rules[s.rule].placeholder)
+		counts.Add(r.rules[s.rule].Label, 1)
+		pos = s.end
+	}
+	b.WriteString(text[pos:])
+	return b.String(), counts
+}
+
+// spans returns the parts of text to replace, sorted and merged: where
+// matches overlap, the one that starts first (the earlier rule when two
+// start together) takes in the others.
+func (r *Redactor) spans(text string, personal bool) []span {
+	if r == nil || text == "" {
+		return nil
+	}
+	var spans []span
+	var present uint64
+	if r.gated {
+		for i := 0; i < len(text); i++ {
+			present |= r.gate[text[i]]
+		}
+	}
+	var hits []hit
+	var wins []window
 	for i := range r.rules {
 		ru := &r.rules[i]
 		if ru.Personal && !personal || present&ru.mask != ru.mask {
+			continue
+		}
+		if ru.find != nil {
+			hits = ru.find(text, hits[:0])
+			for _, h := range hits {
+				if h.start < h.end {
+					spans = append(spans, span{h.start, h.end, i})
+				}
+			}
 			continue
 		}
 		wins = wins[:0]
@@ -367,27 +343,21 @@ func (r *Redactor) redact(text string, personal bool) (string, Counts) {
 		}
 		for _, w := range wins {
 			for _, m := range ru.re.FindAllStringSubmatchIndex(text[w.start:w.end], -1) {
-				for j := range m {
-					if m[j] >= 0 {
-						m[j] += w.start
-					}
-				}
 				s, e := m[0], m[1]
 				if ru.secret >= 0 {
 					s, e = m[2*ru.secret], m[2*ru.secret+1]
 				}
-				if s < 0 || s == e || ru.check != nil && !ru.check(text, m[0], m[1]) {
+				if s < 0 || s == e {
 					continue
 				}
-				spans = append(spans, span{s, e, i})
+				spans = append(spans, span{w.start + s, w.start + e, i})
 			}
 		}
 	}
 	if len(spans) == 0 {
-		return text, nil
+		return nil
 	}
 	slices.SortFunc(spans, func(a, b span) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.rule, b.rule)) })
-	// Merge overlapping spans into the first of them.
 	merged := spans[:1]
 	for _, s := range spans[1:] {
 		last := &merged[len(merged)-1]
@@ -397,199 +367,17 @@ func (r *Redactor) redact(text string, personal bool) (string, Counts) {
 		}
 		merged = append(merged, s)
 	}
-	var b strings.Builder
-	var counts Counts
-	pos := 0
-	for _, s := range merged {
-		b.WriteString(text[pos:s.start])
-		b.WriteString(r.rules[s.rule].placeholder)
-		counts.Add(r.rules[s.rule].Label, 1)
-		pos = s.end
-	}
-	b.WriteString(text[pos:])
-	return b.String(), counts
-}
-
-func isTextSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
-
-// addWindow appends w to wins, merging it with the last window when they
-// touch. Windows are added in order of their start.
-func addWindow(wins []window, w window) []window {
-	if n := len(wins); n > 0 && w.start <= wins[n-1].end {
-		wins[n-1].end = max(wins[n-1].end, w.end)
-		return wins
-	}
-	return append(wins, w)
-}
-
-// widen returns w one byte wider on each side, within text, so that an
-// expression sees the byte before and after (for \b).
-func widen(text string, start, end int) window {
-	return window{max(start-1, 0), min(end+1, len(text))}
-}
-
-// tokensWith scopes a pattern whose matches hold no white space and
-// contain one of subs: its windows are the runs of non-space bytes
-// around each occurrence.
-func tokensWith(subs ...string) scope {
-	return func(text string, wins []window) []window {
-		var found []window
-		for _, sub := range subs {
-			for off := 0; ; {
-				i := strings.Index(text[off:], sub)
-				if i < 0 {
-					break
-				}
-				i += off
-				start, end := i, i+len(sub)
-				for start > 0 && !isTextSpace(text[start-1]) {
-					start--
-				}
-				for end < len(text) && !isTextSpace(text[end]) {
-					end++
-				}
-				found = append(found, widen(text, start, end))
-				off = end
-			}
-		}
-		if len(subs) > 1 {
-			slices.SortFunc(found, func(a, b window) int { return cmp.Compare(a.start, b.start) })
-		}
-		for _, w := range found {
-			wins = addWindow(wins, w)
-		}
-		return wins
-	}
+	return merged
 }
 
 // fromFirst scopes a pattern whose matches start with sub: one window
-// from its first occurrence to the end of the text.
+// from its first occurrence to the end of the text, a byte wider on the
+// left so that the expression sees the byte before (for \b).
 func fromFirst(sub string) scope {
 	return func(text string, wins []window) []window {
 		if i := strings.Index(text, sub); i >= 0 {
-			wins = append(wins, widen(text, i, len(text)))
+			wins = append(wins, window{max(i-1, 0), len(text)})
 		}
 		return wins
 	}
-}
-
-// afterWord scopes a pattern that is word (lower-case ASCII, matched in
-// any case), white space, then a token: each window runs from the word to
-// the end of the token after it.
-func afterWord(word string) scope {
-	// Looking for the word's tail in lower and in upper case with
-	// strings.Index is much faster than comparing at every byte; the
-	// candidates are then compared in full, in any case.
-	tails := []string{word[1:], strings.ToUpper(word[1:])}
-	return func(text string, wins []window) []window {
-		var found []int
-		for _, tail := range tails {
-			for off := 1; off < len(text); {
-				i := strings.Index(text[off:], tail)
-				if i < 0 {
-					break
-				}
-				i += off - 1
-				if strings.EqualFold(text[i:i+len(word)], word) {
-					found = append(found, i)
-				}
-				off = i + len(word)
-			}
-		}
-		slices.Sort(found)
-		for _, i := range found {
-			end := i + len(word)
-			for end < len(text) && isTextSpace(text[end]) {
-				end++
-			}
-			for end < len(text) && !isTextSpace(text[end]) {
-				end++
-			}
-			wins = addWindow(wins, widen(text, i, end))
-		}
-		return wins
-	}
-}
-
-// phoneBytes are the bytes a phone number is written with.
-var phoneBytes = func() (t [256]bool) {
-	for _, c := range []byte("0123456789 .-()+") {
-		t[c] = true
-	}
-	return t
-}()
-
-// digitRuns scopes a pattern over digits and separators (phone numbers):
-// its windows are the runs of digits, spaces, '.', '-', '(', ')' and '+'
-// that hold at least n digits.
-func digitRuns(n int) scope {
-	return func(text string, wins []window) []window {
-		for i := 0; i < len(text); {
-			if !isDigit(text[i]) {
-				i++
-				continue
-			}
-			start := i
-			for start > 0 && phoneBytes[text[start-1]] {
-				start--
-			}
-			digits, end := 0, start
-			for end < len(text) && phoneBytes[text[end]] {
-				if isDigit(text[end]) {
-					digits++
-				}
-				end++
-			}
-			if digits >= n {
-				wins = addWindow(wins, widen(text, start, end))
-			}
-			i = end
-		}
-		return wins
-	}
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// hasDigit requires a digit in the match: generated tokens have them,
-// words do not.
-func hasDigit(text string, start, end int) bool {
-	return strings.ContainsAny(text[start:end], "0123456789")
-}
-
-// notURLUser rejects an e-mail-like match that is the user and host of a
-// URL ("https://user:password@host"): that is the url-password pattern's.
-func notURLUser(text string, start, _ int) bool {
-	word := text[:start]
-	if i := strings.LastIndexAny(word, " \t\n"); i >= 0 {
-		word = word[i+1:]
-	}
-	return !strings.Contains(word, "://")
-}
-
-// phoneNumber requires 8 to 15 digits, the lengths of real numbers, and
-// rejects a match that is part of a longer run of digit groups, as in a
-// list of numbers ("100 200 300 4000").
-func phoneNumber(text string, start, end int) bool {
-	n := 0
-	for i := start; i < end; i++ {
-		if isDigit(text[i]) {
-			n++
-		}
-	}
-	if n < 8 || n > 15 {
-		return false
-	}
-	sep := func(c byte) bool { return c == ' ' || c == '.' || c == '-' }
-	before := start - 1
-	if before >= 0 && sep(text[before]) {
-		before--
-	}
-	after := end
-	if after < len(text) && sep(text[after]) {
-		after++
-	}
-	return (before < 0 || !isDigit(text[before])) && (after >= len(text) || !isDigit(text[after]))
 }

@@ -154,7 +154,7 @@ func TestNewRedactorCustom(t *testing.T) {
 	for _, p := range r.Patterns() {
 		labels = append(labels, p.Label)
 	}
-	wantLabels := "private-key url-password bearer-token anthropic-key openai-key google-api-key github-token aws-access-key slack-token stripe-key jwt email phone employee-id api-secret"
+	wantLabels := "private-key url-password bearer-token basic-auth aws-secret-key anthropic-key openai-key google-api-key github-token gitlab-token huggingface-token npm-token aws-access-key slack-token stripe-key jwt card-number email phone iban ssn employee-id api-secret"
 	if strings.Join(labels, " ") != wantLabels {
 		t.Errorf("labels = %v", labels)
 	}

@@ -14,4 +14,12 @@
 // with "additionalProperties": false and turns optional properties into
 // required ones whose value may be null. docs/providers.md lists the rules
 // and where they come from.
+//
+// Each of those functions, and [AppendCompact], reads the bytes it is
+// given, so a schema checked, fixed and copied into a request body would
+// be read three times. To read it once, [Parse] it and use the methods of
+// the [Value]: [Value.CheckStrict], [Value.Strictify] and
+// [Value.AppendCompact] give what the functions give, without reading the
+// document again. A Value is immutable once built (Value.Strictify
+// returns a new one), so it can be kept and shared.
 package schema

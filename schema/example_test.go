@@ -60,3 +60,28 @@ func ExampleStrictify() {
 	// {"type":"object","properties":{"title":{"type":"string"},"due":{"type":["string","null"],"format":"date"},"tags":{"type":["object","null"]}},"required":["title","due","tags"],"additionalProperties":false}
 	// at "/properties/tags": an object without "properties" must still set "additionalProperties": false, which allows only {}: declare its properties
 }
+
+// A schema parsed once can be checked, fixed and copied into a request
+// body without being read again; the parsed Value itself stays as it was.
+func ExampleValue_Strictify() {
+	v, err := schema.Parse([]byte(`{
+		"type": "object",
+		"properties": {"city": {"type": "string"}, "zip": {"type": "string"}},
+		"required": ["city"]
+	}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(v.CheckStrict()), "violations")
+	fixed, left := v.Strictify()
+	fmt.Println(len(left), "left after Strictify")
+	body := fixed.AppendCompact([]byte(`{"schema":`))
+	body = append(body, '}')
+	fmt.Println(string(body))
+	fmt.Println(string(v.AppendCompact(nil)))
+	// Output:
+	// 2 violations
+	// 0 left after Strictify
+	// {"schema":{"type":"object","properties":{"city":{"type":"string"},"zip":{"type":["string","null"]}},"required":["city","zip"],"additionalProperties":false}}
+	// {"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string"}},"required":["city"]}
+}

@@ -25,6 +25,7 @@ var fuzzSeeds = []string{
 	"{\"a\":\"\xff\"}",
 	` 1 `,
 	`{"type":"object","properties":{"m":{"type":"object"}},"additionalProperties":true}`,
+	`{"type":"object","properties":{"caf\u00e9":{"type":"string","description":"say \"hi\" \/ \ud83d\ude00 \ude00\t"},"r\u0000":{"$ref":"#/$defs/x"}},"$defs":{"x":{"type":"object","properties":{"k\\":{"enum":["\u0041",1]}}}}}`,
 }
 
 // tokens returns the token stream encoding/json reads from data, which
@@ -214,5 +215,25 @@ func FuzzCheckStrict(f *testing.F) {
 				}
 			}
 		}
+	})
+}
+
+// FuzzValuePath checks that a schema parsed once and then checked, fixed
+// and written through Value's methods gives what the functions give from
+// its bytes, and that none of the methods changes the Value
+// (checkValuePath says exactly what is compared).
+func FuzzValuePath(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	for _, c := range checkStrictCases {
+		f.Add([]byte(c.schema))
+	}
+	for _, c := range strictifyCases {
+		f.Add([]byte(c.in))
+	}
+	f.Add([]byte(triageSchema))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkValuePath(t, data)
 	})
 }

@@ -1,8 +1,27 @@
 // Package yamldoc reads one YAML (or JSON) document into a node tree that
-// keeps every key's position. It is the one parsing layer Tessera's YAML
-// file formats share (tessera.yaml, canonical specs), so that they agree on
-// what a line is, which characters are refused, how a syntax error is
-// located and that a repeated key is an error naming both of its lines.
+// keeps every key's position, and decodes that tree into Go structs. It is
+// the one YAML layer Tessera's file formats share (tessera.yaml, canonical
+// specs), so that they agree on what a line is, which characters are
+// refused, how a syntax error is located, that a repeated key is an error
+// naming both of its lines, and how an unknown key or a value of the wrong
+// type is reported.
+//
+// Parse and ParseText read the text; a Schema, built once from a struct
+// type's yaml tags and a few rules, decodes the tree, collecting every
+// problem as a diagnostic at its line and recording the line of each
+// field, so that later checks can place their own diagnostics:
+//
+//	var schema = yamldoc.NewSchema[Spec](yamldoc.Options{
+//		Rules: map[string]yamldoc.Rule{
+//			"task[].priority": yamldoc.Int(1, 5, "a whole number from 1 to 5"),
+//		},
+//	})
+//
+//	top, err := yamldoc.Parse(path, data)
+//	...
+//	var s Spec
+//	d := schema.Decode(path, top, &s)
+//	errs, lines := d.Errors(), d.Lines()
 package yamldoc
 
 import (

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/guard"
+)
+
+// redactCmd is "tessera redact [FILE|-]".
+func (a *app) redactCmd() *cobra.Command {
+	var report, secretsOnly bool
+	cmd := &cobra.Command{
+		Use:   "redact [FILE|-]",
+		Short: "Print a file or standard input with secrets and personal data redacted",
+		Long: `Print FILE (or standard input, when FILE is - or absent) with every secret
+and piece of personal data replaced by a labelled placeholder such as
+[REDACTED:email]: the same redaction assemble applies to canonical specs.
+
+Inside a catalog (--root, or the nearest tessera.yaml at or above the
+current directory) the patterns are those of tessera.yaml's "redaction"
+key; elsewhere, the built-in ones. With --secrets-only, credentials are
+redacted and personal data (e-mail addresses, phone numbers, IBANs, social
+security numbers) is kept. With --report, a count per label goes to
+standard error, then the total. docs/REDACTION.md lists the patterns.
+
+Exit 0 when the text is printed, whether or not anything was redacted;
+exit 1 when the file cannot be read or the output written.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r := guard.Default()
+			c, err := a.openCatalogIfAny(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if c != nil {
+				defer c.Close()
+				if r, err = c.Config().Redaction.Redactor(); err != nil {
+					return failure{fmt.Errorf("%s: redaction: %w", catalog.ConfigFile, err)}
+				}
+			}
+			var data []byte
+			if len(args) == 0 || args[0] == "-" {
+				if data, err = io.ReadAll(cmd.InOrStdin()); err != nil {
+					return failure{fmt.Errorf("cannot read standard input: %w: pass the text as a FILE instead", err)}
+				}
+			} else if data, err = os.ReadFile(args[0]); err != nil {
+				return failure{readError(args[0], err)}
+			}
+			redact := r.Redact
+			if secretsOnly {
+				redact = r.RedactSecrets
+			}
+			out, counts := redact(string(data))
+			if _, err := io.WriteString(a.stdout, out); err != nil {
+				return failure{fmt.Errorf("cannot write standard output: %w: check the file or pipe it goes to", err)}
+			}
+			if report {
+				printCounts(a.stderr, counts)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&report, "report", false, "print a count per label, and the total, to standard error")
+	cmd.Flags().BoolVar(&secretsOnly, "secrets-only", false, "redact credentials only; keep e-mail addresses, phone numbers and other personal data")
+	return cmd
+}
+
+// readError says why FILE could not be read and what to do about it.
+func readError(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("cannot read %s: no such file: check the path, or pass - to read standard input", name)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("cannot read %s: permission denied: make the file readable, or pipe it in with -", name)
+	}
+	return fmt.Errorf("cannot read %s: %v: name a readable file, or pass - to read standard input", name, err)
+}
+
+// printCounts prints one line per label, sorted, and the total, in two
+// aligned columns. The total is written TOTAL: labels are lower case, so
+// no label can be mistaken for it.
+func printCounts(w io.Writer, counts guard.Counts) {
+	width := len("TOTAL")
+	for _, c := range counts {
+		width = max(width, len(c.Label))
+	}
+	for _, c := range counts {
+		fmt.Fprintf(w, "%-*s %d\n", width, c.Label, c.N)
+	}
+	fmt.Fprintf(w, "%-*s %d\n", width, "TOTAL", counts.Total())
+}

@@ -1,0 +1,640 @@
+package guard
+
+import (
+	"encoding/base64"
+	"strings"
+)
+
+// The built-in patterns are found by scanners written by hand rather than
+// by their expressions. Each scanner looks for what every match must hold
+// (a literal prefix with strings.Index, an '@', a digit), then reads
+// forward or back from there a bounded distance, or to the end of a run
+// it never reads twice. That keeps every scanner linear in the length of
+// the text, including text built to be slow: long runs of digits,
+// separators or '@', repeated prefixes. Go's expressions are linear too,
+// but rescan long runs once per match attempt, which made hostile text
+// a thousand times slower than prose.
+
+// A hit is one match of a built-in pattern: the match is text[from:to],
+// and text[start:end] is the part replaced: the password of
+// "scheme://user:password@host", the whole match for most patterns.
+type hit struct{ from, start, end, to int }
+
+// A finder appends the hits of a built-in pattern in text to dst, in any
+// order.
+type finder func(text string, dst []hit) []hit
+
+// byteSet is a set of bytes, indexed by byte.
+type byteSet [256]bool
+
+const (
+	digitChars = "0123456789"
+	upperChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	lowerChars = "abcdefghijklmnopqrstuvwxyz"
+	alnumChars = digitChars + upperChars + lowerChars
+)
+
+func newByteSet(chars ...string) (s byteSet) {
+	for _, cs := range chars {
+		for i := 0; i < len(cs); i++ {
+			s[cs[i]] = true
+		}
+	}
+	return s
+}
+
+var (
+	alnumBytes      = newByteSet(alnumChars)
+	wordBytes       = newByteSet(alnumChars, "_")
+	keyBytes        = newByteSet(alnumChars, "_-")
+	alnumDashBytes  = newByteSet(alnumChars, "-")
+	upperDigitBytes = newByteSet(upperChars, digitChars)
+	schemeBytes     = newByteSet(alnumChars, "+.-")
+	token68Bytes    = newByteSet(alnumChars, "._~+/=-")
+	base64Bytes     = newByteSet(alnumChars, "+/")
+	localBytes      = newByteSet(alnumChars, "._%+-")
+	domainBytes     = newByteSet(alnumChars, "-")
+	pemLabelBytes   = newByteSet(upperChars, digitChars, " ")
+	// reSpace is \s in Go's expressions.
+	reSpace = newByteSet("\t\n\f\r ")
+	// blank is [ \t]: the white space inside a header line.
+	blank = newByteSet(" \t")
+	// authorityEnd ends the authority of a URL: \s and the bytes the
+	// url-password expression excludes.
+	authorityEnd = newByteSet("\t\n\f\r /?#\"<>`")
+)
+
+func isDigit(c byte) bool       { return '0' <= c && c <= '9' }
+func isUpper(c byte) bool       { return 'A' <= c && c <= 'Z' }
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isWord(c byte) bool        { return wordBytes[c] }
+
+// boundary reports whether \b holds at text[i]: a word byte on one side
+// of it and not on the other.
+func boundary(text string, i int) bool {
+	return (i > 0 && isWord(text[i-1])) != (i < len(text) && isWord(text[i]))
+}
+
+// runEnd returns the end of the run of bytes of set that starts at i.
+func runEnd(text string, i int, set *byteSet) int {
+	for i < len(text) && set[text[i]] {
+		i++
+	}
+	return i
+}
+
+// spacesEnd returns the end of the run of \s that starts at i.
+func spacesEnd(text string, i int) int { return runEnd(text, i, &reSpace) }
+
+// blanksEnd returns the end of the run of [ \t] that starts at i.
+func blanksEnd(text string, i int) int { return runEnd(text, i, &blank) }
+
+// hasFoldAt reports whether text holds word (lower-case ASCII) at i, in
+// any case.
+func hasFoldAt(text string, i int, word string) bool {
+	return i >= 0 && i+len(word) <= len(text) && strings.EqualFold(text[i:i+len(word)], word)
+}
+
+// eachFold calls fn with the start of each occurrence of word (lower-case
+// ASCII letters) in text, in order, written in lower case, in upper case,
+// or capitalised: "bearer", "BEARER", "Bearer". Its tail is looked for in
+// lower and in upper case with strings.Index, much faster than comparing
+// at every byte.
+func eachFold(text, word string, fn func(i int)) {
+	lower, upper := word[1:], strings.ToUpper(word[1:])
+	nextOf := func(tail string, from int) int {
+		for from < len(text) {
+			j := strings.Index(text[from:], tail)
+			if j < 0 {
+				break
+			}
+			if i := from + j - 1; i >= 0 && text[i]|0x20 == word[0] {
+				return i
+			}
+			from += j + 1
+		}
+		return len(text)
+	}
+	lo, up := nextOf(lower, 1), nextOf(upper, 1)
+	for lo < len(text) || up < len(text) {
+		i := min(lo, up)
+		fn(i)
+		if lo == i {
+			lo = nextOf(lower, i+2)
+		}
+		if up == i {
+			up = nextOf(upper, i+2)
+		}
+	}
+}
+
+// hasDigit requires a digit: generated tokens have them, words do not.
+func hasDigit(s string) bool { return strings.ContainsAny(s, digitChars) }
+
+// hasUpperAndLower requires both cases of letter, as a random token of
+// letters has and an identifier in snake_case does not.
+func hasUpperAndLower(s string) bool {
+	return strings.ContainsAny(s, upperChars) && strings.ContainsAny(s, lowerChars)
+}
+
+// tokenSpec is a token that starts with a literal prefix at a word
+// boundary and goes on with a run of body bytes.
+type tokenSpec struct {
+	prefix string
+	body   *byteSet
+	min    int // body bytes at least
+	// exact: the body is exactly min bytes, followed by neither a body
+	// byte nor a word byte, as in `ghp_[A-Za-z0-9]{36}\b` or
+	// `AIza[0-9A-Za-z_-]{35}(?:[^0-9A-Za-z_-]|$)`.
+	exact bool
+	// wordEnd: the whole run is followed by a word boundary, as in
+	// `hf_[A-Za-z0-9]{34,}\b`; body must be word bytes only.
+	wordEnd bool
+	check   func(body string) bool // nil: any body
+}
+
+// findTokens finds the tokens of specs. When there are several and every
+// prefix holds a '_' (rare in prose), one pass looks for the '_' with
+// strings.IndexByte; otherwise each prefix is looked for in turn with
+// strings.Index.
+func findTokens(specs ...tokenSpec) finder {
+	var anchor byte
+	offsets := make([]int, len(specs))
+	for i, s := range specs {
+		k := strings.IndexByte(s.prefix, '_')
+		if k < 0 || len(specs) == 1 {
+			anchor = 0
+			break
+		}
+		anchor, offsets[i] = '_', k
+	}
+	return func(text string, dst []hit) []hit {
+		states := make([]tokenState, len(specs))
+		if anchor == 0 {
+			for i := range specs {
+				s, st := &specs[i], &states[i]
+				for st.next < len(text) {
+					j := strings.Index(text[st.next:], s.prefix)
+					if j < 0 {
+						break
+					}
+					dst = s.at(text, st.next+j, st, dst)
+				}
+			}
+			return dst
+		}
+		for off := 0; off < len(text); {
+			j := strings.IndexByte(text[off:], anchor)
+			if j < 0 {
+				break
+			}
+			k := off + j
+			off = k + 1
+			for i := range specs {
+				s, st := &specs[i], &states[i]
+				if p := k - offsets[i]; p >= st.next && text[p] == s.prefix[0] && strings.HasPrefix(text[p:], s.prefix) {
+					dst = s.at(text, p, st, dst)
+				}
+			}
+		}
+		return dst
+	}
+}
+
+// tokenState is where a tokenSpec's search has got to in a text.
+type tokenState struct {
+	next int // where the next prefix may start
+	run  int // end of the body run last read
+}
+
+// at reads a token whose prefix is at i.
+func (s *tokenSpec) at(text string, i int, st *tokenState, dst []hit) []hit {
+	st.next = i + 1
+	if i > 0 && isWord(text[i-1]) {
+		return dst
+	}
+	b := i + len(s.prefix)
+	// A prefix inside the run last read ends where that run ends:
+	// reading it again would make a run of prefixes quadratic.
+	if b > st.run {
+		st.run = runEnd(text, b, s.body)
+	}
+	end := st.run
+	if s.exact {
+		// A later prefix in this run may have a body of the right
+		// length ("AIza…-AIza…"): go on to it.
+		if end-b != s.min || end < len(text) && isWord(text[end]) || s.check != nil && !s.check(text[b:end]) {
+			return dst
+		}
+	} else if end-b < s.min || s.wordEnd && end < len(text) && isWord(text[end]) || s.check != nil && !s.check(text[b:end]) {
+		// A later prefix in this run has a shorter body, a suffix of
+		// this one, with the same end: it fails too.
+		st.next = st.run
+		return dst
+	}
+	st.next = end
+	to := end
+	if s.exact && s.body[byte('-')] && end < len(text) {
+		to++ // the expression ends with (?:[^...]|$)
+	}
+	return append(dst, hit{i, i, end, to})
+}
+
+// pemLabelEnd reads a PEM label at i, after "-----BEGIN" or "-----END":
+// it returns the end of the "-----" after a label ending in "PRIVATE KEY"
+// or "PRIVATE KEY BLOCK", or -1, and where the label's run of bytes ends.
+func pemLabelEnd(text string, i int) (end, run int) {
+	run = runEnd(text, i, &pemLabelBytes)
+	label := text[i:run]
+	if !strings.HasPrefix(text[run:], "-----") ||
+		!strings.HasSuffix(label, "PRIVATE KEY") && !strings.HasSuffix(label, "PRIVATE KEY BLOCK") {
+		return -1, run
+	}
+	return run + 5, run
+}
+
+// findPrivateKeys finds PEM private keys: the BEGIN line through the
+// first END line of a private key, or to the end of the text.
+func findPrivateKeys(text string, dst []hit) []hit {
+	const begin, end = "-----BEGIN", "-----END"
+	for off := 0; off < len(text); {
+		j := strings.Index(text[off:], begin)
+		if j < 0 {
+			break
+		}
+		i := off + j
+		h, run := pemLabelEnd(text, i+len(begin))
+		if h < 0 {
+			// The next BEGIN cannot start inside the label's run: it
+			// starts with '-'.
+			off = run
+			continue
+		}
+		to := len(text)
+		for k := h; k < len(text); {
+			j := strings.Index(text[k:], end)
+			if j < 0 {
+				break
+			}
+			e, run := pemLabelEnd(text, k+j+len(end))
+			if e >= 0 {
+				to = e
+				break
+			}
+			k = run
+		}
+		dst = append(dst, hit{i, i, to, to})
+		off = to
+	}
+	return dst
+}
+
+// findURLPasswords finds the password of scheme://user:password@host.
+// The user name may be empty, and the password runs from the first ':'
+// to the last '@' of the authority, as net/url reads it, so that a
+// password holding a raw '@' or ':' is replaced whole.
+func findURLPasswords(text string, dst []hit) []hit {
+	for off := 0; off < len(text); {
+		j := strings.Index(text[off:], "://")
+		if j < 0 {
+			break
+		}
+		i := off + j
+		off = i + 3
+		// The scheme: the first letter at a word boundary in the run
+		// of scheme bytes before "://". The run ends at the '/' of the
+		// "://" before it, so no byte is read back twice.
+		s := i
+		for s > 0 && schemeBytes[text[s-1]] {
+			s--
+		}
+		for s < i && !(isASCIILetter(text[s]) && boundary(text, s)) {
+			s++
+		}
+		if s == i {
+			continue
+		}
+		colon, at, e := -1, -1, i+3
+		for ; e < len(text) && !authorityEnd[text[e]]; e++ {
+			switch text[e] {
+			case ':':
+				if colon < 0 {
+					colon = e
+				}
+			case '@':
+				at = e
+			}
+		}
+		off = e
+		// A password holding a placeholder is redacted text: what is
+		// left of it was judged by the redaction that wrote it.
+		if colon < 0 || at <= colon+1 || strings.Contains(text[colon+1:at], "[REDACTED:") {
+			continue
+		}
+		dst = append(dst, hit{s, colon + 1, at, at + 1})
+	}
+	return dst
+}
+
+// authorizationBefore returns where `authorization["']?[ \t]*[:=,][ \t]*["']?`
+// starts when it ends at i, or -1.
+func authorizationBefore(text string, i int) int {
+	if i > 0 && (text[i-1] == '"' || text[i-1] == '\'') {
+		i--
+	}
+	for i > 0 && blank[text[i-1]] {
+		i--
+	}
+	if i == 0 || !strings.Contains(":=,", text[i-1:i]) {
+		return -1
+	}
+	i--
+	for i > 0 && blank[text[i-1]] {
+		i--
+	}
+	if i > 0 && (text[i-1] == '"' || text[i-1] == '\'') {
+		i--
+	}
+	const name = "authorization"
+	if !hasFoldAt(text, i-len(name), name) || !boundary(text, i-len(name)) {
+		return -1
+	}
+	return i - len(name)
+}
+
+// authorizationAfter returns where `authorization["']?[ \t]*[:=,][ \t]*["']?`
+// ends when it starts at i, or -1.
+func authorizationAfter(text string, i int) int {
+	const name = "authorization"
+	if !hasFoldAt(text, i, name) || !boundary(text, i) {
+		return -1
+	}
+	i += len(name)
+	if i < len(text) && (text[i] == '"' || text[i] == '\'') {
+		i++
+	}
+	i = blanksEnd(text, i)
+	if i == len(text) || !strings.Contains(":=,", text[i:i+1]) {
+		return -1
+	}
+	i = blanksEnd(text, i+1)
+	if i < len(text) && (text[i] == '"' || text[i] == '\'') {
+		i++
+	}
+	return i
+}
+
+// findBearerTokens finds the token after "Bearer" and spaces or tabs:
+// any token of 8 or more bytes in an Authorization header, else one of 20
+// or more holding a digit (so that "a bearer token" stays prose).
+func findBearerTokens(text string, dst []hit) []hit {
+	floor := 0 // end of the last token: tokens do not overlap
+	eachFold(text, "bearer", func(i int) {
+		if !boundary(text, i) {
+			return
+		}
+		q := blanksEnd(text, i+len("bearer"))
+		// "Bearer" inside the last token ("a=BEARER tok") may still
+		// introduce a token of its own after it.
+		if q == i+len("bearer") || q < floor {
+			return
+		}
+		e := runEnd(text, q, &token68Bytes)
+		from, min, digit := i, 20, true
+		if h := authorizationBefore(text, i); h >= 0 {
+			from, min, digit = h, 8, false
+		}
+		if e-q < min || digit && !hasDigit(text[q:e]) {
+			return
+		}
+		dst = append(dst, hit{from, q, e, e})
+		floor = e
+	})
+	return dst
+}
+
+// findBasicAuth finds the credentials of an "Authorization: Basic"
+// header: base64 that decodes to "user:password".
+func findBasicAuth(text string, dst []hit) []hit {
+	floor := 0
+	eachFold(text, "authorization", func(i int) {
+		if i < floor {
+			return
+		}
+		p := authorizationAfter(text, i)
+		if p < 0 || !hasFoldAt(text, p, "basic") {
+			return
+		}
+		q := blanksEnd(text, p+len("basic"))
+		if q == p+len("basic") {
+			return
+		}
+		e := runEnd(text, q, &base64Bytes)
+		if e == q {
+			return
+		}
+		for n := 0; n < 2 && e < len(text) && text[e] == '='; n++ {
+			e++
+		}
+		if !isBasicCredentials(text[q:e]) {
+			return
+		}
+		dst = append(dst, hit{i, q, e, e})
+		floor = e
+	})
+	return dst
+}
+
+// isBasicCredentials reports whether s is base64 of "user:password".
+func isBasicCredentials(s string) bool {
+	enc := base64.StdEncoding
+	if len(s)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	b, err := enc.DecodeString(s)
+	return err == nil && strings.IndexByte(string(b), ':') >= 0
+}
+
+// findAWSSecretKeys finds a 40-byte AWS secret access key written after
+// its key name: aws_secret_access_key, AWS_SECRET_ACCESS_KEY,
+// SecretAccessKey, aws-secret-key and the like, then ':', '=', ":=" or
+// "=>", in a config file, a shell, JSON or code.
+func findAWSSecretKeys(text string, dst []hit) []hit {
+	floor := 0
+	sep := func(i int) int {
+		if i < len(text) && (text[i] == '_' || text[i] == '.' || text[i] == '-') {
+			return i + 1
+		}
+		return i
+	}
+	eachFold(text, "secret", func(i int) {
+		if i < floor {
+			return
+		}
+		from, aws := i, -1
+		switch {
+		case hasFoldAt(text, i-3, "aws"):
+			aws = i - 3
+		case i > 0 && sep(i-1) == i && hasFoldAt(text, i-4, "aws"):
+			aws = i - 4
+		}
+		p := sep(i + len("secret"))
+		switch {
+		case hasFoldAt(text, p, "access"):
+			p = sep(p + len("access"))
+			if !hasFoldAt(text, p, "key") {
+				return
+			}
+			if aws >= 0 {
+				from = aws
+			}
+		case aws >= 0 && hasFoldAt(text, p, "key"):
+			from = aws
+		default:
+			return
+		}
+		p += len("key")
+		if p < len(text) && (text[p] == '"' || text[p] == '\'') {
+			p++
+		}
+		p = spacesEnd(text, p)
+		switch {
+		case strings.HasPrefix(text[p:], ":="), strings.HasPrefix(text[p:], "=>"):
+			p += 2
+		case p < len(text) && (text[p] == ':' || text[p] == '='):
+			p++
+		default:
+			return
+		}
+		p = spacesEnd(text, p)
+		if p < len(text) && (text[p] == '"' || text[p] == '\'') {
+			p++
+		}
+		e := p
+		for e < len(text) && e-p < 41 && base64Bytes[text[e]] {
+			e++
+		}
+		if e-p != 40 || e < len(text) && text[e] == '=' {
+			return
+		}
+		to := e
+		if e < len(text) {
+			to++
+		}
+		dst = append(dst, hit{from, p, e, to})
+		floor = e
+	})
+	return dst
+}
+
+// findJWTs finds JSON Web Tokens: three base64url parts separated by
+// dots, the first two starting with "eyJ" (`{"`).
+func findJWTs(text string, dst []hit) []hit {
+	for off := 0; off < len(text); {
+		j := strings.Index(text[off:], "eyJ")
+		if j < 0 {
+			break
+		}
+		i := off + j
+		off = i + 1
+		if i > 0 && isWord(text[i-1]) {
+			continue
+		}
+		e1 := runEnd(text, i+3, &keyBytes)
+		// Every later "eyJ" in this run has a shorter first part and
+		// the same other two: none can match if this one does not.
+		off = e1
+		if e1-i-3 < 8 || !strings.HasPrefix(text[e1:], ".eyJ") {
+			continue
+		}
+		e2 := runEnd(text, e1+4, &keyBytes)
+		if e2-e1-4 < 8 || e2 == len(text) || text[e2] != '.' {
+			continue
+		}
+		e3 := runEnd(text, e2+1, &keyBytes)
+		if e3-e2-1 < 16 {
+			continue
+		}
+		dst = append(dst, hit{i, i, e3, e3})
+		off = e3
+	}
+	return dst
+}
+
+// findEmails finds e-mail addresses, except the user and host of a URL
+// ("https://user:password@host"), which are url-password's.
+func findEmails(text string, dst []hit) []hit {
+	floor := 0
+	url := urlAuthority{last: -1}
+	for off := 0; off < len(text); {
+		j := strings.IndexByte(text[off:], '@')
+		if j < 0 {
+			break
+		}
+		at := off + j
+		off = at + 1
+		// The local part runs back to a byte it cannot hold, at the
+		// latest the previous '@': no byte is read back twice.
+		s := at
+		for s > floor && localBytes[text[s-1]] {
+			s--
+		}
+		for s < at && !boundary(text, s) {
+			s++
+		}
+		if s == at {
+			continue
+		}
+		e := domainEnd(text, at+1)
+		if e < 0 || url.in(text, s) {
+			continue
+		}
+		dst = append(dst, hit{s, s, e, e})
+		floor, off = e, e
+	}
+	return dst
+}
+
+// domainEnd returns the end of `[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`
+// at i, the longest, or -1.
+func domainEnd(text string, i int) int {
+	end := -1
+	q := runEnd(text, i, &domainBytes)
+	if q == i {
+		return -1
+	}
+	for q < len(text) && text[q] == '.' {
+		t := q + 1
+		for t < len(text) && isASCIILetter(text[t]) {
+			t++
+		}
+		if t-q-1 >= 2 && boundary(text, t) {
+			end = t
+		}
+		r := runEnd(text, q+1, &domainBytes)
+		if r == q+1 {
+			break
+		}
+		q = r
+	}
+	return end
+}
+
+// urlAuthority tells whether a position is in the authority of a URL
+// (after "://" and before the path), moving forward through the text so
+// that each byte is read once.
+type urlAuthority struct {
+	pos  int // the text before pos has been read
+	last int // the last byte before pos that ends an authority, or -1
+}
+
+func (u *urlAuthority) in(text string, i int) bool {
+	for k := i; k > u.pos; k-- {
+		if authorityEnd[text[k-1]] {
+			u.last = k - 1
+			break
+		}
+	}
+	u.pos = i
+	return u.last >= 2 && text[u.last-2:u.last+1] == "://"
+}

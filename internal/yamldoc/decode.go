@@ -1,0 +1,459 @@
+package yamldoc
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/suggest"
+)
+
+// Unmarshaler is implemented (on the pointer) by a type that decodes
+// itself, such as a path that must stay inside a directory or a size
+// written "16MiB". n is never an alias and never null where it is the
+// value of a key (a null value counts as absent); at is the value's
+// dotted path, for diagnostics. Problems are reported with d.Errorf or
+// d.Wrong; d.Decode decodes a part of n into another Go value.
+type Unmarshaler interface {
+	UnmarshalYAMLNode(d *Decoder, n *yaml.Node, at string)
+}
+
+// Rule is special handling of one field, for Options.Rules: what its
+// value must be, in words, and for a whole number its range. Make one
+// with Want or Int.
+type Rule struct {
+	want     string
+	ranged   bool
+	min, max int64
+}
+
+// Want returns a rule that words what a value must be in a type error,
+// "want <want>, found ...", in place of the default of its Go type
+// ("text", "a list of text", "a mapping of keys to values"...).
+func Want(want string) Rule { return Rule{want: want} }
+
+// Int returns a rule for a whole number from lo to hi (both included);
+// want words it, for the error on a value out of range or of another
+// type: "want <want>, found 7".
+func Int(lo, hi int64, want string) Rule {
+	return Rule{want: want, ranged: true, min: lo, max: hi}
+}
+
+// Options configures a Schema.
+type Options struct {
+	// Doc names the document in the message that refuses an alias:
+	// "aliases (*x) are not supported in <Doc>: write the value out".
+	// Empty means "this file".
+	Doc string
+	// Rules maps field paths to rules. A path is the dotted path of the
+	// diagnostics with "[]" for the items of a list:
+	// "task[].priority", "conversationState.retention.maxChars". A rule
+	// for a pointer applies to what it points to. NewSchema panics on a
+	// path that names no field. Rules do not reach the values an
+	// Unmarshaler decodes with Decoder.Decode.
+	Rules map[string]Rule
+	// UnknownKey words the message for an unknown key in the mapping at
+	// (empty at the top); hint is the key the writer probably meant (see
+	// suggest.Nearest), or empty; keys are the known keys in declaration
+	// order. Nil means the default wording:
+	//   unknown key "tonee" in identity: did you mean "tone"? the keys are ...
+	UnknownKey func(at, key, hint string, keys []string) string
+	// Columns adds the column of the offending key or value to each
+	// problem the decoder reports (path:line:col).
+	Columns bool
+}
+
+// Schema decodes YAML nodes into values of type T. Build it once (it
+// checks T and the rules), then use it from any goroutine.
+type Schema[T any] struct {
+	plan *plan
+	opts Options
+}
+
+// NewSchema returns the schema of T with opts. Fields are named by their
+// yaml tags (a field without one by its Go name in lower case; "-" skips
+// it; unexported fields are skipped). Supported field types: string,
+// bool, the int and float types, json.RawMessage, pointers, slices and
+// structs of these, and any type whose pointer implements Unmarshaler.
+// NewSchema panics on any other type, and on a rule that names no field
+// or does not fit it: those are mistakes in the program.
+func NewSchema[T any](opts Options) *Schema[T] {
+	p := planOf(reflect.TypeFor[T]())
+	if len(opts.Rules) > 0 {
+		p = apply(p, compileRules(opts.Rules), "")
+	}
+	opts.Rules = nil
+	return &Schema[T]{plan: p, opts: opts}
+}
+
+// Decode decodes n, the top node of the document path (as ParseText
+// returns it), into v, and returns the decoder, which holds every problem
+// found and the line of every field. A nil or null n leaves v as it is.
+func (s *Schema[T]) Decode(path string, n *yaml.Node, v *T) *Decoder {
+	d := &Decoder{path: path, opts: &s.opts, lines: make(map[string]int, 32)}
+	if n != nil && !isNull(n) {
+		d.value(s.plan, n, "", reflect.ValueOf(v).Elem())
+	}
+	return d
+}
+
+// Decoder is the state of one Schema.Decode: the problems found and the
+// line of each field seen. A Decoder is used by one goroutine.
+type Decoder struct {
+	path  string
+	opts  *Options
+	errs  diag.List
+	errAt []string        // the field path of each problem in errs
+	lines map[string]int  // field path -> line of its key or list item
+	bad   map[string]bool // fields that had a problem
+}
+
+// Errors returns every problem found, sorted (see diag.List.Sort); it is
+// empty when there was none.
+func (d *Decoder) Errors() diag.List {
+	d.errs.Sort()
+	return d.errs
+}
+
+// Lines returns the line of each field that was written in the document,
+// keyed by dotted path ("task[0].outputFormat.type"): the line of its key,
+// or of the item for a list item. Fields whose value was null are
+// included.
+func (d *Decoder) Lines() map[string]int { return d.lines }
+
+// Bad reports whether the field at had a problem of its own, such as a
+// value of the wrong type; a caller that validates the decoded value
+// further skips such fields.
+func (d *Decoder) Bad(at string) bool { return d.bad[at] }
+
+// Failed reports whether any problem was found at the field at or inside
+// it, unknown keys included.
+func (d *Decoder) Failed(at string) bool {
+	for _, p := range d.errAt {
+		if p == at || at == "" || strings.HasPrefix(p, at) && (p[len(at)] == '.' || p[len(at)] == '[') {
+			return true
+		}
+	}
+	return false
+}
+
+// Errorf reports a problem with the field at (marked Bad), located at the
+// node n: "at: message", or the message alone when at is empty.
+func (d *Decoder) Errorf(n *yaml.Node, at, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if at != "" {
+		msg = at + ": " + msg
+	}
+	e := diag.Errorf(d.path, n.Line, "%s", msg)
+	if d.opts.Columns {
+		e.Col = n.Column
+	}
+	if d.bad == nil {
+		d.bad = map[string]bool{}
+	}
+	d.bad[at] = true
+	d.errs = append(d.errs, e)
+	d.errAt = append(d.errAt, at)
+}
+
+// Wrong reports a value of the wrong type: "want <want>, found <what n
+// is>"; an alias is refused instead.
+func (d *Decoder) Wrong(n *yaml.Node, at, want string) {
+	if n.Kind == yaml.AliasNode {
+		doc := d.opts.Doc
+		if doc == "" {
+			doc = "this file"
+		}
+		d.Errorf(n, at, "aliases (*%s) are not supported in %s: write the value out", n.Value, doc)
+		return
+	}
+	d.Errorf(n, at, "want %s, found %s", want, describe(n))
+}
+
+// Text returns the text of a scalar. Numbers and times are taken as
+// written, so that "userId: 12345" is the text "12345". Anything else is
+// reported (want text) and ok is false.
+func (d *Decoder) Text(n *yaml.Node, at string) (s string, ok bool) {
+	return d.text(n, at, "text")
+}
+
+func (d *Decoder) text(n *yaml.Node, at, want string) (string, bool) {
+	if n.Kind == yaml.ScalarNode {
+		switch n.Tag {
+		case "!!str", "!!int", "!!float", "!!timestamp":
+			return n.Value, true
+		}
+	}
+	d.Wrong(n, at, want)
+	return "", false
+}
+
+// Decode decodes n into the value v points to, as a Schema without rules
+// would, with the paths of its fields under at; an Unmarshaler uses it for
+// the parts of its node. A null n leaves v as it is. It reports whether
+// the value was decoded without a problem.
+func (d *Decoder) Decode(n *yaml.Node, at string, v any) bool {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		panic(fmt.Sprintf("yamldoc: Decode needs a non-nil pointer, not %T", v))
+	}
+	if isNull(n) {
+		return true
+	}
+	before := len(d.errs)
+	d.value(planOf(rv.Type().Elem()), n, at, rv.Elem())
+	return len(d.errs) == before
+}
+
+// value decodes n into v, which p describes.
+func (d *Decoder) value(p *plan, n *yaml.Node, at string, v reflect.Value) {
+	if n.Kind == yaml.AliasNode {
+		d.Wrong(n, at, p.want)
+		return
+	}
+	switch p.kind {
+	case kindHook:
+		v.Addr().Interface().(Unmarshaler).UnmarshalYAMLNode(d, n, at)
+	case kindString:
+		if s, ok := d.text(n, at, p.want); ok {
+			v.SetString(s)
+		}
+	case kindBool:
+		if b, ok := boolOf(n); ok {
+			v.SetBool(b)
+		} else {
+			d.Wrong(n, at, p.want)
+		}
+	case kindInt:
+		d.int(p, n, at, v)
+	case kindFloat:
+		if f, ok := floatOf(n); ok && !v.OverflowFloat(f) {
+			v.SetFloat(f)
+		} else {
+			d.Wrong(n, at, p.want)
+		}
+	case kindRaw:
+		if n.Kind != yaml.MappingNode {
+			d.Wrong(n, at, p.want)
+		} else if raw, ok := d.toJSON(n, at); ok {
+			v.SetBytes(raw)
+		}
+	case kindPtr:
+		if v.IsNil() {
+			v.Set(reflect.New(p.typ.Elem()))
+		}
+		d.value(p.elem, n, at, v.Elem())
+	case kindSlice:
+		d.list(p, n, at, v)
+	case kindStruct:
+		d.mapping(p, n, at, v)
+	}
+}
+
+// int decodes a whole number, within the plan's range if it has one.
+func (d *Decoder) int(p *plan, n *yaml.Node, at string, v reflect.Value) {
+	i, ok := intOf(n)
+	if !ok || v.OverflowInt(i) {
+		d.Wrong(n, at, p.want)
+		return
+	}
+	if p.ranged && (i < p.min || i > p.max) {
+		d.Errorf(n, at, "want %s, found %s", p.want, n.Value)
+		return
+	}
+	v.SetInt(i)
+}
+
+// list decodes a sequence into a slice, recording each item's line. An
+// empty list leaves the slice nil.
+func (d *Decoder) list(p *plan, n *yaml.Node, at string, v reflect.Value) {
+	if n.Kind != yaml.SequenceNode {
+		d.Wrong(n, at, p.want)
+		return
+	}
+	if len(n.Content) == 0 {
+		return
+	}
+	s := reflect.MakeSlice(p.typ, len(n.Content), len(n.Content))
+	for i, c := range n.Content {
+		ip := index(at, i)
+		d.lines[ip] = c.Line
+		d.value(p.elem, c, ip, s.Index(i))
+	}
+	v.Set(s)
+}
+
+// mapping decodes a mapping into a struct: each key must be one of the
+// struct's and appear once; a null value counts as absent.
+func (d *Decoder) mapping(p *plan, n *yaml.Node, at string, v reflect.Value) {
+	if n.Kind != yaml.MappingNode {
+		d.Wrong(n, at, p.want)
+		return
+	}
+	var seen uint64 // fields seen, by index; fields past 64 are not checked
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.Errorf(k, at, "a key must be a name, found %s", describe(k))
+			continue
+		}
+		fi := p.find(k.Value)
+		if fi < 0 {
+			d.unknown(p, k, at)
+			continue
+		}
+		f := &p.fields[fi]
+		fp := join(at, f.key)
+		if fi < 64 {
+			if seen&(1<<fi) != 0 {
+				d.Errorf(k, fp, "the key is repeated: keep one")
+				continue
+			}
+			seen |= 1 << fi
+		}
+		d.lines[fp] = k.Line
+		if isNull(val) {
+			continue
+		}
+		d.value(f.plan, val, fp, v.Field(f.index))
+	}
+}
+
+// unknown reports the unknown key k of the mapping at, with the keys it
+// may be and the nearest of them.
+func (d *Decoder) unknown(p *plan, k *yaml.Node, at string) {
+	hint := suggest.Nearest(k.Value, p.keys)
+	var msg string
+	if d.opts.UnknownKey != nil {
+		msg = d.opts.UnknownKey(at, k.Value, hint, p.keys)
+	} else {
+		msg = unknownKey(at, k.Value, hint, p.keys)
+	}
+	e := diag.Errorf(d.path, k.Line, "%s", msg)
+	if d.opts.Columns {
+		e.Col = k.Column
+	}
+	d.errs = append(d.errs, e)
+	d.errAt = append(d.errAt, at)
+}
+
+// unknownKey is the default wording of Options.UnknownKey.
+func unknownKey(at, key, hint string, keys []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "unknown key %q", key)
+	if at != "" {
+		b.WriteString(" in " + at)
+	}
+	b.WriteString(": ")
+	if hint != "" {
+		fmt.Fprintf(&b, "did you mean %q? ", hint)
+	}
+	b.WriteString("the keys are " + strings.Join(keys, ", "))
+	return b.String()
+}
+
+// boolOf returns the value of a !!bool scalar.
+func boolOf(n *yaml.Node) (bool, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+		return false, false
+	}
+	switch n.Value {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	var b bool
+	return b, n.Decode(&b) == nil
+}
+
+// intOf returns the value of an !!int scalar. Plain decimals are read
+// here; other forms (0x1F, 0o17, 1_000) as YAML reads them.
+func intOf(n *yaml.Node) (int64, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		return 0, false
+	}
+	if plainDecimal(n.Value) {
+		if i, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+			return i, true
+		}
+	}
+	var i int64
+	return i, n.Decode(&i) == nil
+}
+
+// floatOf returns the value of an !!int or !!float scalar.
+func floatOf(n *yaml.Node) (float64, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!float" && n.Tag != "!!int" {
+		return 0, false
+	}
+	if jsonNumber(n.Value) {
+		if f, err := strconv.ParseFloat(n.Value, 64); err == nil {
+			return f, true
+		}
+	}
+	var f float64
+	if n.Decode(&f) != nil {
+		return 0, false
+	}
+	return f, true
+}
+
+// plainDecimal reports whether s is -?(0|[1-9][0-9]*), a whole number
+// YAML and strconv read alike (YAML reads 010 as octal).
+func plainDecimal(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" || s[0] == '0' && len(s) > 1 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+func index(at string, i int) string { return at + "[" + strconv.Itoa(i) + "]" }
+
+// describe says what a node is, for "want X, found Y".
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	switch n.Tag {
+	case "!!str":
+		return fmt.Sprintf("the text %q", clip(n.Value))
+	case "!!int", "!!float":
+		return "the number " + clip(n.Value)
+	case "!!bool":
+		return n.Value + " (quote it to use it as text)"
+	case "!!null":
+		return "nothing"
+	}
+	return fmt.Sprintf("a value tagged %s", n.Tag)
+}
+
+// clip shortens s to 40 characters for a message.
+func clip(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}

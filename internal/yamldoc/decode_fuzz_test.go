@@ -1,0 +1,75 @@
+package yamldoc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/tessera-dev/tessera/diag"
+)
+
+// FuzzDecode decodes random YAML into a struct with a field of every kind
+// the decoder supports: it must never panic; every problem must be a
+// diagnostic in the file, on a line the file has; every recorded line
+// must be one of the file's; a schema it accepts must be valid JSON; and
+// decoding again must give the same result.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		"name: ann\nenabled: true\ncount: 3\nratio: .5\ntags: [a, b]\n",
+		"items:\n  - id: a\n    priority: 2\n    sub: {handle: h, big: 127}\n  - priority: 9\n",
+		"owner: {tone: calm, tonee: x}\nschema: {type: object, properties: {z: {}, a: [1, 0x10, ~, 1e3, \"\\u2028\"]}}\n",
+		"schema: {a: .inf, b: !!binary aGk=, ~: 1}\n",
+		"size: 3KB\npairs: [a=1, {key: b, value: c}, x, [y]]\n",
+		"name: &a x\nowner: {handle: *a}\ntags: [*a]\nitems: [&i {id: i}, *i]\n",
+		"count: 99999999999999999999\nratio: .nan\nitems: [{sub: {big: 300}}]\n",
+		"? [k]\n: v\n~: 1\n123: x\n",
+		"- a\n- b\n",
+		"~\n",
+		"name: !custom x\ncount: !!int x\nenabled: !!bool maybe\nratio: !!float y\n",
+		"plain: |\n  block\n  text\ntags:\n  - ~\n  - {}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nl := bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+		lines := bytes.Count(nl, []byte{'\n'}) + 1
+		n, err := Parse("f.yaml", data)
+		if err != nil {
+			var list diag.List
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error %v is not a diag.List", err)
+			}
+			return
+		}
+		var doc testDoc
+		d := testSchema.Decode("f.yaml", n, &doc)
+		errs := d.Errors()
+		for _, e := range errs {
+			if e == nil || e.Path != "f.yaml" || e.Line < 1 || e.Line > lines || e.Msg == "" || e.Col != 0 {
+				t.Fatalf("bad diagnostic %+v for %d lines", e, lines)
+			}
+		}
+		for at, line := range d.Lines() {
+			if line < 1 || line > lines {
+				t.Fatalf("field %s at line %d of %d", at, line, lines)
+			}
+		}
+		if len(errs) == 0 && doc.Schema != nil && !json.Valid(doc.Schema) {
+			t.Fatalf("schema %s is not valid JSON", doc.Schema)
+		}
+		var again testDoc
+		d2 := testSchema.Decode("f.yaml", n, &again)
+		if !slices.EqualFunc(d2.Errors(), errs, func(a, b *diag.Error) bool { return a.Error() == b.Error() }) {
+			t.Fatalf("second decode differs:\n%v\n%v", d2.Errors(), errs)
+		}
+		// Without rules, with columns: the same problems, located as well.
+		var plain testDoc
+		for _, e := range NewSchema[testDoc](Options{Columns: true}).Decode("f.yaml", n, &plain).Errors() {
+			if e.Line < 1 || e.Line > lines || e.Col < 1 {
+				t.Fatalf("bad diagnostic %+v for %d lines", e, lines)
+			}
+		}
+	})
+}
