@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -45,13 +42,13 @@ exit 1 when the file cannot be read or the output written.`,
 					return failure{fmt.Errorf("%s: redaction: %w", catalog.ConfigFile, err)}
 				}
 			}
-			var data []byte
-			if len(args) == 0 || args[0] == "-" {
-				if data, err = io.ReadAll(cmd.InOrStdin()); err != nil {
-					return failure{fmt.Errorf("cannot read standard input: %w: pass the text as a FILE instead", err)}
-				}
-			} else if data, err = os.ReadFile(args[0]); err != nil {
-				return failure{readError(args[0], err)}
+			limits := catalog.DefaultLimits()
+			if c != nil {
+				limits = c.Config().Limits
+			}
+			_, data, err := readInput(cmd, args, limits.MaxFileBytes)
+			if err != nil {
+				return failure{err}
 			}
 			redact := r.Redact
 			if secretsOnly {
@@ -70,21 +67,6 @@ exit 1 when the file cannot be read or the output written.`,
 	cmd.Flags().BoolVar(&report, "report", false, "print a count per label, and the total, to standard error")
 	cmd.Flags().BoolVar(&secretsOnly, "secrets-only", false, "redact credentials only; keep e-mail addresses, phone numbers and other personal data")
 	return cmd
-}
-
-// readError says why FILE could not be read and what to do about it.
-func readError(name string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("cannot read %s: no such file: check the path, or pass - to read standard input", name)
-	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("cannot read %s: permission denied: make the file readable, or pipe it in with -", name)
-	}
-	return fmt.Errorf("cannot read %s: %v: name a readable file, or pass - to read standard input", name, err)
 }
 
 // printCounts prints one line per label, sorted, and the total, in two

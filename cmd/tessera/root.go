@@ -72,7 +72,7 @@ node in CI.`,
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&a.root, "root", "", "catalog root, the directory holding tessera.yaml (default: the nearest one at or above the current directory)")
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.tokensCmd(), a.versionCmd())
+	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.tokensCmd(), a.redactCmd(), a.versionCmd())
 	root.AddCommand(a.agentCmd())
 	return root
 }

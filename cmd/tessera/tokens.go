@@ -3,12 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
@@ -36,17 +34,7 @@ as it is, with a warning on standard error.`,
 			if err != nil {
 				return fmt.Errorf("--model: %w", err)
 			}
-			name := "standard input"
-			var data []byte
-			if len(args) == 0 || args[0] == "-" {
-				data, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), fileread.DefaultMaxBytes+1))
-				if err == nil && int64(len(data)) > fileread.DefaultMaxBytes {
-					err = &fileread.TooLargeError{Path: name, Size: int64(len(data)), Max: fileread.DefaultMaxBytes}
-				}
-			} else {
-				name = args[0]
-				data, err = fileread.File(name, 0)
-			}
+			name, data, err := readInput(cmd, args, 0)
 			if err != nil {
 				return failure{err}
 			}
