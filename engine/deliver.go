@@ -100,7 +100,7 @@ func (r *Result) deliver(d *Delivery) error {
 	if err != nil {
 		return &ModelError{Err: err}
 	}
-	body, err := provider.Encode(d.Format, req, provider.Options{SystemRole: d.SystemRole, CacheBreakpoints: d.CacheBreakpoints, Counter: bodyCounter})
+	body, err := provider.Encode(d.Format, req, provider.Options{SystemRole: d.SystemRole, CacheBreakpoints: d.CacheBreakpoints, Counter: bodyCounter, StrictChecked: true})
 	if err != nil {
 		return err
 	}
@@ -117,36 +117,37 @@ func (r *Result) deliver(d *Delivery) error {
 	return nil
 }
 
-// strictSchema returns s, strictified when asked, and whether it passes
-// OpenAI's strict-mode check; a schema that does not is sent without
-// strict mode, with a note for the OpenAI formats.
+// strictSchema parses s once, strictifies it when asked, and checks it
+// against OpenAI's strict mode, returning it compacted and whether it
+// passes; a schema that does not is sent without strict mode, with a note
+// for the OpenAI formats. A schema that does not parse is returned as it
+// is, for Encode to report.
 func (r *Result) strictSchema(what string, s json.RawMessage, d *Delivery) (json.RawMessage, bool) {
 	if len(s) == 0 {
 		return s, false
 	}
-	if d.Strictify {
-		fixed, left, err := schema.Strictify(s)
-		if err == nil {
-			s = fixed
-			if len(left) == 0 {
-				return s, true
-			}
-		}
+	v, err := schema.Parse(s)
+	if err != nil {
+		return s, false
 	}
-	v := schema.CheckStrict(s)
-	if len(v) == 0 {
-		return s, true
+	if d.Strictify {
+		v, _ = v.Strictify()
+	}
+	out := json.RawMessage(v.AppendCompact(nil))
+	violations := v.CheckStrict()
+	if len(violations) == 0 {
+		return out, true
 	}
 	if d.Format == provider.OpenAIChat || d.Format == provider.OpenAIResponses {
 		hint := ""
 		if !d.Strictify {
 			hint = "; --strictify fixes what can be fixed"
 		}
-		at := v[0].Pointer
+		at := violations[0].Pointer
 		if at == "" {
 			at = "the root"
 		}
-		r.Notes = append(r.Notes, fmt.Sprintf("note: %s is sent without strict mode: %d strict-mode violation(s), the first at %s: %s%s", what, len(v), at, v[0].Msg, hint))
+		r.Notes = append(r.Notes, fmt.Sprintf("note: %s is sent without strict mode: %d strict-mode violation(s), the first at %s: %s%s", what, len(violations), at, violations[0].Msg, hint))
 	}
-	return s, false
+	return out, false
 }

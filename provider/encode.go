@@ -27,6 +27,10 @@ type Options struct {
 	// Counter counts the stable prefix's tokens; nil leaves
 	// Body.StablePrefixTokens zero.
 	Counter tokenizer.Counter
+	// StrictChecked says the caller has already checked every schema it
+	// marks strict (schema.Value.CheckStrict on the schema it parsed), so
+	// Encode does not parse them again to check.
+	StrictChecked bool
 }
 
 // Body is an encoded request body and what is known of its cacheable
@@ -192,7 +196,7 @@ func (e *encoder) prepare() error {
 	if e.sysStable == len(e.system) {
 		e.userStable = leadingStable(e.user)
 	}
-	strict := e.f == OpenAIChat || e.f == OpenAIResponses
+	strict := (e.f == OpenAIChat || e.f == OpenAIResponses) && !e.opts.StrictChecked
 	e.params = make([][2]int, len(e.req.Tools))
 	n := 0
 	for _, t := range e.req.Tools {
