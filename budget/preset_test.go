@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/tessera-dev/tessera/budget"
-	"github.com/tessera-dev/tessera/canonical"
+	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/tokenizer"
 )

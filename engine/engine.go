@@ -15,7 +15,7 @@ import (
 	"github.com/tessera-dev/tessera"
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/budget"
-	"github.com/tessera-dev/tessera/canonical"
+	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/include"

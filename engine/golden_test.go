@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tessera-dev/tessera/canonical"
+	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/catalog"
 )
 
@@ -33,12 +33,12 @@ func TestExamplesGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := os.ReadFile(filepath.Join("..", "canonical", "testdata", "golden", name+".txt"))
+		want, err := os.ReadFile(filepath.Join("..", "preset", "canonical", "testdata", "golden", name+".txt"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if string(got)+"\n" != string(want) {
-			t.Errorf("compiled spec %s differs from canonical/testdata/golden/%s.txt", name, name)
+			t.Errorf("compiled spec %s differs from preset/canonical/testdata/golden/%s.txt", name, name)
 		}
 	}
 	golden := filepath.Join("testdata", "golden", "examples")

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/tessera-dev/tessera/audit"
-	"github.com/tessera-dev/tessera/canonical"
+	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/preset"
 )
 

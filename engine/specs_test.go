@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/tessera-dev/tessera/canonical"
+	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/catalog"
 )
 

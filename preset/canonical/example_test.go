@@ -7,14 +7,14 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tessera-dev/tessera/canonical"
+	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/guard"
 )
 
 // Assemble a spec file: the example of design 004, rendered byte for
 // byte as the design shows it.
 func ExampleAssemble() {
-	data, err := os.ReadFile("../examples/canonical/v2-example.yaml")
+	data, err := os.ReadFile("../../examples/canonical/v2-example.yaml")
 	if err != nil {
 		log.Fatal(err)
 	}

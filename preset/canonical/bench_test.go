@@ -16,7 +16,7 @@ import (
 // Render alone over laid-out sections, what a budget stage pays each
 // time it trims and renders again.
 func BenchmarkRender(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "examples", "canonical", "v2-example.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "canonical", "v2-example.yaml"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func BenchmarkRender(b *testing.B) {
 
 // BenchmarkParseSpec parses the example spec file.
 func BenchmarkParseSpec(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "examples", "canonical", "v2-example.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "canonical", "v2-example.yaml"))
 	if err != nil {
 		b.Fatal(err)
 	}

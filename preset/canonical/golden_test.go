@@ -29,7 +29,7 @@ type goldenMeta struct {
 // go test ./canonical -run TestExamplesGolden -update after an intended
 // change, and review the diff.
 func TestExamplesGolden(t *testing.T) {
-	specs, err := filepath.Glob(filepath.Join("..", "examples", "canonical", "*.yaml"))
+	specs, err := filepath.Glob(filepath.Join("..", "..", "examples", "canonical", "*.yaml"))
 	if err != nil || len(specs) == 0 {
 		t.Fatalf("no example specs: %v", err)
 	}
@@ -117,7 +117,7 @@ func TestDesign004Example(t *testing.T) {
 		t.Errorf("the golden output differs from the design's example:\n--- got\n%s\n--- design\n%s", got, design)
 	}
 	// The golden file is what Assemble renders today, not a stale copy.
-	res := assembleFile(t, filepath.Join("..", "examples", "canonical", "v2-example.yaml"), Config{})
+	res := assembleFile(t, filepath.Join("..", "..", "examples", "canonical", "v2-example.yaml"), Config{})
 	if res.Prompt.Text+"\n" != string(design) {
 		t.Errorf("Assemble(v2-example.yaml) differs from the design's example:\n%s", res.Prompt.Text)
 	}

@@ -207,7 +207,7 @@ func TestConversationState(t *testing.T) {
 // TestLayoutSections checks the sections the budget stage works on:
 // keys, roles, priorities, trim rules, trust and items.
 func TestLayoutSections(t *testing.T) {
-	res := assembleFile(t, "../examples/canonical/support-ticket.yaml", Config{})
+	res := assembleFile(t, "../../examples/canonical/support-ticket.yaml", Config{})
 	type row struct {
 		key      string
 		role     prompt.Role
@@ -265,7 +265,7 @@ func TestLayoutSections(t *testing.T) {
 // TestRenderAfterBudget plays the budget stage: drop sections and items,
 // truncate a body, and render again.
 func TestRenderAfterBudget(t *testing.T) {
-	res := assembleFile(t, "../examples/canonical/support-ticket.yaml", Config{})
+	res := assembleFile(t, "../../examples/canonical/support-ticket.yaml", Config{})
 	sections := slices.Clone(res.Sections)
 	before := Render(res.Sections, res.Config)
 	if before.Text != res.Prompt.Text || before.Hash != res.Prompt.Hash {
@@ -318,7 +318,7 @@ func TestRenderAfterBudget(t *testing.T) {
 // TestSpans: each span covers its section's heading and text, children
 // inside their parents, with the section's hash.
 func TestSpans(t *testing.T) {
-	res := assembleFile(t, "../examples/canonical/support-ticket.yaml", Config{})
+	res := assembleFile(t, "../../examples/canonical/support-ticket.yaml", Config{})
 	p := res.Prompt
 	if p.Hash != prompt.Hash(p.Text) {
 		t.Error("prompt hash")
@@ -456,9 +456,9 @@ func TestAssembleErrors(t *testing.T) {
 
 // TestDeterministic: the same spec gives the same bytes every time.
 func TestDeterministic(t *testing.T) {
-	first := assembleFile(t, "../examples/canonical/support-ticket.yaml", Config{})
+	first := assembleFile(t, "../../examples/canonical/support-ticket.yaml", Config{})
 	for range 20 {
-		again := assembleFile(t, "../examples/canonical/support-ticket.yaml", Config{})
+		again := assembleFile(t, "../../examples/canonical/support-ticket.yaml", Config{})
 		if again.Prompt.Hash != first.Prompt.Hash || !reflect.DeepEqual(again.Prompt.Sections, first.Prompt.Sections) {
 			t.Fatal("output differs between runs")
 		}

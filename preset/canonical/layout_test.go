@@ -90,7 +90,7 @@ func TestLongValueClipped(t *testing.T) {
 // to a spec that renders the same text; the tags are the file format.
 func TestJSONRoundTrip(t *testing.T) {
 	for _, name := range []string{"v2-example", "support-ticket"} {
-		path := "../examples/canonical/" + name + ".yaml"
+		path := "../../examples/canonical/" + name + ".yaml"
 		res := assembleFile(t, path, Config{})
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -115,8 +115,8 @@ func TestJSONRoundTrip(t *testing.T) {
 // TestAssembleConcurrent: one spec, many goroutines, the same bytes (run
 // with -race).
 func TestAssembleConcurrent(t *testing.T) {
-	res := assembleFile(t, "../examples/canonical/support-ticket.yaml", Config{})
-	data, err := os.ReadFile("../examples/canonical/support-ticket.yaml")
+	res := assembleFile(t, "../../examples/canonical/support-ticket.yaml", Config{})
+	data, err := os.ReadFile("../../examples/canonical/support-ticket.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

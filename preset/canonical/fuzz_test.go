@@ -20,7 +20,7 @@ import (
 // a spec it accepts assembles to valid, deterministic text with the seven
 // headings in order, its schemas valid JSON.
 func FuzzParseSpec(f *testing.F) {
-	examples, _ := filepath.Glob(filepath.Join("..", "examples", "canonical", "*.yaml"))
+	examples, _ := filepath.Glob(filepath.Join("..", "..", "examples", "canonical", "*.yaml"))
 	for _, p := range examples {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
