@@ -79,7 +79,11 @@ func ListWorkspace(dir string, opts ListOptions) (string, error) {
 		note("(empty)")
 	}
 	if l.deep {
-		note(fmt.Sprintf("(directories marked \"/ …\" hold entries deeper than %d levels, not listed)", opts.MaxDepth))
+		levels := "levels"
+		if opts.MaxDepth == 1 {
+			levels = "level"
+		}
+		note(fmt.Sprintf("(directories marked \"/ …\" hold entries deeper than %d %s, not listed)", opts.MaxDepth, levels))
 	}
 	if l.cut {
 		note(fmt.Sprintf("(listing cut at %d entries: the rest is not shown)", opts.MaxEntries))

@@ -219,8 +219,8 @@ func orderOf(key string) int {
 
 // position returns the line and column in the file text of the byte off
 // of scalar v's value. Lines are exact for literal blocks ("|") and
-// single-line values; the column is known for literal blocks and plain
-// single-line values, else 0.
+// one-line values; the column is known for literal blocks and for one-line
+// values written without escapes, else 0.
 func position(text string, v *yaml.Node, off int) (line, col int) {
 	val := v.Value
 	lineStart := strings.LastIndexByte(val[:off], '\n') + 1
@@ -235,8 +235,15 @@ func position(text string, v *yaml.Node, off int) (line, col int) {
 		if raw, ok := fileLine(text, line); ok && len(raw) >= len(valueLine) && strings.HasSuffix(raw, valueLine) {
 			col = len(raw) - len(valueLine) + (off - lineStart) + 1
 		}
-	case !strings.Contains(val, "\n") && v.Style == 0:
-		line, col = v.Line, v.Column+off
+	case !strings.Contains(val, "\n"):
+		// A one-line value: where it is written as is on its line (no
+		// escapes in its quotes), the column is known.
+		line = v.Line
+		if raw, ok := fileLine(text, line); ok && v.Column >= 1 && v.Column-1 <= len(raw) {
+			if i := strings.Index(raw[v.Column-1:], val); i >= 0 {
+				col = v.Column + i + off
+			}
+		}
 	default:
 		line = v.Line
 	}

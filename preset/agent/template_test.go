@@ -146,7 +146,7 @@ func TestParseTemplateErrors(t *testing.T) {
 		{"unknown placeholder", Planner, "role: r\ninstructions: |\n  GOAL:\n    {goal} and {gaol}\nconstraints: c\n",
 			[]string{`e.yaml:4:16: key "instructions": {gaol} is not a placeholder the planner provides: use {goal}, {workspace_path}, {user_context} or {workspace_listing}`}},
 		{"another role's placeholder", Extractor, "role: r\ninstructions: '{goal}'\nconstraints: c\n",
-			[]string{`e.yaml:2: key "instructions": {goal} is not a placeholder the extractor provides`}},
+			[]string{`e.yaml:2:16: key "instructions": {goal} is not a placeholder the extractor provides`}},
 		{"braces", Planner, "role: r\ninstructions: |\n  {goal}\n  Reply {\"a\": 1}\nconstraints: c\n",
 			[]string{`e.yaml:4:9: key "instructions": a single '{' that does not start a {name} placeholder: write '{{' for a literal brace`, `e.yaml:4:16: key "instructions": a single '}' outside a placeholder: write '}}' for a literal brace`}},
 		{"plain scalar column", Planner, "role: r\ninstructions: Do {it}\nconstraints: c\n",
