@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/provider"
 	"github.com/tessera-dev/tessera/schema"

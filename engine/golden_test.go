@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/preset/canonical"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden and testdata/bodies from current output")

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/tessera-dev/tessera/audit"
-	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/preset/canonical"
 )
 
 // assembleLogged assembles req with the default engine and appends its

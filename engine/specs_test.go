@@ -6,8 +6,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/preset/canonical"
 )
 
 func specCatalog(t *testing.T, files map[string]string) *catalog.Catalog {

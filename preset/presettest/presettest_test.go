@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/preset/presettest"
 	"github.com/tessera-dev/tessera/preset/template"
 )
