@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/guard"
+	"github.com/tessera-dev/tessera/preset/canonical"
 )
 
 // Assemble a spec file: the example of design 004, rendered byte for
