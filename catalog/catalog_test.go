@@ -14,28 +14,6 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 )
 
-// base is a small valid catalog that tests change one file of.
-func base() map[string]string {
-	return map[string]string{
-		"tessera.yaml":         "tasks: tasks\nworkflows: workflows\n",
-		"tasks/Gen v1.0.txt":   "Intro\n$$CTX\n$$include shared/rules.txt\n",
-		"ctx/a.txt":            "context A\n",
-		"shared/rules.txt":     "- rule\n",
-		"workflows/wf.v1.json": `{"nodes": [{"node_id": "n", "type": "t", "task_ref": "Gen v1.0", "includes": {"CTX": "ctx/a.txt"}}]}`,
-	}
-}
-
-func with(files map[string]string, kv ...string) map[string]string {
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] == "" {
-			delete(files, kv[i])
-		} else {
-			files[kv[i]] = kv[i+1]
-		}
-	}
-	return files
-}
-
 // assembleErr assembles wf.v1/n in a catalog of files and returns the
 // error text.
 func assembleErr(t *testing.T, files map[string]string) string {

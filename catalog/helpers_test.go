@@ -2,33 +2,10 @@ package catalog
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/tessera-dev/tessera/internal/testcatalog"
 )
-
-// writeTree writes files (slash paths relative to a new temp dir) and
-// returns the dir.
-func writeTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	writeFiles(t, dir, files)
-	return dir
-}
-
-// writeFiles writes files (slash paths to contents) under dir.
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func open(t testing.TB, dir string) *Catalog {
 	t.Helper()
@@ -39,3 +16,10 @@ func open(t testing.TB, dir string) *Catalog {
 	t.Cleanup(func() { c.Close() })
 	return c
 }
+
+var (
+	base       = testcatalog.Base
+	with       = testcatalog.With
+	writeTree  = testcatalog.WriteTree
+	writeFiles = testcatalog.WriteFiles
+)

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tessera-dev/tessera/internal/golden"
 
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/canonical"
@@ -18,24 +18,6 @@ import (
 	"github.com/tessera-dev/tessera/provider"
 	"github.com/tessera-dev/tessera/schema"
 )
-
-// wordCounter is a tokenizer.Counter for tests: one token per
-// whitespace-separated word.
-type wordCounter struct{}
-
-func (wordCounter) Count(s string) int {
-	n, inWord := 0, false
-	for i := 0; i < len(s); i++ {
-		space := s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'
-		if !space && !inWord {
-			n++
-		}
-		inWord = !space
-	}
-	return n
-}
-func (wordCounter) Name() string { return "test/words" }
-func (wordCounter) Exact() bool  { return false }
 
 // models are the model names the body goldens use; Gemini's goes in the
 // URL, so its body names none.
@@ -107,26 +89,15 @@ func strictRequest(t testing.TB, res *Result, f provider.Format) provider.Reques
 // change, and review the diff.
 func TestBodiesGolden(t *testing.T) {
 	for name, req := range bodyCases(t) {
-		dir := filepath.Join("testdata", "bodies", name)
-		if *update {
-			if err := os.RemoveAll(dir); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var meta strings.Builder
-		var names []string
+		set := golden.NewBodies(t, filepath.Join("testdata", "bodies", name), *update)
 		for _, f := range provider.Formats() {
 			file := f.String() + ".json"
 			r := req
 			r.Delivery = &Delivery{Format: f, Model: models[f], CacheBreakpoints: true, Strictify: true}
 			res := assemble(t, r)
-			b, err := provider.Encode(f, strictRequest(t, res, f), provider.Options{CacheBreakpoints: true, Counter: wordCounter{}})
+			b, err := provider.Encode(f, strictRequest(t, res, f), provider.Options{CacheBreakpoints: true, Counter: golden.WordCounter{}})
 			if err != nil {
 				t.Fatalf("%s/%s: %v", name, file, err)
-			}
-			var compact bytes.Buffer
-			if err := json.Compact(&compact, b.JSON); err != nil || !bytes.Equal(compact.Bytes(), b.JSON) {
-				t.Errorf("%s/%s: body is not compact JSON (%v)", name, file, err)
 			}
 			if !bytes.Equal(res.Body, b.JSON) {
 				t.Errorf("%s/%s: Assemble delivered another body:\n%s\nwant\n%s", name, file, res.Body, b.JSON)
@@ -134,47 +105,9 @@ func TestBodiesGolden(t *testing.T) {
 			if d := res.Record.Delivery; d == nil || d.BodyHash != prompt.Hash(string(res.Body)) || d.StablePrefixHash != b.StablePrefixHash || d.Provider != f.String() {
 				t.Errorf("%s/%s: record's delivery %+v does not describe the body", name, file, d)
 			}
-			var indented bytes.Buffer
-			if err := json.Indent(&indented, b.JSON, "", "  "); err != nil {
-				t.Fatal(err)
-			}
-			indented.WriteByte('\n')
-			fmt.Fprintf(&meta, "%s hash=%s tokens=%d counter=%s breakpoints=%d\n",
-				file, b.StablePrefixHash, b.StablePrefixTokens, b.Counter, b.CacheBreakpoints)
-			names = append(names, file)
-			compareGolden(t, filepath.Join(dir, file), indented.Bytes())
+			set.Add(t, file, b.JSON, fmt.Sprintf("hash=%s tokens=%d counter=%s breakpoints=%d", b.StablePrefixHash, b.StablePrefixTokens, b.Counter, b.CacheBreakpoints))
 		}
-		compareGolden(t, filepath.Join(dir, "meta.txt"), []byte(meta.String()))
-		names = append(names, "meta.txt")
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if !slices.Contains(names, e.Name()) {
-				t.Errorf("%s: golden file no longer produced (delete it, or run with -update)", filepath.Join(dir, e.Name()))
-			}
-		}
-	}
-}
-
-func compareGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from its golden file; run with -update if the change is intended:\n%s", path, got)
+		set.Finish(t)
 	}
 }
 

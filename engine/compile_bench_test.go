@@ -5,64 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/tessera-dev/tessera/internal/testcatalog"
 
 	"github.com/tessera-dev/tessera/catalog"
 )
 
 const benchWorkflows = 1000
-
-// benchLines is prompt prose of the kind a catalog holds: rules, context
-// and schema notes.
-var benchLines = []string{
-	"You are operating under a certified role prompt. Follow it exactly.",
-	"Read the project brief and the context block before you write anything.",
-	"Ask only questions whose answers change what the next document must explore.",
-	"- Affect how discovery is run, who takes part and what it must decide.",
-	"- Never say \"I recommend\"; state options and their consequences instead.",
-	"- Never ask about budget, staffing or dates; those come from the sponsor.",
-	"Purpose: explore the solution space and validate the assumptions behind it.",
-	"Each question names the assumption it tests and the decision it unblocks.",
-	"Keep questions short, concrete and answerable by the product owner alone.",
-	"Output must validate against the schema below; extra properties are errors.",
-}
-
-// benchText returns about n bytes of prose lines, each ending in "\n".
-func benchText(n int) string {
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		b.WriteString(benchLines[i%len(benchLines)])
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// benchTemplate is a task template with three workflow tokens and one
-// $$include, about 1 KB before assembly.
-func benchTemplate(title string) string {
-	return "# " + title + "\n\n" +
-		benchText(300) +
-		"\n---\n\n$$PGC_CONTEXT\n\n---\n\n## Rules\n\n$$include seed/prompts/shared/rules.txt\n\n" +
-		"## Review focus\n\n$$REVIEW_FOCUS\n\n## Output Schema\n\n$$OUTPUT_SCHEMA\n\n" +
-		"## Prohibited Language\n- Never say \"I recommend\"\n- Never ask about budget\n" +
-		benchText(250)
-}
-
-func benchSchema(n int) string {
-	var b strings.Builder
-	b.WriteString("{\n  \"$schema\": \"https://json-schema.org/draft/2020-12/schema\",\n  \"type\": \"object\",\n  \"properties\": {\n")
-	for i := 0; b.Len() < n; i++ {
-		if i > 0 {
-			b.WriteString(",\n")
-		}
-		b.WriteString("    \"question_" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + "\": {\"type\": \"string\", \"minLength\": 1, \"description\": \"One question, ending in a question mark.\"}")
-	}
-	b.WriteString("\n  }\n}\n")
-	return b.String()
-}
-
-const benchConfig = "tasks: seed/prompts/tasks\nworkflows: seed/workflows\n"
 
 // benchTeamCatalog writes a catalog shaped like a real team's: 1,000
 // workflows of one node each, sharing five templates, eight context
@@ -72,21 +22,21 @@ func benchTeamCatalog(tb testing.TB) string {
 	tb.Helper()
 	dir := tb.TempDir()
 	files := map[string]string{
-		"tessera.yaml":                  benchConfig,
-		"seed/prompts/shared/rules.txt": benchText(700),
+		"tessera.yaml":                  testcatalog.Config,
+		"seed/prompts/shared/rules.txt": testcatalog.Text(700),
 	}
 	tasks := []string{"Clarification Questions Generator v1.0", "Document Review v1.0", "Risk Register v2.1", "Release Notes v1.3", "Interview Guide v1.0"}
 	for _, t := range tasks {
-		files["seed/prompts/tasks/"+t+".txt"] = benchTemplate(t)
+		files["seed/prompts/tasks/"+t+".txt"] = testcatalog.Template(t)
 	}
 	for i := range 8 {
-		files[fmt.Sprintf("seed/prompts/contexts/context_%d.v1.txt", i)] = fmt.Sprintf("## Context Block %d\n\n", i) + benchText(650+10*i)
+		files[fmt.Sprintf("seed/prompts/contexts/context_%d.v1.txt", i)] = fmt.Sprintf("## Context Block %d\n\n", i) + testcatalog.Text(650+10*i)
 	}
 	for i := range 4 {
-		files[fmt.Sprintf("seed/prompts/focus/focus_%d.txt", i)] = benchText(450 + 20*i)
+		files[fmt.Sprintf("seed/prompts/focus/focus_%d.txt", i)] = testcatalog.Text(450 + 20*i)
 	}
 	for i := range 3 {
-		files[fmt.Sprintf("seed/schemas/schema_%d.v2.json", i)] = benchSchema(700 + 50*i)
+		files[fmt.Sprintf("seed/schemas/schema_%d.v2.json", i)] = testcatalog.Schema(700 + 50*i)
 	}
 	for i := range benchWorkflows {
 		files[fmt.Sprintf("seed/workflows/team_%04d.v1.json", i)] = fmt.Sprintf(`{

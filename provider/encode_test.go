@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tessera-dev/tessera/internal/golden"
+
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/schema"
 )
@@ -192,7 +194,7 @@ func TestStablePrefix(t *testing.T) {
 	// The counted prefix: tool names, descriptions and parameters, the
 	// output schema, and the three stable parts before the first
 	// volatile one.
-	w := wordCounter{}
+	w := golden.WordCounter{}
 	want := 0
 	for _, tl := range base.Tools {
 		var c bytes.Buffer

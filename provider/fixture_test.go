@@ -7,24 +7,6 @@ import (
 	"github.com/tessera-dev/tessera/prompt"
 )
 
-// wordCounter is a tokenizer.Counter for tests: one token per
-// whitespace-separated word.
-type wordCounter struct{}
-
-func (wordCounter) Count(s string) int {
-	n, inWord := 0, false
-	for i := 0; i < len(s); i++ {
-		space := s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'
-		if !space && !inWord {
-			n++
-		}
-		inWord = !space
-	}
-	return n
-}
-func (wordCounter) Name() string { return "test/words" }
-func (wordCounter) Exact() bool  { return false }
-
 // fixtureSection is one section of the hand-built fixture.
 type fixtureSection struct {
 	key, text string

@@ -1,15 +1,12 @@
 package provider
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
+
+	"github.com/tessera-dev/tessera/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden from current output")
@@ -27,7 +24,7 @@ type goldenCase struct {
 // the "system" role. (The bodies of the presets' assembled prompts are
 // the engine's goldens, under engine/testdata/bodies.)
 func goldenCases() map[string][]goldenCase {
-	opts := Options{CacheBreakpoints: true, Counter: wordCounter{}}
+	opts := Options{CacheBreakpoints: true, Counter: golden.WordCounter{}}
 	var cases []goldenCase
 	for _, f := range Formats() {
 		r := fixtureRequest()
@@ -51,63 +48,14 @@ func goldenCases() map[string][]goldenCase {
 // and review the diff.
 func TestGolden(t *testing.T) {
 	for preset, cases := range goldenCases() {
-		dir := filepath.Join("testdata", "golden", preset)
-		if *update {
-			if err := os.RemoveAll(dir); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var meta strings.Builder
-		var names []string
+		set := golden.NewBodies(t, filepath.Join("testdata", "golden", preset), *update)
 		for _, c := range cases {
 			b, err := Encode(c.format, c.req, c.opts)
 			if err != nil {
 				t.Fatalf("%s/%s: %v", preset, c.file, err)
 			}
-			var compact bytes.Buffer
-			if err := json.Compact(&compact, b.JSON); err != nil || !bytes.Equal(compact.Bytes(), b.JSON) {
-				t.Errorf("%s/%s: body is not compact JSON (%v)", preset, c.file, err)
-			}
-			var indented bytes.Buffer
-			if err := json.Indent(&indented, b.JSON, "", "  "); err != nil {
-				t.Fatal(err)
-			}
-			indented.WriteByte('\n')
-			fmt.Fprintf(&meta, "%s hash=%s tokens=%d counter=%s breakpoints=%d\n",
-				c.file, b.StablePrefixHash, b.StablePrefixTokens, b.Counter, b.CacheBreakpoints)
-			names = append(names, c.file)
-			compareGolden(t, filepath.Join(dir, c.file), indented.Bytes())
+			set.Add(t, c.file, b.JSON, fmt.Sprintf("hash=%s tokens=%d counter=%s breakpoints=%d", b.StablePrefixHash, b.StablePrefixTokens, b.Counter, b.CacheBreakpoints))
 		}
-		compareGolden(t, filepath.Join(dir, "meta.txt"), []byte(meta.String()))
-		names = append(names, "meta.txt")
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if !slices.Contains(names, e.Name()) {
-				t.Errorf("%s: golden file no longer produced (delete it, or run with -update)", filepath.Join(dir, e.Name()))
-			}
-		}
-	}
-}
-
-func compareGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from its golden file; run with -update if the change is intended:\n%s", path, got)
+		set.Finish(t)
 	}
 }
