@@ -453,6 +453,14 @@ func blockText(s string) string {
 // on the lines below when detail is true.
 func FormatMemoryEntry(e *MemoryEntry, detail bool) string {
 	var b strings.Builder
+	size := len(e.Type) + len(e.Summary) + 16
+	for _, t := range e.Tags {
+		size += len(t) + 2
+	}
+	if detail {
+		size += len(e.Detail) + 8
+	}
+	b.Grow(size)
 	b.WriteString("- ")
 	if e.Type != "" {
 		b.WriteByte('[')
@@ -576,7 +584,7 @@ func toolSections(tools []Tool, sub *Subtask) ([]prompt.Section, error) {
 			return nil, fmt.Errorf("agent: tool %q: parameters: %w", t.Name, err)
 		}
 		key := "tool." + t.Name
-		if !prompt.ValidKey(key) || keys[key] {
+		if !validKeyTail(t.Name) || keys[key] {
 			key = "tool-" + strconv.Itoa(n+1)
 		}
 		keys[key], keys[t.Name] = true, true
@@ -590,11 +598,32 @@ func toolSections(tools []Tool, sub *Subtask) ([]prompt.Section, error) {
 	return out, nil
 }
 
+// validKeyTail reports whether "tool."+name is a valid section key (see
+// prompt.ValidKey), without a regular expression on the hot path.
+func validKeyTail(name string) bool {
+	if name == "" || len(name) > 59 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // compactParams returns a tool's parameters schema as compact JSON, its
 // members in their written order.
 func compactParams(p json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(p)) == 0 {
 		return nil, nil
+	}
+	if compact(p) {
+		// Already compact (as ParseTools writes it): an object, with no
+		// space outside strings. Its validity is checked where it is
+		// sent: a provider request parses every tool schema.
+		return p, nil
 	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, p); err != nil {
@@ -606,10 +635,34 @@ func compactParams(p json.RawMessage) (json.RawMessage, error) {
 	return b.Bytes(), nil
 }
 
+// compact reports whether p is an object written with no whitespace
+// outside its strings.
+func compact(p []byte) bool {
+	if len(p) < 2 || p[0] != '{' || p[len(p)-1] != '}' {
+		return false
+	}
+	if bytes.IndexAny(p, " \n\t\r") < 0 {
+		return true
+	}
+	in := false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\n' || c == '\t' || c == '\r'):
+			return false
+		}
+	}
+	return !in
+}
+
 // FormatTool writes a tool as the prompt shows it: "- name: description",
 // then its parameters' schema as compact JSON on the next line.
 func FormatTool(name, description string, params json.RawMessage) string {
 	var b strings.Builder
+	b.Grow(len(name) + len(description) + len(params) + 20)
 	b.WriteString("- ")
 	b.WriteString(name)
 	if d := oneLine(description); d != "" {

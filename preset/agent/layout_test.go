@@ -555,3 +555,31 @@ func ExampleText() {
 	//
 	// ---
 }
+
+// TestToolKeys: a tool's part is keyed by its name when that makes a
+// valid section key, else by its place.
+func TestToolKeys(t *testing.T) {
+	in := &agent.Input{Role: agent.Executor, TaskState: "goal: g", Subtask: &agent.Subtask{ID: "s", Description: "d", AcceptanceCriteria: "c"},
+		Tools: []agent.Tool{{Name: "read_file"}, {Name: "Read File"}, {Name: strings.Repeat("x", 60)}, {Name: "x.y-z", Parameters: json.RawMessage(`{ "type" : "object" }`)}}}
+	l, err := agent.Build(nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range l.Sections {
+		if s.Key == "tools" {
+			for _, c := range s.Children {
+				got = append(got, c.Key)
+				if err := c.Validate(); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	}
+	if want := []string{"text-1", "tool.read_file", "tool-2", "tool-3", "tool.x.y-z"}; !slices.Equal(got, want) {
+		t.Errorf("keys %v, want %v", got, want)
+	}
+	if s := text(t, in); !strings.Contains(s, "- x.y-z\n  parameters: {\"type\":\"object\"}") {
+		t.Errorf("parameters not compacted:\n%s", s)
+	}
+}

@@ -1,0 +1,188 @@
+package agent
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// FuzzScan checks the {name} scanner: it never panics; without errors,
+// its segments written back ({ and } doubled in literal text, {name} for
+// placeholders) are the input exactly; every error points at a brace; and
+// a template that parses lays out with any values, each written as it is.
+func FuzzScan(f *testing.F) {
+	for _, s := range []string{"", "GOAL:\n{goal}\n", "{{\"a\": 1}}", "{ a}", "}", "{", "{goal}}", "{{{goal}}}", "a{b_1}c{D}", "{é}", "{\n}", "{goal"} {
+		f.Add(s, "Add {goal} }}{{ ~~~")
+	}
+	for _, r := range Roles() {
+		data, _ := DefaultFile(FileName(r))
+		f.Add(string(data), "{workspace_listing}")
+	}
+	name := regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+	f.Fuzz(func(t *testing.T, s, value string) {
+		segs, errs := scan(s)
+		for _, e := range errs {
+			if e.off < 0 || e.off >= len(s) || (s[e.off] != '{' && s[e.off] != '}') {
+				t.Fatalf("error at %d of %q is not at a brace", e.off, s)
+			}
+		}
+		last := -1
+		for _, sg := range segs {
+			if sg.off <= last || sg.off > len(s) {
+				t.Fatalf("segment offsets out of order: %+v", segs)
+			}
+			last = sg.off
+			if sg.name != "" && !name.MatchString(sg.name) {
+				t.Fatalf("placeholder name %q", sg.name)
+			}
+			if sg.name == "" && sg.text == "" {
+				t.Fatalf("empty literal segment")
+			}
+		}
+		if len(errs) == 0 {
+			var b strings.Builder
+			for _, sg := range segs {
+				if sg.name != "" {
+					b.WriteString("{" + sg.name + "}")
+				} else {
+					b.WriteString(strings.NewReplacer("{", "{{", "}", "}}").Replace(sg.text))
+				}
+			}
+			if b.String() != s {
+				t.Fatalf("segments of %q write back as %q", s, b.String())
+			}
+		}
+		// As a planner's instructions: a template that parses lays out,
+		// and values are written once, as they are.
+		tmpl, err := ParseTemplate(Planner, "f.yaml", []byte("role: r\nconstraints: c\ninstructions: "+quote(s)+"\n"))
+		if err != nil {
+			return
+		}
+		in := &Input{Role: Planner, Goal: "goal " + value, UserContext: value, Workspace: "w", Listing: value}
+		text, err := Text(DefaultTemplates().With(tmpl), in)
+		if err != nil {
+			t.Fatalf("a parsed template does not lay out: %v", err)
+		}
+		if v := inlineText(in.Goal); strings.Contains(s, "{goal}") && !strings.Contains(text, v) {
+			t.Fatalf("the goal %q is not in the prompt:\n%s", v, text)
+		}
+	})
+}
+
+// quote writes s as a YAML double-quoted scalar.
+func quote(s string) string {
+	data, _ := json.Marshal(s)
+	return string(data)
+}
+
+// FuzzValidatePlan checks the plan reader and validator on any reply: no
+// panic; every problem names the reply and a line inside it; a plan
+// accepted is valid by ValidatePlan, has 3 to 15 subtasks with unique
+// ids, and reads back the same from its own JSON.
+func FuzzValidatePlan(f *testing.F) {
+	for _, name := range []string{"plan.json", "replies/plan.txt", "replies/plan-bad.json", "replies/replan.json", "replies/replan-drops.json", "replies/blocked.txt"} {
+		data, err := os.ReadFile("../../examples/agent/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range []string{"", "{}", `{"subtasks": []}`, `{"subtasks": [{"id": "a", "depends_on": ["a"]}]}`, "```json\n{\"subtasks\": [1, \"x\", null]}\n```", `{"subtasks": [{"id": 1e999}]}`, "[[[[{"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParsePlan("p", data)
+		lines := strings.Count(string(data), "\n") + 1
+		for _, line := range problems(err) {
+			if !strings.HasPrefix(line, "p:") && !strings.HasPrefix(line, "p ") {
+				t.Fatalf("problem does not name the reply: %q", line)
+			}
+		}
+		if err != nil {
+			if list, ok := err.(interface{ Error() string }); ok && list == nil {
+				t.Fatal("typed nil error")
+			}
+			for _, e := range diagLines(err) {
+				if e < 0 || e > lines {
+					t.Fatalf("problem at line %d of a %d-line reply: %v", e, lines, err)
+				}
+			}
+			return
+		}
+		if n := len(p.Subtasks); n < MinSubtasks || n > MaxSubtasks {
+			t.Fatalf("accepted a plan of %d subtasks", n)
+		}
+		seen := map[string]bool{}
+		for _, s := range p.Subtasks {
+			if seen[s.ID] || !kebab.MatchString(s.ID) {
+				t.Fatalf("accepted id %q", s.ID)
+			}
+			seen[s.ID] = true
+		}
+		if err := ValidatePlan(p); err != nil {
+			t.Fatalf("accepted, yet ValidatePlan says: %v", err)
+		}
+		again, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := ParsePlan("p", again)
+		if err != nil || len(q.Subtasks) != len(p.Subtasks) {
+			t.Fatalf("the accepted plan does not read back: %v\n%s", err, again)
+		}
+		for i := range q.Subtasks {
+			a, b := p.Subtasks[i], q.Subtasks[i]
+			a.line, b.line = 0, 0
+			if a.ID != b.ID || a.Description != b.Description || a.ModelTier != b.ModelTier || !sameSet(a.DependsOn, b.DependsOn) {
+				t.Fatalf("subtask %d reads back as %+v, was %+v", i, b, a)
+			}
+		}
+	})
+}
+
+func problems(err error) []string {
+	if err == nil {
+		return nil
+	}
+	return strings.Split(err.Error(), "\n")
+}
+
+// diagLines returns the line of each problem of err.
+func diagLines(err error) []int {
+	var out []int
+	for _, line := range problems(err) {
+		rest := strings.TrimPrefix(line, "p:")
+		n := 0
+		for i := 0; i < len(rest) && rest[i] >= '0' && rest[i] <= '9'; i++ {
+			n = n*10 + int(rest[i]-'0')
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// FuzzExtractJSON checks that what ExtractJSON finds is where it says,
+// opens as asked, and is balanced.
+func FuzzExtractJSON(f *testing.F) {
+	for _, s := range []string{"{}", "x {\"a\": [1]} y", "```json\n[1]\n```", "~~~\n{\"a\": \"}\"}\n~~~", "{\"a\": \"\\\"}\"}", "[{]}"} {
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, object bool) {
+		open := byte('[')
+		if object {
+			open = '{'
+		}
+		got, off, ok := ExtractJSON(data, open)
+		if !ok {
+			return
+		}
+		if off < 0 || off+len(got) > len(data) || string(data[off:off+len(got)]) != string(got) {
+			t.Fatalf("offset %d does not locate %q", off, got)
+		}
+		if len(got) == 0 || got[0] != open {
+			t.Fatalf("%q does not open with %c", got, open)
+		}
+	})
+}
