@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -242,9 +243,19 @@ func readInput(r Role, env *preset.Env, args preset.Args) (*Input, error) {
 		opts := ListOptions{}
 		opts.MaxDepth, _ = strconv.Atoi(args[InputListingDepth])
 		opts.MaxEntries, _ = strconv.Atoi(args[InputListingEntries])
+		switch fi, err := os.Stat(dir); {
+		case err != nil:
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, &preset.InputError{Input: InputWorkspace, Err: fmt.Errorf("%q: %v: give the directory the agent works in", dir, err)}
+		case !fi.IsDir():
+			return nil, &preset.InputError{Input: InputWorkspace, Err: fmt.Errorf("%q is not a directory: give the directory the agent works in", dir)}
+		}
 		listing, err := ListWorkspace(dir, opts)
 		if err != nil {
-			return nil, &preset.InputError{Input: InputWorkspace, Err: errors.New(strings.TrimPrefix(err.Error(), "workspace "+dir+" "))}
+			return nil, &preset.InputError{Input: InputWorkspace, Err: err}
 		}
 		in.Listing = listing
 	}
