@@ -641,7 +641,7 @@ func compact(p []byte) bool {
 	if len(p) < 2 || p[0] != '{' || p[len(p)-1] != '}' {
 		return false
 	}
-	if bytes.IndexAny(p, " \n\t\r") < 0 {
+	if !bytes.ContainsAny(p, " \n\t\r") {
 		return true
 	}
 	in := false

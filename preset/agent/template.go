@@ -67,15 +67,6 @@ func (t *Template) Keys() []string {
 	return keys
 }
 
-func (t *Template) key(name string) *templateKey {
-	for i := range t.keys {
-		if t.keys[i].key == name {
-			return &t.keys[i]
-		}
-	}
-	return nil
-}
-
 // ParseTemplate parses the template of role r from data, the text of the
 // file path (used in messages). The top level is a mapping from the
 // role's keys (role, instructions or the executor's task_state, subtask,

@@ -118,9 +118,7 @@ func ParsePlan(name string, text []byte) (*Plan, error) {
 	for i, e := range list.elems {
 		p.Subtasks = append(p.Subtasks, r.subtask(e, i, missing))
 	}
-	for _, e := range validate(p, func(i int, field string) bool { return missing[i][field] }) {
-		r.errs = append(r.errs, e)
-	}
+	r.errs = append(r.errs, validate(p, func(i int, field string) bool { return missing[i][field] })...)
 	r.errs.Sort()
 	return p, r.errs.Err()
 }
