@@ -346,7 +346,9 @@ func plain(n *yaml.Node, depth int) {
 	}
 }
 
-var subtaskKeys = []string{"id", "description", "depends_on", "model_tier", "verification_tier", "is_critical_path", "acceptance_criteria", "status", "tools"}
+func subtaskKeys() []string {
+	return []string{"id", "description", "depends_on", "model_tier", "verification_tier", "is_critical_path", "acceptance_criteria", "status", "tools"}
+}
 
 // ParseSubtask reads one subtask, a YAML or JSON mapping with the keys of
 // a plan's subtasks, from the file path. Its id is required.
@@ -369,7 +371,7 @@ func ParseSubtask(path string, data []byte) (*Subtask, error) {
 
 func (d *nodeDecoder) subtask(n *yaml.Node, what string) *Subtask {
 	s := &Subtask{line: n.Line}
-	d.fields(n, what, subtaskKeys, func(key string, _, v *yaml.Node) {
+	d.fields(n, what, subtaskKeys(), func(key string, _, v *yaml.Node) {
 		w := what + " " + key
 		switch key {
 		case "id":
@@ -395,7 +397,9 @@ func (d *nodeDecoder) subtask(n *yaml.Node, what string) *Subtask {
 	return s
 }
 
-var entryKeys = []string{"id", "type", "summary", "detail", "tags", "relevance_to", "subtask", "score"}
+func entryKeys() []string {
+	return []string{"id", "type", "summary", "detail", "tags", "relevance_to", "subtask", "score"}
+}
 
 // ParseMemory reads memory entries, a YAML or JSON list of objects with
 // the keys of MemoryEntry, from the file path. Each needs a type (one of
@@ -431,7 +435,7 @@ func parseEntries(path string, data []byte, what string, strs bool) ([]MemoryEnt
 			continue
 		}
 		var e MemoryEntry
-		d.fields(n, w, entryKeys, func(key string, _, v *yaml.Node) {
+		d.fields(n, w, entryKeys(), func(key string, _, v *yaml.Node) {
 			kw := w + " " + key
 			switch key {
 			case "id":
@@ -479,7 +483,9 @@ func parseEntries(path string, data []byte, what string, strs bool) ([]MemoryEnt
 	return out, nil
 }
 
-var toolKeys = []string{"name", "description", "parameters", "score"}
+func toolKeys() []string {
+	return []string{"name", "description", "parameters", "score"}
+}
 
 // ParseTools reads the tools for a subtask, a YAML or JSON list of
 // {name, description, parameters, score}, from the file path. Names are
@@ -498,7 +504,7 @@ func ParseTools(path string, data []byte) ([]Tool, error) {
 	for i, n := range top.Content {
 		w := fmt.Sprintf("tool %d", i+1)
 		var t Tool
-		d.fields(n, w, toolKeys, func(key string, _, v *yaml.Node) {
+		d.fields(n, w, toolKeys(), func(key string, _, v *yaml.Node) {
 			kw := w + " " + key
 			switch key {
 			case "name":
@@ -535,7 +541,9 @@ func ParseTools(path string, data []byte) ([]Tool, error) {
 	return out, nil
 }
 
-var callKeys = []string{"name", "arguments", "result", "error"}
+func callKeys() []string {
+	return []string{"name", "arguments", "result", "error"}
+}
 
 // ParseToolCalls reads tool calls, a YAML or JSON list of {name,
 // arguments, result, error}, from the file path. A result that is not
@@ -553,7 +561,7 @@ func ParseToolCalls(path string, data []byte) ([]ToolCall, error) {
 	for i, n := range top.Content {
 		w := fmt.Sprintf("tool call %d", i+1)
 		var c ToolCall
-		d.fields(n, w, callKeys, func(key string, _, v *yaml.Node) {
+		d.fields(n, w, callKeys(), func(key string, _, v *yaml.Node) {
 			kw := w + " " + key
 			switch key {
 			case "name":

@@ -140,7 +140,7 @@ const none = "(none)"
 // their own lines, and notes for entries the budget drops.
 func Style() render.Style {
 	st := render.Style{
-		Slots:     make([]render.Slot, len(sectionOrder)),
+		Slots:     make([]render.Slot, len(sectionOrder())),
 		Heading:   render.Heading{Level: -1},
 		Separator: "\n\n---\n\n",
 		HideEmpty: true,
@@ -153,7 +153,7 @@ func Style() render.Style {
 			"":            {Text: "({n} more left out)"},
 		},
 	}
-	for i, s := range sectionOrder {
+	for i, s := range sectionOrder() {
 		st.Slots[i] = render.Slot{Key: s.key, Stable: s.stable}
 	}
 	return st

@@ -27,15 +27,15 @@ const (
 // Roles returns the five roles in the order of the agent's loop.
 func Roles() []Role { return []Role{Planner, Executor, Replanner, Extractor, Verifier} }
 
-// verbs are the command-line verbs of the roles, in Roles order.
-var verbs = [...]string{"plan", "execute", "replan", "extract", "verify"}
+// verbs returns the command-line verbs of the roles, in Roles order.
+func verbs() []string { return []string{"plan", "execute", "replan", "extract", "verify"} }
 
 // Verb returns the command verb of r: plan, execute, replan, extract or
 // verify.
 func (r Role) Verb() string {
 	for i, x := range Roles() {
 		if x == r {
-			return verbs[i]
+			return verbs()[i]
 		}
 	}
 	return string(r)
@@ -46,7 +46,7 @@ func (r Role) Verb() string {
 // extract, verify).
 func ParseRole(s string) (Role, error) {
 	for i, r := range Roles() {
-		if s == string(r) || s == verbs[i] {
+		if s == string(r) || s == verbs()[i] {
 			return r, nil
 		}
 	}
@@ -77,28 +77,30 @@ type section struct {
 	stable    bool
 }
 
-// sectionOrder is the order of the sections in every prompt, with the
-// design's priorities: role, task state, subtask, constraints, output
+// sectionOrder returns the sections of every prompt in their order, with
+// the design's priorities: role, task state, subtask, constraints, output
 // format, tools, memory. Memory goes first when the prompt is over
 // budget, then tools.
-var sectionOrder = [...]section{
-	{key: KeyRole, title: "role", priority: 10, role: prompt.RoleSystem, stable: true},
-	{key: KeyInstructions, title: "instructions", priority: 20, role: prompt.RoleUser},
-	{key: KeyTaskState, title: "task state", priority: 20, role: prompt.RoleUser},
-	{key: KeySubtask, title: "current subtask", priority: 30, role: prompt.RoleUser},
-	{key: KeyMemory, title: "retrieved memory", priority: 70, role: prompt.RoleUser, droppable: true},
-	{key: KeyTools, title: "available tools", priority: 60, role: prompt.RoleUser, droppable: true},
-	{key: KeyOutputFormat, title: "output format", priority: 50, role: prompt.RoleSystem, stable: true},
-	{key: KeyConstraints, title: "constraints", priority: 40, role: prompt.RoleSystem, stable: true},
+func sectionOrder() [8]section {
+	return [8]section{
+		{key: KeyRole, title: "role", priority: 10, role: prompt.RoleSystem, stable: true},
+		{key: KeyInstructions, title: "instructions", priority: 20, role: prompt.RoleUser},
+		{key: KeyTaskState, title: "task state", priority: 20, role: prompt.RoleUser},
+		{key: KeySubtask, title: "current subtask", priority: 30, role: prompt.RoleUser},
+		{key: KeyMemory, title: "retrieved memory", priority: 70, role: prompt.RoleUser, droppable: true},
+		{key: KeyTools, title: "available tools", priority: 60, role: prompt.RoleUser, droppable: true},
+		{key: KeyOutputFormat, title: "output format", priority: 50, role: prompt.RoleSystem, stable: true},
+		{key: KeyConstraints, title: "constraints", priority: 40, role: prompt.RoleSystem, stable: true},
+	}
 }
 
-func sectionOf(key string) *section {
-	for i := range sectionOrder {
-		if sectionOrder[i].key == key {
-			return &sectionOrder[i]
+func sectionOf(key string) section {
+	for _, s := range sectionOrder() {
+		if s.key == key {
+			return s
 		}
 	}
-	return nil
+	return section{key: key}
 }
 
 // keySpec is a key a role's template may have.

@@ -200,12 +200,13 @@ func requiredKeys(r Role) []string {
 }
 
 func orderOf(key string) int {
-	for i := range sectionOrder {
-		if sectionOrder[i].key == key {
+	order := sectionOrder()
+	for i := range order {
+		if order[i].key == key {
 			return i
 		}
 	}
-	return len(sectionOrder)
+	return len(order)
 }
 
 // position returns the line and column in the file text of the byte off
