@@ -140,7 +140,7 @@ const none = "(none)"
 // their own lines, and notes for entries the budget drops.
 func Style() render.Style {
 	st := render.Style{
-		Slots:     make([]render.Slot, len(sectionOrder())),
+		Slots:     make([]render.Slot, 0, 8),
 		Heading:   render.Heading{Level: -1},
 		Separator: "\n\n---\n\n",
 		HideEmpty: true,
@@ -153,8 +153,8 @@ func Style() render.Style {
 			"":            {Text: "({n} more left out)"},
 		},
 	}
-	for i, s := range sectionOrder() {
-		st.Slots[i] = render.Slot{Key: s.key, Stable: s.stable}
+	for _, s := range sectionOrder() {
+		st.Slots = append(st.Slots, render.Slot{Key: s.key, Stable: s.stable})
 	}
 	return st
 }
