@@ -70,7 +70,6 @@ const (
 // request, and whether the budget may drop it whole.
 type section struct {
 	key       string
-	title     string // the slot title, for messages
 	priority  int
 	role      prompt.Role
 	droppable bool
@@ -83,14 +82,14 @@ type section struct {
 // budget, then tools.
 func sectionOrder() [8]section {
 	return [8]section{
-		{key: KeyRole, title: "role", priority: 10, role: prompt.RoleSystem, stable: true},
-		{key: KeyInstructions, title: "instructions", priority: 20, role: prompt.RoleUser},
-		{key: KeyTaskState, title: "task state", priority: 20, role: prompt.RoleUser},
-		{key: KeySubtask, title: "current subtask", priority: 30, role: prompt.RoleUser},
-		{key: KeyMemory, title: "retrieved memory", priority: 70, role: prompt.RoleUser, droppable: true},
-		{key: KeyTools, title: "available tools", priority: 60, role: prompt.RoleUser, droppable: true},
-		{key: KeyOutputFormat, title: "output format", priority: 50, role: prompt.RoleSystem, stable: true},
-		{key: KeyConstraints, title: "constraints", priority: 40, role: prompt.RoleSystem, stable: true},
+		{key: KeyRole, priority: 10, role: prompt.RoleSystem, stable: true},
+		{key: KeyInstructions, priority: 20, role: prompt.RoleUser},
+		{key: KeyTaskState, priority: 20, role: prompt.RoleUser},
+		{key: KeySubtask, priority: 30, role: prompt.RoleUser},
+		{key: KeyMemory, priority: 70, role: prompt.RoleUser, droppable: true},
+		{key: KeyTools, priority: 60, role: prompt.RoleUser, droppable: true},
+		{key: KeyOutputFormat, priority: 50, role: prompt.RoleSystem, stable: true},
+		{key: KeyConstraints, priority: 40, role: prompt.RoleSystem, stable: true},
 	}
 }
 
