@@ -39,13 +39,33 @@ agent/templates directory when there is a catalog, replaced by those of
 
 Each command is "tessera assemble --agent-role ROLE" with the same flags
 prefixed "agent-"; budget, provider, log and JSON flags are assemble's.`,
-		Args: cobra.NoArgs,
+		Args:               cobra.ArbitraryArgs,
+		RunE:               unknownSubcommand,
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 	}
 	for _, r := range agent.Roles() {
 		cmd.AddCommand(a.agentRoleCmd(r))
 	}
 	cmd.AddCommand(a.agentCheckCmd())
 	return cmd
+}
+
+// unknownSubcommand is the action of a command that only holds
+// subcommands: its help, or, when a word follows it, an unknown command
+// with suggestions (as the root command reports one), also when the
+// mistyped subcommand's flags follow it.
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return cmd.Help()
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+	}
+	return errors.New(msg)
 }
 
 // roleShort is each role command's one-line help.
@@ -160,7 +180,9 @@ func (a *app) agentCheckCmd() *cobra.Command {
 bare, inside prose, or in a fenced block. A valid reply is printed as clean
 JSON; otherwise every problem is listed as FILE:LINE: message, naming the
 subtask or entry, and the exit code is 1.`,
-		Args: cobra.NoArgs,
+		Args:               cobra.ArbitraryArgs,
+		RunE:               unknownSubcommand,
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 	}
 	var (
 		original  string
