@@ -319,7 +319,9 @@ func buildSection(tmpl *Template, tk *templateKey, vals map[string]*value) (prom
 	}
 	// A value fenced as data stands alone on its line: the text before
 	// it becomes one part and the text after it another, and the
-	// renderer writes the parts on lines of their own.
+	// renderer writes the parts on lines of their own. (Two fenced values
+	// separated by exactly one blank line are written on consecutive
+	// lines: the renderer has no empty part to stand for the blank.)
 	var (
 		b     strings.Builder
 		after bool // the text being gathered follows a block
