@@ -28,8 +28,8 @@ import (
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
-// DefaultRegistry returns a registry of Tessera's presets: template and
-// canonical.
+// DefaultRegistry returns a registry of Tessera's presets: template,
+// canonical and agent.
 func DefaultRegistry() *preset.Registry {
 	r, err := preset.NewRegistry(template.New(), canonical.NewPreset(), agent.New())
 	if err != nil {

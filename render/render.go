@@ -120,6 +120,14 @@ var DefaultNote = Note{Text: "({n} more omitted)"}
 // their own, untrusted items together with their note, with a fence that
 // no line of the text can close.
 func Render(sections []prompt.Section, s Style) prompt.Prompt {
+	if s.Whole && len(sections) == 1 && len(s.Slots) == 0 {
+		// One trusted, untitled section with nothing but a body (a
+		// template) is its body: no copy.
+		if sec := &sections[0]; sec.Trust == prompt.Trusted && sec.Title == "" && len(sec.Items) == 0 && sec.Omitted == 0 && len(sec.Children) == 0 {
+			text := Body(sec)
+			return prompt.Prompt{Text: text, Hash: prompt.Hash(text)}
+		}
+	}
 	r := renderer{style: &s}
 	size := len(s.Slots) * 48
 	for i := range sections {

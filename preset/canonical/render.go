@@ -1,8 +1,6 @@
 package canonical
 
 import (
-	"slices"
-
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/render"
 )
@@ -57,9 +55,19 @@ func Style(cfg Config) render.Style {
 		Notes:     notes(),
 	}
 	for i, o := range order {
-		st.Slots[i] = render.Slot{Key: o.key, Title: o.title, Stable: slices.Contains(StableKeys(), o.key)}
+		st.Slots[i] = render.Slot{Key: o.key, Title: o.title, Stable: stable(o.key)}
 	}
 	return st
+}
+
+// stable reports whether key is one of StableKeys, without building the
+// list.
+func stable(key string) bool {
+	switch key {
+	case KeySystemPrompt, KeyIdentity, KeyRequestingUser, KeyConstraints:
+		return true
+	}
+	return false
 }
 
 // notes say how many items were dropped, in the words of the section:
