@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/tessera-dev/tessera"
 	"github.com/tessera-dev/tessera/catalog"
@@ -44,6 +45,7 @@ func (e *Engine) Build(ctx context.Context, c *catalog.Catalog) ([]Built, error)
 			return nil, ctx.Err()
 		}
 		errs.Add(err)
+		out = slices.Grow(out, len(units))
 		for _, u := range units {
 			if prev, ok := outs[u.Out]; ok {
 				errs.Add(diag.Errorf(u.At.Path, u.At.Line, "compiles to %s, as a %s prompt does: rename one of them", u.Out, prev))

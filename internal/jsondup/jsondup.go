@@ -44,9 +44,11 @@ type frame struct {
 // to grow its stacks and to report repeats.
 func Find(data []byte) []Repeat {
 	var (
-		out   []Repeat
-		stack []frame
-		keys  []keyAt // the keys of the open objects, innermost last
+		out      []Repeat
+		stackBuf [16]frame
+		keyBuf   [32]keyAt
+		stack    = stackBuf[:0]
+		keys     = keyBuf[:0] // the keys of the open objects, innermost last
 	)
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; c {
