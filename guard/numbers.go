@@ -213,11 +213,13 @@ func findCardNumbers(text string, dst []hit) []hit {
 // isPhoneSep reports whether c separates the groups of a phone number.
 func isPhoneSep(c byte) bool { return c == ' ' || c == '-' || c == '.' }
 
+// notBeforePhone are the bytes that tie a phone number to what comes
+// before it: an identifier, an expression, a fraction, a code block.
+var notBeforePhone = newByteSet(alnumChars, "_.)]{}+-*/%^&~!?@#$\\")
+
 // phoneBefore reports whether the byte before i ties a phone number at i
-// to what comes before it (an identifier, an expression, a fraction).
-func phoneBefore(text string, i int) bool {
-	return i > 0 && (isWord(text[i-1]) || strings.IndexByte(".)]{}+-*/%^&~!?@#$\\", text[i-1]) >= 0)
-}
+// to what comes before it.
+func phoneBefore(text string, i int) bool { return i > 0 && notBeforePhone[text[i-1]] }
 
 // findPhoneNumbers finds phone numbers: international ones starting with
 // '+' and a country code, and North American ones ((415) 555-2671,
@@ -343,9 +345,6 @@ func intlPhoneEnd(text string, p int) int {
 // and a separator), an exchange, the separator again and four digits.
 // Area codes and exchanges start with 2 to 9.
 func northAmericanEnd(text string, s int) int {
-	if phoneBefore(text, s) {
-		return -1
-	}
 	p := s
 	var lead byte // the separator after a leading 1
 	if p+1 < len(text) && text[p] == '1' && isPhoneSep(text[p+1]) {
@@ -384,7 +383,7 @@ func northAmericanEnd(text string, s int) int {
 	switch {
 	case !paren && sepA != sep, lead != 0 && !paren && lead != sep:
 		return -1 // 415-555.2671: not written as a phone number
-	case numberAfter(text, p, sep):
+	case numberAfter(text, p, sep) || phoneBefore(text, s):
 		return -1
 	case s >= 2 && text[s-1] == sep && isDigit(text[s-2]):
 		return -1 // "100 200 300 4000": a run of numbers
