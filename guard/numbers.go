@@ -272,9 +272,14 @@ func intlPhoneEnd(text string, p int) int {
 	total, groups := head-q, 0
 	var dots, others bool
 	pos := head
-	// A number ends with digits: a last group in brackets alone, as in
-	// "+1 415 555 2671 (1)", is not part of it.
-	bracketed, before, beforeTotal := false, 0, 0
+	// A number ends with digits: groups in brackets alone at its end, as
+	// in "+1 415 555 2671 (1)", are not part of it. last is the number up
+	// to its last digit.
+	type state struct {
+		pos, total, groups int
+		dots, others       bool
+	}
+	last := state{pos, total, groups, false, false}
 	for pos < len(text) {
 		k := pos
 		sep := byte(0)
@@ -282,7 +287,8 @@ func intlPhoneEnd(text string, p int) int {
 			sep = text[k]
 			k++
 		}
-		var g int // digits in the group
+		var g int     // digits in the group
+		only := false // the group is in brackets alone
 		switch {
 		case k < len(text) && text[k] == '(':
 			d := digitsEnd(text, k+1)
@@ -291,19 +297,17 @@ func intlPhoneEnd(text string, p int) int {
 				break
 			}
 			k = d + 1
-			bracketed, before, beforeTotal = true, pos, total
-			if k < len(text) && isDigit(text[k]) {
+			only = k == len(text) || !isDigit(text[k])
+			if !only {
 				// "(0)20": the group after the brackets follows at once.
 				e := digitsEnd(text, k)
 				g += e - k
 				k = e
-				bracketed = false
 			}
 		case k < len(text) && isDigit(text[k]):
 			e := digitsEnd(text, k)
 			g = e - k
 			k = e
-			bracketed = false
 		default:
 			k = -1
 		}
@@ -311,6 +315,9 @@ func intlPhoneEnd(text string, p int) int {
 			break
 		}
 		if g > 12 || total+g > 15 {
+			if only {
+				break // "(1234)" after the number is not part of it
+			}
 			return -1
 		}
 		switch sep {
@@ -322,11 +329,11 @@ func intlPhoneEnd(text string, p int) int {
 		total += g
 		groups++
 		pos = k
+		if isDigit(text[k-1]) {
+			last = state{pos, total, groups, dots, others}
+		}
 	}
-	if bracketed {
-		pos, total = before, beforeTotal
-		groups--
-	}
+	pos, total, groups, dots, others = last.pos, last.total, last.groups, last.dots, last.others
 	switch {
 	case total < 8 || total > 15 || dots && others || pos < len(text) && isWord(text[pos]):
 		return -1

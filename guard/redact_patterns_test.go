@@ -315,7 +315,12 @@ func TestRedactPhoneNumbers(t *testing.T) {
 		{"+1 415 555 2671 (1)", "[REDACTED:phone] (1)"},
 		{"+44 (0)20 7946 0958 (home)", "[REDACTED:phone] (home)"},
 	})
-	checkRedact(t, Default(), unchanged("+1(0)00000(0)"))
+	checkRedact(t, Default(), []redactCase{
+		{"+1 415 555 2671 (1)(2)", "[REDACTED:phone] (1)(2)"},
+		{"+44 20 7946 0958 (1234)", "[REDACTED:phone] (1234)"},
+		{"+1.415.555.2671 (1)", "[REDACTED:phone] (1)"},
+	})
+	checkRedact(t, Default(), unchanged("+1(0)00000(0)", "+1(000)0(0)0(0)(0)"))
 }
 
 // Numbers that are not personal data stay: versions, dates, times, ids,
