@@ -326,9 +326,10 @@ func findURLPasswords(text string, dst []hit) []hit {
 			}
 		}
 		off = e
-		// A password holding a placeholder is redacted text: what is
-		// left of it was judged by the redaction that wrote it.
-		if colon < 0 || at <= colon+1 || strings.Contains(text[colon+1:at], "[REDACTED:") {
+		// A user and password holding a placeholder are redacted text:
+		// what is left of them was judged by the redaction that wrote it
+		// (and the placeholder's ':' is not theirs).
+		if colon < 0 || at <= colon+1 || strings.Contains(text[i+3:at], "[REDACTED:") {
 			continue
 		}
 		dst = append(dst, hit{s, colon + 1, at, at + 1})
