@@ -50,29 +50,58 @@ func eachGroup(text string, at func(start, end int) int) {
 	}
 }
 
+// A placeholder next to a number stands for what it replaced, a word or
+// more digits: the rules about what a number may touch treat it so. Else
+// redacting a neighbour would turn a number that was part of something
+// longer into one that stands alone, and redacting the output again would
+// redact more.
+
+// placeholderAt reports whether a placeholder starts at i.
+func placeholderAt(text string, i int) bool {
+	return i < len(text) && text[i] == '[' && strings.HasPrefix(text[i:], "[REDACTED:")
+}
+
+// placeholderBefore reports whether a placeholder ends at i.
+func placeholderBefore(text string, i int) bool {
+	if i == 0 || text[i-1] != ']' {
+		return false
+	}
+	lo := max(0, i-len(Placeholder(""))-32)
+	j := strings.LastIndex(text[lo:i], "[REDACTED:")
+	return j >= 0 && labelPattern.MatchString(text[lo+j+len("[REDACTED:"):i-1])
+}
+
 // numberBefore reports whether the byte before i ties a number at i to
 // what comes before it: a letter or '_' (an identifier, "0x…"), a '.'
-// (a fraction, a version), or a '+' or '-' (a sign, an exponent).
+// (a fraction, a version), a '+' or '-' (a sign, an exponent), or a
+// placeholder.
 func numberBefore(text string, i int) bool {
 	if i == 0 {
 		return false
 	}
 	c := text[i-1]
-	return isWord(c) || c == '.' || c == '+' || c == '-'
+	return isWord(c) || c == '.' || c == '+' || c == '-' || placeholderBefore(text, i)
 }
 
 // numberAfter reports whether the text at i goes on the number before it:
-// a letter or '_' (a suffix, an exponent, an identifier), or a '.' or
-// sep followed by a digit (a fraction, more of a list).
+// a letter or '_' (a suffix, an exponent, an identifier), a placeholder,
+// or a '.' or sep followed by a digit or a placeholder (a fraction, more
+// of a list).
 func numberAfter(text string, i int, sep byte) bool {
 	if i == len(text) {
 		return false
 	}
 	c := text[i]
-	if isWord(c) {
+	if isWord(c) || placeholderAt(text, i) {
 		return true
 	}
-	return (c == '.' || c == sep && sep != 0) && i+1 < len(text) && isDigit(text[i+1])
+	return (c == '.' || c == sep && sep != 0) && i+1 < len(text) && (isDigit(text[i+1]) || placeholderAt(text, i+1))
+}
+
+// runBefore reports whether the number at i follows another number or a
+// placeholder, with sep between: "100 200 300 4000".
+func runBefore(text string, i int, sep byte) bool {
+	return i >= 2 && text[i-1] == sep && (isDigit(text[i-2]) || placeholderBefore(text, i-1))
 }
 
 // luhn reports whether the digits of s pass the Luhn check.
@@ -168,7 +197,7 @@ func findCardNumbers(text string, dst []hit) []hit {
 			return e
 		}
 		sep := text[e]
-		if i >= 2 && text[i-1] == sep && isDigit(text[i-2]) {
+		if runBefore(text, i, sep) {
 			return e // "1234 4111 1111 1111 1111": part of a longer number
 		}
 		// Read up to five more groups, each a separator and 1 to 6
@@ -213,10 +242,14 @@ func findCardNumbers(text string, dst []hit) []hit {
 // isPhoneSep reports whether c separates the groups of a phone number.
 func isPhoneSep(c byte) bool { return c == ' ' || c == '-' || c == '.' }
 
+// notBeforePhone are the bytes that tie a phone number to what comes
+// before it: an identifier, an expression, a fraction, a code block.
+var notBeforePhone = newByteSet(alnumChars, "_.)]{}+-*/%^&~!?@#$\\")
+
 // phoneBefore reports whether the byte before i ties a phone number at i
-// to what comes before it (an identifier, an expression, a fraction).
+// to what comes before it.
 func phoneBefore(text string, i int) bool {
-	return i > 0 && (isWord(text[i-1]) || strings.IndexByte(".)]{}+-*/%^&~!?@#$\\", text[i-1]) >= 0)
+	return i > 0 && (notBeforePhone[text[i-1]] || placeholderBefore(text, i))
 }
 
 // findPhoneNumbers finds phone numbers: international ones starting with
@@ -270,17 +303,26 @@ func intlPhoneEnd(text string, p int) int {
 	total, groups := head-q, 0
 	var dots, others bool
 	pos := head
-	// A number ends with digits: a last group in brackets alone, as in
-	// "+1 415 555 2671 (1)", is not part of it.
-	bracketed, before, beforeTotal := false, 0, 0
+	// A number ends with digits: groups in brackets alone at its end, as
+	// in "+1 415 555 2671 (1)", are not part of it. last is the number up
+	// to its last digit.
+	type state struct {
+		pos, total, groups int
+		dots, others       bool
+	}
+	last := state{pos, total, groups, false, false}
 	for pos < len(text) {
 		k := pos
 		sep := byte(0)
 		if isPhoneSep(text[k]) {
 			sep = text[k]
 			k++
+			if placeholderAt(text, k) {
+				return -1 // more of the number was redacted
+			}
 		}
-		var g int // digits in the group
+		var g int     // digits in the group
+		only := false // the group is in brackets alone
 		switch {
 		case k < len(text) && text[k] == '(':
 			d := digitsEnd(text, k+1)
@@ -289,19 +331,17 @@ func intlPhoneEnd(text string, p int) int {
 				break
 			}
 			k = d + 1
-			bracketed, before, beforeTotal = true, pos, total
-			if k < len(text) && isDigit(text[k]) {
+			only = k == len(text) || !isDigit(text[k])
+			if !only {
 				// "(0)20": the group after the brackets follows at once.
 				e := digitsEnd(text, k)
 				g += e - k
 				k = e
-				bracketed = false
 			}
 		case k < len(text) && isDigit(text[k]):
 			e := digitsEnd(text, k)
 			g = e - k
 			k = e
-			bracketed = false
 		default:
 			k = -1
 		}
@@ -309,6 +349,9 @@ func intlPhoneEnd(text string, p int) int {
 			break
 		}
 		if g > 12 || total+g > 15 {
+			if only {
+				break // "(1234)" after the number is not part of it
+			}
 			return -1
 		}
 		switch sep {
@@ -320,13 +363,13 @@ func intlPhoneEnd(text string, p int) int {
 		total += g
 		groups++
 		pos = k
+		if isDigit(text[k-1]) {
+			last = state{pos, total, groups, dots, others}
+		}
 	}
-	if bracketed {
-		pos, total = before, beforeTotal
-		groups--
-	}
+	pos, total, groups, dots, others = last.pos, last.total, last.groups, last.dots, last.others
 	switch {
-	case total < 8 || total > 15 || dots && others || pos < len(text) && isWord(text[pos]):
+	case total < 8 || total > 15 || dots && others || pos < len(text) && isWord(text[pos]) || placeholderAt(text, pos):
 		return -1
 	case groups > 0 && head-q > 3:
 		return -1 // a country code has 1 to 3 digits
@@ -343,9 +386,6 @@ func intlPhoneEnd(text string, p int) int {
 // and a separator), an exchange, the separator again and four digits.
 // Area codes and exchanges start with 2 to 9.
 func northAmericanEnd(text string, s int) int {
-	if phoneBefore(text, s) {
-		return -1
-	}
 	p := s
 	var lead byte // the separator after a leading 1
 	if p+1 < len(text) && text[p] == '1' && isPhoneSep(text[p+1]) {
@@ -384,9 +424,9 @@ func northAmericanEnd(text string, s int) int {
 	switch {
 	case !paren && sepA != sep, lead != 0 && !paren && lead != sep:
 		return -1 // 415-555.2671: not written as a phone number
-	case numberAfter(text, p, sep):
+	case numberAfter(text, p, sep) || phoneBefore(text, s):
 		return -1
-	case s >= 2 && text[s-1] == sep && isDigit(text[s-2]):
+	case runBefore(text, s, sep):
 		return -1 // "100 200 300 4000": a run of numbers
 	}
 	return p
@@ -443,7 +483,7 @@ func ibanLength(text string, i int) int {
 func findIBANs(text string, dst []hit) []hit {
 	eachGroup(text, func(d, e int) int {
 		i := d - 2
-		if i < 0 || e-d < 2 || i > 0 && isWord(text[i-1]) {
+		if i < 0 || e-d < 2 || i > 0 && isWord(text[i-1]) || placeholderBefore(text, i) {
 			return e
 		}
 		n := ibanLength(text, i)
@@ -471,7 +511,7 @@ func findIBANs(text string, dst []hit) []hit {
 				end = p
 			}
 		}
-		if end < 0 || end < len(text) && isWord(text[end]) || !ibanChecksum(text[i:end]) {
+		if end < 0 || end < len(text) && isWord(text[end]) || placeholderAt(text, end) || !ibanChecksum(text[i:end]) {
 			return e
 		}
 		dst = append(dst, hit{i, i, end, end})

@@ -3,6 +3,7 @@ package guard
 import (
 	"encoding/base64"
 	"strings"
+	"unicode/utf8"
 )
 
 // The built-in patterns are found by scanners written by hand rather than
@@ -81,6 +82,16 @@ func runEnd(text string, i int, set *byteSet) int {
 		i++
 	}
 	return i
+}
+
+// afterRune returns the end of the rune at i (an invalid byte counts as
+// one, as in Go's expressions), or i at the end of the text.
+func afterRune(text string, i int) int {
+	if i >= len(text) {
+		return i
+	}
+	_, n := utf8.DecodeRuneInString(text[i:])
+	return i + n
 }
 
 // spacesEnd returns the end of the run of \s that starts at i.
@@ -234,8 +245,8 @@ func (s *tokenSpec) at(text string, i int, st *tokenState, dst []hit) []hit {
 	}
 	st.next = end
 	to := end
-	if s.exact && s.body[byte('-')] && end < len(text) {
-		to++ // the expression ends with (?:[^...]|$)
+	if s.exact && s.body[byte('-')] {
+		to = afterRune(text, end) // the expression ends with (?:[^...]|$)
 	}
 	return append(dst, hit{i, i, end, to})
 }
@@ -326,9 +337,10 @@ func findURLPasswords(text string, dst []hit) []hit {
 			}
 		}
 		off = e
-		// A password holding a placeholder is redacted text: what is
-		// left of it was judged by the redaction that wrote it.
-		if colon < 0 || at <= colon+1 || strings.Contains(text[colon+1:at], "[REDACTED:") {
+		// A user and password holding a placeholder are redacted text:
+		// what is left of them was judged by the redaction that wrote it
+		// (and the placeholder's ':' is not theirs).
+		if colon < 0 || at <= colon+1 || strings.Contains(text[i+3:at], "[REDACTED:") {
 			continue
 		}
 		dst = append(dst, hit{s, colon + 1, at, at + 1})
@@ -517,11 +529,7 @@ func findAWSSecretKeys(text string, dst []hit) []hit {
 		if e-p != 40 || e < len(text) && text[e] == '=' {
 			return
 		}
-		to := e
-		if e < len(text) {
-			to++
-		}
-		dst = append(dst, hit{from, p, e, to})
+		dst = append(dst, hit{from, p, e, afterRune(text, e)})
 		floor = e
 	})
 	return dst
