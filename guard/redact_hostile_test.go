@@ -63,3 +63,14 @@ func TestRedactHostileMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactCleanTextAllocatesNothing: text with nothing to redact, but
+// with the words some patterns look for ("secret", "bearer"), costs no
+// allocation, so redacting every field of a spec stays cheap.
+func TestRedactCleanTextAllocatesNothing(t *testing.T) {
+	r := Default()
+	s := "The deploy of service alpha finished at noon; the secret sauce is patience and a bearer of good news, says Authorization Day."
+	if n := testing.AllocsPerRun(100, func() { r.Redact(s) }); n != 0 {
+		t.Errorf("Redact of clean text: %v allocations, want 0", n)
+	}
+}

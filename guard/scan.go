@@ -110,9 +110,10 @@ func hasFoldAt(text string, i int, word string) bool {
 // ASCII letters) in text, in order, written in lower case, in upper case,
 // or capitalised: "bearer", "BEARER", "Bearer". Its tail is looked for in
 // lower and in upper case with strings.Index, much faster than comparing
-// at every byte.
-func eachFold(text, word string, fn func(i int)) {
-	lower, upper := word[1:], strings.ToUpper(word[1:])
+// at every byte. upperTail is word less its first letter, in upper case
+// (given, so no call allocates it).
+func eachFold(text, word, upperTail string, fn func(i int)) {
+	lower, upper := word[1:], upperTail
 	nextOf := func(tail string, from int) int {
 		for from < len(text) {
 			j := strings.Index(text[from:], tail)
@@ -180,7 +181,13 @@ func findTokens(specs ...tokenSpec) finder {
 		anchor, offsets[i] = '_', k
 	}
 	return func(text string, dst []hit) []hit {
-		states := make([]tokenState, len(specs))
+		var buf [8]tokenState
+		states := buf[:0]
+		if len(specs) <= len(buf) {
+			states = buf[:len(specs)]
+		} else {
+			states = make([]tokenState, len(specs))
+		}
 		if anchor == 0 {
 			for i := range specs {
 				s, st := &specs[i], &states[i]
@@ -401,7 +408,7 @@ func authorizationAfter(text string, i int) int {
 // or more holding a digit (so that "a bearer token" stays prose).
 func findBearerTokens(text string, dst []hit) []hit {
 	floor := 0 // end of the last token: tokens do not overlap
-	eachFold(text, "bearer", func(i int) {
+	eachFold(text, "bearer", "EARER", func(i int) {
 		if !boundary(text, i) {
 			return
 		}
@@ -429,7 +436,7 @@ func findBearerTokens(text string, dst []hit) []hit {
 // header: base64 that decodes to "user:password".
 func findBasicAuth(text string, dst []hit) []hit {
 	floor := 0
-	eachFold(text, "authorization", func(i int) {
+	eachFold(text, "authorization", "UTHORIZATION", func(i int) {
 		if i < floor {
 			return
 		}
@@ -479,7 +486,7 @@ func findAWSSecretKeys(text string, dst []hit) []hit {
 		}
 		return i
 	}
-	eachFold(text, "secret", func(i int) {
+	eachFold(text, "secret", "ECRET", func(i int) {
 		if i < floor {
 			return
 		}
