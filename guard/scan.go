@@ -181,8 +181,10 @@ func findTokens(specs ...tokenSpec) finder {
 		anchor, offsets[i] = '_', k
 	}
 	return func(text string, dst []hit) []hit {
-		var buf [8]tokenState
-		states := buf[:0]
+		var (
+			buf    [8]tokenState
+			states []tokenState
+		)
 		if len(specs) <= len(buf) {
 			states = buf[:len(specs)]
 		} else {
