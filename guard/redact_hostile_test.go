@@ -53,6 +53,7 @@ func TestRedactHostileMatches(t *testing.T) {
 		{"e-mails glued", strings.Repeat("a@b.co@", 1000), Counts{{"email", 1000}}},
 		{"local parts glued", strings.Repeat("a.", 5000) + "@b.co", Counts{{"email", 1}}},
 		{"URLs", strings.Repeat("a://b:c@d ", 1000), Counts{{"url-password", 1000}}},
+		{"URLs glued", strings.Repeat("a://b:c@", 1000), Counts{{"url-password", 1000}}},
 		{"cards", strings.Repeat("4111 1111 1111 1111\n", 1000), Counts{{"card-number", 1000}}},
 		{"phones", strings.Repeat("415-555-2671, ", 1000), Counts{{"phone", 1000}}},
 		{"AIza runs", strings.Repeat("AIza-", 1000) + fake("AIza", 35) + " ", Counts{{"google-api-key", 1}}},

@@ -51,6 +51,8 @@ func TestRedactURLPasswordLeaks(t *testing.T) {
 		{"https://user@corp.example:hunter2@proxy", "https://user@corp.example:[REDACTED:url-password]@proxy"},
 		{`{"dsn":"postgres://u:pw@h/db","owner":"ann@example.com"}`, `{"dsn":"postgres://u:[REDACTED:url-password]@h/db","owner":"[REDACTED:email]"}`},
 		{"mongodb+srv://user:" + fake("", 16) + "@host1:1,host2:2/db", "mongodb+srv://user:[REDACTED:url-password]@host1:1,host2:2/db"},
+		// One URL's host glued to the next one's scheme: both passwords go.
+		{"a://b:c@d://e:f@g", "a://b:[REDACTED:url-password]@d://e:[REDACTED:url-password]@g"},
 	})
 	checkRedact(t, Default(), unchanged(
 		"https://example.com:8443/path?q=1#frag",

@@ -345,7 +345,9 @@ func findURLPasswords(text string, dst []hit) []hit {
 				at = e
 			}
 		}
-		off = e
+		// The next "://" may start at the authority's last byte, its ':'
+		// ("a://b:c@d://…"): go on from there.
+		off = max(e-1, i+3)
 		// A user and password holding a placeholder are redacted text:
 		// what is left of them was judged by the redaction that wrote it
 		// (and the placeholder's ':' is not theirs).
