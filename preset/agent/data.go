@@ -243,12 +243,9 @@ func ParseNotes(path string, data []byte) ([]MemoryEntry, error) {
 
 func parseEntries(path string, data []byte, what string, strs bool) ([]MemoryEntry, error) {
 	d := &nodeDecoder{path: path}
-	top := d.parse(data, "a list of "+what+"s ([] for none)")
-	if top == nil {
-		return nil, d.errs
-	}
-	if top.Kind != yaml.SequenceNode {
-		return nil, diag.List{diag.Errorf(path, top.Line, "write a list of %ss ([] for none)", what)}
+	top, err := d.parseList(data, "a list of "+what+"s ([] for none)", "write a list of "+what+"s ([] for none)")
+	if err != nil {
+		return nil, err
 	}
 	out := make([]MemoryEntry, 0, len(top.Content))
 	ids := map[string]int{}
@@ -302,11 +299,7 @@ func parseEntries(path string, data []byte, what string, strs bool) ([]MemoryEnt
 		}
 		out = append(out, e)
 	}
-	if len(d.errs) > 0 {
-		d.errs.Sort()
-		return nil, d.errs
-	}
-	return out, nil
+	return done(d, out)
 }
 
 func toolKeys() []string {
@@ -318,12 +311,9 @@ func toolKeys() []string {
 // required and unique; parameters, when given, is a JSON Schema object.
 func ParseTools(path string, data []byte) ([]Tool, error) {
 	d := &nodeDecoder{path: path}
-	top := d.parse(data, "a list of tools ([] for none)")
-	if top == nil {
-		return nil, d.errs
-	}
-	if top.Kind != yaml.SequenceNode {
-		return nil, diag.List{diag.Errorf(path, top.Line, "write a list of tools, each {name, description, parameters}")}
+	top, err := d.parseList(data, "a list of tools ([] for none)", "write a list of tools, each {name, description, parameters}")
+	if err != nil {
+		return nil, err
 	}
 	out := make([]Tool, 0, len(top.Content))
 	names := map[string]int{}
@@ -360,11 +350,7 @@ func ParseTools(path string, data []byte) ([]Tool, error) {
 		}
 		out = append(out, t)
 	}
-	if len(d.errs) > 0 {
-		d.errs.Sort()
-		return nil, d.errs
-	}
-	return out, nil
+	return done(d, out)
 }
 
 func callKeys() []string {
@@ -376,12 +362,9 @@ func callKeys() []string {
 // text is kept as compact JSON.
 func ParseToolCalls(path string, data []byte) ([]ToolCall, error) {
 	d := &nodeDecoder{path: path}
-	top := d.parse(data, "a list of tool calls ([] for none)")
-	if top == nil {
-		return nil, d.errs
-	}
-	if top.Kind != yaml.SequenceNode {
-		return nil, diag.List{diag.Errorf(path, top.Line, "write a list of tool calls, each {name, arguments, result}")}
+	top, err := d.parseList(data, "a list of tool calls ([] for none)", "write a list of tool calls, each {name, arguments, result}")
+	if err != nil {
+		return nil, err
 	}
 	out := make([]ToolCall, 0, len(top.Content))
 	for i, n := range top.Content {
@@ -409,9 +392,5 @@ func ParseToolCalls(path string, data []byte) ([]ToolCall, error) {
 		}
 		out = append(out, c)
 	}
-	if len(d.errs) > 0 {
-		d.errs.Sort()
-		return nil, d.errs
-	}
-	return out, nil
+	return done(d, out)
 }

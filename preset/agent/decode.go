@@ -183,3 +183,26 @@ func writeJSONString(b *bytes.Buffer, s string) {
 	_ = enc.Encode(s) // a string always encodes
 	b.Truncate(b.Len() - 1)
 }
+
+// parseList parses data as a YAML or JSON list (what names it when it is
+// missing or invalid; want says what to write when it is not a list) and
+// returns the list's node.
+func (d *nodeDecoder) parseList(data []byte, what, want string) (*yaml.Node, error) {
+	top := d.parse(data, what)
+	if top == nil {
+		return nil, d.errs
+	}
+	if top.Kind != yaml.SequenceNode {
+		return nil, diag.List{diag.Errorf(d.path, top.Line, "%s", want)}
+	}
+	return top, nil
+}
+
+// done returns out, or every problem d found, sorted.
+func done[T any](d *nodeDecoder, out []T) ([]T, error) {
+	if len(d.errs) > 0 {
+		d.errs.Sort()
+		return nil, d.errs
+	}
+	return out, nil
+}
