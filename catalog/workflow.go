@@ -24,6 +24,12 @@ type Workflow struct {
 	Path string
 	// Nodes are the workflow's nodes in file order.
 	Nodes []*Node
+
+	// index maps a node id to its position in Nodes, as ParseWorkflow
+	// found it, so that looking up every node of a large workflow is
+	// linear, not quadratic. Node checks each hit, so a Nodes slice
+	// changed since costs a scan, never a wrong answer.
+	index map[string]int
 }
 
 // Node is one node of a workflow. Fields the file has beyond these are
@@ -47,6 +53,9 @@ type Node struct {
 
 // Node returns the node with the given id, or nil.
 func (w *Workflow) Node(id string) *Node {
+	if i, ok := w.index[id]; ok && i < len(w.Nodes) && w.Nodes[i].ID == id {
+		return w.Nodes[i]
+	}
 	for _, n := range w.Nodes {
 		if n.ID == id {
 			return n
@@ -92,8 +101,9 @@ func ParseWorkflow(path, id string, data []byte) (*Workflow, error) {
 		return nil, errs
 	}
 	var errs diag.List
+	lines := lineCounter{data: data}
 	fail := func(off int64, format string, args ...any) {
-		errs = append(errs, diag.Errorf(path, lineOf(data, off), format, args...))
+		errs = append(errs, diag.Errorf(path, lines.at(off), format, args...))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil {
@@ -131,13 +141,17 @@ func ParseWorkflow(path, id string, data []byte) (*Workflow, error) {
 			if err := dec.Decode(&raw); err != nil {
 				return nil, diag.List{jsonError(path, data, dec, err)}
 			}
-			n, nerrs := parseNode(path, lineOf(data, off), raw, len(w.Nodes)+1)
+			n, nerrs := parseNode(path, lines.at(off), raw, len(w.Nodes)+1)
 			errs = append(errs, nerrs...)
 			if n != nil {
-				if w.Node(n.ID) != nil {
+				if _, ok := w.index[n.ID]; ok {
 					fail(off, "node_id %q is repeated: node ids must be unique within a workflow", n.ID)
 					continue
 				}
+				if w.index == nil {
+					w.index = make(map[string]int)
+				}
+				w.index[n.ID] = len(w.Nodes)
 				w.Nodes = append(w.Nodes, n)
 			}
 		}
@@ -283,6 +297,26 @@ func valueStart(data []byte, off int64) int64 {
 		}
 	}
 	return off
+}
+
+// lineCounter gives the lines of offsets that mostly grow, counting only
+// the newlines since the previous offset, so that the lines of every node
+// of a file cost one pass over it.
+type lineCounter struct {
+	data []byte
+	off  int64 // offset counted up to
+	line int   // line at off, less one
+}
+
+// at returns the 1-based line of offset off.
+func (c *lineCounter) at(off int64) int {
+	off = min(max(off, 0), int64(len(c.data)))
+	if off < c.off {
+		c.off, c.line = 0, 0
+	}
+	c.line += bytes.Count(c.data[c.off:off], []byte{'\n'})
+	c.off = off
+	return 1 + c.line
 }
 
 func lineOf(data []byte, off int64) int {

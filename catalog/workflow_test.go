@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -68,5 +69,46 @@ func TestParseWorkflowErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s:\n got %v\nwant %s", tt.src, err, tt.want)
 		}
+	}
+}
+
+// TestWorkflowNodeLookup checks that every node of a large workflow is
+// found at its line, and that Node stays right when a caller changes
+// Nodes after parsing.
+func TestWorkflowNodeLookup(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{\"nodes\": [\n")
+	const n = 500
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, "{\"node_id\": \"n%d\", \"type\": \"gate\"}", i)
+	}
+	b.WriteString("\n]}\n")
+	w, err := ParseWorkflow("w.json", "w", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		id := fmt.Sprintf("n%d", i)
+		got := w.Node(id)
+		if got == nil || got.ID != id || got.Line != i+2 {
+			t.Fatalf("Node(%q) = %+v, want the node at line %d", id, got, i+2)
+		}
+	}
+	if w.Node("missing") != nil {
+		t.Error(`Node("missing") found a node`)
+	}
+	w.Nodes = append(w.Nodes[:1], w.Nodes[2:]...) // drop n1; every later index shifts
+	if got := w.Node("n1"); got != nil {
+		t.Errorf("Node(n1) after removing it = %+v", got)
+	}
+	if got := w.Node("n400"); got == nil || got.ID != "n400" {
+		t.Errorf("Node(n400) after a removal = %+v", got)
+	}
+	w.Nodes = append(w.Nodes, &Node{ID: "added"})
+	if got := w.Node("added"); got == nil {
+		t.Error("Node does not find a node appended after parsing")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tessera-dev/tessera/internal/testcatalog"
@@ -14,11 +15,15 @@ import (
 
 const benchWorkflows = 1000
 
-// benchTeamCatalog writes a catalog shaped like a real team's: 1,000
+// compileSizes are the catalog sizes the scaling benchmarks run at; the
+// time per workflow should not grow with the count.
+var compileSizes = []int{100, 1000, 10000}
+
+// benchTeamCatalog writes a catalog shaped like a real team's: n
 // workflows of one node each, sharing five templates, eight context
 // files, four review-focus files, three schemas and one $$include'd rules
 // file. Each node assembles to about 4 KB.
-func benchTeamCatalog(tb testing.TB) string {
+func benchTeamCatalog(tb testing.TB, n int) string {
 	tb.Helper()
 	dir := tb.TempDir()
 	files := map[string]string{
@@ -38,8 +43,8 @@ func benchTeamCatalog(tb testing.TB) string {
 	for i := range 3 {
 		files[fmt.Sprintf("seed/schemas/schema_%d.v2.json", i)] = testcatalog.Schema(700 + 50*i)
 	}
-	for i := range benchWorkflows {
-		files[fmt.Sprintf("seed/workflows/team_%04d.v1.json", i)] = fmt.Sprintf(`{
+	for i := range n {
+		files[fmt.Sprintf("seed/workflows/team_%05d.v1.json", i)] = fmt.Sprintf(`{
   "title": "Workflow %d",
   "nodes": [
     {
@@ -69,7 +74,7 @@ func benchTeamCatalog(tb testing.TB) string {
 // Target: under 300 ms per op.
 func BenchmarkCompile1000(b *testing.B) {
 	ctx := context.Background()
-	dir := benchTeamCatalog(b)
+	dir := benchTeamCatalog(b, benchWorkflows)
 	out := filepath.Join(b.TempDir(), "prompts")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -93,7 +98,7 @@ func BenchmarkCompile1000(b *testing.B) {
 // the catalog and assemble all 1,000 nodes in memory.
 func BenchmarkBuild1000(b *testing.B) {
 	ctx := context.Background()
-	dir := benchTeamCatalog(b)
+	dir := benchTeamCatalog(b, benchWorkflows)
 	b.ReportAllocs()
 	for b.Loop() {
 		c, err := catalog.Open(ctx, dir)
@@ -120,7 +125,7 @@ func BenchmarkBuild1000(b *testing.B) {
 // both are dominated by the file system.
 func BenchmarkWriteFloor1000(b *testing.B) {
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, benchTeamCatalog(b))
+	c, err := catalog.Open(ctx, benchTeamCatalog(b, benchWorkflows))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -154,6 +159,71 @@ func BenchmarkWriteFloor1000(b *testing.B) {
 		}
 		if err := os.Rename(tmp, out); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// benchWideCatalog writes a catalog of one workflow with n nodes, each
+// assembling about 3 KB from one template and one included file.
+func benchWideCatalog(tb testing.TB, n int) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	var nodes strings.Builder
+	for i := range n {
+		if i > 0 {
+			nodes.WriteString(",\n")
+		}
+		fmt.Fprintf(&nodes, `    {"node_id": "step_%d", "type": "pgc", "task_ref": "Wide v1.0", "includes": {"PGC_CONTEXT": "seed/prompts/contexts/context_%d.txt"}}`, i, i%8)
+	}
+	files := map[string]string{
+		"tessera.yaml":                     testcatalog.Config,
+		"seed/prompts/tasks/Wide v1.0.txt": "# Wide v1.0\n\n$$PGC_CONTEXT\n\n" + testcatalog.Text(2500),
+		"seed/workflows/wide.v1.json":      "{\n  \"title\": \"Wide\",\n  \"nodes\": [\n" + nodes.String() + "\n  ]\n}\n",
+	}
+	for i := range 8 {
+		files[fmt.Sprintf("seed/prompts/contexts/context_%d.txt", i)] = testcatalog.Text(400 + 10*i)
+	}
+	writeFiles(tb, dir, files)
+	return dir
+}
+
+// BenchmarkCompileScaling runs a whole compile, as BenchmarkCompile1000
+// does, of 100, 1,000 and 10,000 prompts, in two shapes: as many
+// workflows of one node each ("workflows"), and one workflow of that many
+// nodes ("nodes"). It reports the time per prompt ("ns/prompt").
+//
+// Target: linear. The time per prompt at 10,000 is within 1.5× of that
+// at 100, in both shapes (on tmpfs, TMPDIR=/dev/shm, where the file
+// system does not dominate).
+func BenchmarkCompileScaling(b *testing.B) {
+	ctx := context.Background()
+	shapes := []struct {
+		name  string
+		write func(testing.TB, int) string
+	}{{"workflows", benchTeamCatalog}, {"nodes", benchWideCatalog}}
+	for _, shape := range shapes {
+		for _, n := range compileSizes {
+			b.Run(fmt.Sprintf("%s=%d", shape.name, n), func(b *testing.B) {
+				dir := shape.write(b, n)
+				out := filepath.Join(b.TempDir(), "prompts")
+				b.ReportAllocs()
+				for b.Loop() {
+					c, err := catalog.Open(ctx, dir)
+					if err != nil {
+						b.Fatal(err)
+					}
+					var e Engine
+					m, err := e.Compile(ctx, c, out)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(m.Prompts) != n {
+						b.Fatalf("compiled %d prompts, want %d", len(m.Prompts), n)
+					}
+					c.Close()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/prompt")
+			})
 		}
 	}
 }
