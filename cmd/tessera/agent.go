@@ -180,6 +180,7 @@ func (a *app) agentCheckCmd() *cobra.Command {
 bare, inside prose, or in a fenced block. A valid reply is printed as clean
 JSON; otherwise every problem is listed as FILE:LINE: message, naming the
 subtask or entry, and the exit code is 1.`,
+		Annotations:        map[string]string{"exit1": "the reply is not valid: every problem is listed as FILE:LINE: message;\n     or the file cannot be read"},
 		Args:               cobra.ArbitraryArgs,
 		RunE:               unknownSubcommand,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},

@@ -25,11 +25,9 @@ current directory) the patterns are those of tessera.yaml's "redaction"
 key; elsewhere, the built-in ones. With --secrets-only, credentials are
 redacted and personal data (e-mail addresses, phone numbers, IBANs, social
 security numbers) is kept. With --report, a count per label goes to
-standard error, then the total. docs/REDACTION.md lists the patterns.
-
-Exit 0 when the text is printed, whether or not anything was redacted;
-exit 1 when the file cannot be read or the output written.`,
-		Args: cobra.MaximumNArgs(1),
+standard error, then the total. docs/REDACTION.md lists the patterns.`,
+		Annotations: map[string]string{"exit1": "the file cannot be read or the output written (redacting\n     something is not an error: that is exit 0)"},
+		Args:        cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r := guard.Default()
 			c, err := a.openCatalogIfAny(cmd.Context())

@@ -21,7 +21,8 @@ that each stored prompt still hashes to its stored hash, re-assemble it from
 the catalog as it is now, and compare. Exit 0 when every record matches; exit
 1 and show the first differing line and the files that changed when one does
 not, or when a stored prompt does not match its own hash.`,
-		Args: cobra.NoArgs,
+		Annotations: map[string]string{"exit1": "a record does not match (its first differing line and the files that\n     changed are shown), a stored prompt does not match its own hash, no\n     record has the id, or the log or catalog cannot be read"},
+		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if id == "" {
 				return errors.New("replay needs --id")

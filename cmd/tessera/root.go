@@ -74,6 +74,7 @@ node in CI.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.tokensCmd(), a.redactCmd(), a.versionCmd())
 	root.AddCommand(a.agentCmd())
+	finishHelp(root)
 	return root
 }
 

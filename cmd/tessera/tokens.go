@@ -28,7 +28,8 @@ The text is counted as assemble would use it: a byte-order mark is dropped
 and CRLF and CR line ends become LF. With --raw the bytes are counted as
 they are. Input that looks binary (a NUL byte or invalid UTF-8) is counted
 as it is, with a warning on standard error.`,
-		Args: cobra.MaximumNArgs(1),
+		Annotations: map[string]string{"exit1": "the file cannot be read"},
+		Args:        cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := tokenizer.ForModel(model)
 			if err != nil {

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// The examples of each command's --help, by command path. Every line
+// that starts with "tessera " runs as written from the repository root
+// (TestHelpExamplesRun runs them), so they cannot rot; paths under /tmp
+// are the places an example writes to.
+var examples = map[string]string{
+	"tessera": `  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc
+  tessera compile --root examples --check
+  tessera tokens --model gpt-4o examples/seed/prompts/shared/review_rules.txt`,
+	"tessera assemble": `  # a workflow node's prompt, exactly as it is sent
+  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc
+
+  # its audit record, appended to a log for replay
+  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --json --log /tmp/assemblies.jsonl --correlation-id run-1
+
+  # fitted into a token budget, with a table of what was cut
+  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --budget 1200 --reserve 200 --explain
+
+  # a canonical spec as an Anthropic request body
+  tessera assemble --spec examples/canonical/support-ticket.yaml --provider anthropic --model claude-sonnet-4-5
+
+  # an agent step's prompt (see "tessera agent")
+  tessera assemble --agent-role planner --agent-goal "Add type hints" --agent-workspace examples/agent/workspace`,
+	"tessera compile": `  # what CI runs: build every prompt, write nothing, list every problem
+  tessera compile --root examples --check
+
+  # write the prompts and manifest.json
+  tessera compile --root examples --out /tmp/prompts`,
+	"tessera replay": `  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --log /tmp/assemblies.jsonl --correlation-id run-1
+  tessera replay --root examples --log /tmp/assemblies.jsonl --id run-1`,
+	"tessera tokens": `  tessera tokens --model gpt-4o examples/seed/prompts/shared/review_rules.txt
+  tessera tokens --model claude-sonnet-4-5 examples/canonical/v2-example.yaml
+  git show HEAD:README.md | tessera tokens -`,
+	"tessera redact": `  tessera redact --report examples/agent/output.txt
+  kubectl logs deploy/api | tessera redact --secrets-only`,
+	"tessera version": `  tessera version`,
+	"tessera agent": `  tessera agent plan --goal "Add type hints" --workspace examples/agent/workspace
+  tessera agent check plan examples/agent/replies/plan.txt`,
+	"tessera agent plan": `  tessera agent plan --goal "Add type hints to slugkit and check them with mypy" --workspace examples/agent/workspace
+  tessera agent plan --goal "Add type hints" --workspace examples/agent/workspace --provider openai`,
+	"tessera agent execute": `  tessera agent execute --state examples/agent/state.yaml --subtask examples/agent/subtask.yaml --memory examples/agent/memory.json --tools examples/agent/tools.json`,
+	"tessera agent replan":  `  tessera agent replan --goal "Add type hints to slugkit" --state examples/agent/state.yaml --plan examples/agent/plan.json --discoveries examples/agent/discoveries.json --errors examples/agent/errors.json`,
+	"tessera agent extract": `  tessera agent extract --subtask examples/agent/subtask.yaml --tool-calls examples/agent/tool-calls.json --model-output examples/agent/output.txt`,
+	"tessera agent verify":  `  tessera agent verify --subtask examples/agent/subtask.yaml --tool-calls examples/agent/tool-calls.json --result examples/agent/output.txt`,
+	"tessera agent check": `  tessera agent check plan examples/agent/replies/plan.txt
+  tessera agent check verify examples/agent/replies/verdict.json`,
+	"tessera agent check plan": `  tessera agent check plan examples/agent/replies/plan.txt
+  some-model-client --prompt plan.txt | tessera agent check plan -`,
+	"tessera agent check replan":  `  tessera agent check replan examples/agent/replies/replan.json --plan examples/agent/plan.json`,
+	"tessera agent check extract": `  tessera agent check extract examples/agent/replies/extract.txt`,
+	"tessera agent check verify":  `  tessera agent check verify examples/agent/replies/verdict.json`,
+	"tessera agent check execute": `  tessera agent check execute examples/agent/replies/blocked.txt`,
+}
+
+// exitCodes is the exit code section of every command's help; a command
+// may say more about its own 1 with the "exit1" annotation, which its
+// subcommands inherit.
+const exitCodes = `Exit codes:
+  0  success
+  1  %s
+  2  a usage error: a missing, unknown or conflicting flag or argument`
+
+// exit1 is what exit code 1 means for commands that do not say.
+const exit1 = "a problem in the catalog or the input: every problem is listed on\n     standard error as path:line:col: message"
+
+// finishHelp gives every command under root its examples and its exit
+// codes.
+func finishHelp(root *cobra.Command) {
+	var walk func(c *cobra.Command, inherited string)
+	walk = func(c *cobra.Command, inherited string) {
+		c.Example = examples[c.CommandPath()]
+		one := c.Annotations["exit1"]
+		if one == "" {
+			one = inherited
+		}
+		long := c.Long
+		if long == "" {
+			long = c.Short + "."
+		}
+		c.Long = strings.TrimRight(long, "\n") + "\n\n" + strings.Replace(exitCodes, "%s", one, 1)
+		c.DisableAutoGenTag = true
+		for _, sub := range c.Commands() {
+			walk(sub, one)
+		}
+	}
+	walk(root, exit1)
+}
