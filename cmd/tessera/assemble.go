@@ -162,6 +162,9 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 	if o.context == 0 && (c == nil || c.Config().Budget == nil) && (o.explain || (o.reserve != 0 && o.provider == "")) {
 		return errors.New("--reserve and --explain need --budget (or a budget in tessera.yaml)")
 	}
+	if flags.Changed("model") && o.provider == "" && o.context == 0 && (c == nil || c.Config().Budget == nil) {
+		fmt.Fprintf(a.stderr, "warning: --model %s does nothing here: it names the model of a token budget or a request body; add --budget N or --provider NAME\n", o.model)
+	}
 	req.Budget = &engine.Budget{Model: o.model, Context: o.context, Reserve: -1}
 	if flags.Changed("reserve") {
 		req.Budget.Reserve = o.reserve
