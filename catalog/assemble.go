@@ -48,9 +48,9 @@ func (c *Catalog) Assemble(ctx context.Context, workflowID, nodeID string) (*Ass
 		return nil, diag.Errorf(wf.Path, 0, "no node %q in workflow %s (nodes: %s)", nodeID, workflowID, nodeIDs(wf))
 	}
 	if n.TaskRef == "" {
-		return nil, diag.Errorf(wf.Path, n.Line, "node %q has no task_ref, so there is no prompt to assemble", nodeID)
+		return nil, diag.ErrorfAt(wf.Path, n.Line, n.Col, "node %q has no task_ref, so there is no prompt to assemble", nodeID)
 	}
-	a, err := c.assemble(ctx, n.TaskRef, n.Includes, wf.Path, n.Line)
+	a, err := c.assemble(ctx, n.TaskRef, n.Includes, wf.Path, n.Line, n.Col)
 	if err != nil {
 		return nil, err
 	}
@@ -62,10 +62,10 @@ func (c *Catalog) Assemble(ctx context.Context, workflowID, nodeID string) (*Ass
 // (token name to path relative to the root), as a node with those fields
 // would be. Replay uses it to rebuild a logged prompt from its record.
 func (c *Catalog) AssembleTask(ctx context.Context, taskRef string, includes map[string]string) (*Assembly, error) {
-	return c.assemble(ctx, taskRef, includes, "", 0)
+	return c.assemble(ctx, taskRef, includes, "", 0, 0)
 }
 
-func (c *Catalog) assemble(ctx context.Context, taskRef string, includes map[string]string, mapFile string, mapLine int) (*Assembly, error) {
+func (c *Catalog) assemble(ctx context.Context, taskRef string, includes map[string]string, mapFile string, mapLine, mapCol int) (*Assembly, error) {
 	t, err := c.template(ctx, taskRef)
 	if err != nil {
 		var d *diag.Error
@@ -73,7 +73,9 @@ func (c *Catalog) assemble(ctx context.Context, taskRef string, includes map[str
 			return nil, err
 		}
 		// A task_ref that names no template: report it at the node.
-		return nil, diag.Wrap(mapFile, mapLine, err, "%v", err)
+		e := diag.Wrap(mapFile, mapLine, err, "%v", err)
+		e.Col = mapCol
+		return nil, e
 	}
 	p, err := include.Resolve(ctx, include.Input{
 		Template:     t.tmpl,
@@ -81,6 +83,7 @@ func (c *Catalog) assemble(ctx context.Context, taskRef string, includes map[str
 		Includes:     includes,
 		IncludesFile: mapFile,
 		IncludesLine: mapLine,
+		IncludesCol:  mapCol,
 		MaxBytes:     c.cfg.Limits.MaxOutputBytes,
 	}, c)
 	if err != nil {

@@ -47,32 +47,32 @@ func TestAssembleErrors(t *testing.T) {
 		want  string
 	}{
 		{"unknown token", with(base(), "tasks/Gen v1.0.txt", "x\n$$CTXX\n"),
-			"tasks/Gen v1.0.txt:2: unknown token $$CTXX: the workflow node's includes map has no entry for it (did you mean $$CTX?)"},
+			"tasks/Gen v1.0.txt:2:1: unknown token $$CTXX: the workflow node's includes map has no entry for it (did you mean $$CTX?)"},
 		{"no includes", with(base(), "workflows/wf.v1.json", `{"nodes": [{"node_id": "n", "task_ref": "Gen v1.0"}]}`),
-			"tasks/Gen v1.0.txt:2: unknown token $$CTX: the workflow node has no includes"},
+			"tasks/Gen v1.0.txt:2:1: unknown token $$CTX: the workflow node has no includes"},
 		{"missing include file", with(base(), "ctx/a.txt", ""),
-			"tasks/Gen v1.0.txt:2: $$CTX (ctx/a.txt): file not found: create it or fix the path"},
+			"tasks/Gen v1.0.txt:2:1: $$CTX (ctx/a.txt): file not found: create it or fix the path"},
 		{"missing directive file", with(base(), "shared/rules.txt", ""),
-			"tasks/Gen v1.0.txt:3: $$include shared/rules.txt: file not found"},
+			"tasks/Gen v1.0.txt:3:1: $$include shared/rules.txt: file not found"},
 		{"directive leaves root", with(base(), "tasks/Gen v1.0.txt", "$$CTX\n$$include ../outside.txt\n"),
-			`tasks/Gen v1.0.txt:2: $$include: path "../outside.txt" leaves the catalog root`},
+			`tasks/Gen v1.0.txt:2:1: $$include: path "../outside.txt" leaves the catalog root`},
 		{"includes path leaves root", with(base(), "workflows/wf.v1.json", `{"nodes": [{"node_id": "n", "task_ref": "Gen v1.0", "includes": {"CTX": "../x.txt"}}]}`),
-			`workflows/wf.v1.json:1: node "n": includes CTX: path "../x.txt" leaves the catalog root`},
+			`workflows/wf.v1.json:1:12: node "n": includes CTX: path "../x.txt" leaves the catalog root`},
 		{"absolute includes path", with(base(), "workflows/wf.v1.json", `{"nodes": [{"node_id": "n", "task_ref": "Gen v1.0", "includes": {"CTX": "/etc/passwd"}}]}`),
 			`includes CTX: path "/etc/passwd" is absolute`},
 		{"nested token", with(base(), "ctx/a.txt", "one\ntwo $$OTHER\n"),
-			"ctx/a.txt:2: included text holds the token $$OTHER: includes are not expanded again (no recursion); put the token in the template instead [included by tasks/Gen v1.0.txt:2 for $$CTX (ctx/a.txt)]"},
+			"ctx/a.txt:2:5: included text holds the token $$OTHER: includes are not expanded again (no recursion); put the token in the template instead [included by tasks/Gen v1.0.txt:2:1 for $$CTX (ctx/a.txt)]"},
 		{"nested directive", with(base(), "shared/rules.txt", "$$include ctx/a.txt\n"),
-			"shared/rules.txt:1: included text holds an $$include directive"},
+			"shared/rules.txt:1:1: included text holds an $$include directive"},
 		{"invalid utf-8 template", with(base(), "tasks/Gen v1.0.txt", "ok\nbad \xff byte\n"),
 			"tasks/Gen v1.0.txt:2: invalid UTF-8 at byte offset 7 (line 2): save the file as UTF-8"},
 		{"invalid utf-8 include", with(base(), "ctx/a.txt", "\xc3\x28"),
 			"ctx/a.txt:1: invalid UTF-8 at byte offset 0"},
 		{"unused entry", with(base(), "workflows/wf.v1.json", `{"nodes": [
   {"node_id": "n", "task_ref": "Gen v1.0", "includes": {"CTX": "ctx/a.txt", "EXTRA": "ctx/a.txt"}}]}`),
-			"workflows/wf.v1.json:2: includes entry EXTRA is not used by tasks/Gen v1.0.txt: add $$EXTRA to the template or remove the entry"},
+			"workflows/wf.v1.json:2:3: includes entry EXTRA is not used by tasks/Gen v1.0.txt: add $$EXTRA to the template or remove the entry"},
 		{"unknown task_ref", with(base(), "workflows/wf.v1.json", `{"nodes": [{"node_id": "n", "task_ref": "Gen v1.1", "includes": {"CTX": "ctx/a.txt"}}]}`),
-			`workflows/wf.v1.json:1: task_ref "Gen v1.1": no template Gen v1.1.txt, Gen v1.1.md, Gen v1.1.prompt in tasks (did you mean "Gen v1.0"?)`},
+			`workflows/wf.v1.json:1:12: task_ref "Gen v1.1": no template Gen v1.1.txt, Gen v1.1.md, Gen v1.1.prompt in tasks (did you mean "Gen v1.0"?)`},
 		{"ambiguous task_ref", with(base(), "tasks/Gen v1.0.md", "x"),
 			`task_ref "Gen v1.0" is ambiguous: tasks/Gen v1.0.txt, tasks/Gen v1.0.md all exist`},
 		{"task_ref leaves root", with(base(), "workflows/wf.v1.json", `{"nodes": [{"node_id": "n", "task_ref": "../../x"}]}`),
@@ -80,7 +80,7 @@ func TestAssembleErrors(t *testing.T) {
 		{"include is a directory", with(base(), "workflows/wf.v1.json", `{"nodes": [{"node_id": "n", "task_ref": "Gen v1.0", "includes": {"CTX": "ctx"}}]}`),
 			"ctx: is a directory, not a file"},
 		{"no task_ref", with(base(), "workflows/wf.v1.json", `{"nodes": [{"node_id": "n", "type": "gate"}]}`),
-			`workflows/wf.v1.json:1: node "n" has no task_ref, so there is no prompt to assemble`},
+			`workflows/wf.v1.json:1:12: node "n" has no task_ref, so there is no prompt to assemble`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,7 +121,7 @@ func TestSymlinkOutsideRoot(t *testing.T) {
 	}
 	c := open(t, dir)
 	_, err := c.Assemble(context.Background(), "wf.v1", "n")
-	if err == nil || !strings.Contains(err.Error(), "ctx/a.txt: leaves the catalog root through a symbolic link: every file a catalog reads must be inside it [included by tasks/Gen v1.0.txt:2 for $$CTX (ctx/a.txt)]") {
+	if err == nil || !strings.Contains(err.Error(), "ctx/a.txt: leaves the catalog root through a symbolic link: every file a catalog reads must be inside it [included by tasks/Gen v1.0.txt:2:1 for $$CTX (ctx/a.txt)]") {
 		t.Errorf("err = %v", err)
 	}
 	// A link that stays inside the root is fine.

@@ -72,7 +72,7 @@ func ExampleCatalog_Assemble_errors() {
 	_, err = c.Assemble(ctx, "demo", "greet")
 	fmt.Println(err)
 	// Output:
-	// tasks/greet.txt:2: $$CONTEXT (context.txt): file not found: create it or fix the path [node at workflows/demo.json:1]
-	// tasks/greet.txt:3: unknown token $$OUTPUT_SCHEME: the workflow node's includes map has no entry for it (did you mean $$OUTPUT_SCHEMA?) [node at workflows/demo.json:1]
-	// workflows/demo.json:1: includes entry OUTPUT_SCHEMA is not used by tasks/greet.txt: add $$OUTPUT_SCHEMA to the template or remove the entry
+	// tasks/greet.txt:2:1: $$CONTEXT (context.txt): file not found: create it or fix the path [node at workflows/demo.json:1:12]
+	// tasks/greet.txt:3:1: unknown token $$OUTPUT_SCHEME: the workflow node's includes map has no entry for it (did you mean $$OUTPUT_SCHEMA?) [node at workflows/demo.json:1:12]
+	// workflows/demo.json:1:12: includes entry OUTPUT_SCHEMA is not used by tasks/greet.txt: add $$OUTPUT_SCHEMA to the template or remove the entry
 }

@@ -44,8 +44,9 @@ type Node struct {
 	TaskRef string
 	// Includes maps token names to file paths relative to the root.
 	Includes map[string]string
-	// Line is the line of the node's opening brace in the workflow file.
-	Line int
+	// Line and Col are the line and column (in bytes) of the node's
+	// opening brace in the workflow file.
+	Line, Col int
 	// Raw is the node's JSON object as written, other fields included, for
 	// callers whose orchestrators read more of the node than Tessera does.
 	Raw json.RawMessage
@@ -96,14 +97,17 @@ func ParseWorkflow(path, id string, data []byte) (*Workflow, error) {
 			if r.Path != "" {
 				key = r.Path + "." + key
 			}
-			errs[i] = diag.Errorf(path, lineOf(data, int64(r.Second)), "key %q is repeated (first at line %d): keep one", key, lineOf(data, int64(r.First)))
+			line, col := diag.Position(data, r.Second)
+			first, _ := diag.Position(data, r.First)
+			errs[i] = diag.ErrorfAt(path, line, col, "key %q is repeated (first at line %d): keep one", key, first)
 		}
 		return nil, errs
 	}
 	var errs diag.List
 	lines := lineCounter{data: data}
 	fail := func(off int64, format string, args ...any) {
-		errs = append(errs, diag.Errorf(path, lines.at(off), format, args...))
+		line, col := lines.at(off)
+		errs = append(errs, diag.ErrorfAt(path, line, col, format, args...))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil {
@@ -141,7 +145,8 @@ func ParseWorkflow(path, id string, data []byte) (*Workflow, error) {
 			if err := dec.Decode(&raw); err != nil {
 				return nil, diag.List{jsonError(path, data, dec, err)}
 			}
-			n, nerrs := parseNode(path, lines.at(off), raw, len(w.Nodes)+1)
+			line, col := lines.at(off)
+			n, nerrs := parseNode(path, line, col, raw, len(w.Nodes)+1)
 			errs = append(errs, nerrs...)
 			if n != nil {
 				if _, ok := w.index[n.ID]; ok {
@@ -163,7 +168,7 @@ func ParseWorkflow(path, id string, data []byte) (*Workflow, error) {
 		return nil, diag.List{jsonError(path, data, dec, err)}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, diag.List{diag.Errorf(path, lineOf(data, dec.InputOffset()), "unexpected data after the workflow object")}
+		return nil, diag.List{errorAt(path, data, dec.InputOffset(), "unexpected data after the workflow object")}
 	}
 	if !sawNodes {
 		errs = append(errs, diag.Errorf(path, 1, "no \"nodes\" array: a workflow lists its nodes under \"nodes\""))
@@ -174,10 +179,10 @@ func ParseWorkflow(path, id string, data []byte) (*Workflow, error) {
 	return w, nil
 }
 
-func parseNode(path string, line int, raw json.RawMessage, index int) (*Node, diag.List) {
+func parseNode(path string, line, col int, raw json.RawMessage, index int) (*Node, diag.List) {
 	var errs diag.List
 	fail := func(format string, args ...any) {
-		errs = append(errs, diag.Errorf(path, line, format, args...))
+		errs = append(errs, diag.ErrorfAt(path, line, col, format, args...))
 	}
 	var r rawNode
 	if err := json.Unmarshal(raw, &r); err != nil {
@@ -189,7 +194,7 @@ func parseNode(path string, line int, raw json.RawMessage, index int) (*Node, di
 		}
 		return nil, errs
 	}
-	n := &Node{Line: line, Raw: raw}
+	n := &Node{Line: line, Col: col, Raw: raw}
 	if r.NodeID == nil || *r.NodeID == "" {
 		fail("node %d has no node_id", index)
 		return nil, errs
@@ -266,24 +271,24 @@ func jsonKind(k string) string {
 // Syntax errors are caught before streaming starts (see syntaxError), so
 // what remains here is rare; it is reported at the decoder's position.
 func jsonError(path string, data []byte, dec *json.Decoder, err error) *diag.Error {
-	return diag.Errorf(path, lineOf(data, dec.InputOffset()), "not valid JSON: %v", err)
+	return errorAt(path, data, dec.InputOffset(), "not valid JSON: %v", err)
 }
 
 // syntaxError reports an error from decoding the whole file at its line.
 func syntaxError(path string, data []byte, err error) *diag.Error {
 	var se *json.SyntaxError
 	if !errors.As(err, &se) {
-		return diag.Errorf(path, 1, "not valid JSON: %v", err)
+		return diag.ErrorfAt(path, 1, 1, "not valid JSON: %v", err)
 	}
 	if strings.Contains(se.Error(), "after top-level value") {
-		return diag.Errorf(path, lineOf(data, max(se.Offset-1, 0)), "unexpected data after the workflow object")
+		return errorAt(path, data, se.Offset-1, "unexpected data after the workflow object")
 	}
 	if se.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) {
 		last := int64(len(bytes.TrimRight(data, " \t\r\n")))
-		return diag.Errorf(path, lineOf(data, max(last-1, 0)), "not valid JSON: the file ends early (an unclosed object or array?)")
+		return errorAt(path, data, last-1, "not valid JSON: the file ends early (an unclosed object or array?)")
 	}
 	// Offset counts the byte that broke the syntax; report its line.
-	return diag.Errorf(path, lineOf(data, max(se.Offset-1, 0)), "not valid JSON: %v", err)
+	return errorAt(path, data, se.Offset-1, "not valid JSON: %v", err)
 }
 
 // valueStart skips whitespace and a separating comma after off.
@@ -299,27 +304,34 @@ func valueStart(data []byte, off int64) int64 {
 	return off
 }
 
-// lineCounter gives the lines of offsets that mostly grow, counting only
-// the newlines since the previous offset, so that the lines of every node
-// of a file cost one pass over it.
-type lineCounter struct {
-	data []byte
-	off  int64 // offset counted up to
-	line int   // line at off, less one
+// errorAt is a diagnostic at byte offset off of data (at its start when
+// off is negative).
+func errorAt(path string, data []byte, off int64, format string, args ...any) *diag.Error {
+	line, col := diag.Position(data, int(max(off, 0)))
+	return diag.ErrorfAt(path, line, col, format, args...)
 }
 
-// at returns the 1-based line of offset off.
-func (c *lineCounter) at(off int64) int {
+// lineCounter gives the lines and columns of offsets that mostly grow,
+// counting only the newlines since the previous offset, so that the
+// positions of every node of a file cost one pass over it.
+type lineCounter struct {
+	data  []byte
+	off   int64 // offset counted up to
+	line  int   // line at off, less one
+	start int64 // offset of that line's first byte
+}
+
+// at returns the 1-based line and column (in bytes) of offset off.
+func (c *lineCounter) at(off int64) (line, col int) {
 	off = min(max(off, 0), int64(len(c.data)))
 	if off < c.off {
-		c.off, c.line = 0, 0
+		c.off, c.line, c.start = 0, 0, 0
 	}
-	c.line += bytes.Count(c.data[c.off:off], []byte{'\n'})
+	seg := c.data[c.off:off]
+	if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
+		c.line += n
+		c.start = c.off + int64(bytes.LastIndexByte(seg, '\n')) + 1
+	}
 	c.off = off
-	return 1 + c.line
-}
-
-func lineOf(data []byte, off int64) int {
-	off = min(max(off, 0), int64(len(data)))
-	return 1 + bytes.Count(data[:off], []byte{'\n'})
+	return 1 + c.line, int(off-c.start) + 1
 }

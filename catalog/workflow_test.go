@@ -45,23 +45,23 @@ func TestParseWorkflow(t *testing.T) {
 
 func TestParseWorkflowErrors(t *testing.T) {
 	tests := []struct{ src, want string }{
-		{"{\n  \"nodes\": [\n    {\"node_id\": \"a\",}\n  ]\n}", "w.json:3: not valid JSON: invalid character '}'"},
+		{"{\n  \"nodes\": [\n    {\"node_id\": \"a\",}\n  ]\n}", "w.json:3:21: not valid JSON: invalid character '}'"},
 		{"{\"nodes\": [\n", "not valid JSON: the file ends early"},
 		{"[]", "w.json:1: want a JSON object with a \"nodes\" array"},
 		{"{}", "w.json:1: no \"nodes\" array"},
 		{`{"nodes": {}}`, `"nodes" must be an array`},
-		{"{\"nodes\": [\n{\"type\": \"x\"}]}", "w.json:2: node 1 has no node_id"},
-		{"{\"nodes\": [{\"node_id\": \"a\"},\n {\"node_id\": \"a\"}]}", `w.json:2: node_id "a" is repeated`},
+		{"{\"nodes\": [\n{\"type\": \"x\"}]}", "w.json:2:1: node 1 has no node_id"},
+		{"{\"nodes\": [{\"node_id\": \"a\"},\n {\"node_id\": \"a\"}]}", `w.json:2:2: node_id "a" is repeated`},
 		{`{"nodes": [{"node_id": "a/b"}]}`, `node_id "a/b": use letters, digits`},
 		{`{"nodes": [{"node_id": 7}]}`, `node 1: field "node_id": want a string, found a JSON number`},
 		{`{"nodes": [{"node_id": "a", "includes": {"X": 1}}]}`, `node "a": includes: X: want a file path string`},
-		{`{"nodes": [{"node_id": "a", "includes": {"X": "a", "X": "b"}}]}`, `w.json:1: key "nodes[0].includes.X" is repeated (first at line 1): keep one`},
+		{`{"nodes": [{"node_id": "a", "includes": {"X": "a", "X": "b"}}]}`, `w.json:1:52: key "nodes[0].includes.X" is repeated (first at line 1): keep one`},
 		{`{"nodes": [{"node_id": "a", "includes": {"lower": "a"}}]}`, `includes key "lower" is not a token name`},
 		{`{"nodes": [{"node_id": "a", "task_ref": ""}]}`, `task_ref is empty`},
 		{`{"nodes": []} {}`, "unexpected data after the workflow object"},
-		{`{"nodes": [], "nodes": []}`, `w.json:1: key "nodes" is repeated (first at line 1): keep one`},
-		{"{\"nodes\": [\n {\"node_id\": \"a\",\n  \"task_ref\": \"x\",\n  \"task_ref\": \"y\"}]}", `w.json:4: key "nodes[0].task_ref" is repeated (first at line 3): keep one`},
-		{"{\"nodes\": [{\"node_id\": \"a\"}, {\"node_id\": \"b\", \"includes\": {},\n\"includes\": {}}]}", `w.json:2: key "nodes[1].includes" is repeated (first at line 1): keep one`},
+		{`{"nodes": [], "nodes": []}`, `w.json:1:15: key "nodes" is repeated (first at line 1): keep one`},
+		{"{\"nodes\": [\n {\"node_id\": \"a\",\n  \"task_ref\": \"x\",\n  \"task_ref\": \"y\"}]}", `w.json:4:3: key "nodes[0].task_ref" is repeated (first at line 3): keep one`},
+		{"{\"nodes\": [{\"node_id\": \"a\"}, {\"node_id\": \"b\", \"includes\": {},\n\"includes\": {}}]}", `w.json:2:1: key "nodes[1].includes" is repeated (first at line 1): keep one`},
 		{`{"nodes": [3]}`, "node 1: want a JSON object"},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,7 @@
 package diag
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -43,9 +44,9 @@ type Error struct {
 type Location struct {
 	// Label says how the place relates, such as "node at" or "included by".
 	Label string
-	// Path and Line locate it, as in Error.
-	Path string
-	Line int
+	// Path, Line and Col locate it, as in Error.
+	Path      string
+	Line, Col int
 	// Detail, if any, follows the location.
 	Detail string
 }
@@ -54,6 +55,9 @@ func (l Location) String() string {
 	s := l.Label + " " + l.Path
 	if l.Line > 0 {
 		s += ":" + strconv.Itoa(l.Line)
+		if l.Col > 0 {
+			s += ":" + strconv.Itoa(l.Col)
+		}
 	}
 	if l.Detail != "" {
 		s += " " + l.Detail
@@ -64,6 +68,22 @@ func (l Location) String() string {
 // Errorf returns an Error at path and line with a formatted message.
 func Errorf(path string, line int, format string, args ...any) *Error {
 	return &Error{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrorfAt returns an Error at path, line and column with a formatted
+// message.
+func ErrorfAt(path string, line, col int, format string, args ...any) *Error {
+	return &Error{Path: path, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Position returns the 1-based line and column (in bytes) of offset off
+// in data, for diagnostics of parsers that know offsets. An offset past
+// the end is taken as the end.
+func Position(data []byte, off int) (line, col int) {
+	off = min(max(off, 0), len(data))
+	before := data[:off]
+	line = 1 + bytes.Count(before, []byte{'\n'})
+	return line, off - bytes.LastIndexByte(before, '\n')
 }
 
 // Wrap returns an Error at path and line whose cause is err.

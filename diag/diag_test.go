@@ -47,3 +47,18 @@ func TestListAddSortUnwrap(t *testing.T) {
 		t.Errorf("errors.As: %v", e)
 	}
 }
+
+func TestPosition(t *testing.T) {
+	data := []byte("ab\ncd\n\nx")
+	for _, c := range []struct{ off, line, col int }{
+		{0, 1, 1}, {1, 1, 2}, {2, 1, 3}, {3, 2, 1}, {4, 2, 2}, {6, 3, 1}, {7, 4, 1}, {8, 4, 2}, {99, 4, 2}, {-1, 1, 1},
+	} {
+		line, col := Position(data, c.off)
+		if line != c.line || col != c.col {
+			t.Errorf("Position(%d) = %d:%d, want %d:%d", c.off, line, col, c.line, c.col)
+		}
+	}
+	if got := ErrorfAt("a.json", 2, 5, "bad %s", "thing").Error(); got != "a.json:2:5: bad thing" {
+		t.Errorf("ErrorfAt = %q", got)
+	}
+}

@@ -96,8 +96,8 @@ func (e *Engine) buildUnit(ctx context.Context, c *catalog.Catalog, env *preset.
 			if u.Subject != "" {
 				msg = u.Subject + " " + msg
 			}
-			d := diag.Errorf(u.At.Path, u.At.Line, "%s: %v", msg, fe.Err)
-			d.Related = append(d.Related, diag.Location{Label: "budget at", Path: catalog.ConfigFile, Line: c.Config().Budget.Line})
+			d := diag.ErrorfAt(u.At.Path, u.At.Line, u.At.Col, "%s: %v", msg, fe.Err)
+			d.Related = append(d.Related, diag.Location{Label: "budget at", Path: catalog.ConfigFile, Line: c.Config().Budget.Line, Col: 1})
 			return nil, d
 		}
 	}

@@ -117,9 +117,9 @@ func TestCompileFailureKeepsPreviousOutput(t *testing.T) {
 	}
 	got := list.Error()
 	for _, w := range []string{
-		"tasks/Gen v1.0.txt:2: $$CTX (ctx/a.txt): file not found",
-		"tasks/Gen v1.0.txt:3: unknown token $$TYPO",
-		"workflows/broken.json:3: not valid JSON",
+		"tasks/Gen v1.0.txt:2:1: $$CTX (ctx/a.txt): file not found",
+		"tasks/Gen v1.0.txt:3:1: unknown token $$TYPO",
+		"workflows/broken.json:3:1: not valid JSON",
 	} {
 		if !strings.Contains(got, w) {
 			t.Errorf("missing %q in:\n%s", w, got)
@@ -127,8 +127,8 @@ func TestCompileFailureKeepsPreviousOutput(t *testing.T) {
 	}
 	// Both nodes hit the same $$TYPO line: it is reported for each node,
 	// naming the node, since each node's includes map may be the one to fix.
-	for _, w := range []string{"unknown token $$TYPO: the workflow node's includes map has no entry for it [node at workflows/other.v2.json:3]",
-		"unknown token $$TYPO: the workflow node's includes map has no entry for it [node at workflows/wf.v1.json:1]"} {
+	for _, w := range []string{"unknown token $$TYPO: the workflow node's includes map has no entry for it [node at workflows/other.v2.json:3:3]",
+		"unknown token $$TYPO: the workflow node's includes map has no entry for it [node at workflows/wf.v1.json:1:12]"} {
 		if strings.Count(got, w) != 1 {
 			t.Errorf("want %q once in:\n%s", w, got)
 		}

@@ -36,11 +36,12 @@ type Input struct {
 	// Includes maps token names to file paths relative to the catalog
 	// root: a workflow node's includes map.
 	Includes map[string]string
-	// IncludesFile and IncludesLine locate the includes map (a workflow
-	// file and the node's line) for problems with its entries; when empty,
-	// those problems are reported against the template.
-	IncludesFile string
-	IncludesLine int
+	// IncludesFile, IncludesLine and IncludesCol locate the includes map
+	// (a workflow file and the node's line and column) for problems with
+	// its entries; when empty, those problems are reported against the
+	// template.
+	IncludesFile              string
+	IncludesLine, IncludesCol int
 	// MaxBytes, when above 0, caps the assembled text. Included files are
 	// counted as they are loaded, so Resolve stops at the first include
 	// that would pass the cap, before anything more is read or the text is
@@ -62,14 +63,16 @@ const OutputCapKey = "limits.max_output_bytes"
 // missing file, and included text that itself holds a token or directive.
 func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 	t, includes := in.Template, in.Includes
-	mapFile, mapLine := in.IncludesFile, in.IncludesLine
+	mapFile, mapLine, mapCol := in.IncludesFile, in.IncludesLine, in.IncludesCol
 	// Problems that come from the includes map, reported at the template
 	// line, also say which node's map: templates are shared.
 	node := func() []diag.Location { return nil }
 	if mapFile == "" {
-		mapFile, mapLine = t.Name, 0
+		mapFile, mapLine, mapCol = t.Name, 0, 0
 	} else {
-		node = func() []diag.Location { return []diag.Location{{Label: "node at", Path: mapFile, Line: mapLine}} }
+		node = func() []diag.Location {
+			return []diag.Location{{Label: "node at", Path: mapFile, Line: mapLine, Col: mapCol}}
+		}
 	}
 	var errs diag.List
 	files := make([]*File, len(t.Segments))
@@ -95,7 +98,7 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 			}
 			c, err := CleanPath(raw)
 			if err != nil {
-				errs = append(errs, diag.Errorf(mapFile, mapLine, "includes entry %s: %v", s.Name, err))
+				errs = append(errs, diag.ErrorfAt(mapFile, mapLine, mapCol, "includes entry %s: %v", s.Name, err))
 				continue
 			}
 			p = c
@@ -113,15 +116,15 @@ func Resolve(ctx context.Context, in Input, l Loader) (*prompt.Prompt, error) {
 		size += len(trimFinalNewline(f.Text))
 		nsrc++
 		if in.MaxBytes > 0 && int64(size) > in.MaxBytes {
-			e := diag.Errorf(t.Name, s.Line, "the assembled prompt passes the %d-byte output cap at this include of %s (%d bytes, include %d of %d; %d bytes so far): a prompt that large is almost certainly a mistake, such as a file included in a loop; include less, or raise %s in tessera.yaml",
+			e := diag.ErrorfAt(t.Name, s.Line, s.Col, "the assembled prompt passes the %d-byte output cap at this include of %s (%d bytes, include %d of %d; %d bytes so far): a prompt that large is almost certainly a mistake, such as a file included in a loop; include less, or raise %s in tessera.yaml",
 				in.MaxBytes, f.Path, len(f.Text), nsrc-1, len(t.Segments)-textSegments(t), size, OutputCapKey)
 			if s.Kind == Token {
-				e.Related = append(e.Related, diag.Location{Label: "via", Path: mapFile, Line: mapLine, Detail: "$$" + s.Name + " -> " + f.Path})
+				e.Related = append(e.Related, diag.Location{Label: "via", Path: mapFile, Line: mapLine, Col: mapCol, Detail: "$$" + s.Name + " -> " + f.Path})
 			}
 			return nil, diag.List{e}
 		}
 	}
-	errs = append(errs, unusedEntries(t, includes, mapFile, mapLine)...)
+	errs = append(errs, unusedEntries(t, includes, mapFile, mapLine, mapCol)...)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -176,29 +179,34 @@ func loadError(name string, s Segment, p string, err error) *diag.Error {
 		// A problem inside the included file (encoding, recursion): report
 		// it where it is, and say which line of the template led there.
 		e := diag.Wrap(d.Path, d.Line, err, "%s", d.Msg)
-		e.Related = append(append(e.Related, d.Related...), diag.Location{Label: "included by", Path: name, Line: s.Line, Detail: "for " + what})
+		e.Col = d.Col
+		e.Related = append(append(e.Related, d.Related...), diag.Location{Label: "included by", Path: name, Line: s.Line, Col: s.Col, Detail: "for " + what})
 		return e
 	}
+	var e *diag.Error
 	if errors.Is(err, fs.ErrNotExist) {
-		return diag.Wrap(name, s.Line, err, "%s: file not found: create it or fix the path", what)
+		e = diag.Wrap(name, s.Line, err, "%s: file not found: create it or fix the path", what)
+	} else {
+		e = diag.Wrap(name, s.Line, err, "%s: %v", what, err)
 	}
-	return diag.Wrap(name, s.Line, err, "%s: %v", what, err)
+	e.Col = s.Col
+	return e
 }
 
 func unknownToken(name string, s Segment, includes map[string]string) *diag.Error {
 	if len(includes) == 0 {
-		return diag.Errorf(name, s.Line, "unknown token $$%s: the workflow node has no includes; add \"%s\" to its includes map", s.Name, s.Name)
+		return diag.ErrorfAt(name, s.Line, s.Col, "unknown token $$%s: the workflow node has no includes; add \"%s\" to its includes map", s.Name, s.Name)
 	}
 	msg := "unknown token $$" + s.Name + ": the workflow node's includes map has no entry for it"
 	if near := nearest(s.Name, includes); near != "" {
 		msg += " (did you mean $$" + near + "?)"
 	}
-	return diag.Errorf(name, s.Line, "%s", msg)
+	return diag.ErrorfAt(name, s.Line, s.Col, "%s", msg)
 }
 
 // unusedEntries reports includes entries the template never uses: a sign
 // that the template and the workflow have drifted apart.
-func unusedEntries(t *Template, includes map[string]string, file string, line int) diag.List {
+func unusedEntries(t *Template, includes map[string]string, file string, line, col int) diag.List {
 	var unused []string
 	for k := range includes {
 		used := false
@@ -216,10 +224,10 @@ func unusedEntries(t *Template, includes map[string]string, file string, line in
 	var errs diag.List
 	for _, k := range unused {
 		if !ValidName(k) {
-			errs = append(errs, diag.Errorf(file, line, "includes entry %q is not a token name: token names match [A-Z][A-Z0-9_]*", k))
+			errs = append(errs, diag.ErrorfAt(file, line, col, "includes entry %q is not a token name: token names match [A-Z][A-Z0-9_]*", k))
 			continue
 		}
-		errs = append(errs, diag.Errorf(file, line, "includes entry %s is not used by %s: add $$%s to the template or remove the entry", k, t.Name, k))
+		errs = append(errs, diag.ErrorfAt(file, line, col, "includes entry %s is not used by %s: add $$%s to the template or remove the entry", k, t.Name, k))
 	}
 	return errs
 }

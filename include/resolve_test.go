@@ -119,11 +119,11 @@ func TestResolveReportsEveryProblem(t *testing.T) {
 		t.Fatalf("want a diag.List, got %v", err)
 	}
 	wants := []string{
-		"tasks/t.txt:1: unknown token $$OUTPUT_SCHEME: the workflow node's includes map has no entry for it (did you mean $$OUTPUT_SCHEMA?)",
-		"tasks/t.txt:2: $$MISSING (nowhere.txt): file not found",
-		"nested.txt:2: included text holds the token $$INNER",
-		"[included by tasks/t.txt:3 for $$NESTED (nested.txt)]",
-		"tasks/t.txt:4: $$include gone.txt: file not found",
+		"tasks/t.txt:1:1: unknown token $$OUTPUT_SCHEME: the workflow node's includes map has no entry for it (did you mean $$OUTPUT_SCHEMA?)",
+		"tasks/t.txt:2:1: $$MISSING (nowhere.txt): file not found",
+		"nested.txt:2:5: included text holds the token $$INNER",
+		"[included by tasks/t.txt:3:1 for $$NESTED (nested.txt)]",
+		"tasks/t.txt:4:1: $$include gone.txt: file not found",
 		"includes entry BADPATH: path \"../../etc/passwd\" leaves the catalog root",
 		"tasks/t.txt: includes entry OUTPUT_SCHEMA is not used by tasks/t.txt",
 	}
@@ -140,7 +140,7 @@ func TestResolveReportsEveryProblem(t *testing.T) {
 
 func TestResolveNoIncludes(t *testing.T) {
 	_, err := resolve(t, "$$X\n", nil, nil)
-	if err == nil || !strings.Contains(err.Error(), "tasks/t.txt:1: unknown token $$X: the workflow node has no includes") {
+	if err == nil || !strings.Contains(err.Error(), "tasks/t.txt:1:1: unknown token $$X: the workflow node has no includes") {
 		t.Errorf("err = %v", err)
 	}
 }

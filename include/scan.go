@@ -29,8 +29,9 @@ type Segment struct {
 	Name string
 	// Path is the cleaned include path, for Directive segments.
 	Path string
-	// Line is the 1-based template line the segment starts on.
-	Line int
+	// Line and Col are the 1-based template line and column (in bytes)
+	// the segment starts on; for a directive, where "$$include" starts.
+	Line, Col int
 }
 
 // Template is a scanned template: its segments in lexical order.
@@ -71,10 +72,10 @@ const directive = "$$include"
 func Parse(name, src string) (*Template, error) {
 	t := &Template{Name: name}
 	var errs diag.List
-	textStart, textLine := 0, 1
+	textStart, textLine, textCol := 0, 1, 1
 	flush := func(end int) {
 		if end > textStart {
-			t.Segments = append(t.Segments, Segment{Kind: Text, Text: src[textStart:end], Line: textLine})
+			t.Segments = append(t.Segments, Segment{Kind: Text, Text: src[textStart:end], Line: textLine, Col: textCol})
 		}
 	}
 	line := 1
@@ -93,12 +94,13 @@ func Parse(name, src string) (*Template, error) {
 			continue
 		}
 		if p, ok, err := directivePath(ln); ok {
+			col := strings.Index(ln, directive) + 1
 			if err != nil {
-				errs = append(errs, diag.Errorf(name, line, "%v", err))
+				errs = append(errs, diag.ErrorfAt(name, line, col, "%v", err))
 			} else {
 				flush(lineStart)
-				t.Segments = append(t.Segments, Segment{Kind: Directive, Text: ln, Path: p, Line: line})
-				textStart, textLine = lineEnd, line // the line break stays as text
+				t.Segments = append(t.Segments, Segment{Kind: Directive, Text: ln, Path: p, Line: line, Col: col})
+				textStart, textLine, textCol = lineEnd, line, lineEnd-lineStart+1 // the line break stays as text
 			}
 			lineStart = next
 			continue
@@ -112,13 +114,13 @@ func Parse(name, src string) (*Template, error) {
 			rest := ln[at+2:]
 			if n := tokenLen(rest); n > 0 {
 				flush(lineStart + at)
-				t.Segments = append(t.Segments, Segment{Kind: Token, Text: ln[at : at+2+n], Name: rest[:n], Line: line})
-				textStart, textLine = lineStart+at+2+n, line
+				t.Segments = append(t.Segments, Segment{Kind: Token, Text: ln[at : at+2+n], Name: rest[:n], Line: line, Col: at + 1})
+				textStart, textLine, textCol = lineStart+at+2+n, line, at+2+n+1
 				i = at + 2 + n
 				continue
 			}
 			if isDirectiveWord(rest) {
-				errs = append(errs, diag.Errorf(name, line, "$$include must stand on a line of its own, followed by a path"))
+				errs = append(errs, diag.ErrorfAt(name, line, at+1, "$$include must stand on a line of its own, followed by a path"))
 			}
 			i = at + 1
 		}
@@ -196,11 +198,11 @@ func CheckIncluded(name, text string) error {
 			if j < 0 {
 				break
 			}
-			rest := ln[i+j+2:]
+			rest, col := ln[i+j+2:], i+j+1
 			if n := tokenLen(rest); n > 0 {
-				errs = append(errs, diag.Errorf(name, line, "included text holds the token $$%s: includes are not expanded again (no recursion); put the token in the template instead", rest[:n]))
+				errs = append(errs, diag.ErrorfAt(name, line, col, "included text holds the token $$%s: includes are not expanded again (no recursion); put the token in the template instead", rest[:n]))
 			} else if isDirectiveWord(rest) {
-				errs = append(errs, diag.Errorf(name, line, "included text holds an $$include directive: includes are not expanded again (no recursion); include the file from the template instead"))
+				errs = append(errs, diag.ErrorfAt(name, line, col, "included text holds an $$include directive: includes are not expanded again (no recursion); include the file from the template instead"))
 			}
 			i += j + 1 // as Parse does: "$$$A" holds the token $$A
 		}

@@ -186,10 +186,10 @@ func JoinErrors(errs []error) error {
 }
 
 // Location is a place in a file: a slash-separated path relative to the
-// catalog root, and a line (0 when unknown).
+// catalog root, a line and a column in bytes (each 0 when unknown).
 type Location struct {
-	Path string
-	Line int
+	Path      string
+	Line, Col int
 }
 
 // Registry is a set of presets by name. The zero Registry is empty and

@@ -112,7 +112,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 				},
 				Out:     path.Join(id, node+".txt"),
 				Entry:   catalog.ManifestEntry{Workflow: id, Node: node, TaskRef: n.TaskRef},
-				At:      preset.Location{Path: wf.Path, Line: n.Line},
+				At:      preset.Location{Path: wf.Path, Line: n.Line, Col: n.Col},
 				Subject: fmt.Sprintf("node %q", node),
 			})
 		}
