@@ -206,7 +206,9 @@ func escapes(dir, p string) bool {
 func encodingDiag(p string, err error) *diag.Error {
 	var ee *prompt.EncodingError
 	if errors.As(err, &ee) {
-		return diag.Wrap(p, ee.Line, err, "%v", ee)
+		e := diag.Wrap(p, ee.Line, err, "%v", ee)
+		e.Col = ee.Col
+		return e
 	}
 	return diag.Wrap(p, 0, err, "%v", err)
 }

@@ -65,9 +65,9 @@ func TestAssembleErrors(t *testing.T) {
 		{"nested directive", with(base(), "shared/rules.txt", "$$include ctx/a.txt\n"),
 			"shared/rules.txt:1:1: included text holds an $$include directive"},
 		{"invalid utf-8 template", with(base(), "tasks/Gen v1.0.txt", "ok\nbad \xff byte\n"),
-			"tasks/Gen v1.0.txt:2: invalid UTF-8 at byte offset 7 (line 2): save the file as UTF-8"},
+			"tasks/Gen v1.0.txt:2:5: invalid UTF-8 at byte offset 7 (line 2): save the file as UTF-8"},
 		{"invalid utf-8 include", with(base(), "ctx/a.txt", "\xc3\x28"),
-			"ctx/a.txt:1: invalid UTF-8 at byte offset 0"},
+			"ctx/a.txt:1:1: invalid UTF-8 at byte offset 0"},
 		{"unused entry", with(base(), "workflows/wf.v1.json", `{"nodes": [
   {"node_id": "n", "task_ref": "Gen v1.0", "includes": {"CTX": "ctx/a.txt", "EXTRA": "ctx/a.txt"}}]}`),
 			"workflows/wf.v1.json:2:3: includes entry EXTRA is not used by tasks/Gen v1.0.txt: add $$EXTRA to the template or remove the entry"},

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -70,6 +71,9 @@ func FuzzNormalize(f *testing.F) {
 			}
 			if utf8.Valid(body) {
 				t.Fatalf("valid UTF-8 rejected: %v", err)
+			}
+			if line, col := diag.Position(data, ee.Offset); line != ee.Line || col != ee.Col {
+				t.Fatalf("error at %d:%d, but offset %d is at %d:%d", ee.Line, ee.Col, ee.Offset, line, col)
 			}
 			if ee.Offset < start || ee.Offset >= len(data) {
 				t.Fatalf("Offset %d outside the body [%d, %d)", ee.Offset, start, len(data))

@@ -28,18 +28,19 @@ func TestNormalize(t *testing.T) {
 
 func TestNormalizeInvalidUTF8(t *testing.T) {
 	tests := []struct {
-		in        string
-		off, line int
+		in             string
+		off, line, col int
 	}{
-		{"ok\n\xff", 3, 2},
-		{"\uFEFF\n\nab\xc3\x28", 7, 3}, // the offset counts the byte-order mark
-		{"\xed\xa0\x80", 0, 1},         // an encoded surrogate is not UTF-8
+		{"ok\n\xff", 3, 2, 1},
+		{"\uFEFF\n\nab\xc3\x28", 7, 3, 3}, // the offset counts the byte-order mark
+		{"\uFEFFab\xff", 5, 1, 6},         // so does the column of the first line
+		{"\xed\xa0\x80", 0, 1, 1},         // an encoded surrogate is not UTF-8
 	}
 	for _, tt := range tests {
 		_, err := Normalize([]byte(tt.in))
 		var ee *EncodingError
-		if !errors.As(err, &ee) || ee.Offset != tt.off || ee.Line != tt.line {
-			t.Errorf("Normalize(%q) error = %v, want offset %d line %d", tt.in, err, tt.off, tt.line)
+		if !errors.As(err, &ee) || ee.Offset != tt.off || ee.Line != tt.line || ee.Col != tt.col {
+			t.Errorf("Normalize(%q) error = %+v, want offset %d line %d col %d", tt.in, ee, tt.off, tt.line, tt.col)
 		}
 	}
 }

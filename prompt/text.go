@@ -12,8 +12,9 @@ type EncodingError struct {
 	// Offset is the byte offset of the first invalid byte in the input as
 	// given, byte-order mark included.
 	Offset int
-	// Line is the 1-based line the invalid byte is on.
-	Line int
+	// Line and Col are the 1-based line the invalid byte is on and its
+	// column, in bytes.
+	Line, Col int
 }
 
 func (e *EncodingError) Error() string {
@@ -35,7 +36,12 @@ func Normalize(data []byte) (string, error) {
 	body := data[start:]
 	if !utf8.Valid(body) {
 		off := firstInvalid(body)
-		return "", &EncodingError{Offset: start + off, Line: 1 + bytes.Count(body[:off], []byte{'\n'})}
+		before := body[:off]
+		col := off - bytes.LastIndexByte(before, '\n')
+		if !bytes.Contains(before, []byte{'\n'}) {
+			col += start // the byte-order marks are on the first line
+		}
+		return "", &EncodingError{Offset: start + off, Line: 1 + bytes.Count(before, []byte{'\n'}), Col: col}
 	}
 	cr := bytes.IndexByte(body, '\r')
 	if cr < 0 {
