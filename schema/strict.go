@@ -267,12 +267,12 @@ func (c *checker) checkProperties(obj, props *Value, depth int) {
 		return
 	}
 	c.properties += len(props.Members)
-	req := obj.Get("required")
+	req := requiredSet(obj.Get("required"))
 	for i := range props.Members {
 		m := &props.Members[i]
 		c.chars += utf8.RuneCountInString(m.Key)
 		c.path = append(c.path, m.Key)
-		if !requires(req, m.Key) {
+		if !req.has(m.Key) {
 			c.report("property %q is not in \"required\": strict mode needs every property required; make an optional one nullable, as in \"type\": [\"string\", \"null\"]", m.Key)
 		}
 		c.schema(&m.Value, depth)
@@ -280,12 +280,62 @@ func (c *checker) checkProperties(obj, props *Value, depth int) {
 	}
 }
 
-// requires reports whether the "required" value req lists name.
-func requires(req *Value, name string) bool {
+// nameSet is the names a "required" array lists, or the keys of a
+// "properties" object, for asking of each property whether it is listed:
+// a scan for short lists, a map for long ones, so that checking an object
+// of thousands of properties stays linear.
+type nameSet struct {
+	list *Value // an Array of names or an Object of keys; nil for none
+	m    map[string]struct{}
+}
+
+// mapFrom is the length from which a nameSet builds a map.
+const mapFrom = 16
+
+// requiredSet returns the names the "required" value req lists.
+func requiredSet(req *Value) nameSet {
 	if req == nil || req.Kind != Array {
-		return false
+		return nameSet{}
 	}
-	for _, it := range req.Items {
+	s := nameSet{list: req}
+	if len(req.Items) >= mapFrom {
+		s.m = make(map[string]struct{}, len(req.Items))
+		for _, it := range req.Items {
+			if it.Kind == String {
+				s.m[it.Str] = struct{}{}
+			}
+		}
+	}
+	return s
+}
+
+// propertySet returns the keys of the "properties" value props.
+func propertySet(props *Value) nameSet {
+	if props == nil || props.Kind != Object {
+		return nameSet{}
+	}
+	s := nameSet{list: props}
+	if len(props.Members) >= mapFrom {
+		s.m = make(map[string]struct{}, len(props.Members))
+		for _, m := range props.Members {
+			s.m[m.Key] = struct{}{}
+		}
+	}
+	return s
+}
+
+// has reports whether name is in the set.
+func (s nameSet) has(name string) bool {
+	switch {
+	case s.m != nil:
+		_, ok := s.m[name]
+		return ok
+	case s.list == nil:
+		return false
+	case s.list.Kind == Object:
+		return s.list.Get(name) != nil
+	}
+	for _, it := range s.list.Items {
 		if it.Kind == String && it.Str == name {
 			return true
 		}
@@ -298,14 +348,14 @@ func (c *checker) checkRequired(obj, req *Value) {
 		c.report("\"required\" must be an array of property names")
 		return
 	}
-	props := obj.Get("properties")
+	props := propertySet(obj.Get("properties"))
 	for i := range req.Items {
 		it := &req.Items[i]
 		if it.Kind != String {
 			c.reportAt(strconv.Itoa(i), "\"required\" lists %s; it must list property names", describeValue(it))
 			continue
 		}
-		if props == nil || props.Kind != Object || props.Get(it.Str) == nil {
+		if !props.has(it.Str) {
 			c.reportAt(strconv.Itoa(i), "\"required\" names %q, which is not under \"properties\"", it.Str)
 		}
 	}

@@ -104,9 +104,10 @@ func strictified(v Value) (Value, bool) {
 		req = &members[ri].Value
 	}
 	props := members[pi].Value.Members
+	listed := requiredSet(req)
 	missing := 0
 	for j := range props {
-		if !requires(req, props[j].Key) {
+		if !listed.has(props[j].Key) {
 			missing++
 		}
 	}
@@ -123,7 +124,7 @@ func strictified(v Value) (Value, bool) {
 			names = make([]Value, 0, missing)
 		}
 		for j := range fixedProps {
-			if !requires(req, fixedProps[j].Key) {
+			if !listed.has(fixedProps[j].Key) {
 				fixedProps[j].Value = nullable(fixedProps[j].Value)
 				names = append(names, Value{Kind: String, Str: fixedProps[j].Key})
 			}
