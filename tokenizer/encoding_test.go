@@ -61,17 +61,20 @@ func TestEncodingNamedUnknown(t *testing.T) {
 
 type reference struct {
 	Tiktoken string `json:"tiktoken"`
-	Files    []struct {
-		File   string `json:"file"`
-		O200k  int    `json:"o200k_base"`
-		Cl100k int    `json:"cl100k_base"`
-	} `json:"files"`
+	Files    []refFile `json:"files"` // under testdata/corpus
+	Kinds    []refFile `json:"kinds"` // under testdata/kinds
 	Runs []struct {
 		Repeat string `json:"repeat"`
 		Times  int    `json:"times"`
 		O200k  int    `json:"o200k_base"`
 		Cl100k int    `json:"cl100k_base"`
 	} `json:"runs"`
+}
+
+type refFile struct {
+	File   string `json:"file"`
+	O200k  int    `json:"o200k_base"`
+	Cl100k int    `json:"cl100k_base"`
 }
 
 func loadReference(t testing.TB) reference {
@@ -84,7 +87,7 @@ func loadReference(t testing.TB) reference {
 	if err := json.Unmarshal(data, &ref); err != nil {
 		t.Fatalf("testdata/reference.json: %v", err)
 	}
-	if len(ref.Files) == 0 || len(ref.Runs) == 0 {
+	if len(ref.Files) == 0 || len(ref.Kinds) == 0 || len(ref.Runs) == 0 {
 		t.Fatal("testdata/reference.json holds no cases")
 	}
 	return ref
@@ -92,22 +95,29 @@ func loadReference(t testing.TB) reference {
 
 // TestCorpusCounts compares counts with OpenAI's tokenizer on every file
 // of the corpus (code, prose, CJK, emoji, byte-order marks, U+0085,
-// indentation-only lines, CRLF with trailing spaces, base64) and on long
-// runs of one character.
+// indentation-only lines, CRLF with trailing spaces, base64), on the
+// benchmarks' texts of each kind (prose and code, CJK, Cyrillic, Arabic,
+// Devanagari, emoji, random code points) and on long runs of one
+// character.
 func TestCorpusCounts(t *testing.T) {
 	ref := loadReference(t)
 	o, c := O200kBase(), Cl100kBase()
-	for _, f := range ref.Files {
-		data, err := os.ReadFile(filepath.Join("testdata", "corpus", f.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := string(data)
-		if got := o.Count(text); got != f.O200k {
-			t.Errorf("%s: o200k_base count %d, tiktoken %s says %d", f.File, got, ref.Tiktoken, f.O200k)
-		}
-		if got := c.Count(text); got != f.Cl100k {
-			t.Errorf("%s: cl100k_base count %d, tiktoken %s says %d", f.File, got, ref.Tiktoken, f.Cl100k)
+	for _, set := range []struct {
+		dir   string
+		files []refFile
+	}{{"corpus", ref.Files}, {"kinds", ref.Kinds}} {
+		for _, f := range set.files {
+			data, err := os.ReadFile(filepath.Join("testdata", set.dir, f.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := string(data)
+			if got := o.Count(text); got != f.O200k {
+				t.Errorf("%s/%s: o200k_base count %d, tiktoken %s says %d", set.dir, f.File, got, ref.Tiktoken, f.O200k)
+			}
+			if got := c.Count(text); got != f.Cl100k {
+				t.Errorf("%s/%s: cl100k_base count %d, tiktoken %s says %d", set.dir, f.File, got, ref.Tiktoken, f.Cl100k)
+			}
 		}
 	}
 	for _, r := range ref.Runs {
@@ -233,19 +243,22 @@ func TestHeapMergeMatchesLoop(t *testing.T) {
 	}
 }
 
+// corpusTexts returns the files of testdata/corpus and testdata/kinds.
 func corpusTexts(t testing.TB) []string {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join("testdata", "corpus"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, ent := range entries {
-		data, err := os.ReadFile(filepath.Join("testdata", "corpus", ent.Name()))
+	for _, dir := range []string{"corpus", "kinds"} {
+		entries, err := os.ReadDir(filepath.Join("testdata", dir))
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, string(data))
+		for _, ent := range entries {
+			data, err := os.ReadFile(filepath.Join("testdata", dir, ent.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, string(data))
+		}
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package peers
 import (
 	"encoding/json"
 	"flag"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -105,14 +104,57 @@ func BenchmarkCount10KB(b *testing.B) {
 	}
 }
 
-// BenchmarkCountRepeated counts 20 KB of one letter: a single piece, where
-// a quadratic merge shows.
-func BenchmarkCountRepeated(b *testing.B) {
-	for _, size := range []int{20_000} {
-		text := strings.Repeat("a", size)
-		for _, c := range counters(b) {
-			b.Run(fmt.Sprintf("%s/%dKB", c.name, size/1000), func(b *testing.B) {
-				b.SetBytes(int64(size))
+// kind is one kind of text: the same files and runs the tokenizer
+// package's BenchmarkCountKind counts (its kinds list), all checked
+// against OpenAI's tokenizer by the tokenizer's tests.
+type kind struct {
+	name   string
+	file   string // under tokenizer/testdata; empty for a run
+	repeat string
+	times  int
+	slow   bool // skipped for pkoukk-tiktoken-go, whose merge is quadratic
+}
+
+var kinds = []kind{
+	{name: "prose", file: "kinds/prose.txt"},
+	{name: "code", file: "corpus/code.go.txt"},
+	{name: "cjk", file: "kinds/cjk.txt"},
+	{name: "cyrillic", file: "kinds/cyrillic.txt"},
+	{name: "arabic", file: "kinds/arabic.txt"},
+	{name: "devanagari", file: "kinds/devanagari.txt"},
+	{name: "emoji", file: "kinds/emoji.txt"},
+	{name: "random", file: "kinds/random.txt"},
+	{name: "run-a-20k", repeat: "a", times: 20_000},
+	{name: "run-a-100k", repeat: "a", times: 100_000, slow: true},
+}
+
+func (k kind) text(tb testing.TB) string {
+	tb.Helper()
+	if k.file == "" {
+		return strings.Repeat(k.repeat, k.times)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "tokenizer", "testdata", filepath.FromSlash(k.file)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(data)
+}
+
+// BenchmarkCountKind counts each kind of text with each library:
+// BenchmarkCountKind/KIND/LIBRARY. No library keeps a cache of results,
+// so counting the same text again costs what counting it first does.
+// Target: Tessera at least 3× tiktoken-go-tokenizer on every kind.
+func BenchmarkCountKind(b *testing.B) {
+	cs := counters(b)
+	for _, k := range kinds {
+		text := k.text(b)
+		for _, c := range cs {
+			if k.slow && c.name == "pkoukk-tiktoken-go" {
+				continue
+			}
+			b.Run(k.name+"/"+c.name, func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				b.ReportAllocs()
 				for b.Loop() {
 					c.count(text)
 				}
@@ -121,14 +163,45 @@ func BenchmarkCountRepeated(b *testing.B) {
 	}
 }
 
-var writeTexts = flag.String("write-texts", "", "write the 10 KB benchmark texts as a JSON array to this file, for the WASM reference timing")
+// TestAgreeKinds logs where the peers' counts of the kinds' texts differ
+// from Tessera's.
+func TestAgreeKinds(t *testing.T) {
+	cs := counters(t)
+	for _, k := range kinds {
+		if k.slow {
+			continue
+		}
+		text := k.text(t)
+		want := cs[0].count(text)
+		for _, c := range cs[1:] {
+			if got := c.count(text); got != want {
+				t.Logf("%s: %s counts %d, tessera %d (%+.2f%%)", k.name, c.name, got, want, 100*float64(got-want)/float64(want))
+			}
+		}
+	}
+}
 
-// TestWriteTexts writes the benchmark texts for wasm.cjs when asked.
+var writeTexts = flag.String("write-texts", "", "write the benchmark texts as JSON to this file, for the WASM reference timing")
+
+// TestWriteTexts writes the benchmark texts for wasm.cjs when asked: the
+// 10 KB mixed texts and each kind's text, by name.
 func TestWriteTexts(t *testing.T) {
 	if *writeTexts == "" {
 		t.Skip("no -write-texts")
 	}
-	data, err := json.Marshal(texts(t, 512, 10<<10))
+	type named struct {
+		Name string `json:"name"`
+		Text string `json:"text"`
+		Slow bool   `json:"slow,omitempty"`
+	}
+	out := struct {
+		Mixed []string `json:"mixed"`
+		Kinds []named  `json:"kinds"`
+	}{Mixed: texts(t, 512, 10<<10)}
+	for _, k := range kinds {
+		out.Kinds = append(out.Kinds, named{k.name, k.text(t), k.slow})
+	}
+	data, err := json.Marshal(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,35 @@
 // Times OpenAI's reference tokenizer (the tiktoken npm package, a WASM
-// build of the Rust code) on the same 10 KB texts the Go benchmarks use,
-// written by the Go test helper to texts.json. Prints one line in Go
-// benchmark format so run.sh can compare it with the Go figures.
+// build of the Rust code) on the same texts the Go benchmarks use,
+// written by the Go test helper to texts.json: the 10 KB mixed texts and
+// each kind's text. Prints lines in Go benchmark format so run.sh can
+// compare them with the Go figures.
 "use strict";
 const fs = require("fs");
 const path = require("path");
 const { get_encoding } = require(path.join(__dirname, "..", "..", "tokenizer", "testdata", "reference", "node_modules", "tiktoken"));
-const texts = JSON.parse(fs.readFileSync(path.join(__dirname, "texts.json"), "utf8"));
+const { mixed, kinds } = JSON.parse(fs.readFileSync(path.join(__dirname, "texts.json"), "utf8"));
 const enc = get_encoding("o200k_base");
-for (let i = 0; i < 50; i++) enc.encode_ordinary(texts[i % texts.length]); // warm up
-const n = 2000;
-const start = process.hrtime.bigint();
-for (let i = 0; i < n; i++) enc.encode_ordinary(texts[i % texts.length]);
-const ns = Number(process.hrtime.bigint() - start) / n;
-const mbs = (10 * 1024) / ns * 1e3;
-console.log(`BenchmarkCount10KB/tiktoken-wasm-reference\t${n}\t${ns.toFixed(0)} ns/op\t${mbs.toFixed(2)} MB/s`);
+const lib = "tiktoken-wasm-reference";
+
+// time counts texts in turn for at least minNs after a warm-up and
+// returns nanoseconds per text.
+const time = (texts, minNs) => {
+  for (let i = 0; i < Math.min(50, texts.length * 3); i++) enc.encode_ordinary(texts[i % texts.length]);
+  let n = 0;
+  const start = process.hrtime.bigint();
+  let ns = 0;
+  do {
+    enc.encode_ordinary(texts[n % texts.length]);
+    n++;
+    ns = Number(process.hrtime.bigint() - start);
+  } while (ns < minNs);
+  return [n, ns / n];
+};
+const line = (name, bytes, [n, ns]) =>
+  console.log(`${name}\t${n}\t${ns.toFixed(0)} ns/op\t${((bytes / ns) * 1e3).toFixed(2)} MB/s`);
+
+line(`BenchmarkCount10KB/${lib}`, 10 * 1024, time(mixed, 1e9));
+for (const k of kinds) {
+  if (k.slow) continue; // quadratic in the run's length: minutes, not seconds
+  line(`BenchmarkCountKind/${k.name}/${lib}`, Buffer.byteLength(k.text, "utf8"), time([k.text], 1e9));
+}

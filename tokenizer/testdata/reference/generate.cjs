@@ -3,7 +3,8 @@
 //
 //   cd tokenizer/testdata/reference && npm ci && npm run generate
 //
-// reference.json holds token counts for every file in ../corpus and for
+// reference.json holds token counts for every file in ../corpus and
+// ../kinds (the texts the benchmarks count, one per kind of text) and for
 // long runs of one character; tricky.jsonl holds generated strings with
 // their full token lists, compared token by token by the Go tests.
 "use strict";
@@ -15,21 +16,22 @@ const names = ["o200k_base", "cl100k_base"];
 const enc = Object.fromEntries(names.map((n) => [n, get_encoding(n)]));
 const counts = (text) => Object.fromEntries(names.map((n) => [n, enc[n].encode_ordinary(text).length]));
 
-const corpusDir = path.join(__dirname, "..", "corpus");
-const files = fs.readdirSync(corpusDir).sort().map((name) => {
-  const text = fs.readFileSync(path.join(corpusDir, name), "utf8");
+const countDir = (dir) => fs.readdirSync(path.join(__dirname, "..", dir)).sort().map((name) => {
+  const text = fs.readFileSync(path.join(__dirname, "..", dir, name), "utf8");
   return { file: name, ...counts(text) };
 });
+const files = countDir("corpus");
+const kinds = countDir("kinds");
 
 // Long runs: built by the tests with strings.Repeat(text, times).
 const runs = [
-  ["a", 100000], ["a", 50000], [" ", 100000], ["\n", 100000], ["7", 100000],
+  ["a", 100000], ["a", 50000], ["a", 20000], [" ", 100000], ["\n", 100000], ["7", 100000],
   ["ab", 50000], ["\t", 10000], ["é", 20000], ["中", 30000], ["😀", 10000],
   ["!", 100000], ["\r\n", 20000], [" \n", 20000], ["0", 12345], ["x ", 40000],
 ].map(([text, times]) => ({ repeat: text, times, ...counts(text.repeat(times)) }));
 
 fs.writeFileSync(path.join(__dirname, "..", "reference.json"),
-  JSON.stringify({ tiktoken: JSON.parse(fs.readFileSync(require.resolve("tiktoken").replace(/[^/]*$/, "package.json"), "utf8")).version, files, runs }, null, 1) + "\n");
+  JSON.stringify({ tiktoken: JSON.parse(fs.readFileSync(require.resolve("tiktoken").replace(/[^/]*$/, "package.json"), "utf8")).version, files, kinds, runs }, null, 1) + "\n");
 
 // Tricky strings: a seeded generator over the characters where the
 // pre-tokenizer's classes meet (contractions, marks, modifier letters,
@@ -59,4 +61,4 @@ for (let i = 0; i < 4000; i++) {
   lines.push(JSON.stringify(rec));
 }
 fs.writeFileSync(path.join(__dirname, "..", "tricky.jsonl"), lines.join("\n") + "\n");
-console.log(`reference.json: ${files.length} files, ${runs.length} runs; tricky.jsonl: ${lines.length} strings`);
+console.log(`reference.json: ${files.length} files, ${kinds.length} kinds, ${runs.length} runs; tricky.jsonl: ${lines.length} strings`);
