@@ -60,10 +60,10 @@ func TestEncodingNamedUnknown(t *testing.T) {
 }
 
 type reference struct {
-	Tiktoken string `json:"tiktoken"`
+	Tiktoken string    `json:"tiktoken"`
 	Files    []refFile `json:"files"` // under testdata/corpus
 	Kinds    []refFile `json:"kinds"` // under testdata/kinds
-	Runs []struct {
+	Runs     []struct {
 		Repeat string `json:"repeat"`
 		Times  int    `json:"times"`
 		O200k  int    `json:"o200k_base"`
