@@ -17,6 +17,11 @@ type Assembly struct {
 	// made with AssembleTask.
 	WorkflowID string
 	NodeID     string
+	// Path, Line and Col locate the node in its workflow file (empty for
+	// an assembly made with AssembleTask), for problems found later, such
+	// as a prompt that does not fit its budget.
+	Path      string
+	Line, Col int
 	// TaskRef names the template.
 	TaskRef string
 	prompt.Prompt
@@ -55,6 +60,7 @@ func (c *Catalog) Assemble(ctx context.Context, workflowID, nodeID string) (*Ass
 		return nil, err
 	}
 	a.WorkflowID, a.NodeID = workflowID, nodeID
+	a.Path, a.Line, a.Col = wf.Path, n.Line, n.Col
 	return a, nil
 }
 

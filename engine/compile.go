@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
@@ -161,9 +160,40 @@ type FitError struct {
 	Label string
 	// Err is the budget's error, such as a *budget.NeverDropError.
 	Err error
+	// At is where the prompt is defined, when its preset says
+	// (preset.Layout.At).
+	At preset.Location
+	// BudgetLine is the line of tessera.yaml's "budget" key when the
+	// budget came from there, else 0.
+	BudgetLine int
 }
 
-func (e *FitError) Error() string { return fmt.Sprintf("%s: %v", e.Label, e.Err) }
+// Error reads "path:line:col: label does not fit the token budget: why
+// [budget at tessera.yaml:line:1]",
+// with the parts that are known.
+func (e *FitError) Error() string { return e.Diag().Error() }
+
+// Diag returns the error as a diagnostic at the prompt's definition, with
+// the budget's place in tessera.yaml beside it when the budget came from
+// there.
+func (e *FitError) Diag() *diag.Error {
+	d := diag.ErrorfAt(e.At.Path, e.At.Line, e.At.Col, "%s does not fit the token budget: %v", e.Label, e.Err)
+	d.Err = e.Err
+	if e.BudgetLine > 0 {
+		d.Related = append(d.Related, diag.Location{Label: "budget at", Path: catalog.ConfigFile, Line: e.BudgetLine, Col: 1})
+	}
+	return d
+}
 
 // Unwrap returns the budget's error.
 func (e *FitError) Unwrap() error { return e.Err }
+
+// As lets errors.As find the error as a *diag.Error (see Diag), so that
+// reports that gather diagnostics show it at its place like any other.
+func (e *FitError) As(target any) bool {
+	if t, ok := target.(**diag.Error); ok {
+		*t = e.Diag()
+		return true
+	}
+	return false
+}

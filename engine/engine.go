@@ -214,6 +214,10 @@ func (e *Engine) Assemble(ctx context.Context, req Request) (*Result, error) {
 	}
 	res, err := e.finish(ctx, p, l, env, counter, b)
 	if err != nil {
+		var fe *FitError
+		if errors.As(err, &fe) && (req.Budget == nil || req.Budget.Context == 0) && req.Catalog != nil && req.Catalog.Config().Budget != nil {
+			fe.BudgetLine = req.Catalog.Config().Budget.Line
+		}
 		return nil, err
 	}
 	if res.Prompt.Text == "" && !req.AllowEmpty {
@@ -288,7 +292,7 @@ func (e *Engine) finish(ctx context.Context, p preset.Preset, l *preset.Layout, 
 	if counter != nil {
 		fit, err := budget.Fit(ctx, l.Sections, func(s []prompt.Section) prompt.Prompt { return render.Render(s, l.Style) }, b, budget.Options{Counter: counter, Cache: e.Cache})
 		if err != nil {
-			return nil, &FitError{Label: l.Label, Err: err}
+			return nil, &FitError{Label: l.Label, Err: err, At: l.At}
 		}
 		res.Prompt, res.fitted, res.Budget = fit.Prompt, fit.Sections, &fit.Report
 	} else {

@@ -118,6 +118,10 @@ type Layout struct {
 	// Label names the prompt in messages: "pm_discovery.v1/pgc", a spec's
 	// path.
 	Label string
+	// At is where the prompt is defined, such as a workflow node or a spec
+	// file, when the preset knows: problems found after Load, such as a
+	// prompt that does not fit its budget, are reported there.
+	At Location
 	// Record writes into an audit record what Rebuild needs to lay the
 	// prompt out again (the preset's inputs, as opaque data for audit);
 	// nil records nothing beyond the text and its provenance.

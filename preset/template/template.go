@@ -133,6 +133,7 @@ func layout(a *catalog.Assembly, label string) *preset.Layout {
 		Style:    style,
 		Sources:  a.Sources,
 		Label:    label,
+		At:       preset.Location{Path: a.Path, Line: a.Line, Col: a.Col},
 		Record: func(rec *audit.Record) error {
 			rec.TaskRef = a.TaskRef
 			rec.IncludesResolved = a.IncludesResolved()
