@@ -55,6 +55,16 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 		// escape is dropped (line numbers do not change).
 		text = unescapeSlashes(text)
 	}
+	if s, ok := quickSpec(path, text); ok && len(s.validate()) == 0 {
+		s.text = text
+		return s, nil
+	}
+	return parseFull(path, text)
+}
+
+// parseFull parses text with the full YAML parser and decoder, which
+// report every problem.
+func parseFull(path, text string) (*Spec, error) {
 	top, err := yamldoc.ParseText(path, text)
 	if err != nil {
 		return nil, err

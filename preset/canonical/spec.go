@@ -37,9 +37,12 @@ type Spec struct {
 	Assembler *AssemblerConfig `json:"assembler,omitempty" yaml:"assembler,omitempty"`
 
 	// source and lines locate the spec's fields in the file it was parsed
-	// from, for diagnostics; empty for a spec built in Go.
+	// from, for diagnostics; empty for a spec built in Go. A spec read by
+	// the quick reader keeps its text instead of lines, and lineMap
+	// finds them when a diagnostic needs them.
 	source string
 	lines  map[string]int
+	text   string
 }
 
 // SystemPrompt is the system's immutable laws and defaults.

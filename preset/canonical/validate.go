@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/yamldoc"
 )
 
 var (
@@ -45,11 +46,27 @@ func (s *Spec) Validate() error {
 	return errs.Err()
 }
 
-// line returns the line of field in the parsed file, or of its nearest
-// enclosing field, or 0.
-func (s *Spec) line(field string) int {
+// lineMap returns the line of each field in the file the spec was parsed
+// from: the decoder's, or for a spec the quick reader read, the full
+// parser's, found again from the spec's text (only a diagnostic needs
+// them). It is nil for a spec built in Go.
+func (s *Spec) lineMap() map[string]int {
+	if s.lines != nil || s.text == "" {
+		return s.lines
+	}
+	top, err := yamldoc.ParseText(s.source, s.text)
+	if err != nil {
+		return nil // not reached: the text parsed before
+	}
+	var again Spec
+	return specSchema.Decode(s.source, top, &again).Lines()
+}
+
+// lineOf returns the line of field in lines, or of its nearest enclosing
+// field, or 0.
+func lineOf(lines map[string]int, field string) int {
 	for field != "" {
-		if l, ok := s.lines[field]; ok {
+		if l, ok := lines[field]; ok {
 			return l
 		}
 		i := strings.LastIndexAny(field, ".[")
@@ -62,10 +79,16 @@ func (s *Spec) line(field string) int {
 }
 
 func (s *Spec) validate() []fieldError {
-	var errs []fieldError
+	var (
+		errs  []fieldError
+		lines map[string]int
+	)
 	add := func(at fieldRef, format string, args ...any) {
 		f := at.String()
-		errs = append(errs, fieldError{f, diag.Errorf(s.source, s.line(f), "%s: %s", f, fmt.Sprintf(format, args...))})
+		if errs == nil {
+			lines = s.lineMap()
+		}
+		errs = append(errs, fieldError{f, diag.Errorf(s.source, lineOf(lines, f), "%s: %s", f, fmt.Sprintf(format, args...))})
 	}
 	blank := func(t string) bool { return strings.TrimSpace(t) == "" }
 	priority := func(at fieldRef, p int) {
