@@ -75,9 +75,30 @@ func (r *qreader) add(parent, child int32) {
 // quickCheck reports whether text holds only what the quick reader
 // handles byte by byte: no tab, no control character but '\n', no DEL, no
 // C1 control (U+0085, NEL, among them), no U+2028 or U+2029 (which the
-// full parser reports), no byte-order mark and no U+FFFE or U+FFFF.
+// full parser reports), no byte-order mark and no U+FFFE or U+FFFF. It
+// reads eight bytes at a time while they are printable ASCII or '\n'.
 func quickCheck(text string) bool {
-	for i := 0; i < len(text); i++ {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+		lows  = 0x7f7f7f7f7f7f7f7f
+	)
+	i := 0
+	for ; i+8 <= len(text); i += 8 {
+		w := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
+			uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
+		// The high bit of each byte of below is set when the byte is
+		// under 0x20, of nl when it is '\n', of del when it is 0x7f.
+		below := ^((w & lows) + ones*(0x80-0x20)) &^ w & highs
+		y := w ^ ones*'\n'
+		nl := ^((y & lows) + lows) &^ y & highs
+		z := w ^ ones*0x7f
+		del := ^((z & lows) + lows) &^ z & highs
+		if w&highs != 0 || below&^nl != 0 || del != 0 {
+			break // something to look at byte by byte
+		}
+	}
+	for ; i < len(text); i++ {
 		c := text[i]
 		switch {
 		case c < 0x20 && c != '\n', c == 0x7f:

@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/prompt"
@@ -176,4 +178,30 @@ func FuzzQuickSpec(f *testing.F) {
 		}
 		checkQuick(t, text)
 	})
+}
+
+// TestQuickCheck checks the word-at-a-time check against a byte at a
+// time, with each byte it must catch at every offset of a word.
+func TestQuickCheck(t *testing.T) {
+	slow := func(s string) bool {
+		for i, r := range s {
+			switch {
+			case r < 0x20 && r != '\n', r >= 0x7f && r < 0xa0, r == '\u2028', r == '\u2029', r == '\ufeff', r == '\ufffe', r == '\uffff':
+				return false
+			case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\ufffd"):
+				return false
+			}
+		}
+		return true
+	}
+	base := "abc: def\n  - ghi jkl mno\n"
+	specials := []string{"\t", "\x00", "\x1f", "\r", "\x7f", "\u0085", "\u0080", "\u009f", "\u2028", "\u2029", "\ufeff", "\ufffe", "\uffff", "\n", " ", "~", "é", "\u00a0", "☃", "\U0001F600", "\ufffd"}
+	for _, sp := range specials {
+		for at := 0; at <= 17; at++ {
+			s := base[:at] + sp + base[at:]
+			if got, want := quickCheck(s), slow(s); got != want {
+				t.Errorf("quickCheck(%q) = %v, want %v", s, got, want)
+			}
+		}
+	}
 }
