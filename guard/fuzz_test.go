@@ -34,8 +34,9 @@ var redactSeeds = []string{
 // match of a built-in pattern is a match of the pattern's expression, so
 // the expression describes what is redacted; that redacting the output
 // again changes nothing; that RedactSecrets leaves personal data alone;
-// and that a custom pattern's literal-prefix shortcut changes nothing but
-// the speed.
+// and that neither the gate of the built-in patterns (the bytes their
+// matches need) nor a custom pattern's literal-prefix shortcut changes
+// anything but the speed.
 func FuzzRedact(f *testing.F) {
 	for _, s := range redactSeeds {
 		f.Add(s)
@@ -52,9 +53,10 @@ func FuzzRedact(f *testing.F) {
 	// plain runs each custom expression over the whole text.
 	plainRules := slices.Clone(custom.rules)
 	for i := range plainRules {
-		plainRules[i].scope, plainRules[i].need, plainRules[i].mask = nil, "", 0
+		plainRules[i].scope, plainRules[i].need = nil, nil
 	}
 	plain := newRedactor(plainRules)
+	ungated := ungatedDefault()
 	f.Fuzz(func(t *testing.T, text string) {
 		out, counts := r.Redact(text)
 		if utf8.ValidString(text) && !utf8.ValidString(out) {
@@ -84,11 +86,24 @@ func FuzzRedact(f *testing.F) {
 		if again, c := r.RedactSecrets(secrets); c != nil {
 			t.Fatalf("RedactSecrets again changed the output:\n in  %q\n out %q\n then %q %v", text, secrets, again, c)
 		}
+		if uout, ucounts := ungated.Redact(text); uout != out || ucounts.String() != counts.String() {
+			t.Fatalf("the gate changed the result on %q:\n%q %v\nwithout it %q %v", text, out, counts, uout, ucounts)
+		}
 		cout, ccounts := custom.Redact(text)
 		if pout, pcounts := plain.Redact(text); pout != cout || pcounts.String() != ccounts.String() {
 			t.Fatalf("scoped and plain custom redaction differ on %q:\n%q %v\n%q %v", text, cout, ccounts, pout, pcounts)
 		}
 	})
+}
+
+// ungatedDefault returns the built-in patterns with no gate: every
+// scanner runs on every text.
+func ungatedDefault() *Redactor {
+	rules := slices.Clone(Default().rules)
+	for i := range rules {
+		rules[i].need = nil
+	}
+	return newRedactor(rules)
 }
 
 // anchored holds, per built-in rule, its expression anchored at both

@@ -98,12 +98,12 @@ func Placeholder(label string) string { return "[REDACTED:" + label + "]" }
 type rule struct {
 	Pattern
 	re          *regexp.Regexp
-	secret      int    // index of the "secret" group, or -1
-	placeholder string // Placeholder(Label)
-	find        finder // a built-in pattern's scanner; nil: run re
-	need        string // bytes every match of re holds
-	mask        uint64 // need as bits of the Redactor's gate
-	scope       scope  // nil: the whole text
+	secret      int      // index of the "secret" group, or -1
+	placeholder string   // Placeholder(Label)
+	find        finder   // a built-in pattern's scanner; nil: run re
+	need        []string // sets of bytes every match holds one byte of
+	mask        uint64   // need as bits of the Redactor's gate
+	scope       scope    // nil: the whole text
 }
 
 // A window is a byte range of a text that may hold a match.
@@ -120,27 +120,36 @@ type Redactor struct {
 	rules []rule
 	// gated is set when some rule has a mask.
 	gated bool
-	// gate maps each byte some rule needs to a bit; a text's bits, ORed
-	// over its bytes in one pass, say which rules can match at all.
+	// gate maps each byte to the bits of the sets of bytes (a rule's
+	// need) it is in; a text's bits, ORed over its bytes in one pass, say
+	// which rules can match at all. Most text lacks a byte every match
+	// of most patterns holds (a digit, '@', '_', "://"), so most rules
+	// are not run on it.
 	gate [256]uint64
 }
 
-// newRedactor returns a Redactor of rules with its gate built.
+// newRedactor returns a Redactor of rules with its gate built: one bit
+// per set of bytes the rules need, the first 64 sets (a rule whose set
+// has no bit is run more often, never less).
 func newRedactor(rules []rule) *Redactor {
 	r := &Redactor{rules: rules}
-	next := 0
+	bits := map[string]uint64{}
 	for i := range r.rules {
 		ru := &r.rules[i]
-		for j := 0; j < len(ru.need); j++ {
-			c := ru.need[j]
-			if r.gate[c] == 0 {
-				if next == 64 {
-					continue // out of bits: the gate is weaker, never wrong
+		ru.mask = 0
+		for _, set := range ru.need {
+			bit, ok := bits[set]
+			if !ok {
+				if len(bits) == 64 {
+					continue
 				}
-				r.gate[c] = 1 << next
-				next++
+				bit = 1 << len(bits)
+				bits[set] = bit
+				for j := 0; j < len(set); j++ {
+					r.gate[set[j]] |= bit
+				}
 			}
-			ru.mask |= r.gate[c]
+			ru.mask |= bit
 		}
 		r.gated = r.gated || ru.mask != 0
 	}
@@ -204,19 +213,20 @@ func NewRedactor(patterns []Pattern, defaults bool) (*Redactor, error) {
 	return newRedactor(rules), nil
 }
 
-// builtinFor returns the scanner of the built-in pattern with p's label
-// and expression, or nil.
-func builtinFor(p Pattern) finder {
-	for _, b := range defaults {
-		if b.Label == p.Label && b.Regexp == p.Regexp {
-			return b.find
+// builtinFor returns the built-in pattern with p's label and expression,
+// or nil.
+func builtinFor(p Pattern) *builtin {
+	for i := range defaults {
+		if b := &defaults[i]; b.Label == p.Label && b.Regexp == p.Regexp {
+			return b
 		}
 	}
 	return nil
 }
 
-// compile checks and compiles p; find, when not nil, is its scanner.
-func compile(p Pattern, find finder) (rule, error) {
+// compile checks and compiles p; b, when not nil, is the built-in
+// pattern it is, whose scanner finds its matches.
+func compile(p Pattern, b *builtin) (rule, error) {
 	if p.Regexp == "" {
 		return rule{}, errors.New("the regexp is empty: write the expression to redact")
 	}
@@ -227,13 +237,18 @@ func compile(p Pattern, find finder) (rule, error) {
 	if re.MatchString("") {
 		return rule{}, errors.New("the regexp matches empty text: make it require at least one character")
 	}
-	r := rule{Pattern: p, re: re, secret: re.SubexpIndex("secret"), placeholder: Placeholder(p.Label), find: find}
-	if find == nil {
-		// An expression that must start with a literal cannot match text
-		// without it; checking for it first is much cheaper than running
-		// the expression.
-		if prefix, _ := re.LiteralPrefix(); prefix != "" {
-			r.need, r.scope = prefix, fromFirst(prefix)
+	r := rule{Pattern: p, re: re, secret: re.SubexpIndex("secret"), placeholder: Placeholder(p.Label)}
+	if b != nil {
+		r.find, r.need = b.find, b.need
+		return r, nil
+	}
+	// An expression that must start with a literal cannot match text
+	// without it; checking for it first is much cheaper than running the
+	// expression.
+	if prefix, _ := re.LiteralPrefix(); prefix != "" {
+		r.scope = fromFirst(prefix)
+		for i := 0; i < len(prefix); i++ {
+			r.need = append(r.need, prefix[i:i+1])
 		}
 	}
 	return r, nil
@@ -242,8 +257,9 @@ func compile(p Pattern, find finder) (rule, error) {
 // defaultRedactor is the Redactor of the built-in patterns, compiled once.
 var defaultRedactor = sync.OnceValue(func() *Redactor {
 	rules := make([]rule, len(defaults))
-	for i, d := range defaults {
-		r, err := compile(d.Pattern, d.find)
+	for i := range defaults {
+		d := &defaults[i]
+		r, err := compile(d.Pattern, d)
 		if err != nil {
 			panic("guard: built-in pattern " + d.Label + ": " + err.Error()) // a bug in patterns.go, caught by every test
 		}

@@ -10,11 +10,22 @@ import (
 type redactCase struct{ in, want string }
 
 // checkRedact runs Redact over each case and checks the text and that
-// the counts hold exactly the placeholders of want.
+// the counts hold exactly the placeholders of want; with the built-in
+// patterns, it checks too that running every scanner on every text,
+// without the gate, finds the same.
 func checkRedact(t *testing.T, r *Redactor, cases []redactCase) {
 	t.Helper()
+	var ungated *Redactor
+	if r == Default() {
+		ungated = ungatedDefault()
+	}
 	for _, tc := range cases {
 		got, counts := r.Redact(tc.in)
+		if ungated != nil {
+			if u, uc := ungated.Redact(tc.in); u != got || uc.String() != counts.String() {
+				t.Errorf("Redact(%q) = %q %v, but without the gate %q %v", tc.in, got, counts, u, uc)
+			}
+		}
 		if got != tc.want {
 			t.Errorf("Redact(%q) =\n  %q\nwant\n  %q", tc.in, got, tc.want)
 			continue
