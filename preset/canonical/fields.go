@@ -1,6 +1,9 @@
 package canonical
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // fieldRef names a field of a spec, such as task[2].instruction, without
 // building the string until it is needed.
@@ -8,6 +11,7 @@ type fieldRef struct {
 	list string // the field, or the list the field is in
 	i    int    // the index in list, or -1
 	name string // the field of the list item, if any
+	sub  int    // 1 + the index in the list name, or 0
 }
 
 func (f fieldRef) String() string {
@@ -18,7 +22,22 @@ func (f fieldRef) String() string {
 	if f.name != "" {
 		s += "." + f.name
 	}
+	if f.sub > 0 {
+		s += "[" + strconv.Itoa(f.sub-1) + "]"
+	}
 	return s
+}
+
+// entry reports whether the field is an entry of a list of text, such as
+// systemPrompt.rules[2] or constraints[0].tags[1].
+func (f fieldRef) entry() bool { return f.i >= 0 && f.name == "" || f.sub > 0 }
+
+// part returns the part of the spec the field is in: its top-level key.
+func (f fieldRef) part() string {
+	if i := strings.IndexByte(f.list, '.'); i >= 0 {
+		return f.list[:i]
+	}
+	return f.list
 }
 
 func field(name string) fieldRef       { return fieldRef{list: name, i: -1} }
@@ -81,7 +100,7 @@ func (s *Spec) eachText(f func(at fieldRef, personal bool, p *string)) {
 		f(itemField("constraints", i, "id"), false, &c.ID)
 		f(itemField("constraints", i, "text"), false, &c.Text)
 		for j := range c.Tags {
-			f(fieldRef{list: "constraints[" + strconv.Itoa(i) + "].tags", i: j}, false, &c.Tags[j])
+			f(fieldRef{list: "constraints", i: i, name: "tags", sub: j + 1}, false, &c.Tags[j])
 		}
 		f(itemField("constraints", i, "source"), false, &c.Source)
 	}

@@ -134,6 +134,18 @@ type Result struct {
 // every problem returned, as Validate does. Assemble does not modify the
 // spec, so one spec may be assembled by many goroutines at once.
 func Assemble(ctx context.Context, spec *Spec, cfg Config) (*Result, error) {
+	res, err := prepare(ctx, spec, cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	res.Prompt = Render(res.Sections, res.Config)
+	return res, nil
+}
+
+// prepare is Assemble without the rendering, which the engine does
+// itself; validate is false for a spec ParseSpec has just returned,
+// which it validated.
+func prepare(ctx context.Context, spec *Spec, cfg Config, validate bool) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -143,8 +155,10 @@ func Assemble(ctx context.Context, spec *Spec, cfg Config) (*Result, error) {
 	if cfg.HeadingLevel < 0 || cfg.HeadingLevel > 3 {
 		return nil, fmt.Errorf("canonical: Config.HeadingLevel is %d: use 1, 2 or 3, or 0 for the spec's setting or 2", cfg.HeadingLevel)
 	}
-	if err := spec.Validate(); err != nil {
-		return nil, err
+	if validate {
+		if err := spec.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	r := cfg.Redactor
 	if r == nil {
@@ -158,7 +172,6 @@ func Assemble(ctx context.Context, spec *Spec, cfg Config) (*Result, error) {
 	eff := red.effective(cfg)
 	res := &Result{
 		Spec:       red,
-		Prompt:     Render(sections, eff),
 		Sections:   sections,
 		Config:     eff,
 		Redactions: counts,

@@ -77,6 +77,7 @@ func TestParseSpecErrors(t *testing.T) {
 			`spec.yaml:7: assembler.showEmptySections: want true or false, found the text "no"`,
 		}},
 		{"blank entry", minimal + "systemPrompt:\n  rules:\n    - one\n    - \"\"\n", []string{`spec.yaml:8: systemPrompt.rules[1]: empty: write the entry or remove it`}},
+		{"blank tag", minimal + "constraints:\n  - text: t\n    tags: [a, \" \"]\n", []string{`spec.yaml:7: constraints[0].tags[1]: empty: write the entry or remove it`}},
 		{"alias", minimal + "identity:\n  tone: &t calm\n  name: *t\n", []string{`spec.yaml:7: identity.name: aliases (*t) are not supported in a spec: write the value out`}},
 		{"output format", "task:\n  - instruction: x\n    outputFormat:\n      type: yaml\n  - instruction: y\n    outputFormat:\n      name: a.b\n      jsonSchema: {type: object}\n  - instruction: z\n    outputFormat:\n      type: markdown\n      jsonSchema: [1]\ninput:\n  userQuery: q\n", []string{
 			`spec.yaml:4: task[0].outputFormat.type: want markdown, json, xml or text, found "yaml"`,

@@ -83,7 +83,7 @@ func (p *Preset) layout(ctx context.Context, name string, data []byte, cfg Confi
 	if err != nil {
 		return nil, err
 	}
-	res, err := Assemble(ctx, spec, cfg)
+	res, err := prepare(ctx, spec, cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -95,10 +95,12 @@ func (p *Preset) layout(ctx context.Context, name string, data []byte, cfg Confi
 // counts, and a record of the redacted spec with its rendering settings
 // written into its assembler block, so Rebuild can lay it out again
 // without the original file. What was redacted is counted, never kept.
+// The style's slots and notes are shared by every layout: read them,
+// never change them (Style returns a copy of one's own).
 func (r *Result) Layout(label string) *preset.Layout {
 	l := &preset.Layout{
 		Sections:   r.Sections,
-		Style:      Style(r.Config),
+		Style:      style(r.Config),
 		Messages:   Messages,
 		Redactions: r.Redactions,
 		Label:      label,

@@ -95,27 +95,34 @@ func quickCheck(text string) bool {
 		z := w ^ ones*0x7f
 		del := ^((z & lows) + lows) &^ z & highs
 		if w&highs != 0 || below&^nl != 0 || del != 0 {
-			break // something to look at byte by byte
+			// Something to look at byte by byte.
+			for j := i; j < i+8; j++ {
+				if !quickByte(text, j) {
+					return false
+				}
+			}
 		}
 	}
 	for ; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case c < 0x20 && c != '\n', c == 0x7f:
+		if !quickByte(text, i) {
 			return false
-		case c == 0xc2:
-			if i+1 < len(text) && text[i+1] < 0xa0 {
-				return false
-			}
-		case c == 0xe2:
-			if i+2 < len(text) && text[i+1] == 0x80 && (text[i+2] == 0xa8 || text[i+2] == 0xa9) {
-				return false
-			}
-		case c == 0xef:
-			if i+2 < len(text) && (text[i+1] == 0xbb && text[i+2] == 0xbf || text[i+1] == 0xbf && text[i+2] >= 0xbe) {
-				return false
-			}
 		}
+	}
+	return true
+}
+
+// quickByte reports whether the byte at i is not, and does not start,
+// what quickCheck refuses.
+func quickByte(text string, i int) bool {
+	switch c := text[i]; {
+	case c < 0x20 && c != '\n', c == 0x7f:
+		return false
+	case c == 0xc2:
+		return i+1 == len(text) || text[i+1] >= 0xa0
+	case c == 0xe2:
+		return i+2 >= len(text) || text[i+1] != 0x80 || text[i+2] != 0xa8 && text[i+2] != 0xa9
+	case c == 0xef:
+		return i+2 >= len(text) || !(text[i+1] == 0xbb && text[i+2] == 0xbf || text[i+1] == 0xbf && text[i+2] >= 0xbe)
 	}
 	return true
 }

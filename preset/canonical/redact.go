@@ -17,14 +17,17 @@ import (
 // only after redacting it.
 //
 // The spec itself is not modified; when nothing is redacted, Redacted
-// returns it as it is rather than a copy. A schema that a redaction would
+// returns it as it is rather than a copy, and the parts of the spec that
+// nothing was redacted in (the identity, the tools...) are shared with
+// it. A schema that a redaction would
 // leave as invalid JSON is an error naming the field.
 func (s *Spec) Redacted(r *guard.Redactor) (*Spec, guard.Counts, error) {
 	var counts guard.Counts
 	var changed []string // new values, by the order eachText visits fields
 	var at []int
+	var parts specParts // the parts of the spec that change
 	n := 0
-	s.eachText(func(_ fieldRef, personal bool, p *string) {
+	s.eachText(func(f fieldRef, personal bool, p *string) {
 		var out string
 		var c guard.Counts
 		if personal {
@@ -36,6 +39,7 @@ func (s *Spec) Redacted(r *guard.Redactor) (*Spec, guard.Counts, error) {
 			counts.Merge(c)
 			changed = append(changed, out)
 			at = append(at, n)
+			parts.add(f.part())
 		}
 		n++
 	})
@@ -94,7 +98,16 @@ func (s *Spec) Redacted(r *guard.Redactor) (*Spec, guard.Counts, error) {
 	if len(changed) == 0 && len(schemas) == 0 && len(params) == 0 && len(atts) == 0 {
 		return s, counts, nil
 	}
-	c := s.clone()
+	if len(schemas) > 0 {
+		parts.add("task")
+	}
+	if len(params) > 0 {
+		parts.add("tools")
+	}
+	if len(atts) > 0 {
+		parts.add("input")
+	}
+	c := s.clone(parts)
 	n, k := 0, 0
 	c.eachText(func(_ fieldRef, _ bool, p *string) {
 		if k < len(at) && at[k] == n {
@@ -115,26 +128,53 @@ func (s *Spec) Redacted(r *guard.Redactor) (*Spec, guard.Counts, error) {
 	return c, counts, nil
 }
 
-// clone returns a deep copy of s; the line map is shared, as it is never
-// modified.
-func (s *Spec) clone() *Spec {
+// specParts is a set of the parts of a spec, by top-level key.
+type specParts uint16
+
+const (
+	partSystemPrompt specParts = 1 << iota
+	partIdentity
+	partRequestingUser
+	partConversationState
+	partConstraints
+	partTask
+	partInput
+	partTools
+	partAssembler
+	allParts = 1<<iota - 1
+)
+
+// add adds the part named by its key.
+func (ps *specParts) add(key string) {
+	for i, k := range specKeys {
+		if k == key {
+			*ps |= 1 << i
+			return
+		}
+	}
+	*ps = allParts // not reached: every field is in a part
+}
+
+// clone returns a copy of s whose parts in ps are deep copies, so their
+// fields may be changed; the other parts, and the line map, are shared.
+func (s *Spec) clone(ps specParts) *Spec {
 	c := *s
-	if p := s.SystemPrompt; p != nil {
+	if p := s.SystemPrompt; p != nil && ps&partSystemPrompt != 0 {
 		v := *p
 		v.Rules, v.Sources = slices.Clone(p.Rules), slices.Clone(p.Sources)
 		c.SystemPrompt = &v
 	}
-	if p := s.Identity; p != nil {
+	if p := s.Identity; p != nil && ps&partIdentity != 0 {
 		v := *p
 		v.Traits, v.StyleGuidelines = slices.Clone(p.Traits), slices.Clone(p.StyleGuidelines)
 		c.Identity = &v
 	}
-	if p := s.RequestingUser; p != nil {
+	if p := s.RequestingUser; p != nil && ps&partRequestingUser != 0 {
 		v := *p
 		v.Roles = slices.Clone(p.Roles)
 		c.RequestingUser = &v
 	}
-	if p := s.ConversationState; p != nil {
+	if p := s.ConversationState; p != nil && ps&partConversationState != 0 {
 		v := *p
 		v.Transcript = slices.Clone(p.Transcript)
 		if p.Retention != nil {
@@ -143,29 +183,37 @@ func (s *Spec) clone() *Spec {
 		}
 		c.ConversationState = &v
 	}
-	c.Constraints = slices.Clone(s.Constraints)
-	for i := range c.Constraints {
-		c.Constraints[i].Tags = slices.Clone(c.Constraints[i].Tags)
-	}
-	c.Task = slices.Clone(s.Task)
-	for i := range c.Task {
-		t := &c.Task[i]
-		if t.Required != nil {
-			b := *t.Required
-			t.Required = &b
-		}
-		if t.OutputFormat != nil {
-			o := *t.OutputFormat
-			o.JSONSchema = slices.Clone(o.JSONSchema)
-			t.OutputFormat = &o
+	if ps&partConstraints != 0 {
+		c.Constraints = slices.Clone(s.Constraints)
+		for i := range c.Constraints {
+			c.Constraints[i].Tags = slices.Clone(c.Constraints[i].Tags)
 		}
 	}
-	c.Input.Attachments = slices.Clone(s.Input.Attachments)
-	c.Tools = slices.Clone(s.Tools)
-	for i := range c.Tools {
-		c.Tools[i].Parameters = slices.Clone(c.Tools[i].Parameters)
+	if ps&partTask != 0 {
+		c.Task = slices.Clone(s.Task)
+		for i := range c.Task {
+			t := &c.Task[i]
+			if t.Required != nil {
+				b := *t.Required
+				t.Required = &b
+			}
+			if t.OutputFormat != nil {
+				o := *t.OutputFormat
+				o.JSONSchema = slices.Clone(o.JSONSchema)
+				t.OutputFormat = &o
+			}
+		}
 	}
-	if s.Assembler != nil {
+	if ps&partInput != 0 {
+		c.Input.Attachments = slices.Clone(s.Input.Attachments)
+	}
+	if ps&partTools != 0 {
+		c.Tools = slices.Clone(s.Tools)
+		for i := range c.Tools {
+			c.Tools[i].Parameters = slices.Clone(c.Tools[i].Parameters)
+		}
+	}
+	if s.Assembler != nil && ps&partAssembler != 0 {
 		a := *s.Assembler
 		if a.ShowEmptySections != nil {
 			b := *a.ShowEmptySections

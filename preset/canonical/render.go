@@ -1,6 +1,10 @@
 package canonical
 
 import (
+	"maps"
+	"slices"
+	"sync"
+
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/render"
 )
@@ -33,23 +37,53 @@ const NoneProvided = "None provided."
 // and each rendered child (keys joined with '/'), with the hash of its
 // text.
 func Render(sections []prompt.Section, cfg Config) prompt.Prompt {
-	return render.Render(sections, Style(cfg))
+	return render.Render(sections, style(cfg))
 }
 
 // Style returns the canonical preset's style for cfg: the seven slots in
 // canonical order, "## [Label]" headings at cfg.HeadingLevel, children as
 // bullets, "None provided." for empty sections unless hidden, and the
 // design's notes for dropped transcript messages and tasks.
+//
+// The style is the caller's own to change; Render and the preset's
+// layouts share one built once per setting.
 func Style(cfg Config) render.Style {
+	st := style(cfg)
+	st.Slots = slices.Clone(st.Slots)
+	st.Notes = maps.Clone(st.Notes)
+	return st
+}
+
+// styles are the canonical styles, built once: by heading level (1 to
+// 3), then without and with empty sections hidden.
+var styles = sync.OnceValue(func() (s [3][2]render.Style) {
+	for level := 1; level <= 3; level++ {
+		s[level-1][0] = newStyle(level, false)
+		s[level-1][1] = newStyle(level, true)
+	}
+	return s
+})
+
+// style returns the shared style of cfg: its slots and notes must not be
+// changed.
+func style(cfg Config) render.Style {
 	level := cfg.HeadingLevel
 	if level < 1 || level > 3 {
 		level = 2
 	}
+	hide := 0
+	if cfg.HideEmptySections {
+		hide = 1
+	}
+	return styles()[level-1][hide]
+}
+
+func newStyle(level int, hide bool) render.Style {
 	st := render.Style{
 		Slots:     make([]render.Slot, len(order)),
 		Heading:   render.Heading{Level: level, Brackets: true},
 		Empty:     NoneProvided,
-		HideEmpty: cfg.HideEmptySections,
+		HideEmpty: hide,
 		Children:  render.Bullets,
 		NoteMark:  "- ",
 		Notes:     notes(),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/render"
 )
 
 func mustParse(t testing.TB, src string) *Spec {
@@ -106,6 +107,25 @@ func TestHeadingLevel(t *testing.T) {
 	if _, err := Assemble(context.Background(), mustParse(t, minimal), Config{HeadingLevel: 4}); err == nil ||
 		!strings.Contains(err.Error(), "Config.HeadingLevel is 4: use 1, 2 or 3") {
 		t.Errorf("bad level: %v", err)
+	}
+}
+
+// TestStyleIsACopy checks that a style Style returns is the caller's:
+// changing it changes neither the next one nor what Render writes.
+func TestStyleIsACopy(t *testing.T) {
+	sections, _, err := Layout(mustParse(t, minimal), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Render(sections, Config{}).Text
+	st := Style(Config{})
+	st.Slots[0].Title = "Changed"
+	st.Notes[KeyTask] = render.Note{Text: "changed"}
+	if again := Style(Config{}); again.Slots[0].Title != "System Prompt" || again.Notes[KeyTask].Text == "changed" {
+		t.Error("a change to one style reached the next")
+	}
+	if got := Render(sections, Config{}).Text; got != want {
+		t.Errorf("a change to a style reached Render:\n%s", got)
 	}
 }
 
@@ -361,6 +381,30 @@ func TestSpans(t *testing.T) {
 	}
 }
 
+// TestRedactedSharesCleanParts checks that Redacted copies only the
+// parts of a spec it changes, and changes nothing in the spec it is
+// given.
+func TestRedactedSharesCleanParts(t *testing.T) {
+	spec := mustParse(t, "identity: {name: Ada, traits: [calm]}\n"+
+		"conversationState:\n  summary: Write to ann@example.com.\n  transcript: [{role: user, content: hi}]\n"+
+		"constraints: [{text: Be brief., tags: [style]}]\n"+
+		"task: [{instruction: Reply.}]\ninput: {userQuery: q}\n")
+	orig := spec.clone(allParts)
+	red, counts, err := spec.Redacted(guard.Default())
+	if err != nil || counts.String() != "email=1" {
+		t.Fatalf("counts %v, err %v", counts, err)
+	}
+	if red.ConversationState == spec.ConversationState || red.ConversationState.Summary != "Write to [REDACTED:email]." {
+		t.Errorf("the conversation state was not copied and redacted: %+v", red.ConversationState)
+	}
+	if red.Identity != spec.Identity || &red.Constraints[0] != &spec.Constraints[0] || &red.Task[0] != &spec.Task[0] {
+		t.Error("parts with nothing redacted were copied")
+	}
+	if !reflect.DeepEqual(spec, orig) {
+		t.Error("Redacted modified the spec")
+	}
+}
+
 func TestRedaction(t *testing.T) {
 	key := "sk-proj-" + strings.Repeat("aB3dE5gH7j", 5)
 	src := "systemPrompt:\n  rules: [\"Use key " + key + " for nothing\"]\n" +
@@ -369,7 +413,7 @@ func TestRedaction(t *testing.T) {
 		"input:\n  userQuery: Write to carl@example.com with key " + key + "\n" +
 		"  attachments:\n    - {name: a.txt, mime: text/plain, bytesBase64: \"" + b64("password in postgres://u:pw12345@h/db\n") + "\"}\n"
 	spec := mustParse(t, src)
-	orig := spec.clone()
+	orig := spec.clone(allParts)
 	res := mustAssemble(t, spec, Config{})
 	text := res.Prompt.Text
 	for _, gone := range []string{key, "ann@example.com)", "bob@example.com", "415-555-2671", "pw12345"} {

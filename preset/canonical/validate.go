@@ -100,7 +100,7 @@ func (s *Spec) validate() []fieldError {
 		switch {
 		case !utf8.ValidString(*p):
 			add(at, "not valid UTF-8 text")
-		case at.i >= 0 && at.name == "" && blank(*p):
+		case at.entry() && blank(*p):
 			add(at, "empty: write the entry or remove it")
 		}
 	})
