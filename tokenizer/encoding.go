@@ -21,7 +21,7 @@ var vocabFS embed.FS
 type Encoding struct {
 	name  string
 	next  func(s string, i int) int // the pre-tokenizer: end of the piece at i
-	ranks map[string]uint32         // token bytes → rank
+	ranks *rankTable                // token bytes → rank
 	vocab []string                  // rank → token bytes
 }
 
@@ -89,7 +89,7 @@ func load(name string, next func(string, int) int) (*Encoding, error) {
 	if w <= 0 || n > math.MaxUint32 {
 		return nil, fmt.Errorf("tokenizer: vocabulary %s: bad token count", name)
 	}
-	e := &Encoding{name: name, next: next, ranks: make(map[string]uint32, n), vocab: make([]string, 0, n)}
+	e := &Encoding{name: name, next: next, vocab: make([]string, 0, n)}
 	off := w
 	for r := uint64(0); r < n; r++ {
 		l, w := binary.Uvarint(raw[off:])
@@ -99,17 +99,17 @@ func load(name string, next func(string, int) int) (*Encoding, error) {
 		off += w
 		tok := all[off : off+int(l)]
 		off += int(l)
-		if _, dup := e.ranks[tok]; dup {
-			return nil, fmt.Errorf("tokenizer: vocabulary %s: token %d repeats an earlier one", name, r)
-		}
-		e.ranks[tok] = uint32(r)
 		e.vocab = append(e.vocab, tok)
 	}
 	if off != len(raw) {
 		return nil, fmt.Errorf("tokenizer: vocabulary %s: %d trailing bytes", name, len(raw)-off)
 	}
+	var ok bool
+	if e.ranks, ok = newRankTable(e.vocab); !ok {
+		return nil, fmt.Errorf("tokenizer: vocabulary %s: a token is empty or repeats an earlier one", name)
+	}
 	for b := 0; b < 256; b++ {
-		if _, ok := e.ranks[string([]byte{byte(b)})]; !ok {
+		if e.ranks.one[b] == noRank {
 			return nil, fmt.Errorf("tokenizer: vocabulary %s: byte %#x has no token", name, b)
 		}
 	}
@@ -133,9 +133,10 @@ func (e *Encoding) Count(text string) int {
 	n := 0
 	for i := 0; i < len(text); {
 		j := e.next(text, i)
-		n += m.count(e, text[i:j])
+		n += m.count(e.ranks, text[i:j])
 		i = j
 	}
+	m.release()
 	return n
 }
 
@@ -150,9 +151,10 @@ func (e *Encoding) AppendEncode(dst []int, text string) []int {
 	var m merger
 	for i := 0; i < len(text); {
 		j := e.next(text, i)
-		dst = m.encode(e, dst, text[i:j])
+		dst = m.encode(e.ranks, dst, text[i:j])
 		i = j
 	}
+	m.release()
 	return dst
 }
 
@@ -179,11 +181,12 @@ func (e *Encoding) Decode(tokens []int) ([]byte, error) {
 // need a guarantee count again.
 func (e *Encoding) Truncate(text string, max int) (string, int) {
 	var m merger
+	defer m.release()
 	var toks []int
 	n := 0
 	for i := 0; i < len(text); {
 		j := e.next(text, i)
-		toks = m.encode(e, toks[:0], text[i:j])
+		toks = m.encode(e.ranks, toks[:0], text[i:j])
 		if n+len(toks) <= max {
 			n += len(toks)
 			i = j
@@ -201,237 +204,4 @@ func (e *Encoding) Truncate(text string, max int) (string, int) {
 		return text[:best], bestN
 	}
 	return text, n
-}
-
-// merger merges the bytes of one piece into tokens. Pieces up to
-// smallPiece bytes use fixed arrays (no allocation); longer ones use a
-// heap, so a piece of n bytes costs O(n log n) rather than O(n²).
-type merger struct {
-	bounds [smallPiece + 1]int32
-	ranks  [smallPiece + 1]uint32
-	big    bigMerge
-}
-
-const (
-	smallPiece = 64
-	noRank     = math.MaxUint32
-)
-
-func (m *merger) count(e *Encoding, piece string) int {
-	if len(piece) == 1 {
-		return 1
-	}
-	if _, ok := e.ranks[piece]; ok {
-		return 1
-	}
-	if len(piece) <= smallPiece {
-		return m.small(e, piece) - 1
-	}
-	return m.big.merge(e, piece)
-}
-
-func (m *merger) encode(e *Encoding, dst []int, piece string) []int {
-	if r, ok := e.ranks[piece]; ok {
-		return append(dst, int(r))
-	}
-	if len(piece) <= smallPiece {
-		k := m.small(e, piece)
-		for i := 0; i+1 < k; i++ {
-			dst = append(dst, int(e.ranks[piece[m.bounds[i]:m.bounds[i+1]]]))
-		}
-		return dst
-	}
-	m.big.merge(e, piece)
-	return m.big.appendTokens(e, dst, piece)
-}
-
-// small runs tiktoken's merge loop: repeatedly merge the adjacent pair of
-// lowest rank, leftmost first. It leaves the token boundaries in
-// m.bounds[:k] and returns k (tokens are k-1).
-func (m *merger) small(e *Encoding, piece string) int {
-	n := len(piece)
-	b, r := m.bounds[:n+1], m.ranks[:n+1]
-	for i := range b {
-		b[i] = int32(i)
-	}
-	rank := func(i, j int32) uint32 {
-		if v, ok := e.ranks[piece[i:j]]; ok {
-			return v
-		}
-		return noRank
-	}
-	for i := 0; i < n-1; i++ {
-		r[i] = rank(int32(i), int32(i+2))
-	}
-	r[n-1], r[n] = noRank, noRank
-	k := n + 1 // live boundaries
-	for {
-		minI, minR := -1, uint32(noRank)
-		for i := 0; i < k-2; i++ {
-			if r[i] < minR {
-				minI, minR = i, r[i]
-			}
-		}
-		if minI < 0 {
-			return k
-		}
-		i := minI
-		// Merge tokens i and i+1 by removing boundary i+1.
-		if i+3 < k {
-			r[i] = rank(b[i], b[i+3])
-		} else {
-			r[i] = noRank
-		}
-		if i > 0 {
-			r[i-1] = rank(b[i-1], b[i+2])
-		}
-		copy(b[i+1:k-1], b[i+2:k])
-		copy(r[i+1:k-1], r[i+2:k])
-		k--
-	}
-}
-
-// bigMerge is the heap-based merge for long pieces. Nodes are indexed by
-// their start byte; each holds the rank of the pair it starts.
-type bigMerge struct {
-	next, prev []int32
-	rank       []uint32
-	heap       []uint64 // rank<<32 | start: ordered by rank, then leftmost
-}
-
-// merge merges piece and returns its token count; the tokens are the
-// live nodes, in order, from node 0.
-func (g *bigMerge) merge(e *Encoding, piece string) int {
-	n := len(piece)
-	g.next = resize(g.next, n)
-	g.prev = resize(g.prev, n)
-	g.rank = resize(g.rank, n)
-	g.heap = g.heap[:0]
-	for i := 0; i < n; i++ {
-		g.next[i] = int32(i + 1)
-		g.prev[i] = int32(i - 1)
-		g.rank[i] = noRank
-		if i+2 <= n {
-			if v, ok := e.ranks[piece[i:i+2]]; ok {
-				g.rank[i] = v
-				g.heap = append(g.heap, uint64(v)<<32|uint64(i))
-			}
-		}
-	}
-	heapInit(g.heap)
-	count := n
-	end := func(i int32) int32 { // end byte of the token at node i
-		return g.next[i]
-	}
-	for len(g.heap) > 0 {
-		top := g.heap[0]
-		g.heap = heapPop(g.heap)
-		a, r := int32(top&0xffffffff), uint32(top>>32)
-		if g.rank[a] != r || g.prev[a] == -2 {
-			continue // stale: a was merged away or its pair changed
-		}
-		b := g.next[a]
-		// Remove b, extending a over it.
-		c := g.next[b]
-		g.next[a] = c
-		if int(c) < n {
-			g.prev[c] = a
-		}
-		g.prev[b] = -2
-		g.rank[b] = noRank
-		count--
-		// The pair a starts is now (a..b, c).
-		g.rank[a] = noRank
-		if int(c) < n {
-			if v, ok := e.ranks[piece[a:end(c)]]; ok {
-				g.rank[a] = v
-				g.heap = heapPush(g.heap, uint64(v)<<32|uint64(a))
-			}
-		}
-		// The pair before a is now (p, a..b).
-		if p := g.prev[a]; p >= 0 {
-			g.rank[p] = noRank
-			if v, ok := e.ranks[piece[p:c]]; ok {
-				g.rank[p] = v
-				g.heap = heapPush(g.heap, uint64(v)<<32|uint64(p))
-			}
-		}
-	}
-	return count
-}
-
-func (g *bigMerge) appendTokens(e *Encoding, dst []int, piece string) []int {
-	for i := int32(0); int(i) < len(piece); i = g.next[i] {
-		dst = append(dst, int(e.ranks[piece[i:g.next[i]]]))
-	}
-	return dst
-}
-
-func resize[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
-}
-
-// The heap is 4-ary: half the depth of a binary heap, and the four
-// children of a node share a cache line.
-
-func heapInit(h []uint64) {
-	if len(h) < 2 {
-		return
-	}
-	for i := (len(h) - 2) / 4; i >= 0; i-- {
-		heapDown(h, i)
-	}
-}
-
-func heapPush(h []uint64, v uint64) []uint64 {
-	h = append(h, v)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if h[p] <= v {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = v
-	return h
-}
-
-func heapPop(h []uint64) []uint64 {
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	if last > 0 {
-		heapDown(h, 0)
-	}
-	return h
-}
-
-func heapDown(h []uint64, i int) {
-	n := len(h)
-	v := h[i]
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		// The smallest of up to four children.
-		m := c
-		end := min(c+4, n)
-		for k := c + 1; k < end; k++ {
-			if h[k] < h[m] {
-				m = k
-			}
-		}
-		if h[m] >= v {
-			break
-		}
-		h[i] = h[m]
-		i = m
-	}
-	h[i] = v
 }

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"bufio"
+	"fmt"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -213,33 +214,92 @@ func firstDiff(a, b []int) int {
 	return -1
 }
 
-// TestHeapMergeMatchesLoop checks the O(n log n) merge used for long
-// pieces against tiktoken's merge loop on every piece of the corpus.
-func TestHeapMergeMatchesLoop(t *testing.T) {
+// refMerge is tiktoken's merge loop as written in its source, with no
+// care for speed: the oracle the merge implementations are checked
+// against.
+func refMerge(e *Encoding, piece string) []int {
+	bounds := make([]int, len(piece)+1)
+	for i := range bounds {
+		bounds[i] = i
+	}
+	for {
+		best, bestRank := -1, uint32(noRank)
+		for i := 0; i+2 < len(bounds); i++ {
+			if r := e.ranks.rank(piece[bounds[i]:bounds[i+2]]); r < bestRank {
+				best, bestRank = i, r
+			}
+		}
+		if best < 0 {
+			break
+		}
+		bounds = append(bounds[:best+1], bounds[best+2:]...)
+	}
+	var toks []int
+	for i := 0; i+1 < len(bounds); i++ {
+		toks = append(toks, int(e.ranks.rank(piece[bounds[i]:bounds[i+1]])))
+	}
+	return toks
+}
+
+// mergeEach merges piece (at least two bytes) with every implementation
+// that takes its length and reports the first that differs from the
+// oracle.
+func mergeEach(e *Encoding, m *merger, piece string) string {
+	want := refMerge(e, piece)
+	if len(piece) <= smallPiece {
+		k := m.small(e.ranks, piece)
+		var got []int
+		for x := 0; x+1 < k; x++ {
+			got = append(got, int(e.ranks.rank(piece[m.bounds[x]:m.bounds[x+1]])))
+		}
+		if firstDiff(got, want) >= 0 {
+			return fmt.Sprintf("%s %q: loop %v, tiktoken %v", e.Name(), piece, got, want)
+		}
+	}
+	g := m.bigMerger()
+	for _, sorted := range []bool{false, true} {
+		n := g.merge(e.ranks, piece, sorted)
+		got := g.appendTokens(e.ranks, nil, piece)
+		if firstDiff(got, want) >= 0 || n != len(want) {
+			return fmt.Sprintf("%s %q: list merge (sorted %v) %v (count %d), tiktoken %v", e.Name(), piece, sorted, got, n, want)
+		}
+	}
+	return ""
+}
+
+// TestMergeMatchesTiktoken checks every merge implementation against
+// tiktoken's loop on every piece of the corpus, on pieces cut to the
+// small loop's limit, and on runs of one or two characters.
+func TestMergeMatchesTiktoken(t *testing.T) {
+	runs := []string{"a", " ", "\n", "!", "7", "é", "中", "😀", "ab", "\r\n", " \n", "x ", "\t", "=", "-", "*"}
 	for _, e := range encodings(t) {
 		var m merger
+		check := func(piece string) {
+			t.Helper()
+			if len(piece) >= 2 {
+				if msg := mergeEach(e, &m, piece); msg != "" {
+					t.Fatal(msg)
+				}
+			}
+		}
 		for _, text := range corpusTexts(t) {
 			for i := 0; i < len(text); {
 				j := e.next(text, i)
-				for k := i; k < j; k += smallPiece {
-					piece := text[k:min(j, k+smallPiece)]
-					if len(piece) < 2 {
-						continue
-					}
-					nb := m.small(e, piece)
-					var loop []int
-					for x := 0; x+1 < nb; x++ {
-						loop = append(loop, int(e.ranks[piece[m.bounds[x]:m.bounds[x+1]]]))
-					}
-					m.big.merge(e, piece)
-					heap := m.big.appendTokens(e, nil, piece)
-					if firstDiff(loop, heap) >= 0 {
-						t.Fatalf("%s %q: loop %v, heap %v", e.Name(), piece, loop, heap)
-					}
+				check(text[i:j])
+				for k := i; k+smallPiece < j; k += smallPiece {
+					check(text[k : k+smallPiece])
 				}
 				i = j
 			}
 		}
+		for _, r := range runs {
+			for _, n := range []int{2, 3, 5, 8, 13, 31, 64, 65, 100, 257, 1025} {
+				if piece := strings.Repeat(r, n); len(piece) <= 1500 {
+					check(piece)
+				}
+			}
+		}
+		m.release()
 	}
 }
 

@@ -1,9 +1,6 @@
 package tokenizer
 
-import (
-	"unicode"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // The pre-tokenizers below split text into pieces exactly as OpenAI's
 // regular expressions do, written out by hand so that they run in linear
@@ -23,70 +20,48 @@ import (
 // Each alternative is tried in order at the current position and the first
 // that matches wins, with the same backtracking a regex engine would do; the
 // comments on each case say how the backtracking resolves. Character
-// classes come from Go's unicode tables; characters newer than those tables
-// are the one place a count can differ from OpenAI's.
+// classes come from a table generated from Go's unicode package (see
+// classtable.go); characters newer than its Unicode version are the one
+// place a count can differ from OpenAI's.
 
-// Character class bits.
+// Character class bits. The first seven are the bits of the generated
+// table (classtable.go, written by internal/classgen); the others are set
+// only for ASCII characters.
 const (
 	clsL      = 1 << iota // \p{L}
 	clsN                  // \p{N}
 	clsS                  // \s (the Unicode White_Space property)
-	clsNL                 // \r or \n
 	clsUpper              // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
 	clsLower              // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
 	clsPrefix             // [^\r\n\p{L}\p{N}]
 	clsPunct              // [^\s\p{L}\p{N}]
+	clsNL                 // \r or \n
 	clsApos               // the ASCII apostrophe, which starts a contraction
 	clsSlash              // '/', which o200k_base keeps after punctuation
 )
 
+//go:generate go run ./internal/classgen -out classtable.go
+
 // asciiClass holds the class bits of every ASCII character.
 var asciiClass = func() (t [utf8.RuneSelf]uint16) {
 	for r := rune(0); r < utf8.RuneSelf; r++ {
-		t[r] = classOf(r)
+		t[r] = tableClass(r)
 	}
+	t['\r'] |= clsNL
+	t['\n'] |= clsNL
+	t['\''] |= clsApos
+	t['/'] |= clsSlash
 	return t
 }()
 
-// classOf computes the class bits of r from the unicode tables.
-func classOf(r rune) uint16 {
-	var c uint16
-	isL := unicode.IsLetter(r)
-	isN := unicode.IsNumber(r)
-	isS := unicode.Is(unicode.White_Space, r)
-	isM := unicode.IsMark(r)
-	if isL {
-		c |= clsL
-	}
-	if isN {
-		c |= clsN
-	}
-	if isS {
-		c |= clsS
-	}
-	if r == '\r' || r == '\n' {
-		c |= clsNL
-	}
-	if unicode.Is(unicode.Lu, r) || unicode.Is(unicode.Lt, r) || unicode.Is(unicode.Lm, r) || unicode.Is(unicode.Lo, r) || isM {
-		c |= clsUpper
-	}
-	if unicode.Is(unicode.Ll, r) || unicode.Is(unicode.Lm, r) || unicode.Is(unicode.Lo, r) || isM {
-		c |= clsLower
-	}
-	if !isL && !isN && r != '\r' && r != '\n' {
-		c |= clsPrefix
-	}
-	if !isS && !isL && !isN {
-		c |= clsPunct
-	}
-	if r == '\'' {
-		c |= clsApos
-	}
-	if r == '/' {
-		c |= clsSlash
-	}
-	return c
+// tableClass returns the class bits of r from the generated table.
+func tableClass(r rune) uint16 {
+	return uint16(classBlocks[int(classIndex[r>>classBlockBits])<<classBlockBits|int(r&(1<<classBlockBits-1))])
 }
+
+// invalidClass is the class of a byte that does not start a valid UTF-8
+// sequence: like U+FFFD, punctuation.
+const invalidClass = clsPrefix | clsPunct
 
 // class returns the class bits and byte width of the character at i.
 // Invalid UTF-8 bytes are one byte wide and count as punctuation.
@@ -97,11 +72,54 @@ func class(s string, i int) (uint16, int) {
 	if b := s[i]; b < utf8.RuneSelf {
 		return asciiClass[b], 1
 	}
-	r, n := utf8.DecodeRuneInString(s[i:])
-	if r == utf8.RuneError && n == 1 {
-		return clsPrefix | clsPunct, 1
+	r, n := decode(s, i)
+	if n == 0 {
+		return invalidClass, 1
 	}
-	return classOf(r), n
+	return tableClass(r), n
+}
+
+// decode decodes the multi-byte UTF-8 sequence at i (s[i] >= 0x80) as
+// utf8.DecodeRuneInString does, returning width 0 where that returns
+// RuneError with width 1.
+func decode(s string, i int) (rune, int) {
+	b0 := s[i]
+	switch {
+	case b0 < 0xC2:
+	case b0 < 0xE0:
+		if i+1 < len(s) {
+			if b1 := s[i+1]; b1&0xC0 == 0x80 {
+				return rune(b0&0x1F)<<6 | rune(b1&0x3F), 2
+			}
+		}
+	case b0 < 0xF0:
+		if i+2 < len(s) {
+			b1, b2 := s[i+1], s[i+2]
+			lo, hi := byte(0x80), byte(0xBF)
+			if b0 == 0xE0 {
+				lo = 0xA0 // no overlong forms
+			} else if b0 == 0xED {
+				hi = 0x9F // no surrogates
+			}
+			if lo <= b1 && b1 <= hi && b2&0xC0 == 0x80 {
+				return rune(b0&0x0F)<<12 | rune(b1&0x3F)<<6 | rune(b2&0x3F), 3
+			}
+		}
+	case b0 < 0xF5:
+		if i+3 < len(s) {
+			b1, b2, b3 := s[i+1], s[i+2], s[i+3]
+			lo, hi := byte(0x80), byte(0xBF)
+			if b0 == 0xF0 {
+				lo = 0x90 // no overlong forms
+			} else if b0 == 0xF4 {
+				hi = 0x8F // nothing above U+10FFFF
+			}
+			if lo <= b1 && b1 <= hi && b2&0xC0 == 0x80 && b3&0xC0 == 0x80 {
+				return rune(b0&0x07)<<18 | rune(b1&0x3F)<<12 | rune(b2&0x3F)<<6 | rune(b3&0x3F), 4
+			}
+		}
+	}
+	return 0, 0
 }
 
 // run returns the end of the longest run of characters from i that all
@@ -188,12 +206,12 @@ func whitespace(s string, i int) int {
 func lastRune(s string) (uint16, int) {
 	r, n := utf8.DecodeLastRuneInString(s)
 	if r == utf8.RuneError && n <= 1 {
-		return clsPrefix | clsPunct, 1
+		return invalidClass, 1
 	}
 	if r < utf8.RuneSelf {
 		return asciiClass[r], n
 	}
-	return classOf(r), n
+	return tableClass(r), n
 }
 
 // nextCL100K returns the end of the piece starting at i under the

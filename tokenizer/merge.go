@@ -1,0 +1,321 @@
+package tokenizer
+
+import (
+	"math"
+	"slices"
+	"sync"
+)
+
+// The merge is tiktoken's: starting from the piece's bytes, repeatedly
+// merge the adjacent pair whose concatenation has the lowest rank, the
+// leftmost of equals first, until no adjacent pair is a token. Three
+// implementations give the same tokens at different sizes:
+//
+//   - up to smallPiece bytes, tiktoken's own loop over fixed arrays: a
+//     scan for the lowest rank, then the arrays close up over the merged
+//     boundary (no allocation, and fastest where n is small);
+//   - longer pieces keep a linked list of tokens and a 4-ary heap of
+//     (rank, start) pairs, O(n log n);
+//   - pieces of more than sortedPiece bytes start from the initial pairs
+//     sorted instead of heaped, and put a pair created during the merge
+//     in the heap only if it sorts before the last of them; later pairs
+//     wait in a list that is sorted when the rest is used up. A run of one
+//     character merges in sweeps of one rank from left to right, each
+//     making the pairs of the next, so its merges cost O(1) each instead
+//     of O(log n).
+//
+// The tests check each against a plain transcription of tiktoken's loop.
+
+const (
+	smallPiece  = 64
+	sortedPiece = 1024
+	noRank      = math.MaxUint32
+)
+
+// merger merges pieces into tokens. The zero value is ready; call release
+// when done with it.
+type merger struct {
+	buf    [smallPiece + 8]byte // the piece, then zeros for 8-byte loads
+	bounds [smallPiece + 1]uint8
+	ranks  [smallPiece + 1]uint32
+	big    *bigMerge
+}
+
+var bigPool = sync.Pool{New: func() any { return new(bigMerge) }}
+
+func (m *merger) bigMerger() *bigMerge {
+	if m.big == nil {
+		m.big = bigPool.Get().(*bigMerge)
+	}
+	return m.big
+}
+
+// release returns the buffers of long pieces to their pool.
+func (m *merger) release() {
+	if m.big != nil {
+		bigPool.Put(m.big)
+		m.big = nil
+	}
+}
+
+// count returns the number of tokens in piece.
+func (m *merger) count(t *rankTable, piece string) int {
+	if len(piece) == 1 || t.rank(piece) != noRank {
+		return 1
+	}
+	if len(piece) <= smallPiece {
+		return m.small(t, piece) - 1
+	}
+	return m.bigMerger().merge(t, piece, len(piece) > sortedPiece)
+}
+
+// encode appends the tokens of piece to dst.
+func (m *merger) encode(t *rankTable, dst []int, piece string) []int {
+	if r := t.rank(piece); r != noRank {
+		return append(dst, int(r))
+	}
+	if len(piece) <= smallPiece {
+		k := m.small(t, piece)
+		for i := 0; i+1 < k; i++ {
+			dst = append(dst, int(t.rank(piece[m.bounds[i]:m.bounds[i+1]])))
+		}
+		return dst
+	}
+	g := m.bigMerger()
+	g.merge(t, piece, len(piece) > sortedPiece)
+	return g.appendTokens(t, dst, piece)
+}
+
+// small runs tiktoken's merge loop on a piece of 2 to smallPiece bytes.
+// It leaves the token boundaries in m.bounds[:k] and returns k (the
+// tokens are k-1).
+func (m *merger) small(t *rankTable, piece string) int {
+	n := len(piece)
+	buf := m.buf[:n+8]
+	copy(buf, piece)
+	clear(buf[n:])
+	b, r := m.bounds[:n+1], m.ranks[:n+1]
+	for i := range b {
+		b[i] = uint8(i)
+	}
+	for i := 0; i < n-1; i++ {
+		r[i] = t.two[uint16(buf[i])|uint16(buf[i+1])<<8]
+	}
+	r[n-1], r[n] = noRank, noRank
+	k := n + 1 // live boundaries
+	for {
+		minI, minR := -1, uint32(noRank)
+		for i, v := range r[:k-2] {
+			if v < minR {
+				minI, minR = i, v
+			}
+		}
+		if minI < 0 {
+			return k
+		}
+		i := minI
+		// Merge tokens i and i+1 by removing boundary i+1.
+		if i+3 < k {
+			r[i] = t.span(buf, piece, int(b[i]), int(b[i+3]))
+		} else {
+			r[i] = noRank
+		}
+		if i > 0 {
+			r[i-1] = t.span(buf, piece, int(b[i-1]), int(b[i+2]))
+		}
+		copy(b[i+1:k-1], b[i+2:k])
+		copy(r[i+1:k-1], r[i+2:k])
+		k--
+	}
+}
+
+// bigMerge merges pieces longer than smallPiece. Tokens are nodes of a
+// linked list indexed by their start byte; each node holds the rank of
+// the pair it starts. Queued pairs are rank<<32 | start, so that they
+// order by rank and then leftmost first; a queued pair is stale, and
+// skipped, once its node's rank differs from it.
+type bigMerge struct {
+	buf        []byte // the piece, then zeros for 8-byte loads
+	next, prev []int32
+	rank       []uint32
+	sorted     []uint64 // pairs in order, from pos
+	heap       []uint64 // pairs no greater than the last sorted one
+	later      []uint64 // pairs greater than the last sorted one
+}
+
+// merge merges piece (more than smallPiece bytes) and returns its token
+// count; the tokens are the live nodes, in order, from node 0. With
+// sorted, the queue starts from the sorted initial pairs (see above);
+// otherwise it is a heap throughout.
+func (g *bigMerge) merge(t *rankTable, piece string, sorted bool) int {
+	n := len(piece)
+	g.buf = append(append(g.buf[:0], piece...), 0, 0, 0, 0, 0, 0, 0, 0)
+	g.next = resize(g.next, n)
+	g.prev = resize(g.prev, n)
+	g.rank = resize(g.rank, n)
+	queue := g.sorted[:0]
+	for i := range n {
+		g.next[i] = int32(i + 1)
+		g.prev[i] = int32(i - 1)
+		g.rank[i] = noRank
+	}
+	for i := range n - 1 {
+		if v := t.two[uint16(g.buf[i])|uint16(g.buf[i+1])<<8]; v != noRank {
+			g.rank[i] = v
+			queue = append(queue, uint64(v)<<32|uint64(i))
+		}
+	}
+	ceiling := uint64(math.MaxUint64) // pairs above it wait in later
+	g.heap, g.later = g.heap[:0], g.later[:0]
+	if sorted {
+		slices.Sort(queue)
+		if len(queue) > 0 {
+			ceiling = queue[len(queue)-1]
+		}
+	} else {
+		g.heap, queue = queue, g.heap[:0]
+		heapInit(g.heap)
+	}
+	push := func(v uint32, at int32) {
+		k := uint64(v)<<32 | uint64(at)
+		if k <= ceiling {
+			g.heap = heapPush(g.heap, k)
+		} else {
+			g.later = append(g.later, k)
+		}
+	}
+	count, pos := n, 0
+	for {
+		var top uint64
+		switch {
+		case pos < len(queue) && (len(g.heap) == 0 || queue[pos] < g.heap[0]):
+			top = queue[pos]
+			pos++
+		case len(g.heap) > 0:
+			top = g.heap[0]
+			g.heap = heapPop(g.heap)
+		case len(g.later) > 0:
+			// Everything left is in later: keep its live pairs, sorted.
+			queue, pos = queue[:0], 0
+			for _, k := range g.later {
+				if g.rank[int32(k)] == uint32(k>>32) {
+					queue = append(queue, k)
+				}
+			}
+			g.later = g.later[:0]
+			slices.Sort(queue)
+			if len(queue) > 0 {
+				ceiling = queue[len(queue)-1]
+			}
+			continue
+		default:
+			g.sorted = queue
+			return count
+		}
+		a, r := int32(top), uint32(top>>32)
+		if g.rank[a] != r {
+			continue // stale: a was merged away or its pair changed
+		}
+		// Remove b, extending a over it.
+		b := g.next[a]
+		c := g.next[b]
+		g.next[a] = c
+		if int(c) < n {
+			g.prev[c] = a
+		}
+		g.rank[b] = noRank
+		count--
+		// The pair a starts is now (a..b, c).
+		g.rank[a] = noRank
+		if int(c) < n {
+			if v := t.span(g.buf, piece, int(a), int(g.next[c])); v != noRank {
+				g.rank[a] = v
+				push(v, a)
+			}
+		}
+		// The pair before a is now (p, a..b).
+		if p := g.prev[a]; p >= 0 {
+			g.rank[p] = noRank
+			if v := t.span(g.buf, piece, int(p), int(c)); v != noRank {
+				g.rank[p] = v
+				push(v, p)
+			}
+		}
+	}
+}
+
+func (g *bigMerge) appendTokens(t *rankTable, dst []int, piece string) []int {
+	for i := int32(0); int(i) < len(piece); i = g.next[i] {
+		dst = append(dst, int(t.rank(piece[i:g.next[i]])))
+	}
+	return dst
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// The heap is 4-ary: half the depth of a binary heap, and the four
+// children of a node share a cache line.
+
+func heapInit(h []uint64) {
+	if len(h) < 2 {
+		return
+	}
+	for i := (len(h) - 2) / 4; i >= 0; i-- {
+		heapDown(h, i)
+	}
+}
+
+func heapPush(h []uint64, v uint64) []uint64 {
+	h = append(h, v)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if h[p] <= v {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = v
+	return h
+}
+
+func heapPop(h []uint64) []uint64 {
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	if last > 0 {
+		heapDown(h, 0)
+	}
+	return h
+}
+
+func heapDown(h []uint64, i int) {
+	n := len(h)
+	v := h[i]
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		// The smallest of up to four children.
+		m := c
+		end := min(c+4, n)
+		for k := c + 1; k < end; k++ {
+			if h[k] < h[m] {
+				m = k
+			}
+		}
+		if h[m] >= v {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = v
+}
