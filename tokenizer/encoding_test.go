@@ -2,11 +2,11 @@ package tokenizer
 
 import (
 	"bufio"
-	"fmt"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
