@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkAssembly times the assembly fixture (testdata/assembly, see
-// assembly_fixture_test.go): the same 10 KB prompt from an 11 KB
+// assembly_fixture_test.go): the same 8.5 KB prompt from an 11 KB
 // canonical spec and from a catalog template with includes. Every op
 // goes from files on disk to the final text through engine.Assemble, the
 // library call behind tessera assemble, with no budget and no log:
