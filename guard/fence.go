@@ -30,8 +30,17 @@ func ChooseFence(text string) string {
 		run          // in the run of '~' after them
 		after        // past the run
 	)
+	i := strings.IndexByte(text, '~')
+	if i < 0 {
+		return tildes[:minFence] // most text has no '~' at all
+	}
+	// The scan starts at the line the first '~' is on: nothing before it
+	// can make a run.
+	for i > 0 && !lineEndBefore(text, i) {
+		i--
+	}
 	longest, n, state := 0, 0, lead
-	for i := 0; i < len(text); {
+	for i < len(text) {
 		r, size := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(text[i:])
@@ -54,6 +63,13 @@ func ChooseFence(text string) string {
 		return tildes[:n]
 	}
 	return strings.Repeat("~", n)
+}
+
+// lineEndBefore reports whether a line end (see isLineEnd) ends just
+// before text[i].
+func lineEndBefore(text string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(text[:i])
+	return isLineEnd(r)
 }
 
 // isLineEnd reports whether r ends a line for ChooseFence: '\n' and '\r'

@@ -6,7 +6,9 @@ import (
 )
 
 // FuzzChooseFence checks that no text can close the fence Fence puts
-// around it, and that the text comes back unchanged between the fences.
+// around it, that the text comes back unchanged between the fences, and
+// that ChooseFence's shortcuts choose the fence a scan of every rune
+// does.
 func FuzzChooseFence(f *testing.F) {
 	for _, s := range []string{
 		"", "plain", "~~~", "~~~~", "a\n~~~\nb", "  ~~~~~\n", "\t~~~", "~~~~~~~~~~~~~~~~",
@@ -20,6 +22,9 @@ func FuzzChooseFence(f *testing.F) {
 		fence := ChooseFence(text)
 		if len(fence) < 3 || strings.Trim(fence, "~") != "" {
 			t.Fatalf("ChooseFence(%q) = %q", text, fence)
+		}
+		if want := chooseFenceEveryRune(text); fence != want {
+			t.Fatalf("ChooseFence(%q) = %q, a scan of every rune %q", text, fence, want)
 		}
 		// Every CommonMark line: "\n", "\r\n" and "\r" end one.
 		for line := range strings.SplitSeq(normEOL(text), "\n") {
@@ -84,4 +89,29 @@ func FuzzWrapTag(f *testing.F) {
 			}
 		}
 	})
+}
+
+// chooseFenceEveryRune is ChooseFence without its shortcuts: every rune
+// of the text is read.
+func chooseFenceEveryRune(text string) string {
+	const (
+		lead = iota
+		run
+		after
+	)
+	longest, n, state := 0, 0, lead
+	for _, r := range text {
+		switch {
+		case isLineEnd(r):
+			n, state = 0, lead
+		case state == after:
+		case r == '~':
+			n, state = n+1, run
+			longest = max(longest, n)
+		case state == lead && isGap(r), state == run && isInvisible(r):
+		default:
+			state = after
+		}
+	}
+	return strings.Repeat("~", max(minFence, longest+1))
 }
