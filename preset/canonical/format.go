@@ -115,13 +115,41 @@ func taskText(b *strings.Builder, t *TaskAnnotation, p int) string {
 	b.WriteString(formatNames[o.Type])
 	if len(o.JSONSchema) > 0 {
 		b.WriteString(", matching this JSON Schema:\n")
-		b.WriteString(indent(guard.Fence(indentJSON(o.JSONSchema), "json"), "    "))
+		writeSchema(b, o.JSONSchema)
 	}
 	if ex := clean(o.Example); ex != "" {
 		b.WriteString("\n  - Example output:\n")
 		b.WriteString(indent(guard.Fence(ex, o.Type), "    "))
 	}
 	return b.String()[start:]
+}
+
+// writeSchema writes raw indented by two spaces, keys in the order
+// written, fenced as JSON, and the whole indented by four spaces under
+// its bullet.
+func writeSchema(b *strings.Builder, raw json.RawMessage) {
+	const margin = "    "
+	var buf bytes.Buffer
+	buf.Grow(2 * len(raw))
+	// A schema that ends with its '}' (as every parsed one does) indents
+	// to lines that are none of them blank and that end with it: the
+	// margin can be written with the indentation, in one pass.
+	if raw[len(raw)-1] != '}' || json.Indent(&buf, raw, margin, "  ") != nil {
+		b.WriteString(indent(guard.Fence(indentJSON(raw), "json"), margin))
+		return
+	}
+	fence := "~~~"
+	if bytes.IndexByte(buf.Bytes(), '~') >= 0 {
+		fence = guard.ChooseFence(buf.String())
+	}
+	b.WriteString(margin)
+	b.WriteString(fence)
+	b.WriteString("json\n")
+	b.WriteString(margin)
+	b.Write(buf.Bytes())
+	b.WriteByte('\n')
+	b.WriteString(margin)
+	b.WriteString(fence)
 }
 
 // indentJSON returns raw indented by two spaces, keys in the order
@@ -185,14 +213,19 @@ func transcriptSection(b *strings.Builder, st *ConversationState, ret *Retention
 			b.WriteByte(']')
 		}
 		b.WriteString(": ")
-		for j, l := range strings.Split(contents[i], "\n") {
-			if j > 0 {
+		for rest, first := contents[i], true; ; first = false {
+			l, more, found := strings.Cut(rest, "\n")
+			if !first {
 				b.WriteByte('\n')
 				if l != "" {
 					b.WriteString("   ")
 				}
 			}
 			b.WriteString(l)
+			if !found {
+				break
+			}
+			rest = more
 		}
 		sec.Items = append(sec.Items, prompt.Item{ID: "message[" + strconv.Itoa(i) + "]", Text: b.String()[start:], Seq: int64(i)})
 	}
@@ -219,7 +252,7 @@ func clean(s string) string {
 // the rest joined by single spaces. Bullets are one rule per line, and a
 // value cannot start a line of its own (a heading, say).
 func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\n\r") {
+	if strings.IndexByte(s, '\n') < 0 && strings.IndexByte(s, '\r') < 0 {
 		return strings.TrimSpace(s)
 	}
 	var parts []string

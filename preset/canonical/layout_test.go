@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -135,6 +136,26 @@ func TestAssembleConcurrent(t *testing.T) {
 	for _, h := range hashes {
 		if h != res.Prompt.Hash {
 			t.Fatalf("hash %q, want %q", h, res.Prompt.Hash)
+		}
+	}
+}
+
+// TestWriteSchema checks that a schema written in one pass reads as the
+// schema indented, fenced and indented again, step by step.
+func TestWriteSchema(t *testing.T) {
+	for _, raw := range []string{
+		`{}`,
+		`{"type":"object"}`,
+		`{"type":"object","properties":{"a":{"type":"array","items":{}},"b":{"enum":[1,2.5,null,true]}},"required":[]}`,
+		`{"description":"a ~~~ fence\n~~~~ and more","x":"~"}`,
+		`{"description":"line\nbreaks \"quoted\" \u2028"}`,
+		"  {\"a\": [1,\n 2]}\n",
+		`{"a":1} `,
+	} {
+		var b strings.Builder
+		writeSchema(&b, json.RawMessage(raw))
+		if want := indent(guard.Fence(indentJSON(json.RawMessage(raw)), "json"), "    "); b.String() != want {
+			t.Errorf("schema %q:\n%s\nwant\n%s", raw, b.String(), want)
 		}
 	}
 }
