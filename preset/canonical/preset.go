@@ -2,7 +2,6 @@ package canonical
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -111,7 +110,7 @@ func (r *Result) Layout(label string) *preset.Layout {
 			if spec.Assembler.HeadingLevel == 0 {
 				spec.Assembler.HeadingLevel = 2
 			}
-			data, err := json.Marshal(&spec)
+			data, err := spec.marshalRecord()
 			if err != nil {
 				return fmt.Errorf("canonical: recording the spec: %w", err)
 			}
