@@ -150,6 +150,15 @@ func compactAndSafe(raw []byte) bool {
 	return true
 }
 
+// htmlSafe holds the bytes encoding/json writes as they are in a string:
+// printable ASCII but '"', '\\', '<', '>' and '&'.
+var htmlSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendHTMLString appends s as encoding/json writes a string: '<', '>'
 // and '&' escaped, as well as control characters, U+2028 and U+2029;
 // invalid UTF-8 as U+FFFD.
@@ -158,12 +167,14 @@ func appendHTMLString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && htmlSafe[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '\\', '"':
