@@ -6,8 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzEncode checks, on any input, that both encodings: cover the text
-// with pieces that partition it; decode their tokens back to the text;
+// FuzzEncode checks, on any input, that both encodings: split the text
+// into the pieces the reference pre-tokenizer makes, which partition it; decode their tokens back to the text;
 // agree between Count and Encode; merge every piece with each merge
 // implementation exactly as tiktoken's loop does; and truncate to a prefix
 // within the limit.
@@ -22,6 +22,9 @@ func FuzzEncode(f *testing.F) {
 	encs := encodings(f)
 	f.Fuzz(func(t *testing.T, text string, max uint16) {
 		for _, e := range encs {
+			if at, got, want := splitDiff(e, text); at >= 0 {
+				t.Fatalf("%s: the piece at %d ends at %d, the reference pre-tokenizer ends it at %d", e.Name(), at, got, want)
+			}
 			end := 0
 			for end < len(text) {
 				next := e.next(text, end)

@@ -256,6 +256,18 @@ func mergeEach(e *Encoding, m *merger, piece string) string {
 			return fmt.Sprintf("%s %q: loop %v, tiktoken %v", e.Name(), piece, got, want)
 		}
 	}
+	if len(piece) <= treePiece {
+		n := m.tree.merge(e.ranks, piece)
+		var got []int
+		for i := 0; i < len(piece); {
+			j := int(m.tree.next[i])
+			got = append(got, int(e.ranks.rank(piece[i:j])))
+			i = j
+		}
+		if firstDiff(got, want) >= 0 || n != len(want) {
+			return fmt.Sprintf("%s %q: tournament %v (count %d), tiktoken %v", e.Name(), piece, got, n, want)
+		}
+	}
 	g := m.bigMerger()
 	for _, sorted := range []bool{false, true} {
 		n := g.merge(e.ranks, piece, sorted)
@@ -293,7 +305,7 @@ func TestMergeMatchesTiktoken(t *testing.T) {
 			}
 		}
 		for _, r := range runs {
-			for _, n := range []int{2, 3, 5, 8, 13, 31, 64, 65, 100, 257, 1025} {
+			for _, n := range []int{2, 3, 5, 8, 9, 13, 31, 64, 65, 100, 257, 511, 512, 513, 1025} {
 				if piece := strings.Repeat(r, n); len(piece) <= 1500 {
 					check(piece)
 				}

@@ -38,6 +38,7 @@ type merger struct {
 	buf    [smallPiece + 8]byte // the piece, then zeros for 8-byte loads
 	bounds [smallPiece + 1]uint8
 	ranks  [smallPiece + 1]uint32
+	tree   treeMerge
 	big    *bigMerge
 }
 
@@ -63,8 +64,8 @@ func (m *merger) count(t *rankTable, piece string) int {
 	if len(piece) == 1 || t.rank(piece) != noRank {
 		return 1
 	}
-	if len(piece) <= smallPiece {
-		return m.small(t, piece) - 1
+	if len(piece) <= treePiece {
+		return m.tree.merge(t, piece)
 	}
 	return m.bigMerger().merge(t, piece, len(piece) > sortedPiece)
 }
@@ -74,10 +75,12 @@ func (m *merger) encode(t *rankTable, dst []int, piece string) []int {
 	if r := t.rank(piece); r != noRank {
 		return append(dst, int(r))
 	}
-	if len(piece) <= smallPiece {
-		k := m.small(t, piece)
-		for i := 0; i+1 < k; i++ {
-			dst = append(dst, int(t.rank(piece[m.bounds[i]:m.bounds[i+1]])))
+	if len(piece) <= treePiece {
+		m.tree.merge(t, piece)
+		for i := 0; i < len(piece); {
+			j := int(m.tree.next[i])
+			dst = append(dst, int(t.rank(piece[i:j])))
+			i = j
 		}
 		return dst
 	}
@@ -126,6 +129,132 @@ func (m *merger) small(t *rankTable, piece string) int {
 		copy(b[i+1:k-1], b[i+2:k])
 		copy(r[i+1:k-1], r[i+2:k])
 		k--
+	}
+}
+
+// treePiece is the longest piece the tournament merge takes.
+const treePiece = 512
+
+// treeMerge merges pieces of up to treePiece bytes without allocating.
+// Tokens are nodes of a linked list indexed by their start byte, and
+// key[s] holds the pair node s starts as rank<<9 | s (noKey if none), so
+// that the smallest key is the lowest rank, leftmost first. The keys are
+// the leaves of a tournament of fan-out eight: l1 holds the least key of
+// each eight, l2 the least of each eight of those. The next merge is the
+// least of at most eight values, and a merge changes at most three leaves
+// and the blocks above them; no array shifts.
+type treeMerge struct {
+	key  [treePiece]uint32
+	l1   [treePiece / 8]uint32
+	l2   [treePiece / 64]uint32
+	next [treePiece + 1]uint16
+	prev [treePiece]uint16
+	buf  [treePiece + 8]byte // the piece, then zeros for 8-byte loads
+}
+
+const noKey = math.MaxUint32
+
+func min8(a []uint32) uint32 {
+	a = a[:8]
+	return min(min(min(a[0], a[1]), min(a[2], a[3])), min(min(a[4], a[5]), min(a[6], a[7])))
+}
+
+// merge merges piece (2 to treePiece bytes) and returns its token count;
+// the tokens start at node 0 and follow next.
+func (g *treeMerge) merge(t *rankTable, piece string) int {
+	n := len(piece)
+	buf := g.buf[:n+8]
+	copy(buf, piece)
+	clear(buf[n:])
+	leaves := (n + 7) &^ 7
+	blocks := leaves / 8
+	for i := range n {
+		g.next[i] = uint16(i + 1)
+		g.prev[i] = uint16(i - 1) // 0xFFFF before node 0
+	}
+	for i := range n - 1 {
+		if v := t.two[uint16(buf[i])|uint16(buf[i+1])<<8]; v != noRank {
+			g.key[i] = v<<9 | uint32(i)
+		} else {
+			g.key[i] = noKey
+		}
+	}
+	for i := n - 1; i < leaves; i++ {
+		g.key[i] = noKey
+	}
+	for b := range blocks {
+		g.l1[b] = min8(g.key[8*b:])
+	}
+	groups := 0 // l2 is used for more than eight blocks
+	if blocks > 8 {
+		groups = (blocks + 7) / 8
+		for b := blocks; b < groups*8; b++ {
+			g.l1[b] = noKey
+		}
+		for q := range groups {
+			g.l2[q] = min8(g.l1[8*q:])
+		}
+		for q := groups; q < 8; q++ {
+			g.l2[q] = noKey
+		}
+	} else {
+		for b := blocks; b < 8; b++ {
+			g.l1[b] = noKey
+		}
+	}
+	update := func(s int) {
+		b := s >> 3
+		g.l1[b] = min8(g.key[8*b:])
+		if groups > 0 {
+			q := b >> 3
+			g.l2[q] = min8(g.l1[8*q:])
+		}
+	}
+	count := n
+	for {
+		var top uint32
+		if groups > 0 {
+			top = min8(g.l2[:])
+		} else {
+			top = min8(g.l1[:])
+		}
+		if top == noKey {
+			return count
+		}
+		// Merge node s with the next, b, removing b.
+		s := int(top & 511)
+		b := int(g.next[s])
+		c := int(g.next[b])
+		g.next[s] = uint16(c)
+		if c < n {
+			g.prev[c] = uint16(s)
+		}
+		g.key[b] = noKey
+		count--
+		// The pair s starts is now (s..b, c).
+		g.key[s] = noKey
+		if c < n {
+			if v := t.span(buf, piece, s, int(g.next[c])); v != noRank {
+				g.key[s] = v<<9 | uint32(s)
+			}
+		}
+		// The pair before s is now (p, s..b).
+		p := int(int16(g.prev[s]))
+		if p >= 0 {
+			g.key[p] = noKey
+			if v := t.span(buf, piece, p, c); v != noRank {
+				g.key[p] = v<<9 | uint32(p)
+			}
+		}
+		// Recompute the blocks of the three changed leaves (p, s and b
+		// often share one).
+		update(s)
+		if b>>3 != s>>3 {
+			update(b)
+		}
+		if p >= 0 && p>>3 != s>>3 {
+			update(p)
+		}
 	}
 }
 

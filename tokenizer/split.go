@@ -126,6 +126,13 @@ func decode(s string, i int) (rune, int) {
 // have one of the bits in want.
 func run(s string, i int, want uint16) int {
 	for i < len(s) {
+		if b := s[i]; b < utf8.RuneSelf {
+			if asciiClass[b]&want == 0 {
+				break
+			}
+			i++
+			continue
+		}
 		c, n := class(s, i)
 		if c&want == 0 {
 			break
@@ -175,7 +182,10 @@ func whitespace(s string, i int) int {
 	end := i
 	lastNL := -1
 	for end < len(s) {
-		c, n := class(s, end)
+		c, n := asciiClass[s[end]&0x7F], 1
+		if s[end] >= utf8.RuneSelf {
+			c, n = class(s, end)
+		}
 		if c&clsS == 0 {
 			break
 		}
@@ -217,6 +227,33 @@ func lastRune(s string) (uint16, int) {
 // nextCL100K returns the end of the piece starting at i under the
 // cl100k_base pattern. i < len(s).
 func nextCL100K(s string, i int) int {
+	// Fast paths for ASCII words, which the general code below matches
+	// the same way: a letter starts \p{L}+; a character that may lead a
+	// word other than the apostrophe, followed by a letter, starts
+	// [^\r\n\p{L}\p{N}]\p{L}+.
+	if b := s[i]; b < utf8.RuneSelf {
+		c := asciiClass[b]
+		if c&clsL != 0 {
+			return run(s, i+1, clsL)
+		}
+		if c&clsPrefix != 0 && b != '\'' {
+			// Punctuation or whitespace: the start of a word if a letter
+			// follows; if an ASCII character that is not a letter
+			// follows, or nothing, the word alternative cannot match.
+			if i+1 == len(s) {
+				return rest(s, i, c, 1, clsNL)
+			}
+			if b2 := s[i+1]; b2 < utf8.RuneSelf {
+				if asciiClass[b2]&clsL != 0 {
+					return run(s, i+2, clsL)
+				}
+				return rest(s, i, c, 1, clsNL)
+			}
+		} else if c&clsPrefix == 0 {
+			// A digit, \r or \n.
+			return rest(s, i, c, 1, clsNL)
+		}
+	}
 	c, n := class(s, i)
 	// (?i:'s|'t|'re|'ve|'m|'ll|'d)
 	if c&clsApos != 0 {
@@ -240,7 +277,69 @@ func nextCL100K(s string, i int) int {
 // nextO200K returns the end of the piece starting at i under the
 // o200k_base pattern. i < len(s).
 func nextO200K(s string, i int) int {
+	// Fast paths for ASCII words, which the general code below matches
+	// the same way. A lower-case letter, or a character that may lead a
+	// word followed by one, starts [Lower]+ (Upper* is empty). A run of
+	// ASCII capitals followed by an ASCII character or the end holds no
+	// character that is both Upper and Lower, so it is followed by
+	// [Lower]+ if a lower-case letter comes next, else it stands alone as
+	// [Upper]+.
+	if b := s[i]; b < utf8.RuneSelf {
+		c := asciiClass[b]
+		switch {
+		case c&clsLower != 0:
+			return contraction(s, run(s, i+1, clsLower))
+		case c&clsUpper != 0:
+			e := i + 1
+			for e < len(s) && s[e]-'A' < 26 {
+				e++
+			}
+			if e == len(s) {
+				return contraction(s, e)
+			}
+			if b2 := s[e]; b2 < utf8.RuneSelf {
+				if asciiClass[b2]&clsLower != 0 {
+					return contraction(s, run(s, e+1, clsLower))
+				}
+				return contraction(s, e)
+			}
+		case c&clsPrefix != 0:
+			// Punctuation or whitespace: the start of a word if a letter
+			// follows; if an ASCII character that is not a letter
+			// follows, or nothing, no word alternative can match.
+			if i+1 == len(s) {
+				return rest(s, i, c, 1, clsNL|clsSlash)
+			}
+			if b2 := s[i+1]; b2 < utf8.RuneSelf {
+				c2 := asciiClass[b2]
+				if c2&clsLower != 0 {
+					return contraction(s, run(s, i+2, clsLower))
+				}
+				if c2&clsUpper == 0 {
+					return rest(s, i, c, 1, clsNL|clsSlash)
+				}
+			}
+		default:
+			// A digit, \r or \n: no word alternative can match.
+			return rest(s, i, c, 1, clsNL|clsSlash)
+		}
+	}
 	c, n := class(s, i)
+	if c&(clsUpper|clsLower) == 0 {
+		// Neither word alternative can match without the optional
+		// leading character, nor with it unless a letter or mark follows.
+		if c&clsPrefix != 0 {
+			if c2, _ := class(s, i+n); c2&(clsUpper|clsLower) != 0 {
+				if e := wordLowerTail(s, i+n); e > i+n {
+					return contraction(s, e)
+				}
+				if e := wordUpperHead(s, i+n); e > i+n {
+					return contraction(s, e)
+				}
+			}
+		}
+		return rest(s, i, c, n, clsNL|clsSlash)
+	}
 	// The two word alternatives, each tried with the optional leading
 	// character and then without it.
 	if c&clsPrefix != 0 {
@@ -302,8 +401,10 @@ func rest(s string, i int, c uint16, n int, trail uint16) int {
 func wordLowerTail(s string, i int) int {
 	lastBoth := -1 // end of the last character in both classes
 	e := i
-	for e < len(s) {
-		c, n := class(s, e)
+	var c uint16
+	var n int
+	for {
+		c, n = class(s, e) // 0, 0 at the end
 		if c&clsUpper == 0 {
 			break
 		}
@@ -312,8 +413,8 @@ func wordLowerTail(s string, i int) int {
 			lastBoth = e
 		}
 	}
-	if c, _ := class(s, e); c&clsLower != 0 {
-		return run(s, e, clsLower)
+	if c&clsLower != 0 {
+		return run(s, e+n, clsLower)
 	}
 	if lastBoth > i {
 		return lastBoth
