@@ -23,7 +23,7 @@ type rankTable struct {
 	// the word its hash chooses; most absent strings find a bit clear and
 	// never read the larger tables.
 	filter []uint64
-	vocab []string    // rank → token bytes, to confirm a long match
+	vocab  []string // rank → token bytes, to confirm a long match
 
 	shortShift, longShift uint8
 }
