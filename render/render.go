@@ -442,6 +442,7 @@ func (r *renderer) note(s *prompt.Section) string {
 // expand fills a note's {n}, {kept}, {n|one|many} and {kept|one|many}.
 func expand(text string, n, kept int) string {
 	var b strings.Builder
+	b.Grow(len(text) + 8)
 	for {
 		i := strings.IndexByte(text, '{')
 		if i < 0 {
@@ -454,9 +455,12 @@ func expand(text string, n, kept int) string {
 			return b.String()
 		}
 		b.WriteString(text[:i])
-		field := strings.Split(text[i+1:i+j], "|")
+		// name, or name|one|many: exactly two '|'.
+		name, words, plural := strings.Cut(text[i+1:i+j], "|")
+		one, many, _ := strings.Cut(words, "|")
+		plural = plural && strings.Count(words, "|") == 1
 		v := -1
-		switch field[0] {
+		switch name {
 		case "n":
 			v = n
 		case "kept":
@@ -465,10 +469,10 @@ func expand(text string, n, kept int) string {
 		switch {
 		case v < 0:
 			b.WriteString(text[i : i+j+1])
-		case len(field) == 3 && v == 1:
-			b.WriteString(field[1])
-		case len(field) == 3:
-			b.WriteString(field[2])
+		case plural && v == 1:
+			b.WriteString(one)
+		case plural:
+			b.WriteString(many)
 		default:
 			b.WriteString(strconv.Itoa(v))
 		}

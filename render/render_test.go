@@ -90,6 +90,9 @@ func TestExpand(t *testing.T) {
 		{"(last {kept} {kept|exchange|exchanges})", 3, 1, "(last 1 exchange)"},
 		{"{n|task|tasks}", 2, 0, "tasks"},
 		{"{other} {n", 2, 0, "{other} {n"},
+		{"{n|task} {n|a|b|c} {n|} {kept||} {n|one|}", 1, 2, "1 1 1  one"},
+		{"{n|one|many}{n|one|many}", 2, 0, "manymany"},
+		{"{|a|b} {N|a|b}", 1, 0, "{|a|b} {N|a|b}"},
 	} {
 		if got := expand(tc.in, tc.n, tc.kept); got != tc.want {
 			t.Errorf("expand(%q) = %q, want %q", tc.in, got, tc.want)

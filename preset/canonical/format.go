@@ -13,6 +13,36 @@ import (
 	"github.com/tessera-dev/tessera/prompt"
 )
 
+// indexNames are the names of a list's first items, made once: the ids,
+// keys and sources that every layout gives its items.
+type indexNames struct {
+	first [32]string
+	of    func(i int) string
+}
+
+func newIndexNames(of func(i int) string) *indexNames {
+	n := &indexNames{of: of}
+	for i := range n.first {
+		n.first[i] = of(i)
+	}
+	return n
+}
+
+// name returns the name of item i.
+func (n *indexNames) name(i int) string {
+	if i < len(n.first) {
+		return n.first[i]
+	}
+	return n.of(i)
+}
+
+var (
+	taskIDs           = newIndexNames(func(i int) string { return "task[" + strconv.Itoa(i) + "]" })
+	messageIDs        = newIndexNames(func(i int) string { return "message[" + strconv.Itoa(i) + "]" })
+	attachmentKeys    = newIndexNames(func(i int) string { return KeyAttachmentPrefix + strconv.Itoa(i+1) })
+	attachmentSources = newIndexNames(func(i int) string { return "input.attachments[" + strconv.Itoa(i) + "]" })
+)
+
 func titleOf(key string) string {
 	for _, o := range order {
 		if o.key == key {
@@ -227,7 +257,7 @@ func transcriptSection(b *strings.Builder, st *ConversationState, ret *Retention
 			}
 			rest = more
 		}
-		sec.Items = append(sec.Items, prompt.Item{ID: "message[" + strconv.Itoa(i) + "]", Text: b.String()[start:], Seq: int64(i)})
+		sec.Items = append(sec.Items, prompt.Item{ID: messageIDs.name(i), Text: b.String()[start:], Seq: int64(i)})
 	}
 	return sec
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -310,11 +309,12 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 	sections = append(sections, section(KeyConstraints, &b, &mark, priorityConstraints, prompt.TrimNever, prompt.RoleUser, "constraints"))
 
 	task := section(KeyTask, &b, &mark, priorityTask, prompt.TrimLowestRelevance, prompt.RoleUser, "task")
+	task.Items = make([]prompt.Item, 0, len(s.Task))
 	for _, i := range byPriority(len(s.Task), func(i int) int { return s.Task[i].Priority }) {
 		t := &s.Task[i]
 		p := cmp.Or(t.Priority, DefaultPriority)
 		task.Items = append(task.Items, prompt.Item{
-			ID:        "task[" + strconv.Itoa(i) + "]",
+			ID:        taskIDs.name(i),
 			Text:      taskText(&b, t, p),
 			Relevance: float64(6-p) / 5,
 			Seq:       int64(i),
@@ -330,6 +330,7 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 		Key: KeyInput, Title: titleOf(KeyInput), Body: clean(s.Input.UserQuery),
 		Priority: priorityInput, Trust: prompt.Untrusted, Role: prompt.RoleUser, Trim: prompt.TrimNever, Source: "input.userQuery",
 	}
+	input.Children = make([]prompt.Section, 0, 1+len(s.Input.Attachments))
 	if c := clean(s.Input.Context); c != "" {
 		input.Children = append(input.Children, prompt.Section{
 			Key: KeyContext, Title: "Context", Body: c,
@@ -337,15 +338,14 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 		})
 	}
 	for i, a := range s.Input.Attachments {
-		title := "Attachment: " + oneLine(a.Name) + " (" + oneLine(a.Mime)
+		title := "Attachment: " + oneLine(a.Name) + " (" + oneLine(a.Mime) + ")"
 		if a.URI != "" {
-			title += ", " + oneLine(a.URI)
+			title = "Attachment: " + oneLine(a.Name) + " (" + oneLine(a.Mime) + ", " + oneLine(a.URI) + ")"
 		}
-		title += ")"
 		c := prompt.Section{
-			Key: KeyAttachmentPrefix + strconv.Itoa(i+1), Title: title,
+			Key: attachmentKeys.name(i), Title: title,
 			Priority: priorityAttachment, Trust: prompt.Untrusted, Role: prompt.RoleUser, Trim: prompt.TrimDrop,
-			Source: "input.attachments[" + strconv.Itoa(i) + "]",
+			Source: attachmentSources.name(i),
 		}
 		if a.BytesBase64 != "" && textual(a.Mime) {
 			if data, err := decodeBase64(a.BytesBase64); err == nil && utf8.Valid(data) {

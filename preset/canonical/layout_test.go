@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -156,6 +157,26 @@ func TestWriteSchema(t *testing.T) {
 		writeSchema(&b, json.RawMessage(raw))
 		if want := indent(guard.Fence(indentJSON(json.RawMessage(raw)), "json"), "    "); b.String() != want {
 			t.Errorf("schema %q:\n%s\nwant\n%s", raw, b.String(), want)
+		}
+	}
+}
+
+// TestIndexNames checks the names made once against the names made on
+// demand, past the first ones too.
+func TestIndexNames(t *testing.T) {
+	for _, i := range []int{0, 1, 31, 32, 40, 1000} {
+		for _, c := range []struct {
+			n    *indexNames
+			want string
+		}{
+			{taskIDs, "task[" + strconv.Itoa(i) + "]"},
+			{messageIDs, "message[" + strconv.Itoa(i) + "]"},
+			{attachmentKeys, KeyAttachmentPrefix + strconv.Itoa(i+1)},
+			{attachmentSources, "input.attachments[" + strconv.Itoa(i) + "]"},
+		} {
+			if got := c.n.name(i); got != c.want {
+				t.Errorf("name(%d) = %q, want %q", i, got, c.want)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package canonical
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -216,5 +217,48 @@ func TestValidateGoSpec(t *testing.T) {
 	ok := &Spec{Task: []TaskAnnotation{{Instruction: "x"}}, Input: InputPayload{UserQuery: "q"}}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("valid spec: %v", err)
+	}
+}
+
+// TestRepeatedNames checks which earlier entry a repeated id or tool name
+// is reported against, in short lists and in long ones: the first entry
+// with the id, the last tool with the name.
+func TestRepeatedNames(t *testing.T) {
+	for _, n := range []int{8, 40} {
+		var b strings.Builder
+		b.WriteString("task:\n")
+		for i := range n {
+			id := fmt.Sprintf("t%d", i)
+			if i == 0 || i == 5 || i == n-1 {
+				id = "a"
+			}
+			fmt.Fprintf(&b, "  - {id: %s, instruction: x}\n", id)
+		}
+		b.WriteString("input: {userQuery: q}\ntools:\n")
+		for i := range n {
+			name := fmt.Sprintf("t%d", i)
+			if i == 0 || i == 5 || i == n-1 {
+				name = "a"
+			}
+			fmt.Fprintf(&b, "  - {name: %s}\n", name)
+		}
+		_, err := ParseSpec("spec.yaml", []byte(b.String()))
+		if err == nil {
+			t.Fatalf("%d entries: no error", n)
+		}
+		want := []string{
+			`task[5].id: the id "a" is also task[0]'s`,
+			fmt.Sprintf(`task[%d].id: the id "a" is also task[0]'s`, n-1),
+			`tools[5].name: the name "a" is also tools[0]'s`,
+			fmt.Sprintf(`tools[%d].name: the name "a" is also tools[5]'s`, n-1),
+		}
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%d entries: %q missing from\n%v", n, w, err)
+			}
+		}
+		if got := strings.Count(err.Error(), " is also "); got != len(want) {
+			t.Errorf("%d entries: %d repeats reported, want %d:\n%v", n, got, len(want), err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package canonical
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -136,7 +137,7 @@ func (s *Spec) validate() []fieldError {
 		}
 	}
 
-	ids := map[string]int{}
+	var ids names
 	for i, c := range s.Constraints {
 		if blank(c.Text) {
 			add(itemField("constraints", i, "text"), "missing: write the rule")
@@ -145,10 +146,8 @@ func (s *Spec) validate() []fieldError {
 		if c.ID != "" {
 			if !namePattern.MatchString(c.ID) {
 				add(itemField("constraints", i, "id"), "want %s, found %q", nameWant, c.ID)
-			} else if j, ok := ids[c.ID]; ok {
+			} else if j, ok := ids.seen(i, c.ID, len(s.Constraints), func(j int) string { return s.Constraints[j].ID }); ok {
 				add(itemField("constraints", i, "id"), "the id %q is also constraints[%d]'s: give each its own", c.ID, j)
-			} else {
-				ids[c.ID] = i
 			}
 		}
 		switch c.Source {
@@ -161,7 +160,7 @@ func (s *Spec) validate() []fieldError {
 	if len(s.Task) == 0 {
 		add(field("task"), "give at least one task annotation, for example\n  task:\n    - instruction: Summarise the report.")
 	}
-	clear(ids)
+	ids = names{}
 	for i, t := range s.Task {
 		if blank(t.Instruction) {
 			add(itemField("task", i, "instruction"), "missing: say what to do")
@@ -170,10 +169,8 @@ func (s *Spec) validate() []fieldError {
 		if t.ID != "" {
 			if !namePattern.MatchString(t.ID) {
 				add(itemField("task", i, "id"), "want %s, found %q", nameWant, t.ID)
-			} else if j, ok := ids[t.ID]; ok {
+			} else if j, ok := ids.seen(i, t.ID, len(s.Task), func(j int) string { return s.Task[j].ID }); ok {
 				add(itemField("task", i, "id"), "the id %q is also task[%d]'s: give each its own", t.ID, j)
-			} else {
-				ids[t.ID] = i
 			}
 		}
 		if o := t.OutputFormat; o != nil {
@@ -225,7 +222,7 @@ func (s *Spec) validate() []fieldError {
 		}
 	}
 
-	names := map[string]int{}
+	tools := names{last: true}
 	for i, t := range s.Tools {
 		switch {
 		case t.Name == "":
@@ -233,10 +230,9 @@ func (s *Spec) validate() []fieldError {
 		case !namePattern.MatchString(t.Name):
 			add(itemField("tools", i, "name"), "want %s, found %q", nameWant, t.Name)
 		default:
-			if j, ok := names[t.Name]; ok {
+			if j, ok := tools.seen(i, t.Name, len(s.Tools), func(j int) string { return s.Tools[j].Name }); ok {
 				add(itemField("tools", i, "name"), "the name %q is also tools[%d]'s: give each its own", t.Name, j)
 			}
-			names[t.Name] = i
 		}
 		if len(t.Parameters) > 0 && !jsonObject(t.Parameters) {
 			add(itemField("tools", i, "parameters"), "want a JSON Schema object")
@@ -249,6 +245,39 @@ func (s *Spec) validate() []fieldError {
 	return errs
 }
 
+// names finds the entry an id or name repeats, in a list whose valid
+// names are passed to seen in order. A short list is looked back over,
+// cheaper than a map; a long one keeps a map.
+type names struct {
+	m    map[string]int
+	last bool // report the last entry with the name, not the first
+}
+
+// seen returns the entry before i, of a list of n, whose name (nameOf) is
+// name, a valid one.
+func (x *names) seen(i int, name string, n int, nameOf func(j int) string) (int, bool) {
+	if n <= 32 {
+		at, found := 0, false
+		for j := 0; j < i; j++ {
+			if nameOf(j) == name {
+				if !x.last {
+					return j, true
+				}
+				at, found = j, true
+			}
+		}
+		return at, found
+	}
+	if x.m == nil {
+		x.m = make(map[string]int, n)
+	}
+	j, ok := x.m[name]
+	if !ok || x.last {
+		x.m[name] = i
+	}
+	return j, ok
+}
+
 func validTime(s string) bool {
 	if _, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return true
@@ -259,8 +288,8 @@ func validTime(s string) bool {
 
 // jsonObject reports whether raw is a valid JSON object.
 func jsonObject(raw json.RawMessage) bool {
-	t := strings.TrimLeft(string(raw), " \t\r\n")
-	return strings.HasPrefix(t, "{") && json.Valid(raw)
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && json.Valid(raw)
 }
 
 // decodeBase64 decodes standard base64, ignoring line breaks and spaces
