@@ -13,7 +13,7 @@ import "strings"
 // The reader gives up, and ParseSpec reads the text again with the full
 // parser (internal/yamldoc), on anything outside that part or anything
 // wrong: tabs, control characters, anchors, aliases and tags, document
-// markers, a key repeated, a plain scalar over several lines or one YAML
+// markers but a first "---", a key repeated, a plain scalar over several lines or one YAML
 // would read as true, false or null, a quoted scalar over several lines
 // or with an escape it does not know, and every problem of the spec
 // itself. So every diagnostic still comes from the full parser, and a
@@ -136,6 +136,12 @@ func quickRead(text string, r *qreader) (root int32, ok bool) {
 	*r = qreader{text: text, nodes: make([]qnode, 0, 16+strings.Count(text, "\n")*2)}
 	if !r.skipBlank() {
 		return -1, false
+	}
+	if strings.HasPrefix(r.text[r.i:], "---") && r.i == r.line {
+		// The document's start marker, alone on its line.
+		if !r.restBlank(r.i+3) || !r.skipBlank() {
+			return -1, false
+		}
 	}
 	indent := r.i - r.line
 	if r.seqItem() {

@@ -99,6 +99,8 @@ const quickHead = "task:\n  - instruction: x\ninput:\n  userQuery: "
 // quickAccepted are texts in the quick subset, one or more of each form.
 var quickAccepted = []string{
 	minimal,
+	"---\n" + minimal,
+	"# a spec\n--- # starts here\n\n" + minimal,
 	"  task:\n    - instruction: x\n  input:\n    userQuery: q\n",
 	"task:\n- instruction: x\n  priority: 2\ninput: {userQuery: q}\n",
 	"task:\n  -\n    instruction: x\ninput:\n  userQuery: q # a comment\n\n# the end\n",
@@ -125,7 +127,10 @@ var quickRefused = []string{
 	"",
 	"# nothing\n",
 	"- a\n",
-	"---\n" + minimal,
+	"---\n" + minimal + "---\n" + minimal,
+	"--- task: []\n",
+	"---x\n" + minimal,
+	"---\n",
 	minimal + "...\n",
 	"task:\n\t- instruction: x\n",
 	quickHead + "&a q\n",
