@@ -62,8 +62,24 @@ type Options struct {
 	// order. Nil means the default wording:
 	//   unknown key "tonee" in identity: did you mean "tone"? the keys are ...
 	UnknownKey func(at, key, hint string, keys []string) string
+	// Label names the value at the dotted path at in messages, which
+	// read "<label>: <problem>" (the problem alone when the label is
+	// empty). A format whose values are numbered for people, such as a
+	// list of entries, words "[1].type" as "entry 2 type". Nil means the
+	// path itself. UnknownKey is given the path, not the label.
+	Label func(at string) string
+	// TypeError words the problem of a value of the wrong type, or a
+	// whole number out of its rule's range, after the value's label:
+	// want is what it must be (its Rule, or its type's default, such as
+	// "a whole number"), found what it is ("the text \"two\"", "a list",
+	// or the number out of range as written). Nil means the default
+	// wording, "want <want>, found <found>".
+	TypeError func(want, found string) string
 	// Columns adds the column of the offending key or value to each
-	// problem the decoder reports (path:line:col).
+	// problem the decoder reports (path:line:col), and keeps the column
+	// of each field for Decoder.Pos. Columns count bytes when the tree
+	// comes from a Parser with Columns set (characters otherwise, as the
+	// YAML parser counts them).
 	Columns bool
 }
 
@@ -95,6 +111,9 @@ func NewSchema[T any](opts Options) *Schema[T] {
 // found and the line of every field. A nil or null n leaves v as it is.
 func (s *Schema[T]) Decode(path string, n *yaml.Node, v *T) *Decoder {
 	d := &Decoder{path: path, opts: &s.opts, lines: make(map[string]int, 32)}
+	if s.opts.Columns {
+		d.cols = make(map[string]int, 32)
+	}
 	if n != nil && !isNull(n) {
 		d.value(s.plan, n, "", reflect.ValueOf(v).Elem())
 	}
@@ -109,6 +128,7 @@ type Decoder struct {
 	errs  diag.List
 	errAt []string        // the field path of each problem in errs
 	lines map[string]int  // field path -> line of its key or list item
+	cols  map[string]int  // field path -> column of the same, with Options.Columns
 	bad   map[string]bool // fields that had a problem
 }
 
@@ -124,6 +144,30 @@ func (d *Decoder) Errors() diag.List {
 // or of the item for a list item. Fields whose value was null are
 // included.
 func (d *Decoder) Lines() map[string]int { return d.lines }
+
+// Pos returns the line and column of the field at as Lines records it:
+// its key, or the item for a list item. The column is 0 unless the
+// schema's Options.Columns is set; both are 0 when the field was not
+// written.
+func (d *Decoder) Pos(at string) (line, col int) {
+	return d.lines[at], d.cols[at]
+}
+
+// label is the name of the value at in messages.
+func (d *Decoder) label(at string) string {
+	if d.opts.Label != nil {
+		return d.opts.Label(at)
+	}
+	return at
+}
+
+// typeError words a value of the wrong type, after its label.
+func (d *Decoder) typeError(want, found string) string {
+	if d.opts.TypeError != nil {
+		return d.opts.TypeError(want, found)
+	}
+	return "want " + want + ", found " + found
+}
 
 // Bad reports whether the field at had a problem of its own, such as a
 // value of the wrong type; a caller that validates the decoded value
@@ -142,11 +186,12 @@ func (d *Decoder) Failed(at string) bool {
 }
 
 // Errorf reports a problem with the field at (marked Bad), located at the
-// node n: "at: message", or the message alone when at is empty.
+// node n: "<label>: message", where the label is at unless Options.Label
+// words it, or the message alone when the label is empty.
 func (d *Decoder) Errorf(n *yaml.Node, at, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	if at != "" {
-		msg = at + ": " + msg
+	if l := d.label(at); l != "" {
+		msg = l + ": " + msg
 	}
 	e := diag.Errorf(d.path, n.Line, "%s", msg)
 	if d.opts.Columns {
@@ -161,7 +206,7 @@ func (d *Decoder) Errorf(n *yaml.Node, at, format string, args ...any) {
 }
 
 // Wrong reports a value of the wrong type: "want <want>, found <what n
-// is>"; an alias is refused instead.
+// is>" (or as Options.TypeError words it); an alias is refused instead.
 func (d *Decoder) Wrong(n *yaml.Node, at, want string) {
 	if n.Kind == yaml.AliasNode {
 		doc := d.opts.Doc
@@ -171,7 +216,7 @@ func (d *Decoder) Wrong(n *yaml.Node, at, want string) {
 		d.Errorf(n, at, "aliases (*%s) are not supported in %s: write the value out", n.Value, doc)
 		return
 	}
-	d.Errorf(n, at, "want %s, found %s", want, describe(n))
+	d.Errorf(n, at, "%s", d.typeError(want, describe(n)))
 }
 
 // Text returns the text of a scalar. Numbers and times are taken as
@@ -262,7 +307,7 @@ func (d *Decoder) int(p *plan, n *yaml.Node, at string, v reflect.Value) {
 		return
 	}
 	if p.ranged && (i < p.min || i > p.max) {
-		d.Errorf(n, at, "want %s, found %s", p.want, n.Value)
+		d.Errorf(n, at, "%s", d.typeError(p.want, n.Value))
 		return
 	}
 	v.SetInt(i)
@@ -282,6 +327,9 @@ func (d *Decoder) list(p *plan, n *yaml.Node, at string, v reflect.Value) {
 	for i, c := range n.Content {
 		ip := index(at, i)
 		d.lines[ip] = c.Line
+		if d.cols != nil {
+			d.cols[ip] = c.Column
+		}
 		d.value(p.elem, c, ip, s.Index(i))
 	}
 	v.Set(s)
@@ -316,6 +364,9 @@ func (d *Decoder) mapping(p *plan, n *yaml.Node, at string, v reflect.Value) {
 			seen |= 1 << fi
 		}
 		d.lines[fp] = k.Line
+		if d.cols != nil {
+			d.cols[fp] = k.Column
+		}
 		if isNull(val) {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tessera-dev/tessera/diag"
@@ -66,9 +67,32 @@ func FuzzDecode(f *testing.F) {
 		}
 		// Without rules, with columns: the same problems, located as well.
 		var plain testDoc
-		for _, e := range NewSchema[testDoc](Options{Columns: true}).Decode("f.yaml", n, &plain).Errors() {
+		plainErrs := NewSchema[testDoc](Options{Columns: true}).Decode("f.yaml", n, &plain).Errors()
+		for _, e := range plainErrs {
 			if e.Line < 1 || e.Line > lines || e.Col < 1 {
 				t.Fatalf("bad diagnostic %+v for %d lines", e, lines)
+			}
+		}
+		// From a Parser with columns, with labels and wording of one's
+		// own: as many problems, each at a line and a column, and every
+		// field at the line Lines gives and a column.
+		cn, err := Parser{Columns: true}.Parse("f.yaml", data)
+		if err != nil {
+			t.Fatalf("parses without columns, not with: %v", err)
+		}
+		var worded testDoc
+		d3 := NewSchema[testDoc](Options{Columns: true, Label: strings.ToUpper, TypeError: func(want, found string) string { return "write " + want }}).Decode("f.yaml", cn, &worded)
+		if got := d3.Errors(); len(got) != len(plainErrs) {
+			t.Fatalf("%d problems with labels, %d without:\n%v\n%v", len(got), len(plainErrs), got, plainErrs)
+		}
+		for _, e := range d3.Errors() {
+			if e.Line < 1 || e.Line > lines || e.Col < 1 {
+				t.Fatalf("bad diagnostic %+v for %d lines", e, lines)
+			}
+		}
+		for at, line := range d3.Lines() {
+			if l, c := d3.Pos(at); l != line || c < 1 {
+				t.Fatalf("Pos(%q) = %d:%d, Lines says line %d", at, l, c, line)
 			}
 		}
 	})

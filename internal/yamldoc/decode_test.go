@@ -408,3 +408,67 @@ func TestDecodeList(t *testing.T) {
 		t.Errorf("decoded %+v, %v", v, list)
 	}
 }
+
+// testArgs is free-form JSON: a hook that uses Decoder.JSON.
+type testArgs json.RawMessage
+
+func (a *testArgs) UnmarshalYAMLNode(d *Decoder, n *yaml.Node, at string) {
+	if raw, ok := d.JSON(n, at); ok {
+		*a = testArgs(raw)
+	}
+}
+
+// TestDecodeLabels: Label names values for people, TypeError words what
+// to write, Pos gives each field's line and column (in bytes, from a
+// Parser with Columns), and JSON turns any value into JSON.
+func TestDecodeLabels(t *testing.T) {
+	type call struct {
+		Name string   `yaml:"name"`
+		Args testArgs `yaml:"args"`
+		Tier int      `yaml:"tier"`
+	}
+	s := NewSchema[[]call](Options{
+		Columns: true,
+		Rules:   map[string]Rule{"[].tier": Int(1, 3, "1, 2 or 3")},
+		Label: func(at string) string {
+			i, rest, _ := strings.Cut(strings.TrimPrefix(at, "["), "]")
+			n, _ := strconv.Atoi(i)
+			return strings.TrimSpace(fmt.Sprintf("call %d %s", n+1, strings.TrimPrefix(rest, ".")))
+		},
+		TypeError: func(want, found string) string { return "write " + want + ", not " + found },
+	})
+	text := "- {name: ls, args: {path: é, n: [1, 0x10, ~]}, tier: 2}\n- name: [x]\n  args: &a 'é'\n  tier: 7\n- {ñame: x, args: *a, tier: two}\n"
+	top, err := Parser{Columns: true}.ParseText("f.yaml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v []call
+	d := s.Decode("f.yaml", top, &v)
+	var got []string
+	for _, e := range d.Errors() {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`f.yaml:2:9: call 2 name: write text, not a list`,
+		`f.yaml:4:9: call 2 tier: write 1, 2 or 3, not 7`,
+		`f.yaml:5:4: unknown key "ñame" in [2]: the keys are name, args, tier`,
+		`f.yaml:5:20: call 3 args: aliases (*a) are not supported in this file: write the value out`,
+		`f.yaml:5:30: call 3 tier: write 1, 2 or 3, not the text "two"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	if len(v) != 3 || string(v[0].Args) != `{"path":"é","n":[1,16,null]}` || string(v[1].Args) != `"é"` || v[2].Args != nil {
+		t.Errorf("decoded %+v", v)
+	}
+	for at, pos := range map[string][2]int{"[0]": {1, 3}, "[0].tier": {1, 49}, "[1]": {2, 3}, "[1].tier": {4, 3}, "[2].args": {5, 14}, "[3]": {0, 0}} {
+		if line, col := d.Pos(at); line != pos[0] || col != pos[1] {
+			t.Errorf("Pos(%q) = %d:%d, want %d:%d", at, line, col, pos[0], pos[1])
+		}
+	}
+	// Without Columns, Pos has lines only.
+	d = NewSchema[[]call](Options{}).Decode("f.yaml", top, &v)
+	if line, col := d.Pos("[1].tier"); line != 4 || col != 0 {
+		t.Errorf("Pos without columns = %d:%d, want 4:0", line, col)
+	}
+}

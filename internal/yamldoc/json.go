@@ -9,6 +9,14 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
+// JSON returns the YAML (or JSON) value n, of any kind, as compact JSON
+// in document order, for an Unmarshaler whose value is free-form JSON
+// (a tool's arguments, say); see toJSON. Problems are reported at the
+// field at, and ok is false.
+func (d *Decoder) JSON(n *yaml.Node, at string) (raw json.RawMessage, ok bool) {
+	return d.toJSON(n, at)
+}
+
 // toJSON converts the YAML (or JSON) value n to JSON in document order:
 // the keys of a mapping stay in the order they are written, which a trip
 // through a Go map would lose. Numbers keep their written form where JSON

@@ -6,10 +6,12 @@
 // naming both of its lines, and how an unknown key or a value of the wrong
 // type is reported.
 //
-// Parse and ParseText read the text; a Schema, built once from a struct
-// type's yaml tags and a few rules, decodes the tree, collecting every
-// problem as a diagnostic at its line and recording the line of each
-// field, so that later checks can place their own diagnostics:
+// Parse and ParseText read the text (a Parser with Columns places every
+// problem at its column too, in bytes, and so every node); a Schema,
+// built once from a struct type's yaml tags and a few rules, decodes the
+// tree, collecting every problem as a diagnostic at its line (and column,
+// with Options.Columns) and recording the place of each field, so that
+// later checks can place their own diagnostics:
 //
 //	var schema = yamldoc.NewSchema[Spec](yamldoc.Options{
 //		Rules: map[string]yamldoc.Rule{
@@ -39,21 +41,7 @@ import (
 // Parse normalises data (see prompt.Normalize) and parses it with
 // ParseText.
 func Parse(path string, data []byte) (*yaml.Node, error) {
-	text, err := prompt.Normalize(data)
-	if err != nil {
-		return nil, diag.List{EncodingError(path, err)}
-	}
-	return ParseText(path, text)
-}
-
-// EncodingError turns an error of prompt.Normalize into a diagnostic at
-// the line it names.
-func EncodingError(path string, err error) *diag.Error {
-	var ee *prompt.EncodingError
-	if errors.As(err, &ee) {
-		return diag.Wrap(path, ee.Line, err, "%v", ee)
-	}
-	return diag.Wrap(path, 0, err, "%v", err)
+	return Parser{}.Parse(path, data)
 }
 
 // ParseText parses the normalised text of the file path (used in
@@ -69,38 +57,102 @@ func EncodingError(path string, err error) *diag.Error {
 //   - a key repeated in any mapping, at any depth, is an error naming the
 //     line of each occurrence.
 func ParseText(path, text string) (*yaml.Node, error) {
+	return Parser{}.ParseText(path, text)
+}
+
+// Parser reads documents as Parse and ParseText do, with options. The
+// zero Parser is what Parse and ParseText use.
+type Parser struct {
+	// Columns places every problem at its column as well as its line
+	// (path:line:col: message): an invalid byte, a refused line break, a
+	// syntax error (at the end of the file: just past the last line's
+	// text), a second document and a repeated key. It also makes the
+	// Column of every node of the tree returned a count of bytes from the
+	// start of its line, as diag.Error's Col is, where the YAML parser
+	// counts characters; a Schema with Options.Columns then reports byte
+	// columns too.
+	Columns bool
+}
+
+// Parse normalises data (see prompt.Normalize) and parses it with
+// p.ParseText.
+func (p Parser) Parse(path string, data []byte) (*yaml.Node, error) {
+	text, err := prompt.Normalize(data)
+	if err != nil {
+		return nil, diag.List{p.EncodingError(path, err)}
+	}
+	return p.ParseText(path, text)
+}
+
+// EncodingError turns an error of prompt.Normalize into a diagnostic at
+// the line it names.
+func EncodingError(path string, err error) *diag.Error {
+	return Parser{}.EncodingError(path, err)
+}
+
+// EncodingError turns an error of prompt.Normalize into a diagnostic at
+// the line it names, and at its column when p.Columns is set.
+func (p Parser) EncodingError(path string, err error) *diag.Error {
+	var ee *prompt.EncodingError
+	if errors.As(err, &ee) {
+		e := diag.Wrap(path, ee.Line, err, "%v", ee)
+		if p.Columns {
+			e.Col = ee.Col
+		}
+		return e
+	}
+	return diag.Wrap(path, 0, err, "%v", err)
+}
+
+// ParseText parses text as the package's ParseText does, with p's
+// options.
+func (p Parser) ParseText(path, text string) (*yaml.Node, error) {
 	if i := strings.IndexAny(text, "\u0085\u2028\u2029"); i >= 0 {
 		line := 1 + strings.Count(text[:i], "\n")
 		r := []rune(text[i:])[0]
-		return nil, diag.List{diag.Errorf(path, line, "holds the character %U, which YAML reads as a line break: remove it, or write it as \\u%04X inside a double-quoted string", r, r)}
+		e := diag.Errorf(path, line, "holds the character %U, which YAML reads as a line break: remove it, or write it as \\u%04X inside a double-quoted string", r, r)
+		if p.Columns {
+			e.Col = i - strings.LastIndexByte(text[:i], '\n')
+		}
+		return nil, diag.List{e}
 	}
 	dec := yaml.NewDecoder(strings.NewReader(text))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && err != io.EOF {
-		return nil, diag.List{syntaxError(path, text, err)}
+		return nil, diag.List{p.syntaxError(path, text, err)}
 	}
 	var more yaml.Node
 	if err := dec.Decode(&more); err != io.EOF {
 		if err != nil {
-			return nil, diag.List{syntaxError(path, text, err)}
+			return nil, diag.List{p.syntaxError(path, text, err)}
 		}
-		return nil, diag.List{diag.Errorf(path, more.Line, "a second YAML document starts here: the file holds one document; remove the \"---\" line or split the file")}
+		e := diag.Errorf(path, more.Line, "a second YAML document starts here: the file holds one document; remove the \"---\" line or split the file")
+		if p.Columns {
+			e.Col = newColumns(text).byteCol(more.Line, more.Column)
+		}
+		return nil, diag.List{e}
 	}
 	if len(doc.Content) == 0 {
 		return nil, nil
 	}
 	top := doc.Content[0]
+	if p.Columns && !isASCII(text) {
+		byteColumns(newColumns(text), top)
+	}
 	var errs diag.List
-	repeatedKeys(path, "", top, &errs)
+	repeatedKeys(path, "", top, p.Columns, &errs)
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return top, nil
 }
 
-// syntaxError places a parser error at its line and column, kept within
-// the text (the end of the stream is reported at the last line).
-func syntaxError(path, text string, err error) *diag.Error {
+// syntaxError places a parser error at its line and column (in bytes),
+// kept within the text: the end of the stream is reported at the last
+// line, with no column, or just past its text when p.Columns is set; a
+// character the reader refuses at its line, and its column when
+// p.Columns is set.
+func (p Parser) syntaxError(path, text string, err error) *diag.Error {
 	lines := strings.Count(text, "\n")
 	if !strings.HasSuffix(text, "\n") || lines == 0 {
 		lines++
@@ -108,8 +160,20 @@ func syntaxError(path, text string, err error) *diag.Error {
 	var le *yaml.LoadError
 	if errors.As(err, &le) {
 		line, col := le.Mark.Line, le.Mark.Column
-		if line > lines {
+		c := newColumns(text)
+		switch {
+		case line == 0 && le.Stage == yaml.ReaderStage && le.Mark.Index >= 0 && le.Mark.Index <= len(text):
+			// The reader (a control character) gives a byte offset only.
+			line, col = diag.Position([]byte(text), le.Mark.Index)
+			if !p.Columns {
+				col = 0
+			}
+		case line > lines && p.Columns:
+			line, col = lines, c.lineEnd(lines)
+		case line > lines:
 			line, col = lines, 0
+		default:
+			col = c.byteCol(line, col)
 		}
 		e := diag.Wrap(path, line, err, "not valid YAML: %s", le.Message)
 		e.Col = col
@@ -121,7 +185,7 @@ func syntaxError(path, text string, err error) *diag.Error {
 // repeatedKeys reports every key that appears twice in one mapping of the
 // tree at n, named by its dotted path from the top (at is n's). Keys are
 // compared by their value, so "a" and 'a' are the same key.
-func repeatedKeys(path, at string, n *yaml.Node, errs *diag.List) {
+func repeatedKeys(path, at string, n *yaml.Node, cols bool, errs *diag.List) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		var first map[string]int
@@ -135,17 +199,21 @@ func repeatedKeys(path, at string, n *yaml.Node, errs *diag.List) {
 				p = join(at, k.Value)
 				if first != nil {
 					if line, ok := first[k.Value]; ok {
-						*errs = append(*errs, diag.Errorf(path, k.Line, "key %q is repeated (first at line %d): keep one", p, line))
+						e := diag.Errorf(path, k.Line, "key %q is repeated (first at line %d): keep one", p, line)
+						if cols {
+							e.Col = k.Column
+						}
+						*errs = append(*errs, e)
 					} else {
 						first[k.Value] = k.Line
 					}
 				}
 			}
-			repeatedKeys(path, p, n.Content[i+1], errs)
+			repeatedKeys(path, p, n.Content[i+1], cols, errs)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			repeatedKeys(path, at+"["+strconv.Itoa(i)+"]", c, errs)
+			repeatedKeys(path, at+"["+strconv.Itoa(i)+"]", c, cols, errs)
 		}
 	}
 }
