@@ -106,9 +106,15 @@ type SectionReport struct {
 	// before and after fitting; After is 0 for a dropped section.
 	Before int `json:"before"`
 	After  int `json:"after"`
-	// Dropped is true when the whole section was removed.
+	// Dropped is true when the whole section was removed, by its own
+	// trim rule or with a dropped ancestor.
 	Dropped bool `json:"dropped,omitempty"`
-	// ItemsDropped lists the ids of the items removed, in removal order.
+	// DroppedWith is the key of the nearest dropped ancestor when the
+	// section went with it rather than by its own rule: bringing that
+	// ancestor back would bring this section back as it was.
+	DroppedWith string `json:"dropped_with,omitempty"`
+	// ItemsDropped lists the ids of the items removed and not given
+	// back, in removal order.
 	ItemsDropped []string `json:"items_dropped,omitempty"`
 	// TruncatedTokens and TruncatedBytes say how much of the body was
 	// cut (the marker is not included).
@@ -157,6 +163,21 @@ type unit struct {
 	originalTokens int
 	keptTokens     int
 	exhausted      bool
+	// For item rules: the items as given, which of them are out, the
+	// order they went out in, and the section's own Omitted as given.
+	items       []prompt.Item
+	itemOut     []bool
+	itemDropped []int
+	itemTokens  []int // -1 until counted
+	baseOmitted int
+	// frame, from frameAt's version of the prompt (see fitter.frame).
+	frameAt int
+	frame   int
+	frameOK bool
+	// last is the count of the section's span the last time it was
+	// rendered, which is what it costs to bring back after a drop.
+	last int
+	kids []*unit
 }
 
 // Fit fits sections into b, trimming by priority and trim rule, and
@@ -183,7 +204,7 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 	if marker == "" {
 		marker = DefaultMarker
 	}
-	f := &fitter{counter: opts.Counter, cache: cache, render: render, limit: b.Limit() - b.Overhead, marker: marker}
+	f := &fitter{counter: opts.Counter, cache: cache, render: render, limit: b.Limit() - b.Overhead, marker: marker, caps: b.Caps}
 	f.secs = cloneSections(sections)
 	f.report = Report{Counter: opts.Counter.Name(), Exact: opts.Counter.Exact(), Context: b.Context, Reserve: b.Reserve, Limit: b.Limit(), Overhead: b.Overhead}
 	f.walk(f.secs, "", nil)
@@ -263,12 +284,33 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 		counts = f.spanCounts(p)
 		est = f.estimate(p, counts)
 	}
-	f.report.Final = total + b.Overhead
+	// Give back what the estimates took beyond what was needed.
+	f.p, f.total = p, total
+	if err := f.refill(ctx); err != nil {
+		return nil, err
+	}
+	if f.version > 0 {
+		p = f.p
+		counts = f.spanCounts(p)
+	}
+	f.report.Final = f.total + b.Overhead
 	for _, u := range f.units {
-		if !u.dropped && !f.ancestorDropped(u) {
-			u.rep.After = counts[u.path]
-		} else {
+		switch {
+		case u.dropped:
 			u.rep.Dropped = true
+		case f.ancestorDropped(u):
+			u.rep.Dropped = true
+			for a := u.parent; a != nil; a = a.parent {
+				if a.dropped {
+					u.rep.DroppedWith = a.path
+					break
+				}
+			}
+		default:
+			u.rep.After = counts[u.path]
+		}
+		for _, i := range u.itemDropped {
+			u.rep.ItemsDropped = append(u.rep.ItemsDropped, u.items[i].ID)
 		}
 	}
 	return &Result{Sections: f.live(), Prompt: p, Report: f.report}, nil
@@ -280,9 +322,23 @@ type fitter struct {
 	render  Render
 	limit   int // tokens for the text alone
 	marker  string
+	caps    map[string]int
 	secs    []prompt.Section
 	units   []*unit
 	report  Report
+	scratch []prompt.Section // reused by rerender
+	// Once the prompt fits: the prompt, its exact count, a number that
+	// changes whenever either does, and its spans by key.
+	p       prompt.Prompt
+	total   int
+	version int
+	spans   map[string]int
+	// Pieces given back on their estimates, not yet counted (see refill),
+	// the tokens they are expected to take, and whether estimates have
+	// proved wrong in this fit.
+	pending     []pending
+	pendingCost int
+	exactOnly   bool
 }
 
 func (f *fitter) walk(secs []prompt.Section, parent string, up *unit) {
@@ -290,7 +346,18 @@ func (f *fitter) walk(secs []prompt.Section, parent string, up *unit) {
 		s := &secs[i]
 		path := prompt.JoinKey(parent, s.Key)
 		f.report.Sections = append(f.report.Sections, SectionReport{Key: path, Priority: s.Priority, Rule: s.Trim.String()})
-		u := &unit{path: path, index: len(f.units), sec: s, parent: up}
+		u := &unit{path: path, index: len(f.units), sec: s, parent: up, baseOmitted: s.Omitted, frameAt: -1}
+		if up != nil {
+			up.kids = append(up.kids, u)
+		}
+		if s.Trim == prompt.TrimLowestRelevance || s.Trim == prompt.TrimOldest {
+			u.items = slices.Clone(s.Items)
+			u.itemOut = make([]bool, len(s.Items))
+			u.itemTokens = make([]int, len(s.Items))
+			for i := range u.itemTokens {
+				u.itemTokens[i] = -1
+			}
+		}
 		f.units = append(f.units, u)
 		f.walk(s.Children, path, u)
 	}
@@ -380,32 +447,39 @@ func (f *fitter) estimate(p prompt.Prompt, counts map[string]int) int {
 }
 
 // rerender renders the sections that are still kept.
-func (f *fitter) rerender() prompt.Prompt { return f.render(f.live()) }
+// The top-level slice is reused from one render to the next: Render is a
+// pure function of it and keeps nothing.
+func (f *fitter) rerender() prompt.Prompt {
+	f.scratch = f.appendLive(f.scratch[:0])
+	return f.render(f.scratch)
+}
 
 // live returns the section tree without dropped sections.
 func (f *fitter) live() []prompt.Section {
-	dropped := make(map[*prompt.Section]bool)
+	return f.appendLive(make([]prompt.Section, 0, len(f.secs)))
+}
+
+func (f *fitter) appendLive(out []prompt.Section) []prompt.Section {
 	for _, u := range f.units {
-		if u.dropped {
-			dropped[u.sec] = true
+		if u.parent == nil && !u.dropped {
+			out = append(out, f.liveSection(u))
 		}
 	}
-	var filter func([]prompt.Section) []prompt.Section
-	filter = func(in []prompt.Section) []prompt.Section {
-		out := make([]prompt.Section, 0, len(in))
-		for i := range in {
-			if dropped[&in[i]] {
-				continue
+	return out
+}
+
+// liveSection returns u's section with its dropped descendants left out.
+func (f *fitter) liveSection(u *unit) prompt.Section {
+	s := *u.sec
+	if len(u.kids) > 0 {
+		s.Children = make([]prompt.Section, 0, len(u.kids))
+		for _, k := range u.kids {
+			if !k.dropped {
+				s.Children = append(s.Children, f.liveSection(k))
 			}
-			s := in[i]
-			if len(s.Children) > 0 {
-				s.Children = filter(in[i].Children)
-			}
-			out = append(out, s)
 		}
-		return out
 	}
-	return filter(f.secs)
+	return s
 }
 
 func (f *fitter) neverDropError(required int, counts map[string]int) error {

@@ -34,9 +34,13 @@ func (f *fitter) spanCounts(p prompt.Prompt) map[string]int {
 	}
 	// Sections the renderer gave no span are counted by their content.
 	for _, u := range f.units {
-		if _, ok := out[u.path]; !ok && !u.dropped {
+		if u.dropped || f.ancestorDropped(u) {
+			continue
+		}
+		if _, ok := out[u.path]; !ok {
 			out[u.path] = f.contentCount(u.sec)
 		}
+		u.last = out[u.path]
 	}
 	return out
 }

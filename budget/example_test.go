@@ -62,6 +62,6 @@ func ExampleReport_WriteTable() {
 	// budget: 100 context - 40 reserve = 60 tokens; counter o200k_base (exact); message overhead 0
 	// SECTION  PRIO  RULE      BEFORE  AFTER  SHARE OF LIMIT               CUT
 	// system      0  never          3      3  █···················   5.0%
-	// context     5  truncate     241     56  ██████████████████▋·  93.3%  truncated by 196 tokens (905 bytes)
-	// total                       245     59  ███████████████████▋  98.3%
+	// context     5  truncate     241     57  ███████████████████·  95.0%  truncated by 195 tokens (902 bytes)
+	// total                       245     60  ████████████████████ 100.0%
 }

@@ -77,7 +77,10 @@ func bar(n, limit int) string {
 // cut says what the budget took from a section.
 func cut(s SectionReport) string {
 	var parts []string
-	if s.Dropped {
+	switch {
+	case s.DroppedWith != "":
+		parts = append(parts, "dropped with "+s.DroppedWith)
+	case s.Dropped:
 		parts = append(parts, "dropped")
 	}
 	if n := len(s.ItemsDropped); n > 0 {

@@ -13,6 +13,15 @@ import (
 // it estimates it took. size is u's current rendered count.
 func (f *fitter) trim(u *unit, need, size int) int {
 	s := u.sec
+	// The spans around u change (and u's own, unless it goes whole):
+	// what they counted is no longer what they would cost to bring back.
+	from := u
+	if s.Trim == prompt.TrimDrop {
+		from = u.parent
+	}
+	for a := from; a != nil; a = a.parent {
+		a.last = -1
+	}
 	switch s.Trim {
 	case prompt.TrimDrop:
 		u.dropped = true
@@ -36,19 +45,18 @@ func (f *fitter) trim(u *unit, need, size int) int {
 // dropItems removes items in the rule's order until need tokens are gone
 // or only kept items remain.
 func (f *fitter) dropItems(u *unit, need int) int {
-	s := u.sec
-	idx := make([]int, 0, len(s.Items))
-	for i, it := range s.Items {
-		if !it.Keep {
+	idx := make([]int, 0, len(u.items))
+	for i, it := range u.items {
+		if !it.Keep && !u.itemOut[i] {
 			idx = append(idx, i)
 		}
 	}
-	if s.Trim == prompt.TrimOldest {
-		slices.SortStableFunc(idx, func(a, b int) int { return cmpInt64(s.Items[a].Seq, s.Items[b].Seq) })
+	if u.sec.Trim == prompt.TrimOldest {
+		slices.SortStableFunc(idx, func(a, b int) int { return cmpInt64(u.items[a].Seq, u.items[b].Seq) })
 	} else {
 		// Lowest relevance first; among equals the later item first.
 		slices.SortStableFunc(idx, func(a, b int) int {
-			ra, rb := s.Items[a].Relevance, s.Items[b].Relevance
+			ra, rb := u.items[a].Relevance, u.items[b].Relevance
 			switch {
 			case ra < rb:
 				return -1
@@ -58,28 +66,41 @@ func (f *fitter) dropItems(u *unit, need int) int {
 			return b - a
 		})
 	}
-	drop := make(map[int]bool)
-	took := 0
+	took, n := 0, 0
 	for _, i := range idx {
 		if took >= need {
 			break
 		}
-		drop[i] = true
-		took += f.count(s.Items[i].Text) + 1
-		u.rep.ItemsDropped = append(u.rep.ItemsDropped, s.Items[i].ID)
+		u.itemOut[i] = true
+		u.itemDropped = append(u.itemDropped, i)
+		took += f.itemCount(u, i) + 1
+		n++
 	}
-	if len(drop) == 0 {
-		return 0
+	if n > 0 {
+		f.setItems(u)
 	}
-	kept := make([]prompt.Item, 0, len(s.Items)-len(drop))
-	for i, it := range s.Items {
-		if !drop[i] {
+	return took
+}
+
+// itemCount counts item i of u once.
+func (f *fitter) itemCount(u *unit, i int) int {
+	if u.itemTokens[i] < 0 {
+		u.itemTokens[i] = f.count(u.items[i].Text)
+	}
+	return u.itemTokens[i]
+}
+
+// setItems rebuilds u's items from those not out, in their given order,
+// and its Omitted from the number out.
+func (f *fitter) setItems(u *unit) {
+	kept := make([]prompt.Item, 0, len(u.items))
+	for i, it := range u.items {
+		if !u.itemOut[i] {
 			kept = append(kept, it)
 		}
 	}
-	s.Items = kept
-	s.Omitted += len(drop)
-	return took
+	u.sec.Items = kept
+	u.sec.Omitted = u.baseOmitted + len(u.itemDropped)
 }
 
 func (f *fitter) markerText(n int) string {
@@ -108,13 +129,35 @@ func (f *fitter) truncate(u *unit, need int) int {
 		keep = 0
 		u.exhausted = true
 	}
-	prefix, kept := truncateText(f.counter, u.original, keep)
-	u.keptTokens = kept
-	cut := u.originalTokens - kept
-	s.Body = prefix + f.markerText(cut)
-	u.rep.TruncatedTokens = cut
-	u.rep.TruncatedBytes = len(u.original) - len(prefix)
+	f.cutBody(u, keep)
 	return before - f.count(s.Body)
+}
+
+// cutBody sets u's body to the longest prefix of its original body of at
+// most keep tokens and the marker, or to the original body when keep
+// covers all of it.
+func (f *fitter) cutBody(u *unit, keep int) {
+	u.setBody(f.bodyFor(u, keep))
+}
+
+// bodyFor returns the body cutBody(u, keep) would set, the length of the
+// original's prefix in it, and the tokens of the original it keeps.
+func (f *fitter) bodyFor(u *unit, keep int) (body string, prefix, kept int) {
+	if keep >= u.originalTokens {
+		return u.original, len(u.original), u.originalTokens
+	}
+	text, kept := truncateText(f.counter, u.original, keep)
+	return text + f.markerText(u.originalTokens-kept), len(text), kept
+}
+
+// setBody sets u's body as bodyFor made it, and what the report says was
+// cut.
+func (u *unit) setBody(body string, prefix, kept int) {
+	u.sec.Body = body
+	u.keptTokens = kept
+	u.exhausted = kept == 0
+	u.rep.TruncatedTokens = u.originalTokens - kept
+	u.rep.TruncatedBytes = len(u.original) - prefix
 }
 
 // truncateText returns the longest prefix of text of at most max tokens

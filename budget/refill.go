@@ -1,0 +1,529 @@
+package budget
+
+import (
+	"context"
+	"slices"
+
+	"github.com/tessera-dev/tessera/prompt"
+)
+
+// mergeSlack is how many tokens a restored piece (a section, an item) may
+// save by merging with the text at its edges, against its own count. A
+// piece that would not fit even with that saving is not tried; one that
+// fits with that much to spare is taken on its estimate and confirmed
+// with the next exact count; every other is tried by counting the whole
+// prompt.
+const mergeSlack = 4
+
+// maxRegrowTries bounds the exact counts one truncated body takes to
+// regrow in one pass.
+const maxRegrowTries = 6
+
+// candidate is one thing trimming took that refill may give back: a
+// dropped section, one dropped item, or the cut part of a truncated body.
+type candidate struct {
+	u    *unit
+	item int // index into u.items for an item, else -1
+	done bool
+	// failed is f.version when the candidate last did not fit: until
+	// something else changes, it still does not.
+	failed int
+}
+
+// pending is a piece given back on its estimate, not yet confirmed by an
+// exact count, and how to take it out again.
+type pending struct {
+	c    *candidate
+	undo func()
+}
+
+// refill gives back what trimming took and what now fits. Trimming goes
+// by estimates and stops as soon as the exact count fits, so it can take
+// more than it had to. refill walks what was taken in order of
+// importance (lowest priority number first, then document order; a
+// section's items most valuable first) and gives each piece back if the
+// whole prompt, with it, still fits the limit and every cap, by exact
+// count. A truncated body regrows to the longest prefix that fits. A
+// child under a dropped parent waits until its parent is back.
+//
+// To spare a render and a count per piece, a piece whose estimate fits
+// with mergeSlack to spare is given back at once, and the pieces so given
+// back are confirmed together by the next exact count (before any piece
+// is refused, any body regrows, or the pass ends). If that count does not
+// fit, they are all taken out again and every piece from then on is
+// confirmed alone. Passes repeat until one gives nothing back, so when
+// refill returns, no single piece that is out would fit.
+func (f *fitter) refill(ctx context.Context) error {
+	cands := f.candidates()
+	if len(cands) == 0 {
+		return nil
+	}
+	for {
+		start := f.version
+		for _, c := range cands {
+			if c.done || c.failed == f.version || f.ancestorDropped(c.u) {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			v := f.version
+			switch {
+			case c.item >= 0:
+				c.done = f.restoreItem(c)
+			case c.u.dropped:
+				c.done = f.restoreSection(c)
+			default:
+				c.done = f.regrow(c.u)
+			}
+			if !c.done {
+				// If taking pieces back out changed the prompt meanwhile,
+				// v is stale and the piece is tried again next pass.
+				c.failed = v
+			}
+		}
+		f.settle()
+		if f.version == start {
+			return nil
+		}
+	}
+}
+
+// candidates lists what trimming took, most important first.
+func (f *fitter) candidates() []*candidate {
+	units := make([]*unit, 0, len(f.units))
+	for _, u := range f.units {
+		if u.dropped || len(u.itemDropped) > 0 || u.rep.TruncatedTokens > 0 {
+			units = append(units, u)
+		}
+	}
+	slices.SortStableFunc(units, func(a, b *unit) int {
+		if a.sec.Priority != b.sec.Priority {
+			return a.sec.Priority - b.sec.Priority
+		}
+		return a.index - b.index
+	})
+	var out []*candidate
+	for _, u := range units {
+		switch {
+		case len(u.itemDropped) > 0:
+			// The last item dropped was the most valuable of those dropped.
+			for _, i := range slices.Backward(u.itemDropped) {
+				out = append(out, &candidate{u: u, item: i, failed: -1})
+			}
+		default:
+			out = append(out, &candidate{u: u, item: -1, failed: -1})
+		}
+	}
+	return out
+}
+
+// spare is the room left for u to grow by, less what pieces given back
+// on their estimates are expected to take: what is left of the limit, or
+// less if a cap on u or a section around it leaves less.
+func (f *fitter) spare(u *unit) int {
+	return f.room(u) - f.pendingCost
+}
+
+// give gives back a piece whose estimated cost est is within the room:
+// on its estimate if that fits with mergeSlack to spare (and no cap is in
+// play), else by an exact count of the whole prompt with it. apply makes
+// the change and undo reverses it.
+func (f *fitter) give(c *candidate, est int, apply, undo func()) bool {
+	if !f.exactOnly && len(f.caps) == 0 && est+mergeSlack <= f.spare(c.u) {
+		apply()
+		f.pending = append(f.pending, pending{c, undo})
+		f.pendingCost += est + 1
+		f.version++
+		return true
+	}
+	if f.settle() && f.exactOnly {
+		return false // what was given back did not fit: start over exactly
+	}
+	apply()
+	if f.attempt() == 0 {
+		return true
+	}
+	undo()
+	return false
+}
+
+// refuse reports whether a piece estimated to cost at least est should be
+// refused. While pieces given back on estimates are unconfirmed the room
+// is only estimated, so they are confirmed first and the room measured
+// again; it reports false when that changed anything, for the caller to
+// look again.
+func (f *fitter) refuse(u *unit, est int) (refuse, again bool) {
+	if est-mergeSlack <= f.spare(u) {
+		return false, false
+	}
+	if f.settle() {
+		return true, true
+	}
+	return true, false
+}
+
+// settleFailed, when set (by tests), is called whenever pieces given back
+// on their estimates have to be taken out again.
+var settleFailed func()
+
+// settle confirms the pieces given back on their estimates with one exact
+// count. If they do not fit (or break a cap), it takes them all back out,
+// and from then on every piece is confirmed alone. It reports whether
+// there was anything to settle.
+func (f *fitter) settle() bool {
+	if len(f.pending) == 0 {
+		return false
+	}
+	if f.attempt() != 0 {
+		for _, p := range slices.Backward(f.pending) {
+			p.undo()
+			p.c.done = false
+		}
+		f.exactOnly = true
+		f.version++
+		if settleFailed != nil {
+			settleFailed()
+		}
+	}
+	f.pending = f.pending[:0]
+	f.pendingCost = 0
+	return true
+}
+
+// attempt renders the sections as they now stand and keeps the result if
+// it fits the limit and every cap (or, for a section already over its
+// cap, is no further over). It returns 0 if it kept it, else how many
+// tokens it was over, by the limit or by the cap it was furthest over.
+func (f *fitter) attempt() int {
+	p := f.rerender()
+	n := f.countPrompt(p)
+	over := n - f.limit
+	for _, sp := range p.Sections {
+		if cp := f.caps[sp.Key]; cp > 0 {
+			// A section its own rule could not bring under its cap may
+			// stay as far over as it is, but no further.
+			if n, ok := f.current(sp.Key); ok {
+				cp = max(cp, n)
+			}
+			over = max(over, f.spanTokens(p, sp)-cp)
+		}
+	}
+	if over > 0 {
+		return over
+	}
+	f.p, f.total = p, n
+	f.version++
+	f.spans = nil
+	return 0
+}
+
+// restoreSection brings a dropped section back as it was when it was
+// dropped. What it costs is known: its span's count when last rendered
+// (or, if something inside it was trimmed since, its count rendered on
+// its own), less whatever the renderer writes in its place while it is
+// out: an empty slot's heading, or the text of a parent left with nothing
+// to show. For a child, the change in its parent's count rendered on its
+// own is the estimate.
+func (f *fitter) restoreSection(c *candidate) bool {
+	u := c.u
+	cost := u.last
+	if cost < 0 {
+		// Trimmed inside since it was last counted: count it on its own.
+		cost = f.alone(u)
+	}
+	apply := func() { u.dropped = false }
+	undo := func() { u.dropped = true }
+	for {
+		var est int
+		if u.parent == nil {
+			placeholder, _ := f.current(u.path)
+			est = cost - placeholder + 1 // and the separator
+		} else {
+			if frame, ok := f.frame(u.parent); ok {
+				if no, again := f.refuse(u.parent, cost-frame); again {
+					continue
+				} else if no {
+					return false
+				}
+			}
+			before := f.alone(u.parent)
+			apply()
+			est = f.alone(u.parent) - before
+			undo()
+		}
+		if no, again := f.refuse(u.parent, est); again {
+			continue
+		} else if no {
+			return false
+		}
+		return f.give(c, est, apply, undo)
+	}
+}
+
+// restoreItem puts a dropped item back in its place. Two estimates spare
+// the whole-prompt count for items that cannot fit: the item's own count
+// less everything in its section that is not title, body, item or child
+// (the note about dropped items, which may shrink or go), then the change
+// in the section's count rendered on its own.
+func (f *fitter) restoreItem(c *candidate) bool {
+	u, i := c.u, c.item
+	at := -1
+	apply := func() {
+		at = slices.Index(u.itemDropped, i)
+		u.itemOut[i] = false
+		u.itemDropped = slices.Delete(u.itemDropped, at, at+1)
+		f.setItems(u)
+	}
+	undo := func() {
+		u.itemOut[i] = true
+		u.itemDropped = slices.Insert(u.itemDropped, at, i)
+		f.setItems(u)
+	}
+	for {
+		if frame, ok := f.frame(u); ok {
+			if no, again := f.refuse(u, f.itemCount(u, i)+1-frame); again {
+				continue
+			} else if no {
+				return false
+			}
+		}
+		before := f.alone(u)
+		apply()
+		est := f.alone(u) - before
+		undo()
+		if no, again := f.refuse(u, est); again {
+			continue
+		} else if no {
+			return false
+		}
+		return f.give(c, est, apply, undo)
+	}
+}
+
+// spanTokens counts one span of p through the cache.
+func (f *fitter) spanTokens(p prompt.Prompt, sp prompt.SectionSpan) int {
+	if sp.Start < 0 || sp.End > len(p.Text) || sp.Start > sp.End {
+		return 0
+	}
+	text := p.Text[sp.Start:sp.End]
+	h := sp.Hash
+	if h == "" {
+		h = prompt.Hash(text)
+	}
+	return f.cache.count(f.counter, h, text)
+}
+
+// current returns the tokens of the span with key path in the current
+// prompt; ok is false if it has none.
+func (f *fitter) current(path string) (n int, ok bool) {
+	if f.spans == nil {
+		f.spans = make(map[string]int, len(f.p.Sections))
+		for i, sp := range f.p.Sections {
+			if _, ok := f.spans[sp.Key]; !ok {
+				f.spans[sp.Key] = i
+			}
+		}
+	}
+	i, ok := f.spans[path]
+	if !ok {
+		return 0, false
+	}
+	return f.spanTokens(f.p, f.p.Sections[i]), true
+}
+
+// frame is an upper bound on the tokens of u's span that are not its
+// title, body, items or children: its heading marks, fences and the note
+// about dropped items. Parts counted apart can count one token more each
+// than together, so each part adds one. ok is false when the renderer
+// gave u or a child no span.
+func (f *fitter) frame(u *unit) (int, bool) {
+	if u.frameAt == f.version {
+		return u.frame, u.frameOK
+	}
+	s := u.sec
+	parts := f.count(s.Title) + f.count(s.Body) + 2
+	if s.Visibility == prompt.Summary {
+		parts = f.count(s.Title) + f.count(s.Summary) + 2
+	}
+	for i, out := range u.itemOut {
+		if !out {
+			parts += f.itemCount(u, i)
+		}
+	}
+	ok := true
+	for _, c := range u.kids {
+		if c.dropped {
+			continue
+		}
+		n, has := f.current(c.path)
+		ok = ok && has
+		parts += n - 1
+	}
+	n, has := f.current(u.path)
+	u.frameAt, u.frame, u.frameOK = f.version, max(0, n-parts), ok && has
+	return u.frame, u.frameOK
+}
+
+// alone counts u's section, as it now stands, rendered on its own: its
+// span, or the whole text if the renderer gives no spans.
+func (f *fitter) alone(u *unit) int {
+	p := f.render([]prompt.Section{f.liveSection(u)})
+	for _, sp := range p.Sections {
+		if sp.Key == u.sec.Key {
+			return f.spanTokens(p, sp)
+		}
+	}
+	return f.countPrompt(p)
+}
+
+// regrow lengthens a truncated body to the longest prefix of the original
+// that fits, or gives back the whole body, marker gone, if that fits. A
+// longer prefix changes the prompt by what it changes the body: the
+// text on both sides of the cut stays as it was, so the body's own counts
+// choose the length and the whole-prompt count confirms it; a length that
+// does not fit narrows the search by how far it was over. It reports
+// whether the whole body is back.
+func (f *fitter) regrow(u *unit) bool {
+	f.settle()                 // the search needs the exact count
+	hi := u.originalTokens + 1 // the shortest keep known not to fit
+	next := -1                 // the keep to try next; -1 to go by the room
+	for range maxRegrowTries {
+		room := f.room(u)
+		lo := u.keptTokens
+		cur := f.count(u.sec.Body)
+		// The whole body may cost less than a short prefix and the marker:
+		// try it whatever the room.
+		whole := hi > u.originalTokens && f.count(u.original)-cur <= room
+		if !whole && (room <= 0 || lo+1 >= hi) {
+			return false
+		}
+		keep := next
+		if whole {
+			keep = u.originalTokens
+		} else if keep < 0 {
+			keep = min(lo+room, hi-1)
+		}
+		keep = max(lo+1, min(keep, hi-1))
+		if keep >= u.originalTokens && hi <= u.originalTokens {
+			keep = u.originalTokens - 1
+		}
+		body, prefix, kept, ok := f.shorten(u, keep, cur, room)
+		if !ok {
+			return false
+		}
+		was := u.save()
+		if kept < u.originalTokens {
+			// The body alone misses what changes at its start (an empty
+			// body's marker joined the heading's line end); the section
+			// rendered alone sees it.
+			if kept, ok = f.shortenAlone(u, body, prefix, kept, room); !ok {
+				u.restore(was)
+				return false
+			}
+		} else {
+			u.setBody(body, prefix, kept)
+		}
+		over := f.attempt()
+		if over == 0 {
+			if kept >= u.originalTokens {
+				return true
+			}
+			next = -1
+			if hi <= u.originalTokens {
+				next = (kept + hi) / 2
+			}
+			continue
+		}
+		u.restore(was)
+		hi = kept
+		next = kept - over
+		if next <= lo {
+			next = (lo + hi) / 2
+		}
+	}
+	return false
+}
+
+// room is how many tokens u may grow by: what is left of the limit, or
+// less if a cap on u or a section around it leaves less.
+func (f *fitter) room(u *unit) int {
+	room := f.limit - f.total
+	for a := u; a != nil; a = a.parent {
+		if cp := f.caps[a.path]; cp > 0 {
+			if n, ok := f.current(a.path); ok {
+				room = min(room, max(cp, n)-n)
+			}
+		}
+	}
+	return room
+}
+
+// shorten finds, from keep down, a body longer than u's current one whose
+// own count grows by no more than room, with the tokens of the original it
+// keeps and the length of its prefix; ok is false when even one more
+// token does not.
+func (f *fitter) shorten(u *unit, keep, cur, room int) (body string, prefix, kept int, ok bool) {
+	for step := 0; ; step++ {
+		body, prefix, kept = f.bodyFor(u, keep)
+		if kept <= u.keptTokens {
+			return "", 0, 0, false
+		}
+		d := f.count(body) - cur
+		if d <= room {
+			return body, prefix, kept, true
+		}
+		if kept == u.keptTokens+1 {
+			return "", 0, 0, false
+		}
+		if step >= 3 {
+			keep = u.keptTokens + 1 // guesses are not converging: the smallest step
+		} else {
+			keep = max(u.keptTokens+1, kept-(d-room))
+		}
+	}
+}
+
+// shortenAlone sets u's body to the one shorten found, or shorter, until
+// the section rendered on its own grows by no more than room, and returns
+// the tokens of the original kept; ok is false (and the body as it was
+// left changed) when even one more token than now does not fit.
+func (f *fitter) shortenAlone(u *unit, body string, prefix, kept, room int) (int, bool) {
+	lo := u.keptTokens
+	before := f.alone(u)
+	for step := 0; ; step++ {
+		u.setBody(body, prefix, kept)
+		d := f.alone(u) - before
+		if d <= room {
+			return kept, true
+		}
+		if kept <= lo+1 {
+			return 0, false
+		}
+		keep := lo + 1 // guesses are not converging: the smallest step
+		if step < 2 {
+			keep = max(lo+1, kept-(d-room))
+		}
+		body, prefix, kept = f.bodyFor(u, keep)
+		if kept <= lo {
+			return 0, false
+		}
+	}
+}
+
+// bodyState is what cutBody changes, to undo a regrowth that did not fit.
+type bodyState struct {
+	body            string
+	kept            int
+	exhausted       bool
+	tokens, byteCut int
+}
+
+func (u *unit) save() bodyState {
+	return bodyState{u.sec.Body, u.keptTokens, u.exhausted, u.rep.TruncatedTokens, u.rep.TruncatedBytes}
+}
+
+func (u *unit) restore(s bodyState) {
+	u.sec.Body, u.keptTokens, u.exhausted = s.body, s.kept, s.exhausted
+	u.rep.TruncatedTokens, u.rep.TruncatedBytes = s.tokens, s.byteCut
+}
