@@ -14,3 +14,16 @@ if command -v node >/dev/null && [ -d ../../tokenizer/testdata/reference/node_mo
 fi
 # Median MB/s per benchmark and its ratio to tessera's.
 go run ./ratio bench.txt
+
+# Budgets against Priompt (budget_test.go): refit the inputs with Priompt
+# when Node.js and (cd priompt && npm ci) are there, then print the sections
+# each keeps and the budget each uses, and the time of one fit by each
+# (BenchmarkBudgetFit/INPUT/LIBRARY, ns/op).
+if command -v node >/dev/null && [ -d priompt/node_modules ]; then
+	go test -run TestWriteBudgetInputs -write-budget-inputs priompt/inputs.json . >/dev/null
+	(cd priompt && node fit.cjs inputs.json ../testdata/priompt.json)
+	for _ in $(seq "$count"); do (cd priompt && node fit.cjs --bench inputs.json); done >>bench.txt
+	rm -f priompt/inputs.json
+fi
+go test -run TestBudgetAgainstPriompt -v . | sed -n 's/^        //p'
+grep '^BenchmarkBudgetFit/' bench.txt | awk '{print $1, $3, $4}' | sort -s -k1,1
