@@ -16,6 +16,15 @@
 //   node fit.cjs --bench inputs.json
 //
 // times one render per input instead, printed in Go benchmark format.
+//
+// Priompt comes from the npm registry as @impowering/priompt 0.2.1, a
+// fork of @anysphere/priompt 0.2.1 published with updated dependencies:
+// the registry reachable here answers 404 for @anysphere/priompt. Its
+// tokenizer is Anysphere's own @anysphere/tiktoken-node 0.2.1, which
+// ships a Linux x64 build; its builds for other platforms are missing
+// from the registry too, so package.json points them at an empty stand-in
+// (unserved/) and npm ci installs from a complete lockfile. It runs on
+// Linux x64.
 "use strict";
 const fs = require("fs");
 const crypto = require("crypto");
