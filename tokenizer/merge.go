@@ -27,7 +27,6 @@ import (
 // The tests check each against a plain transcription of tiktoken's loop.
 
 const (
-	smallPiece  = 64
 	sortedPiece = 1024
 	noRank      = math.MaxUint32
 )
@@ -35,11 +34,8 @@ const (
 // merger merges pieces into tokens. The zero value is ready; call release
 // when done with it.
 type merger struct {
-	buf    [smallPiece + 8]byte // the piece, then zeros for 8-byte loads
-	bounds [smallPiece + 1]uint8
-	ranks  [smallPiece + 1]uint32
-	tree   treeMerge
-	big    *bigMerge
+	tree treeMerge
+	big  *bigMerge
 }
 
 var bigPool = sync.Pool{New: func() any { return new(bigMerge) }}
@@ -89,74 +85,54 @@ func (m *merger) encode(t *rankTable, dst []int, piece string) []int {
 	return g.appendTokens(t, dst, piece)
 }
 
-// small runs tiktoken's merge loop on a piece of 2 to smallPiece bytes.
-// It leaves the token boundaries in m.bounds[:k] and returns k (the
-// tokens are k-1).
-func (m *merger) small(t *rankTable, piece string) int {
-	n := len(piece)
-	buf := m.buf[:n+8]
-	copy(buf, piece)
-	clear(buf[n:])
-	b, r := m.bounds[:n+1], m.ranks[:n+1]
-	for i := range b {
-		b[i] = uint8(i)
-	}
-	for i := 0; i < n-1; i++ {
-		r[i] = t.two[uint16(buf[i])|uint16(buf[i+1])<<8]
-	}
-	r[n-1], r[n] = noRank, noRank
-	k := n + 1 // live boundaries
-	for {
-		minI, minR := -1, uint32(noRank)
-		for i, v := range r[:k-2] {
-			if v < minR {
-				minI, minR = i, v
-			}
-		}
-		if minI < 0 {
-			return k
-		}
-		i := minI
-		// Merge tokens i and i+1 by removing boundary i+1.
-		if i+3 < k {
-			r[i] = t.span(buf, piece, int(b[i]), int(b[i+3]))
-		} else {
-			r[i] = noRank
-		}
-		if i > 0 {
-			r[i-1] = t.span(buf, piece, int(b[i-1]), int(b[i+2]))
-		}
-		copy(b[i+1:k-1], b[i+2:k])
-		copy(r[i+1:k-1], r[i+2:k])
-		k--
-	}
-}
-
 // treePiece is the longest piece the tournament merge takes.
 const treePiece = 512
 
 // treeMerge merges pieces of up to treePiece bytes without allocating.
 // Tokens are nodes of a linked list indexed by their start byte, and
-// key[s] holds the pair node s starts as rank<<9 | s (noKey if none), so
-// that the smallest key is the lowest rank, leftmost first. The keys are
-// the leaves of a tournament of fan-out eight: l1 holds the least key of
-// each eight, l2 the least of each eight of those. The next merge is the
-// least of at most eight values, and a merge changes at most three leaves
-// and the blocks above them; no array shifts.
+// key[s] holds the pair node s starts as rank<<9 | s, so that the
+// smallest key is the lowest rank, leftmost first; a node with no pair
+// holds noRank<<9 | s or noKey, both at least noPair. The keys are the
+// leaves of a tournament of fan-out eight: l1 holds the least key of each
+// eight, l2 the least of each eight of those. The next merge is the least
+// of eight values, and a merge changes at most three leaves and the
+// blocks above them; no array shifts.
 type treeMerge struct {
 	key  [treePiece]uint32
 	l1   [treePiece / 8]uint32
-	l2   [treePiece / 64]uint32
+	l2   [8]uint32
 	next [treePiece + 1]uint16
-	prev [treePiece]uint16
+	prev [treePiece + 1]uint16
 	buf  [treePiece + 8]byte // the piece, then zeros for 8-byte loads
 }
 
-const noKey = math.MaxUint32
+const (
+	noKey  = math.MaxUint32
+	noPair = noKey &^ 511 // noRank<<9: keys from here up hold no pair
+)
 
-func min8(a []uint32) uint32 {
-	a = a[:8]
+// Initial links: node i is followed by i+1 and preceded by i-1 (0xFFFF
+// before node 0).
+var initNext, initPrev = func() (next, prev [treePiece + 1]uint16) {
+	for i := range next {
+		next[i] = uint16(i + 1)
+		prev[i] = uint16(i - 1)
+	}
+	return
+}()
+
+// min8 returns the least of a. It is kept out of line so that it compiles
+// to conditional moves: in the merge loop the compiler may branch instead,
+// and these branches go whichever way the text makes them.
+//
+//go:noinline
+func min8(a *[8]uint32) uint32 {
 	return min(min(min(a[0], a[1]), min(a[2], a[3])), min(min(a[4], a[5]), min(a[6], a[7])))
+}
+
+// block returns the eight entries of a from 8*i.
+func block(a []uint32, i int) *[8]uint32 {
+	return (*[8]uint32)(a[8*i : 8*i+8])
 }
 
 // merge merges piece (2 to treePiece bytes) and returns its token count;
@@ -166,24 +142,18 @@ func (g *treeMerge) merge(t *rankTable, piece string) int {
 	buf := g.buf[:n+8]
 	copy(buf, piece)
 	clear(buf[n:])
-	leaves := (n + 7) &^ 7
-	blocks := leaves / 8
-	for i := range n {
-		g.next[i] = uint16(i + 1)
-		g.prev[i] = uint16(i - 1) // 0xFFFF before node 0
-	}
+	copy(g.next[:n], initNext[:n])
+	copy(g.prev[:n], initPrev[:n])
 	for i := range n - 1 {
-		if v := t.two[uint16(buf[i])|uint16(buf[i+1])<<8]; v != noRank {
-			g.key[i] = v<<9 | uint32(i)
-		} else {
-			g.key[i] = noKey
-		}
+		g.key[i] = t.two[uint16(buf[i])|uint16(buf[i+1])<<8]<<9 | uint32(i)
 	}
+	leaves := (n + 7) &^ 7
 	for i := n - 1; i < leaves; i++ {
 		g.key[i] = noKey
 	}
+	blocks := leaves / 8
 	for b := range blocks {
-		g.l1[b] = min8(g.key[8*b:])
+		g.l1[b] = min8(block(g.key[:], b))
 	}
 	groups := 0 // l2 is used for more than eight blocks
 	if blocks > 8 {
@@ -192,7 +162,7 @@ func (g *treeMerge) merge(t *rankTable, piece string) int {
 			g.l1[b] = noKey
 		}
 		for q := range groups {
-			g.l2[q] = min8(g.l1[8*q:])
+			g.l2[q] = min8(block(g.l1[:], q))
 		}
 		for q := groups; q < 8; q++ {
 			g.l2[q] = noKey
@@ -202,58 +172,56 @@ func (g *treeMerge) merge(t *rankTable, piece string) int {
 			g.l1[b] = noKey
 		}
 	}
-	update := func(s int) {
-		b := s >> 3
-		g.l1[b] = min8(g.key[8*b:])
-		if groups > 0 {
-			q := b >> 3
-			g.l2[q] = min8(g.l1[8*q:])
-		}
-	}
 	count := n
 	for {
-		var top uint32
-		if groups > 0 {
-			top = min8(g.l2[:])
+		var least uint32
+		if groups == 0 {
+			least = min8(block(g.l1[:], 0))
 		} else {
-			top = min8(g.l1[:])
+			least = min8(&g.l2)
 		}
-		if top == noKey {
+		if least >= noPair {
 			return count
 		}
 		// Merge node s with the next, b, removing b.
-		s := int(top & 511)
-		b := int(g.next[s])
+		s := int(least & 511)
+		b := int(g.next[s]) & 511
 		c := int(g.next[b])
 		g.next[s] = uint16(c)
-		if c < n {
-			g.prev[c] = uint16(s)
-		}
+		g.prev[c] = uint16(s)
 		g.key[b] = noKey
 		count--
 		// The pair s starts is now (s..b, c).
-		g.key[s] = noKey
 		if c < n {
-			if v := t.span(buf, piece, s, int(g.next[c])); v != noRank {
-				g.key[s] = v<<9 | uint32(s)
-			}
+			g.key[s] = t.span(buf, piece, s, int(g.next[c]))<<9 | uint32(s)
+		} else {
+			g.key[s] = noKey
 		}
 		// The pair before s is now (p, s..b).
 		p := int(int16(g.prev[s]))
 		if p >= 0 {
-			g.key[p] = noKey
-			if v := t.span(buf, piece, p, c); v != noRank {
-				g.key[p] = v<<9 | uint32(p)
+			p &= 511
+			g.key[p] = t.span(buf, piece, p, c)<<9 | uint32(p)
+		}
+		// Recompute the blocks of the changed leaves (p, s and b often
+		// share one), and their groups.
+		bs := s >> 3
+		g.l1[bs] = min8(block(g.key[:], bs))
+		if b>>3 != bs {
+			g.l1[b>>3] = min8(block(g.key[:], b>>3))
+		}
+		if p >= 0 && p>>3 != bs {
+			g.l1[p>>3] = min8(block(g.key[:], p>>3))
+		}
+		if groups > 0 {
+			q := bs >> 3
+			g.l2[q] = min8(block(g.l1[:], q))
+			if b>>6 != q {
+				g.l2[b>>6] = min8(block(g.l1[:], b>>6))
 			}
-		}
-		// Recompute the blocks of the three changed leaves (p, s and b
-		// often share one).
-		update(s)
-		if b>>3 != s>>3 {
-			update(b)
-		}
-		if p >= 0 && p>>3 != s>>3 {
-			update(p)
+			if p >= 0 && p>>6 != q {
+				g.l2[p>>6] = min8(block(g.l1[:], p>>6))
+			}
 		}
 	}
 }

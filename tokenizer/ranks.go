@@ -19,11 +19,7 @@ type rankTable struct {
 	two   []uint32    // rank of the two bytes b0 | b1<<8, or noRank
 	short []shortSlot // three to eight bytes
 	long  []longSlot  // nine bytes or more
-	// filter has two bits set for every token of three bytes or more, in
-	// the word its hash chooses; most absent strings find a bit clear and
-	// never read the larger tables.
-	filter []uint64
-	vocab  []string // rank → token bytes, to confirm a long match
+	vocab []string    // rank → token bytes, to confirm a long match
 
 	shortShift, longShift uint8
 }
@@ -73,7 +69,6 @@ func newRankTable(vocab []string) (*rankTable, bool) {
 	for i := range t.short {
 		t.short[i].val = emptySlot
 	}
-	t.filter = make([]uint64, 1<<filterBits)
 	for r, tok := range vocab {
 		if t.rank(tok) != noRank {
 			return nil, false
@@ -88,7 +83,6 @@ func newRankTable(vocab []string) (*rankTable, bool) {
 		case len(tok) <= 8:
 			k := shortKey(tok)
 			mask := len(t.short) - 1
-			t.addFilter(shortHash(k, len(tok)))
 			for i := int(shortHash(k, len(tok)) >> t.shortShift); ; i = (i + 1) & mask {
 				if t.short[i].val == emptySlot {
 					t.short[i] = shortSlot{key: k, val: rank | uint32(len(tok))<<24}
@@ -97,7 +91,6 @@ func newRankTable(vocab []string) (*rankTable, bool) {
 			}
 		default:
 			h := longHash(tok)
-			t.addFilter(h)
 			mask := len(t.long) - 1
 			for i := int(h >> t.longShift); ; i = (i + 1) & mask {
 				if t.long[i].tag == 0 {
@@ -127,24 +120,37 @@ func (t *rankTable) rank(s string) uint32 {
 }
 
 // span returns the rank of piece[i:j], 2 <= j-i, where buf holds the
-// bytes of piece followed by at least eight more.
+// bytes of piece followed by at least eight more. It is shortRank and
+// longRank in one call, for the merge loops.
 func (t *rankTable) span(buf []byte, piece string, i, j int) uint32 {
-	switch n := j - i; {
-	case n == 2:
-		return t.two[uint16(buf[i])|uint16(buf[i+1])<<8]
-	case n <= 8:
-		return t.shortRank(load64b(buf, i)&(^uint64(0)>>(64-8*n)), n)
+	n := j - i
+	if n > 8 {
+		return t.longRank(piece[i:j])
 	}
-	return t.longRank(piece[i:j])
+	k := load64b(buf, i) & (^uint64(0) >> (64 - 8*n))
+	if n == 2 {
+		return t.two[uint16(k)]
+	}
+	mask := len(t.short) - 1
+	want := uint32(n) << 24
+	for i := int(shortHash(k, n) >> t.shortShift); ; i = (i + 1) & mask {
+		s := &t.short[i]
+		if s.val == emptySlot {
+			return noRank
+		}
+		if s.key == k && s.val&0xFF000000 == want {
+			return s.val & 0xFFFFFF
+		}
+	}
 }
 
-// shortRank returns the rank of the token of n bytes (3 to 8) whose
+// shortRank returns the rank of the token of n bytes (2 to 8) whose
 // bytes are k, as shortKey makes it.
 func (t *rankTable) shortRank(k uint64, n int) uint32 {
-	h := shortHash(k, n)
-	if !t.mayHave(h) {
-		return noRank
+	if n == 2 {
+		return t.two[uint16(k)]
 	}
+	h := shortHash(k, n)
 	mask := len(t.short) - 1
 	want := uint32(n) << 24
 	for i := int(h >> t.shortShift); ; i = (i + 1) & mask {
@@ -160,9 +166,6 @@ func (t *rankTable) shortRank(k uint64, n int) uint32 {
 
 func (t *rankTable) longRank(s string) uint32 {
 	h := longHash(s)
-	if !t.mayHave(h) {
-		return noRank
-	}
 	tag := longTag(h)
 	mask := len(t.long) - 1
 	for i := int(h >> t.longShift); ; i = (i + 1) & mask {
@@ -174,26 +177,6 @@ func (t *rankTable) longRank(s string) uint32 {
 			return l.rank
 		}
 	}
-}
-
-// filterBits is log2 of the words in the filter: 2^21 bits, 256 KB, about
-// ten bits for each token of o200k_base, so that about one absent string
-// in fifty passes it.
-const filterBits = 15
-
-// filterMask returns the two bits of hash h in its filter word. They come
-// from bits of h that neither the word index nor the table slots use.
-func filterMask(h uint64) uint64 {
-	return 1<<(h>>20&63) | 1<<(h>>26&63)
-}
-
-func (t *rankTable) addFilter(h uint64) {
-	t.filter[h>>(64-filterBits)] |= filterMask(h)
-}
-
-func (t *rankTable) mayHave(h uint64) bool {
-	m := filterMask(h)
-	return t.filter[h>>(64-filterBits)]&m == m
 }
 
 // shortKey returns the bytes of s (at most eight) as a little-endian
