@@ -7,6 +7,10 @@ import (
 	"syscall"
 )
 
+// indexing is whether logs keep an index (see index.go): only where
+// appends hold a lock that the index's updates can share.
+const indexing = true
+
 func lockFile(f *os.File) error {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)

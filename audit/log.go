@@ -77,7 +77,12 @@ func (l *Log) Append(ctx context.Context, r *Record) error {
 	if l.file != nil {
 		lf = l.file(f)
 	}
-	return l.write(lf, line)
+	before, _ := f.Stat() // for the index; nil skips it
+	if err := l.write(lf, line); err != nil {
+		return err
+	}
+	l.indexAppend(f, before, r, len(line))
+	return nil
 }
 
 // write appends line to f, which the caller holds locked, and on failure
@@ -164,22 +169,16 @@ type BadLine struct {
 }
 
 // Find returns every record whose correlation id is id, in log order. A
-// correlation id may be shared by several assemblies of one run. It also
-// returns the lines it could not read, which a caller may report.
+// correlation id may be shared by several assemblies of one run.
+//
+// It looks the id up in the log's index (<log>.idx, see IndexSuffix),
+// bringing the index up to date first, and reads only the lines the
+// index points at, each checked against the id. Where the index cannot
+// be kept (a read-only directory, or a system without file locks), it
+// reads the whole log, and then also returns the lines it could not
+// read, which a caller may report.
 func (l *Log) Find(ctx context.Context, id string) ([]Entry, []BadLine, error) {
-	var (
-		found []Entry
-		bad   []BadLine
-	)
-	err := l.Scan(ctx, func(e Entry, err error) error {
-		if err != nil {
-			bad = append(bad, BadLine{Line: e.Line, Err: err})
-		} else if e.Record.CorrelationID == id {
-			found = append(found, e)
-		}
-		return nil
-	})
-	return found, bad, err
+	return l.find(ctx, idKey(id), func(r *Record) bool { return r.CorrelationID == id })
 }
 
 // Scan calls fn for each line of the log in order, with the parsed record
