@@ -12,8 +12,15 @@
 // Structured Outputs strict mode, each at its JSON Pointer (RFC 6901), and
 // [Strictify] fixes what can be fixed without guessing: it closes objects
 // with "additionalProperties": false and turns optional properties into
-// required ones whose value may be null. docs/providers.md lists the rules
+// required ones whose value may be null. docs/PROVIDERS.md lists the rules
 // and where they come from.
+//
+// Other providers refuse other keywords in a schema they constrain a
+// reply to: Anthropic's structured outputs refuse minimum, maxLength and
+// their kin. [KeywordRules] name such keywords, [Value.FindKeywords]
+// finds them, and [Value.MoveKeywords] moves each one it can word into
+// its schema's description ("minimum": 3 becomes "Must be ≥ 3."), so the
+// model still reads the constraint the provider will not enforce.
 //
 // Each of those functions, and [AppendCompact], reads the bytes it is
 // given, so a schema checked, fixed and copied into a request body would

@@ -8,7 +8,7 @@ import (
 )
 
 // The size limits of OpenAI's strict mode, from the "Supported schemas"
-// section of its Structured Outputs guide; docs/providers.md cites them.
+// section of its Structured Outputs guide; docs/PROVIDERS.md cites them.
 const (
 	maxProperties    = 5000    // object properties in the whole schema
 	maxObjectDepth   = 10      // levels of nested objects
