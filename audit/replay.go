@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tessera-dev/tessera/prompt"
@@ -102,11 +103,22 @@ func (r *Report) OK() bool {
 // log cannot be read or holds no record with that id.
 func Replay(ctx context.Context, l *Log, id string, rebuild RebuildFunc) (*Report, error) {
 	entries, bad, err := l.Find(ctx, id)
+	return replay(ctx, l, entries, bad, err, "correlation id "+strconv.Quote(id), rebuild)
+}
+
+// ReplayHash is Replay for the records whose prompt hash is hash.
+func ReplayHash(ctx context.Context, l *Log, hash string, rebuild RebuildFunc) (*Report, error) {
+	entries, bad, err := l.FindHash(ctx, hash)
+	return replay(ctx, l, entries, bad, err, "prompt hash "+hash, rebuild)
+}
+
+// replay verifies the records a lookup for what found.
+func replay(ctx context.Context, l *Log, entries []Entry, bad []BadLine, err error, what string, rebuild RebuildFunc) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
 	if len(entries) == 0 {
-		msg := fmt.Sprintf("no record with correlation id %q in %s", id, l.Path)
+		msg := fmt.Sprintf("no record with %s in %s", what, l.Path)
 		if len(bad) > 0 {
 			msg += fmt.Sprintf(" (%d unreadable lines, the first at line %d: %v)", len(bad), bad[0].Line, bad[0].Err)
 		}

@@ -17,6 +17,25 @@ import (
 // to the same bytes. Catalog c (nil for none) is what template records
 // are rebuilt from.
 func (e *Engine) Replay(ctx context.Context, c *catalog.Catalog, l *audit.Log, id string) (*audit.Report, error) {
+	rebuild, err := e.rebuilder(c)
+	if err != nil {
+		return nil, err
+	}
+	return audit.Replay(ctx, l, id, rebuild)
+}
+
+// ReplayHash is Replay for the records whose prompt hash is hash.
+func (e *Engine) ReplayHash(ctx context.Context, c *catalog.Catalog, l *audit.Log, hash string) (*audit.Report, error) {
+	rebuild, err := e.rebuilder(c)
+	if err != nil {
+		return nil, err
+	}
+	return audit.ReplayHash(ctx, l, hash, rebuild)
+}
+
+// rebuilder returns the function that lays a record's prompt out again
+// from catalog c.
+func (e *Engine) rebuilder(c *catalog.Catalog) (audit.RebuildFunc, error) {
 	env, err := Env(c)
 	if err != nil {
 		return nil, err
@@ -54,7 +73,7 @@ func (e *Engine) Replay(ctx context.Context, c *catalog.Catalog, l *audit.Log, i
 		}
 		return &res.Prompt, nil
 	}
-	return audit.Replay(ctx, l, id, rebuild)
+	return rebuild, nil
 }
 
 // Describe names the prompt a record holds, for messages: its workflow

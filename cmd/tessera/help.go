@@ -34,7 +34,10 @@ var examples = map[string]string{
   # write the prompts and manifest.json
   tessera compile --root examples --out /tmp/prompts`,
 	"tessera replay": `  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --log /tmp/assemblies.jsonl --correlation-id run-1
-  tessera replay --root examples --log /tmp/assemblies.jsonl --id run-1`,
+  tessera replay --root examples --log /tmp/assemblies.jsonl --id run-1
+
+  # every logged assembly of one exact prompt (its sha256, as assemble | sha256sum prints it)
+  tessera replay --root examples --log /tmp/assemblies.jsonl --hash e859b9ca235c5c5157d39ad983a82495697dc71b4ad35c1c83daaf603cc33266`,
 	"tessera tokens": `  tessera tokens --model gpt-4o examples/seed/prompts/shared/review_rules.txt
   tessera tokens --model claude-sonnet-4-5 examples/canonical/v2-example.yaml
   git show HEAD:README.md | tessera tokens -`,

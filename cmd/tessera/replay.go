@@ -12,20 +12,25 @@ import (
 )
 
 func (a *app) replayCmd() *cobra.Command {
-	var logFile, id string
+	var logFile, id, hash string
 	cmd := &cobra.Command{
-		Use:   "replay --id CORRELATION_ID",
+		Use:   "replay (--id CORRELATION_ID | --hash PROMPT_HASH)",
 		Short: "Re-assemble a logged prompt and verify its hash",
-		Long: `Find the records with the given correlation id in the audit log, check
-that each stored prompt still hashes to its stored hash, re-assemble it from
-the catalog as it is now, and compare. Exit 0 when every record matches; exit
-1 and show the first differing line and the files that changed when one does
-not, or when a stored prompt does not match its own hash.`,
+		Long: `Find the records with the given correlation id (or, with --hash, the given
+prompt hash) in the audit log, check that each stored prompt still hashes to
+its stored hash, re-assemble it from the catalog as it is now, and compare.
+Exit 0 when every record matches; exit 1 and show the first differing line
+and the files that changed when one does not, or when a stored prompt does
+not match its own hash.
+
+The log's index (<log>.idx, kept beside it) finds the records without
+reading the whole log; it is rebuilt when missing or stale, and every
+record it points at is checked against the log.`,
 		Annotations: map[string]string{"exit1": "a record does not match (its first differing line and the files that\n     changed are shown), a stored prompt does not match its own hash, no\n     record has the id, or the log or catalog cannot be read"},
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if id == "" {
-				return errors.New("replay needs --id")
+			if (id == "") == (hash == "") {
+				return errors.New("replay needs --id or --hash, not both")
 			}
 			ctx := cmd.Context()
 			c, err := a.openCatalogIfAny(ctx)
@@ -44,7 +49,12 @@ not, or when a stored prompt does not match its own hash.`,
 			if lp == "" {
 				return errors.New("replay needs --log FILE (or a log path in tessera.yaml)")
 			}
-			rep, err := a.engine.Replay(ctx, c, &audit.Log{Path: lp}, id)
+			var rep *audit.Report
+			if id != "" {
+				rep, err = a.engine.Replay(ctx, c, &audit.Log{Path: lp}, id)
+			} else {
+				rep, err = a.engine.ReplayHash(ctx, c, &audit.Log{Path: lp}, hash)
+			}
 			if err != nil {
 				return failure{err}
 			}
@@ -66,6 +76,7 @@ not, or when a stored prompt does not match its own hash.`,
 	}
 	cmd.Flags().StringVar(&logFile, "log", "", "the JSON Lines audit log (default: tessera.yaml's log)")
 	cmd.Flags().StringVar(&id, "id", "", "correlation id of the record(s) to replay")
+	cmd.Flags().StringVar(&hash, "hash", "", "prompt hash (assembled_prompt_hash) of the record(s) to replay")
 	return cmd
 }
 
