@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"text/template"
@@ -182,8 +183,9 @@ func TestAssemblyPeersAgree(t *testing.T) {
 
 // BenchmarkAssemblyPeers times each assembler on its own, then all four
 // interleaved in one loop ("interleaved"), so that every one sees the
-// same machine; that run reports each one's time and allocations per
-// call and their ratio to tessera-canonical's, and logs them as a table.
+// same machine; that run reports each one's median time per call and the
+// median of its ratio to the canonical call of the same round, with
+// allocations per call, and logs them as a table.
 func BenchmarkAssemblyPeers(b *testing.B) {
 	as := assemblers(b, b.TempDir())
 	for _, a := range as {
@@ -210,22 +212,31 @@ func BenchmarkAssemblyPeers(b *testing.B) {
 				}
 			})
 		}
-		took := make([]time.Duration, len(as))
+		// Each call's time, and its ratio to the canonical call of the
+		// same round; medians, so that a pause of the machine in one call
+		// does not count for all of them.
+		took := make([][]float64, len(as))
+		ratio := make([][]float64, len(as))
 		for b.Loop() {
+			var first float64
 			for i, a := range as {
 				t0 := time.Now()
 				if _, err := a.assemble(); err != nil {
 					b.Fatal(err)
 				}
-				took[i] += time.Since(t0)
+				d := float64(time.Since(t0))
+				if i == 0 {
+					first = d
+				}
+				took[i] = append(took[i], d)
+				ratio[i] = append(ratio[i], d/first)
 			}
 		}
 		var table strings.Builder
-		fmt.Fprintf(&table, "\n%-18s %12s %10s %12s %10s\n", "", "µs/op", "× canonical", "allocs/op", "× canonical")
+		fmt.Fprintf(&table, "\n%-18s %12s %12s %12s %12s\n", "", "µs/op", "× canonical", "allocs/op", "× canonical")
 		for i, a := range as {
-			us := float64(took[i].Microseconds()) / float64(b.N)
-			x := float64(took[i]) / float64(took[0])
-			fmt.Fprintf(&table, "%-18s %12.1f %10.2f %12.0f %10.2f\n", a.name, us, x, allocs[i], allocs[i]/allocs[0])
+			us, x := medianOf(took[i])/1e3, medianOf(ratio[i])
+			fmt.Fprintf(&table, "%-18s %12.1f %12.2f %12.0f %12.2f\n", a.name, us, x, allocs[i], allocs[i]/allocs[0])
 			b.ReportMetric(us, a.name+"-µs/op")
 			if i > 0 {
 				b.ReportMetric(x, a.name+"-x")
@@ -233,4 +244,13 @@ func BenchmarkAssemblyPeers(b *testing.B) {
 		}
 		b.Log(table.String())
 	})
+}
+
+// medianOf returns the median of v, which it sorts.
+func medianOf(v []float64) float64 {
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,8 +32,8 @@ import (
 // Target: canonical within 2× of catalog in time and in allocations
 // (docs/PERFORMANCE.md, "Canonical prompts"). "ratio" runs the two
 // interleaved in one loop, so both see the same machine, and reports
-// canonical÷catalog for time (x-time), bytes (x-B) and allocations
-// (x-allocs).
+// canonical÷catalog for time (x-time: the median of the pairs' ratios),
+// bytes (x-B) and allocations (x-allocs).
 func BenchmarkAssembly(b *testing.B) {
 	ctx := context.Background()
 	var e engine.Engine
@@ -94,7 +95,7 @@ func BenchmarkAssembly(b *testing.B) {
 	b.Run("ratio", func(b *testing.B) {
 		cb, ca := memPerOp(b, canon)
 		tb, ta := memPerOp(b, cold)
-		var tc, tt time.Duration
+		var tc, tt, x []float64
 		for b.Loop() {
 			t0 := time.Now()
 			if err := canon(); err != nil {
@@ -104,16 +105,26 @@ func BenchmarkAssembly(b *testing.B) {
 			if err := cold(); err != nil {
 				b.Fatal(err)
 			}
-			tc += t1.Sub(t0)
-			tt += time.Since(t1)
+			c, t := float64(t1.Sub(t0)), float64(time.Since(t1))
+			tc, tt, x = append(tc, c), append(tt, t), append(x, c/t)
 		}
-		n := float64(b.N)
-		b.ReportMetric(float64(tc.Nanoseconds())/n, "canonical-ns/op")
-		b.ReportMetric(float64(tt.Nanoseconds())/n, "catalog-ns/op")
-		b.ReportMetric(float64(tc)/float64(tt), "x-time")
+		// Medians, so that a pause of the machine in one call does not
+		// count for all of them.
+		b.ReportMetric(median(tc), "canonical-ns/op")
+		b.ReportMetric(median(tt), "catalog-ns/op")
+		b.ReportMetric(median(x), "x-time")
 		b.ReportMetric(cb/tb, "x-B")
 		b.ReportMetric(ca/ta, "x-allocs")
 	})
+}
+
+// median returns the median of v, which it sorts.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
 }
 
 // memPerOp returns the bytes and allocations of one call of op, averaged
