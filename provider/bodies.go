@@ -135,7 +135,6 @@ const cacheControl = `,"cache_control":{"type":"ephemeral"}`
 // "messages":[{"role":"user","content":[{"type":"text","text","cache_control"}]}],
 // "output_config":{"format":{"type":"json_schema","schema"}}}.
 func (e *encoder) anthropic() {
-	mark := e.opts.CacheBreakpoints
 	e.raw(`{`)
 	e.model()
 	e.raw(`"max_tokens":`)
@@ -165,7 +164,7 @@ func (e *encoder) anthropic() {
 			if e.req.StrictTools {
 				e.raw(`,"strict":true`)
 			}
-			if mark && i == len(e.req.Tools)-1 {
+			if e.markTools && i == len(e.req.Tools)-1 {
 				e.raw(cacheControl)
 				e.breakpoints++
 			}
@@ -175,10 +174,10 @@ func (e *encoder) anthropic() {
 	}
 	if len(e.system) > 0 {
 		e.raw(`,"system":`)
-		e.textBlocks(e.system, e.sysStable)
+		e.textBlocks(e.system, e.sysStable, e.markSys)
 	}
 	e.raw(`,"messages":[{"role":"user","content":`)
-	e.textBlocks(e.user, e.userStable)
+	e.textBlocks(e.user, e.userStable, e.markUser)
 	e.raw(`}]`)
 	if e.req.Output != nil {
 		e.raw(`,"output_config":{"format":{"type":"json_schema","schema":`)
@@ -190,9 +189,9 @@ func (e *encoder) anthropic() {
 
 // textBlocks writes a side as Anthropic text blocks: the stable run, then
 // the rest, each joined into one block, the stable one marked as a
-// breakpoint when asked.
-func (e *encoder) textBlocks(parts []Part, stable int) {
-	e.blocks(parts, stable, `{"type":"text","text":`, e.opts.CacheBreakpoints)
+// breakpoint when mark is set.
+func (e *encoder) textBlocks(parts []Part, stable int, mark bool) {
+	e.blocks(parts, stable, `{"type":"text","text":`, mark)
 }
 
 // textParts writes a side as Gemini parts: the stable run, then the rest.

@@ -18,8 +18,18 @@
 // count of that stable prefix; for Anthropic, [Options].CacheBreakpoints
 // marks the end of the prefix with cache_control breakpoints.
 //
+// What a body may hold depends on the model as well as the API: older
+// models have no structured output, Gemini before Gemini 3 refuses tools
+// together with a JSON output schema, Anthropic refuses some schema
+// keywords and caches no prefix below a minimum length. [BuiltinModels]
+// is a table of those capabilities by model family, embedded as data
+// (models.json) with the documentation each row was checked against;
+// [ModelTable.Lookup] finds a model's row, and [ModelTable.With] adds
+// corrections (tessera.yaml's models: key). Encode itself checks only
+// what every model of an API refuses; the engine applies the table.
+//
 // The package imports no provider SDK. The sub-modules
 // github.com/tessera-dev/tessera/openai, .../anthropic and .../gemini
-// hand a body to the official SDKs. docs/providers.md has the mapping for
+// hand a body to the official SDKs. docs/PROVIDERS.md has the mapping for
 // each provider.
 package provider

@@ -24,6 +24,13 @@ type Options struct {
 	// block, never more than the API's four. Other formats cache a
 	// prefix on their own and ignore it.
 	CacheBreakpoints bool
+	// MinCacheTokens, with CacheBreakpoints and a Counter, leaves out
+	// each breakpoint whose prefix (the tools, the stable system text and
+	// the stable user text up to it, as Counter counts them) is shorter
+	// than this many tokens: Anthropic does not cache a prefix below the
+	// model's minimum (provider.Model.MinCacheTokens). 0 places every
+	// breakpoint.
+	MinCacheTokens int
 	// Counter counts the stable prefix's tokens; nil leaves
 	// Body.StablePrefixTokens zero.
 	Counter tokenizer.Counter
@@ -38,11 +45,11 @@ type Options struct {
 type Body struct {
 	// Format is the API the body is for.
 	Format Format
-	// JSON is the body: compact, keys in the order docs/providers.md
+	// JSON is the body: compact, keys in the order docs/PROVIDERS.md
 	// gives, the same bytes for the same request and options.
 	JSON []byte
 	// StablePrefixHash is the prompt hash (prompt.Hash) of the stable
-	// prefix's serialisation (see docs/providers.md), the same for every
+	// prefix's serialisation (see docs/PROVIDERS.md), the same for every
 	// format; empty when nothing is stable and there are no tools or
 	// output schema. Equal hashes mean a provider can reuse its cache.
 	StablePrefixHash string
@@ -57,6 +64,9 @@ type Body struct {
 	// CacheBreakpoints is how many cache_control breakpoints the body
 	// has (Anthropic only).
 	CacheBreakpoints int
+	// BreakpointsDropped is how many breakpoints were left out because
+	// their prefix is shorter than Options.MinCacheTokens.
+	BreakpointsDropped int
 }
 
 // StrictError reports a schema that OpenAI's strict mode would reject,
@@ -98,6 +108,10 @@ func Encode(f Format, req Request, opts Options) (Body, error) {
 	if err := e.prepare(); err != nil {
 		return Body{}, err
 	}
+	if opts.Counter != nil {
+		e.count()
+	}
+	e.placeBreakpoints()
 	e.buf = make([]byte, 0, e.size())
 	switch f {
 	case OpenAIChat:
@@ -109,7 +123,7 @@ func Encode(f Format, req Request, opts Options) (Body, error) {
 	case Gemini:
 		e.gemini()
 	}
-	b := Body{Format: f, JSON: e.buf, CacheBreakpoints: e.breakpoints}
+	b := Body{Format: f, JSON: e.buf, CacheBreakpoints: e.breakpoints, BreakpointsDropped: e.dropped}
 	b.StablePrefixHash, b.StablePrefixTokens = e.prefix()
 	if opts.Counter != nil {
 		b.Counter = opts.Counter.Name()
@@ -135,6 +149,66 @@ type encoder struct {
 	output                [2]int
 	outputName            string
 	breakpoints           int
+	// The stable prefix's tokens by part, as Options.Counter counts them.
+	toolTokens, outputTokens, sysTokens, userTokens int
+	// markTools, markSys and markUser say which Anthropic breakpoints to
+	// place; dropped counts those left out for being under the minimum.
+	markTools, markSys, markUser bool
+	dropped                      int
+}
+
+// count counts the stable prefix's tokens with Options.Counter: each
+// tool's name, description and parameters, the output schema, and the
+// text of each stable part.
+func (e *encoder) count() {
+	c := e.opts.Counter
+	n := func(s string) int {
+		if s == "" {
+			return 0
+		}
+		return c.Count(s)
+	}
+	for i, t := range e.req.Tools {
+		e.toolTokens += n(t.Name) + n(t.Description) + n(string(e.schemas[e.params[i][0]:e.params[i][1]]))
+	}
+	if e.req.Output != nil {
+		e.outputTokens = n(string(e.schemas[e.output[0]:e.output[1]]))
+	}
+	for _, p := range e.system[:e.sysStable] {
+		e.sysTokens += n(p.Text)
+	}
+	for _, p := range e.user[:e.userStable] {
+		e.userTokens += n(p.Text)
+	}
+}
+
+// placeBreakpoints decides which Anthropic breakpoints to place: each one
+// the options ask for whose prefix (tools, then system, then user, as
+// the cache reads them) reaches Options.MinCacheTokens.
+func (e *encoder) placeBreakpoints() {
+	if e.f != Anthropic || !e.opts.CacheBreakpoints {
+		return
+	}
+	min := e.opts.MinCacheTokens
+	if e.opts.Counter == nil {
+		min = 0
+	}
+	at := e.toolTokens
+	place := func(want bool, prefix int) bool {
+		if !want {
+			return false
+		}
+		if prefix < min {
+			e.dropped++
+			return false
+		}
+		return true
+	}
+	e.markTools = place(len(e.req.Tools) > 0, at)
+	at += e.sysTokens
+	e.markSys = place(e.sysStable > 0, at)
+	at += e.userTokens
+	e.markUser = place(e.userStable > 0, at)
 }
 
 func nonEmpty(parts []Part) []Part {

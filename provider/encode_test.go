@@ -469,3 +469,59 @@ func TestStablePrefixSerialisation(t *testing.T) {
 		t.Errorf("prefix hash %s, want the hash of\n%s", b.StablePrefixHash, want)
 	}
 }
+
+// TestMinCacheTokens checks that each breakpoint whose prefix (tools,
+// then stable system text, then stable user text) is under the minimum
+// is left out and counted, and that the rest of the body is the same.
+func TestMinCacheTokens(t *testing.T) {
+	req := Request{
+		Tools:  []prompt.Tool{{Name: "a", Description: "one two three"}}, // 4 words
+		System: []Part{{Key: "s", Text: "five words of system text", Stable: true}},
+		User:   []Part{{Key: "u", Text: "six words of stable user text", Stable: true}, {Key: "v", Text: "volatile"}},
+	}
+	for _, c := range []struct {
+		min             int
+		tools, sys, usr string
+		placed, dropped int
+	}{
+		{0, "1", "1", "10", 3, 0},
+		{4, "1", "1", "10", 3, 0},
+		{5, "0", "1", "10", 2, 1},
+		{9, "0", "1", "10", 2, 1},
+		{10, "0", "0", "10", 1, 2},
+		{15, "0", "0", "10", 1, 2},
+		{16, "0", "0", "00", 0, 3},
+	} {
+		b, err := Encode(Anthropic, req, Options{CacheBreakpoints: true, MinCacheTokens: c.min, Counter: golden.WordCounter{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl, s, u := marks(t, b.JSON)
+		if got := bits(tl) + " " + bits(s) + " " + bits(u); got != c.tools+" "+c.sys+" "+c.usr || b.CacheBreakpoints != c.placed || b.BreakpointsDropped != c.dropped {
+			t.Errorf("min %d: marks %s, %d placed, %d dropped; want %s %s %s, %d, %d", c.min, got, b.CacheBreakpoints, b.BreakpointsDropped, c.tools, c.sys, c.usr, c.placed, c.dropped)
+		}
+		if b.StablePrefixTokens != 15 {
+			t.Errorf("min %d: prefix tokens %d, want 15", c.min, b.StablePrefixTokens)
+		}
+		plain, _ := Encode(Anthropic, req, Options{Counter: golden.WordCounter{}})
+		if got := strings.ReplaceAll(string(b.JSON), cacheControl, ""); got != string(plain.JSON) {
+			t.Errorf("min %d: the body differs in more than the marks", c.min)
+		}
+	}
+	// Without a counter nothing is counted, so every breakpoint is placed.
+	if b, _ := Encode(Anthropic, req, Options{CacheBreakpoints: true, MinCacheTokens: 1000}); b.CacheBreakpoints != 3 || b.BreakpointsDropped != 0 {
+		t.Errorf("without a counter: %d placed, %d dropped", b.CacheBreakpoints, b.BreakpointsDropped)
+	}
+}
+
+func bits(bs []bool) string {
+	var sb strings.Builder
+	for _, x := range bs {
+		if x {
+			sb.WriteByte('1')
+		} else {
+			sb.WriteByte('0')
+		}
+	}
+	return sb.String()
+}

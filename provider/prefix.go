@@ -22,13 +22,6 @@ func (e *encoder) prefix() (string, int) {
 	if len(e.req.Tools) == 0 && e.req.Output == nil && len(stableSys) == 0 && len(stableUser) == 0 {
 		return "", 0
 	}
-	c := e.opts.Counter
-	tokens := 0
-	count := func(s string) {
-		if c != nil && s != "" {
-			tokens += c.Count(s)
-		}
-	}
 	n := len(prefixVersion) + len(e.schemas) + len(e.outputName) + 32
 	for _, t := range e.req.Tools {
 		n += len(t.Name) + len(t.Description) + 32
@@ -48,9 +41,6 @@ func (e *encoder) prefix() (string, int) {
 		b = netstring(b, t.Description)
 		b = netstring(b, string(params))
 		b = append(b, '\n')
-		count(t.Name)
-		count(t.Description)
-		count(string(params))
 	}
 	if e.req.Output != nil {
 		out := string(e.schemas[e.output[0]:e.output[1]])
@@ -58,7 +48,6 @@ func (e *encoder) prefix() (string, int) {
 		b = netstring(b, e.outputName)
 		b = netstring(b, out)
 		b = append(b, '\n')
-		count(out)
 	}
 	for _, side := range []struct {
 		name  string
@@ -70,10 +59,9 @@ func (e *encoder) prefix() (string, int) {
 			b = netstring(b, p.Key)
 			b = netstring(b, p.Text)
 			b = append(b, '\n')
-			count(p.Text)
 		}
 	}
-	return prompt.Hash(string(b)), tokens
+	return prompt.Hash(string(b)), e.toolTokens + e.outputTokens + e.sysTokens + e.userTokens
 }
 
 func netstring(b []byte, s string) []byte {

@@ -1,0 +1,41 @@
+package provider
+
+import (
+	"testing"
+)
+
+// FuzzParseModels checks that ParseModels never panics and that a table
+// it accepts looks every one of its own patterns up to a row (the same
+// row, or one with a longer pattern), and can take overrides of them.
+func FuzzParseModels(f *testing.F) {
+	f.Add(builtinData)
+	f.Add([]byte(`{"models": [{"match": ["m-1", "m-*x"], "provider": "openai", "structured_output": true, "strict_tools": true, "tools_with_json_output": true, "unsupported_keywords": ["minItems>1"], "min_cache_tokens": 0, "context_window": 100, "max_output_tokens": 10, "docs": ["https://example.com"], "checked": "2026-11-23", "note": ""}]}`))
+	f.Add([]byte(`{"models": [{"match": ["a"], "match": ["b"]}]}`))
+	f.Add([]byte(`{"models": null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tab, err := ParseModels(data, "fuzz")
+		if err != nil {
+			return
+		}
+		for _, m := range tab.Rows() {
+			for _, p := range m.Match {
+				if _, _, ok := tab.Lookup(p); !ok && !hasStar(p) {
+					t.Fatalf("pattern %q finds no row", p)
+				}
+				n := 1
+				if _, err := tab.With(ModelOverride{Name: p, Source: "y", MaxOutputTokens: &n}); err != nil && !hasStar(p) {
+					t.Fatalf("override of %q: %v", p, err)
+				}
+			}
+		}
+	})
+}
+
+func hasStar(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if p[i] == '*' {
+			return true
+		}
+	}
+	return false
+}
