@@ -70,6 +70,10 @@ type Delivery struct {
 	Counter string `json:"counter,omitempty"`
 	// CacheBreakpoints is the number of Anthropic cache_control marks.
 	CacheBreakpoints int `json:"cache_breakpoints,omitempty"`
+	// BreakpointsDropped says which cache breakpoints were left out and
+	// why, such as a stable prefix under the model's minimum cacheable
+	// length; empty when none were.
+	BreakpointsDropped string `json:"breakpoints_dropped,omitempty"`
 }
 
 // Timestamp formats t as an AssemblyTimestamp.
