@@ -33,7 +33,8 @@ import (
 // (docs/PERFORMANCE.md, "Canonical prompts"). "ratio" runs the two
 // interleaved in one loop, so both see the same machine, and reports
 // canonical÷catalog for time (x-time: the median of the pairs' ratios),
-// bytes (x-B) and allocations (x-allocs).
+// bytes (x-B) and allocations (x-allocs), and the same against the warm
+// catalog (x-warm-time, x-warm-B, x-warm-allocs).
 func BenchmarkAssembly(b *testing.B) {
 	ctx := context.Background()
 	var e engine.Engine
@@ -58,6 +59,10 @@ func BenchmarkAssembly(b *testing.B) {
 	}
 	defer warm.Close()
 	_, warmReq := assemblyRequests(warm)
+	warmOp := func() error {
+		_, err := e.Assemble(ctx, warmReq)
+		return err
+	}
 	res, err := e.Assemble(ctx, warmReq)
 	if err != nil {
 		b.Fatal(err)
@@ -78,7 +83,7 @@ func BenchmarkAssembly(b *testing.B) {
 	}{
 		{"canonical", canon},
 		{"catalog", cold},
-		{"catalog-warm", func() error { _, err := e.Assemble(ctx, warmReq); return err }},
+		{"catalog-warm", warmOp},
 		{"spec-parsed", func() error { _, err := canonical.Assemble(ctx, parsed, canonical.Config{}); return err }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
@@ -95,7 +100,8 @@ func BenchmarkAssembly(b *testing.B) {
 	b.Run("ratio", func(b *testing.B) {
 		cb, ca := memPerOp(b, canon)
 		tb, ta := memPerOp(b, cold)
-		var tc, tt, x []float64
+		wb, wa := memPerOp(b, warmOp)
+		var tc, tt, tw, x, xw []float64
 		for b.Loop() {
 			t0 := time.Now()
 			if err := canon(); err != nil {
@@ -105,16 +111,25 @@ func BenchmarkAssembly(b *testing.B) {
 			if err := cold(); err != nil {
 				b.Fatal(err)
 			}
-			c, t := float64(t1.Sub(t0)), float64(time.Since(t1))
-			tc, tt, x = append(tc, c), append(tt, t), append(x, c/t)
+			t2 := time.Now()
+			if err := warmOp(); err != nil {
+				b.Fatal(err)
+			}
+			c, t, w := float64(t1.Sub(t0)), float64(t2.Sub(t1)), float64(time.Since(t2))
+			tc, tt, tw = append(tc, c), append(tt, t), append(tw, w)
+			x, xw = append(x, c/t), append(xw, c/w)
 		}
 		// Medians, so that a pause of the machine in one call does not
 		// count for all of them.
 		b.ReportMetric(median(tc), "canonical-ns/op")
 		b.ReportMetric(median(tt), "catalog-ns/op")
+		b.ReportMetric(median(tw), "warm-ns/op")
 		b.ReportMetric(median(x), "x-time")
 		b.ReportMetric(cb/tb, "x-B")
 		b.ReportMetric(ca/ta, "x-allocs")
+		b.ReportMetric(median(xw), "x-warm-time")
+		b.ReportMetric(cb/wb, "x-warm-B")
+		b.ReportMetric(ca/wa, "x-warm-allocs")
 	})
 }
 
