@@ -14,6 +14,8 @@ import (
 	"github.com/tessera-dev/tessera/include"
 	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
+	"github.com/tessera-dev/tessera/provider"
+	"github.com/tessera-dev/tessera/schema"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
@@ -52,6 +54,11 @@ type Config struct {
 	// Limits (key "limits") caps what Tessera reads and produces; unset
 	// fields hold the defaults.
 	Limits Limits
+	// Models (key "models") corrects rows of the model capability table
+	// or adds rows for models Tessera does not know; nil when the key is
+	// absent, and the built-in table (provider.BuiltinModels) applies.
+	// See ModelsConfig.
+	Models *provider.ModelTable
 
 	// lines holds the line of each top-level key, for diagnostics.
 	lines map[string]int
@@ -129,6 +136,31 @@ func (r *RedactionConfig) Redactor() (*guard.Redactor, error) {
 	return guard.NewRedactor(r.Patterns, r.Defaults)
 }
 
+// ModelsConfig documents tessera.yaml's "models" key, a mapping of model
+// names (or patterns, '*' standing for any run of characters) to what the
+// models accept, for the provider request bodies Tessera checks against
+// its capability table (docs/PROVIDERS.md):
+//
+//	models:
+//	  gpt-4o-2024-05-13:          # correct a row: only the fields given change
+//	    max_output_tokens: 4096
+//	  acme-llm:                   # a model Tessera does not know
+//	    provider: openai          # openai, anthropic or gemini (required here)
+//	    structured_output: true
+//	    strict_tools: false
+//	    tools_with_json_output: true
+//	    unsupported_keywords: []  # e.g. [minimum, "minItems>1"]
+//	    min_cache_tokens: 0
+//	    context_window: 32768
+//	    max_output_tokens: 4096
+//	    note: served by our gateway
+//
+// An entry for a name the table knows starts from that name's row; one
+// for a new name starts from nothing (false, 0, no keywords) and must give
+// its provider. An entry wins over the built-in rows for the names it
+// matches.
+type ModelsConfig struct{}
+
 // DefaultOut is the compile output directory when tessera.yaml names none.
 const DefaultOut = "build/prompts"
 
@@ -144,6 +176,7 @@ var configSchema = yamldoc.NewSchema[configDoc](yamldoc.Options{
 		"budget.reserve": yamldoc.Int(0, math.MaxInt, "a whole number of tokens"),
 		"redaction":      yamldoc.Want("a mapping with defaults and patterns"),
 		"limits":         yamldoc.Want("a mapping with max_file_bytes and max_output_bytes"),
+		"models":         yamldoc.Want("a mapping of model names to what they accept"),
 	},
 	UnknownKey: func(at, key, _ string, keys []string) string {
 		msg := fmt.Sprintf("unknown key %q: the keys are %s", key, strings.Join(keys, ", "))
@@ -169,6 +202,7 @@ type configDoc struct {
 	Budget             *budgetDoc    `yaml:"budget"`
 	Redaction          *redactionDoc `yaml:"redaction"`
 	Limits             *limitsDoc    `yaml:"limits"`
+	Models             modelsDoc     `yaml:"models"`
 }
 
 type budgetDoc struct {
@@ -256,6 +290,18 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		if l.MaxOutputBytes > 0 {
 			cfg.Limits.MaxOutputBytes = int64(l.MaxOutputBytes)
 		}
+	}
+	if len(doc.Models) > 0 && !d.Failed("models") {
+		overrides := make([]provider.ModelOverride, len(doc.Models))
+		for i, e := range doc.Models {
+			overrides[i] = e.o
+			overrides[i].Source = fmt.Sprintf("%s:%d", name, e.line)
+		}
+		t, err := provider.BuiltinModels().With(overrides...)
+		if err != nil {
+			errs = append(errs, diag.Errorf(name, lines["models"], "models: %v", err))
+		}
+		cfg.Models = t
 	}
 	if len(errs) > 0 {
 		errs.Sort()
@@ -395,4 +441,129 @@ func parseSize(v *yaml.Node) (int64, bool) {
 		return 0, false
 	}
 	return n * mult, true
+}
+
+// modelsDoc is tessera.yaml's "models" key: each entry a correction or
+// addition to the model capability table (see ModelsConfig).
+type modelsDoc []modelEntry
+
+// modelEntry is one models: entry and the line of its name.
+type modelEntry struct {
+	o    provider.ModelOverride
+	line int
+}
+
+// modelDoc is one models: entry as written.
+type modelDoc struct {
+	Provider            *providerName `yaml:"provider"`
+	StructuredOutput    *bool         `yaml:"structured_output"`
+	StrictTools         *bool         `yaml:"strict_tools"`
+	ToolsWithJSONOutput *bool         `yaml:"tools_with_json_output"`
+	UnsupportedKeywords *keywordList  `yaml:"unsupported_keywords"`
+	MinCacheTokens      *tokenCount   `yaml:"min_cache_tokens"`
+	ContextWindow       *tokenCount   `yaml:"context_window"`
+	MaxOutputTokens     *tokenCount   `yaml:"max_output_tokens"`
+	Note                *string       `yaml:"note"`
+}
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler. Each entry is checked
+// on its own against the built-in table, so a problem is reported at its
+// line.
+func (l *modelsDoc) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	if n.Kind != yaml.MappingNode {
+		d.Wrong(n, at, "a mapping of model names to what they accept")
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
+			d.Errorf(k, at, "a model name must be text, such as gpt-4o, found %s", k.Value)
+			continue
+		}
+		key := at + "." + k.Value
+		if err := provider.CheckModelPattern(k.Value); err != nil {
+			d.Errorf(k, at, "%v", err)
+			continue
+		}
+		var m modelDoc
+		if v.Kind != yaml.MappingNode {
+			d.Wrong(v, key, "a mapping of what the model accepts, such as {max_output_tokens: 4096}")
+			continue
+		}
+		if !d.Decode(v, key, &m) {
+			continue
+		}
+		o := provider.ModelOverride{
+			Name:                k.Value,
+			Provider:            (*string)(m.Provider),
+			StructuredOutput:    m.StructuredOutput,
+			StrictTools:         m.StrictTools,
+			ToolsWithJSONOutput: m.ToolsWithJSONOutput,
+			MinCacheTokens:      (*int)(m.MinCacheTokens),
+			ContextWindow:       (*int)(m.ContextWindow),
+			MaxOutputTokens:     (*int)(m.MaxOutputTokens),
+			Note:                m.Note,
+		}
+		if m.UnsupportedKeywords != nil {
+			kw := []string(*m.UnsupportedKeywords)
+			o.UnsupportedKeywords = &kw
+		}
+		if _, err := provider.BuiltinModels().With(o); err != nil {
+			d.Errorf(k, key, "%v", err)
+			continue
+		}
+		*l = append(*l, modelEntry{o, k.Line})
+	}
+}
+
+// providerName is one of provider.Providers.
+type providerName string
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (p *providerName) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	want := strings.Join(provider.Providers, ", ")
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" || !slices.Contains(provider.Providers, n.Value) {
+		d.Wrong(n, at, "one of "+want)
+		return
+	}
+	*p = providerName(n.Value)
+}
+
+// tokenCount is a whole number of tokens, 0 or more.
+type tokenCount int
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (c *tokenCount) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	i, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || err != nil || i < 0 {
+		d.Wrong(n, at, "a whole number of tokens, or 0 for not recorded")
+		return
+	}
+	*c = tokenCount(i)
+}
+
+// keywordList is a list of JSON Schema keywords a provider refuses, as
+// schema.ParseKeywordRules reads them; an empty list is kept as given.
+type keywordList []string
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (l *keywordList) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	const want = "a list of JSON Schema keywords, such as [minimum, maxLength, \"minItems>1\"]"
+	if n.Kind != yaml.SequenceNode {
+		d.Wrong(n, at, want)
+		return
+	}
+	out := keywordList{}
+	for _, it := range n.Content {
+		if it.Kind != yaml.ScalarNode || it.Tag != "!!str" {
+			d.Wrong(it, at, want)
+			return
+		}
+		out = append(out, it.Value)
+	}
+	if _, err := schema.ParseKeywordRules(out); err != nil {
+		d.Errorf(n, at, "%v", err)
+		return
+	}
+	*l = out
 }

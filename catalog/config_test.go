@@ -67,7 +67,7 @@ func TestParseConfigRedaction(t *testing.T) {
 
 func TestParseConfigErrors(t *testing.T) {
 	tests := []struct{ src, want string }{
-		{"tasks: t\nworkflows: w\nwokflows: x\n", `tessera.yaml:3: unknown key "wokflows": the keys are version, tasks, workflows, template_extensions, log, out, specs, budget, redaction, limits`},
+		{"tasks: t\nworkflows: w\nwokflows: x\n", `tessera.yaml:3: unknown key "wokflows": the keys are version, tasks, workflows, template_extensions, log, out, specs, budget, redaction, limits, models`},
 		{"workflows: w\n", `tessera.yaml: missing key "tasks": name the directory of task templates, relative to the catalog root`},
 		{"tasks: t\n", `tessera.yaml: missing key "workflows"`},
 		{"", "tessera.yaml: empty: name the task and workflow directories"},
@@ -119,5 +119,76 @@ func TestParseConfigRefusesYAMLOnlyLineBreaks(t *testing.T) {
 	_, err := ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\u2028\n"))
 	if err == nil || err.Error() != `tessera.yaml:2: holds the character U+2028, which YAML reads as a line break: remove it, or write it as \u2028 inside a double-quoted string` {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestParseConfigModels checks the models: key: a correction keeps the
+// rest of the row it corrects, a new model gives its provider, and each
+// entry is where the table looks first.
+func TestParseConfigModels(t *testing.T) {
+	cfg, err := ParseConfig("tessera.yaml", []byte(`tasks: t
+workflows: w
+models:
+  gpt-4o-2024-05-13:
+    max_output_tokens: 2048
+  acme-llm*:
+    provider: openai
+    structured_output: true
+    tools_with_json_output: true
+    unsupported_keywords: [minimum, "minItems>1"]
+    context_window: 32768
+    max_output_tokens: 4096
+    note: served by our gateway
+  claude-sonnet-4-5:
+    unsupported_keywords: []
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Models == nil {
+		t.Fatal("no model table")
+	}
+	m, _, ok := cfg.Models.Lookup("gpt-4o-2024-05-13")
+	if !ok || m.MaxOutputTokens != 2048 || m.ContextWindow != 128000 || m.StructuredOutput || m.Source != "tessera.yaml:4" {
+		t.Errorf("correction: %+v", m)
+	}
+	m, _, ok = cfg.Models.Lookup("acme-llm-large")
+	if !ok || m.Provider != "openai" || !m.StructuredOutput || m.StrictTools || m.Keywords().String() != "minimum, minItems>1" || m.Note != "served by our gateway" || m.Source != "tessera.yaml:6" {
+		t.Errorf("new model: %+v", m)
+	}
+	m, _, _ = cfg.Models.Lookup("claude-sonnet-4-5-20250929")
+	if m.Keywords().Len() != 0 || !m.StructuredOutput {
+		t.Errorf("an empty keyword list did not replace the row's: %+v", m)
+	}
+	if m, _, _ := cfg.Models.Lookup("claude-haiku-4-5"); m.Keywords().Len() == 0 {
+		t.Error("other rows changed")
+	}
+	if cfg, _ := ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\n")); cfg.Models != nil {
+		t.Error("a table without a models key")
+	}
+}
+
+func TestParseConfigModelsErrors(t *testing.T) {
+	const head = "tasks: t\nworkflows: w\nmodels:\n"
+	tests := []struct{ src, want string }{
+		{head + "  - gpt-4o\n", "tessera.yaml:4: models: want a mapping of model names to what they accept, found a list"},
+		{head + "  gpt-4o: 4096\n", "tessera.yaml:4: models.gpt-4o: want a mapping of what the model accepts"},
+		{head + "  GPT-4o:\n    max_output_tokens: 1\n", `tessera.yaml:4: models: model pattern "GPT-4o": use lower-case letters`},
+		{head + "  acme:\n    max_output_tokens: 1\n", `tessera.yaml:4: models.acme: model "acme" is not in Tessera's table: give its provider (openai, anthropic, gemini)`},
+		{head + "  acme:\n    provider: azure\n", "tessera.yaml:5: models.acme.provider: want one of openai, anthropic, gemini"},
+		{head + "  gpt-4o:\n    max_output_tokens: -5\n", "tessera.yaml:5: models.gpt-4o.max_output_tokens: want a whole number of tokens, or 0 for not recorded"},
+		{head + "  gpt-4o:\n    max_output_tokns: 5\n", `tessera.yaml:5: models.gpt-4o: unknown key "max_output_tokns": the keys are provider, structured_output`},
+		{head + "  gpt-4o:\n    structured_output: maybe\n", "tessera.yaml:5: models.gpt-4o.structured_output: want true or false"},
+		{head + "  gpt-4o:\n    unsupported_keywords: [min imum]\n", `tessera.yaml:5: models.gpt-4o.unsupported_keywords: keyword rule "min imum"`},
+		{head + "  gpt-4o:\n    unsupported_keywords: minimum\n", "tessera.yaml:5: models.gpt-4o.unsupported_keywords: want a list of JSON Schema keywords"},
+		{head + "  gpt-4o:\n    context_window: 100\n", "tessera.yaml:4: models.gpt-4o: gpt-4o: max_output_tokens 16384 is more than the context window 100"},
+		{head + "  gpt-4o:\n    note: a\n  gpt-4o:\n    note: b\n", `tessera.yaml:6: key "models.gpt-4o" is repeated (first at line 4): keep one`},
+		{"tasks: t\nworkflows: w\nmodels: yes\n", "tessera.yaml:3: models: want a mapping of model names to what they accept"},
+	}
+	for _, tt := range tests {
+		_, err := ParseConfig("tessera.yaml", []byte(tt.src))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q:\n got %v\nwant %s", tt.src, err, tt.want)
+		}
 	}
 }

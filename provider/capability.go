@@ -406,7 +406,8 @@ func glob(p, s string) bool {
 }
 
 // ModelOverride corrects a row, or adds one, for the model names that
-// Name matches: a tessera.yaml models: entry. Nil fields keep the value of
+// Name matches: a tessera.yaml models: entry. Errors about it start with
+// its Source, when it has one. Nil fields keep the value of
 // the row Name matches in the table it is added to (none for a new model,
 // which must then give its Provider).
 type ModelOverride struct {
@@ -433,12 +434,18 @@ func (t *ModelTable) With(overrides ...ModelOverride) (*ModelTable, error) {
 	}
 	rows := make([]Model, 0, len(overrides)+len(t.rows))
 	for _, o := range overrides {
+		at := func(err error) error {
+			if o.Source == "" {
+				return err
+			}
+			return fmt.Errorf("%s: %w", o.Source, err)
+		}
 		if err := CheckModelPattern(o.Name); err != nil {
-			return nil, fmt.Errorf("%s: %w", o.Source, err)
+			return nil, at(err)
 		}
 		base, _, known := t.Lookup(o.Name)
 		if !known && o.Provider == nil {
-			return nil, fmt.Errorf("%s: model %q is not in Tessera's table: give its provider (%s) and what it accepts", o.Source, o.Name, strings.Join(Providers, ", "))
+			return nil, at(fmt.Errorf("model %q is not in Tessera's table: give its provider (%s) and what it accepts", o.Name, strings.Join(Providers, ", ")))
 		}
 		m := base
 		m.Match = []string{o.Name}
@@ -453,7 +460,7 @@ func (t *ModelTable) With(overrides ...ModelOverride) (*ModelTable, error) {
 		set(&m.MaxOutputTokens, o.MaxOutputTokens)
 		set(&m.Note, o.Note)
 		if err := m.validate(); err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", o.Source, o.Name, err)
+			return nil, at(fmt.Errorf("%s: %w", o.Name, err))
 		}
 		rows = append(rows, m)
 	}
