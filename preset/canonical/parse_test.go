@@ -3,6 +3,7 @@ package canonical
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -259,6 +260,17 @@ func TestRepeatedNames(t *testing.T) {
 		}
 		if got := strings.Count(err.Error(), " is also "); got != len(want) {
 			t.Errorf("%d entries: %d repeats reported, want %d:\n%v", n, got, len(want), err)
+		}
+	}
+}
+
+// TestValidName checks the name check against the expression it
+// replaces.
+func TestValidName(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	for _, s := range []string{"", "a", "A-z_09", strings.Repeat("x", 64), strings.Repeat("x", 65), "a b", "a.b", "é", "a\n", "\u212a", "-", "_"} {
+		if got, want := validName(s), re.MatchString(s); got != want {
+			t.Errorf("validName(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

@@ -335,11 +335,31 @@ func (r *qreader) value(indent int, inMap bool) int32 {
 	}
 	e := r.lineEnd(r.i)
 	v := r.text[r.i:e]
-	if c := strings.Index(v, " #"); c >= 0 {
-		v = v[:c]
+	// A comment starts at a '#' after a space; a ':' before a space or
+	// at the end would make the value a mapping. Both are rare, so they
+	// are looked for byte by byte only where they are.
+	for j := 0; ; j++ {
+		k := strings.IndexByte(v[j:], '#')
+		if k < 0 {
+			break
+		}
+		if j += k; j > 0 && v[j-1] == ' ' {
+			v = v[:j-1]
+			break
+		}
 	}
 	v = strings.TrimRight(v, " ")
-	if !plainStart(v) || strings.Contains(v, ": ") || strings.HasSuffix(v, ":") {
+	for j := 0; ; j++ {
+		k := strings.IndexByte(v[j:], ':')
+		if k < 0 {
+			break
+		}
+		if j += k; j+1 == len(v) || v[j+1] == ' ' {
+			r.fail()
+			break
+		}
+	}
+	if !plainStart(v) {
 		r.fail()
 	}
 	r.i = e

@@ -16,13 +16,25 @@ import (
 )
 
 var (
-	// namePattern is the shape of ids, output names and tool names: what
-	// every provider accepts as a function or schema name.
-	namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 	mimePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*(?:\s*;.*)?$`)
 )
 
 const nameWant = "letters, digits, '_' and '-', at most 64"
+
+// validName reports whether s has the shape of ids, output names and
+// tool names, what every provider accepts as a function or schema name:
+// ^[A-Za-z0-9_-]{1,64}$.
+func validName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // fieldError is a problem with one field.
 type fieldError struct {
@@ -144,7 +156,7 @@ func (s *Spec) validate() []fieldError {
 		}
 		priority(itemField("constraints", i, "priority"), c.Priority)
 		if c.ID != "" {
-			if !namePattern.MatchString(c.ID) {
+			if !validName(c.ID) {
 				add(itemField("constraints", i, "id"), "want %s, found %q", nameWant, c.ID)
 			} else if j, ok := ids.seen(i, c.ID, len(s.Constraints), func(j int) string { return s.Constraints[j].ID }); ok {
 				add(itemField("constraints", i, "id"), "the id %q is also constraints[%d]'s: give each its own", c.ID, j)
@@ -167,7 +179,7 @@ func (s *Spec) validate() []fieldError {
 		}
 		priority(itemField("task", i, "priority"), t.Priority)
 		if t.ID != "" {
-			if !namePattern.MatchString(t.ID) {
+			if !validName(t.ID) {
 				add(itemField("task", i, "id"), "want %s, found %q", nameWant, t.ID)
 			} else if j, ok := ids.seen(i, t.ID, len(s.Task), func(j int) string { return s.Task[j].ID }); ok {
 				add(itemField("task", i, "id"), "the id %q is also task[%d]'s: give each its own", t.ID, j)
@@ -181,7 +193,7 @@ func (s *Spec) validate() []fieldError {
 			default:
 				add(itemField("task", i, "outputFormat.type"), "want markdown, json, xml or text, found %q", o.Type)
 			}
-			if o.Name != "" && !namePattern.MatchString(o.Name) {
+			if o.Name != "" && !validName(o.Name) {
 				add(itemField("task", i, "outputFormat.name"), "want %s, found %q", nameWant, o.Name)
 			}
 			if len(o.JSONSchema) > 0 {
@@ -227,7 +239,7 @@ func (s *Spec) validate() []fieldError {
 		switch {
 		case t.Name == "":
 			add(itemField("tools", i, "name"), "missing: give the name the model calls the tool by")
-		case !namePattern.MatchString(t.Name):
+		case !validName(t.Name):
 			add(itemField("tools", i, "name"), "want %s, found %q", nameWant, t.Name)
 		default:
 			if j, ok := tools.seen(i, t.Name, len(s.Tools), func(j int) string { return s.Tools[j].Name }); ok {
