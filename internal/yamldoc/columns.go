@@ -11,7 +11,8 @@ import (
 // columns counted in bytes, as diagnostics give them. It keeps a cursor,
 // so that positions asked for in the order of the text (as a walk of the
 // tree asks for them) cost one pass over the text in all; a position
-// before the cursor starts again from the top.
+// before the cursor starts again from the start of its line when it is
+// on the cursor's line, else from the top.
 type columns struct {
 	text      string
 	line      int // the cursor's line, 1-based
@@ -49,8 +50,8 @@ func (c *columns) byteCol(line, col int) int {
 	if line < 1 || col < 1 {
 		return col
 	}
-	if line < c.line || line == c.line && col < c.col {
-		c.line, c.lineStart, c.col, c.off = 1, 0, 1, 0
+	if line == c.line && col < c.col {
+		c.col, c.off = 1, c.lineStart
 	}
 	if !c.seek(line) {
 		return col
