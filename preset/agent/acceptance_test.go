@@ -59,8 +59,8 @@ func TestAcceptance02PlannerJSON(t *testing.T) {
 	}
 	_, err := agent.ParsePlan("planner example", []byte(text[i:]))
 	checkProblems(t, "the planner's own example", err, []string{
-		"planner example: the plan has 1 subtask: make it 3 to 15",
-		`planner example:4: subtask "short-kebab-id": depends_on names "ids-of-prerequisites"`,
+		"planner example:3:3: the plan has 1 subtask: make it 3 to 15",
+		`planner example:7:22: subtask "short-kebab-id": depends_on names "ids-of-prerequisites"`,
 	})
 	if res.Output == nil || res.Output.Name != "plan" {
 		t.Fatalf("no plan schema: %+v", res.Output)

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/yamldoc"
 )
 
 // Subtask is one step of a plan, with the fields of the design's planner
@@ -25,7 +27,56 @@ type Subtask struct {
 	Status             string   `json:"status,omitempty"`
 	Tools              []string `json:"tools,omitempty"`
 
-	line int // where it was read, for messages; 0 when unknown
+	at *subtaskAt // where it was read, for messages; nil when unknown
+}
+
+// part is a part of a subtask that a message may point at.
+type part uint8
+
+const (
+	partSubtask part = iota
+	partID
+	partDescription
+	partDependsOn
+	partModelTier
+	partVerificationTier
+	partCriticalPath
+	partAcceptanceCriteria
+	partTools
+	numParts
+)
+
+// place is a line and column (in bytes) of a file; zero when unknown.
+type place struct{ line, col int }
+
+// subtaskAt is where a subtask's parts were read: the subtask itself, and
+// the value (in a reply) or the key (in a subtask file) of each field;
+// in a reply, each id of depends_on too.
+type subtaskAt struct {
+	parts [numParts]place
+	deps  []place
+}
+
+// pos returns where part p of s was read, or the subtask's place when
+// that is not known; 0, 0 when s was not read from a file.
+func (s *Subtask) pos(p part) (line, col int) {
+	if s.at == nil {
+		return 0, 0
+	}
+	pl := s.at.parts[p]
+	if pl.line == 0 {
+		pl = s.at.parts[partSubtask]
+	}
+	return pl.line, pl.col
+}
+
+// depPos returns where depends_on's item i was read, or depends_on's
+// place when that is not known.
+func (s *Subtask) depPos(i int) (line, col int) {
+	if s.at != nil && i < len(s.at.deps) && s.at.deps[i].line > 0 {
+		return s.at.deps[i].line, s.at.deps[i].col
+	}
+	return s.pos(partDependsOn)
 }
 
 // StatusCompleted is the status of a subtask that is done; a revised plan
@@ -36,7 +87,8 @@ const StatusCompleted = "completed"
 type Plan struct {
 	Subtasks []Subtask `json:"subtasks"`
 
-	source string // the file it was read from, for messages
+	source    string // the file it was read from, for messages
+	line, col int    // where its subtasks are in source; 0 when unknown
 }
 
 // Subtask returns the subtask with the given id, or nil.
@@ -121,13 +173,12 @@ func SplitList(s string) []string {
 // order written, comments left out, flow collections written as blocks,
 // two-space indents. The same file always gives the same text.
 func ParseTaskState(path string, data []byte) (string, error) {
-	d := &nodeDecoder{path: path}
-	top := d.parse(data, "the task state, a YAML mapping")
-	if top == nil {
-		return "", d.errs
+	top, errs := parseFile(path, data, "the task state, a YAML mapping")
+	if errs != nil {
+		return "", errs
 	}
 	if top.Kind != yaml.MappingNode {
-		return "", diag.List{diag.Errorf(path, top.Line, "the task state is a YAML mapping (key: value lines)")}
+		return "", diag.List{at(path, top, "the task state is a YAML mapping (key: value lines)")}
 	}
 	return encodeYAML(top)
 }
@@ -172,225 +223,180 @@ func plain(n *yaml.Node, depth int) {
 	}
 }
 
-func subtaskKeys() []string {
-	return []string{"id", "description", "depends_on", "model_tier", "verification_tier", "is_critical_path", "acceptance_criteria", "status", "tools"}
-}
-
 // ParseSubtask reads one subtask, a YAML or JSON mapping with the keys of
 // a plan's subtasks, from the file path. Its id is required.
 func ParseSubtask(path string, data []byte) (*Subtask, error) {
-	d := &nodeDecoder{path: path}
-	top := d.parse(data, "the subtask, a mapping with its id, description and acceptance_criteria")
-	if top == nil {
-		return nil, d.errs
+	top, errs := parseFile(path, data, "the subtask, a mapping with its id, description and acceptance_criteria")
+	if errs != nil {
+		return nil, errs
 	}
-	s := d.subtask(top, "subtask")
-	if s.ID == "" && len(d.errs) == 0 {
-		d.errorf(top.Line, "the subtask has no id: add \"id\"")
+	if top.Kind != yaml.MappingNode {
+		return nil, diag.List{at(path, top, "subtask: write a mapping (an object) with the keys %s", andList(subtaskKeys()))}
 	}
-	if len(d.errs) > 0 {
-		d.errs.Sort()
-		return nil, d.errs
+	var doc subtaskDoc
+	d := subtaskSchema.Decode(path, top, &doc)
+	errs = d.Errors()
+	if doc.ID == "" && len(errs) == 0 {
+		errs = append(errs, at(path, top, "the subtask has no id: add \"id\""))
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	s := &Subtask{
+		ID: doc.ID, Description: doc.Description, DependsOn: doc.DependsOn,
+		ModelTier: doc.ModelTier, VerificationTier: doc.VerificationTier, IsCriticalPath: doc.IsCriticalPath,
+		AcceptanceCriteria: doc.AcceptanceCriteria, Status: doc.Status, Tools: doc.Tools,
+		at: &subtaskAt{},
+	}
+	s.at.parts[partSubtask] = place{top.Line, top.Column}
+	for _, f := range subtaskFields {
+		line, col := d.Pos(f.key)
+		s.at.parts[f.part] = place{line, col}
 	}
 	return s, nil
-}
-
-func (d *nodeDecoder) subtask(n *yaml.Node, what string) *Subtask {
-	s := &Subtask{line: n.Line}
-	d.fields(n, what, subtaskKeys(), func(key string, _, v *yaml.Node) {
-		w := what + " " + key
-		switch key {
-		case "id":
-			s.ID = d.str(v, w)
-		case "description":
-			s.Description = d.str(v, w)
-		case "depends_on":
-			s.DependsOn = d.list(v, w)
-		case "model_tier":
-			s.ModelTier = d.int(v, w)
-		case "verification_tier":
-			s.VerificationTier = d.int(v, w)
-		case "is_critical_path":
-			s.IsCriticalPath = d.bool(v, w)
-		case "acceptance_criteria":
-			s.AcceptanceCriteria = d.str(v, w)
-		case "status":
-			s.Status = d.str(v, w)
-		case "tools":
-			s.Tools = d.list(v, w)
-		}
-	})
-	return s
-}
-
-func entryKeys() []string {
-	return []string{"id", "type", "summary", "detail", "tags", "relevance_to", "subtask", "score"}
 }
 
 // ParseMemory reads memory entries, a YAML or JSON list of objects with
 // the keys of MemoryEntry, from the file path. Each needs a type (one of
 // MemoryTypes) and a summary; ids, when given, are unique.
 func ParseMemory(path string, data []byte) ([]MemoryEntry, error) {
-	return parseEntries(path, data, "memory entry", false)
+	const what = "memory entry"
+	top, errs := listFile(path, data, "memory entries", "write a list of memory entries ([] for none)")
+	if errs != nil {
+		return nil, errs
+	}
+	var docs []entryDoc
+	d := memorySchema.Decode(path, top, &docs)
+	errs = d.Errors()
+	out := make([]MemoryEntry, 0, len(docs))
+	ids := map[string]int{}
+	for i := range docs {
+		if top.Content[i].Kind != yaml.MappingNode {
+			continue
+		}
+		e := docs[i].entry()
+		errs = append(errs, checkEntry(path, d, i, what, &e, ids, true)...)
+		out = append(out, e)
+	}
+	return done(errs, out)
 }
 
 // ParseNotes reads discoveries or errors for the replanner: a YAML or
 // JSON list whose items are memory entries or plain strings (a string is
 // an entry with that summary).
 func ParseNotes(path string, data []byte) ([]MemoryEntry, error) {
-	return parseEntries(path, data, "entry", true)
-}
-
-func parseEntries(path string, data []byte, what string, strs bool) ([]MemoryEntry, error) {
-	d := &nodeDecoder{path: path}
-	top, err := d.parseList(data, "a list of "+what+"s ([] for none)", "write a list of "+what+"s ([] for none)")
-	if err != nil {
-		return nil, err
+	const what = "entry"
+	top, errs := listFile(path, data, "entries", "write a list of entries ([] for none)")
+	if errs != nil {
+		return nil, errs
 	}
-	out := make([]MemoryEntry, 0, len(top.Content))
+	var docs []noteDoc
+	d := notesSchema.Decode(path, top, &docs)
+	errs = d.Errors()
+	out := make([]MemoryEntry, 0, len(docs))
 	ids := map[string]int{}
-	for i, n := range top.Content {
-		w := fmt.Sprintf("%s %d", what, i+1)
-		if strs && n.Kind == yaml.ScalarNode {
-			if s := strings.TrimSpace(d.str(n, w)); s != "" {
-				out = append(out, MemoryEntry{Summary: s})
-			}
-			continue
+	for i := range docs {
+		switch n := &docs[i]; {
+		case n.text && n.Summary != "":
+			out = append(out, MemoryEntry{Summary: n.Summary})
+		case top.Content[i].Kind == yaml.MappingNode:
+			e := n.entry()
+			errs = append(errs, checkEntry(path, d, i, what, &e, ids, false)...)
+			out = append(out, e)
 		}
-		var e MemoryEntry
-		d.fields(n, w, entryKeys(), func(key string, _, v *yaml.Node) {
-			kw := w + " " + key
-			switch key {
-			case "id":
-				e.ID = d.str(v, kw)
-			case "type":
-				e.Type = d.str(v, kw)
-			case "summary":
-				e.Summary = d.str(v, kw)
-			case "detail":
-				e.Detail = d.str(v, kw)
-			case "tags":
-				e.Tags = d.list(v, kw)
-			case "relevance_to":
-				e.RelevanceTo = d.list(v, kw)
-			case "subtask":
-				e.Subtask = d.str(v, kw)
-			case "score":
-				e.Score = d.float(v, kw)
-			}
-		})
-		if n.Kind != yaml.MappingNode {
-			continue
-		}
-		if strings.TrimSpace(e.Summary) == "" {
-			d.errorf(n.Line, "%s has no summary: add one", w)
-		}
-		if e.Type != "" && !slices.Contains(MemoryTypes(), e.Type) {
-			d.errorf(n.Line, "%s: type %q: use %s", w, e.Type, orList(MemoryTypes()))
-		} else if e.Type == "" && !strs {
-			d.errorf(n.Line, "%s has no type: add one: %s", w, orList(MemoryTypes()))
-		}
-		if e.ID != "" {
-			if first, ok := ids[e.ID]; ok {
-				d.errorf(n.Line, "%s: id %q is used by entry %d too: ids are unique", w, e.ID, first)
-			} else {
-				ids[e.ID] = i + 1
-			}
-		}
-		out = append(out, e)
 	}
-	return done(d, out)
+	return done(errs, out)
 }
 
-func toolKeys() []string {
-	return []string{"name", "description", "parameters", "score"}
+// checkEntry checks memory entry i (a mapping) of the list d decoded: it
+// has a summary, a type of MemoryTypes (which it may leave out unless
+// typeRequired), and an id no other entry has (ids maps those seen to
+// their entry's number).
+func checkEntry(path string, d *yamldoc.Decoder, i int, what string, e *MemoryEntry, ids map[string]int, typeRequired bool) diag.List {
+	var errs diag.List
+	item := "[" + strconv.Itoa(i) + "]"
+	w := label(what, item)
+	problem := func(field, format string, args ...any) {
+		line, col := d.Pos(item + field)
+		errs = append(errs, diag.ErrorfAt(path, line, col, format, args...))
+	}
+	if strings.TrimSpace(e.Summary) == "" && !d.Bad(item+".summary") {
+		problem("", "%s has no summary: add one", w)
+	}
+	switch {
+	case d.Bad(item + ".type"):
+	case e.Type != "" && !slices.Contains(MemoryTypes(), e.Type):
+		problem(".type", "%s: type %q: use %s", w, e.Type, orList(MemoryTypes()))
+	case e.Type == "" && typeRequired:
+		problem("", "%s has no type: add one: %s", w, orList(MemoryTypes()))
+	}
+	if e.ID != "" {
+		if first, ok := ids[e.ID]; ok {
+			problem(".id", "%s: id %q is used by entry %d too: ids are unique", w, e.ID, first)
+		} else {
+			ids[e.ID] = i + 1
+		}
+	}
+	return errs
 }
 
 // ParseTools reads the tools for a subtask, a YAML or JSON list of
 // {name, description, parameters, score}, from the file path. Names are
 // required and unique; parameters, when given, is a JSON Schema object.
 func ParseTools(path string, data []byte) ([]Tool, error) {
-	d := &nodeDecoder{path: path}
-	top, err := d.parseList(data, "a list of tools ([] for none)", "write a list of tools, each {name, description, parameters}")
-	if err != nil {
-		return nil, err
+	top, errs := listFile(path, data, "tools", "write a list of tools, each {name, description, parameters}")
+	if errs != nil {
+		return nil, errs
 	}
-	out := make([]Tool, 0, len(top.Content))
+	var docs []toolDoc
+	d := toolsSchema.Decode(path, top, &docs)
+	errs = d.Errors()
+	out := make([]Tool, 0, len(docs))
 	names := map[string]int{}
-	for i, n := range top.Content {
-		w := fmt.Sprintf("tool %d", i+1)
-		var t Tool
-		d.fields(n, w, toolKeys(), func(key string, _, v *yaml.Node) {
-			kw := w + " " + key
-			switch key {
-			case "name":
-				t.Name = d.str(v, kw)
-			case "description":
-				t.Description = d.str(v, kw)
-			case "parameters":
-				if v.Kind != yaml.MappingNode {
-					d.errorf(v.Line, "%s: write a JSON Schema object", kw)
-					return
-				}
-				t.Parameters = d.json(v, kw)
-			case "score":
-				t.Score = d.float(v, kw)
-			}
-		})
-		if n.Kind != yaml.MappingNode {
+	for i := range docs {
+		if top.Content[i].Kind != yaml.MappingNode {
 			continue
 		}
+		t := &docs[i]
+		item := "[" + strconv.Itoa(i) + "]"
+		w := label("tool", item)
 		switch first, dup := names[t.Name]; {
+		case d.Bad(item + ".name"):
 		case t.Name == "":
-			d.errorf(n.Line, "%s has no name: add one", w)
+			line, col := d.Pos(item)
+			errs = append(errs, diag.ErrorfAt(path, line, col, "%s has no name: add one", w))
 		case dup:
-			d.errorf(n.Line, "%s: the name %q is taken by tool %d: names are unique", w, t.Name, first)
+			line, col := d.Pos(item + ".name")
+			errs = append(errs, diag.ErrorfAt(path, line, col, "%s: the name %q is taken by tool %d: names are unique", w, t.Name, first))
 		default:
 			names[t.Name] = i + 1
 		}
-		out = append(out, t)
+		out = append(out, Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Score: t.Score.value()})
 	}
-	return done(d, out)
-}
-
-func callKeys() []string {
-	return []string{"name", "arguments", "result", "error"}
+	return done(errs, out)
 }
 
 // ParseToolCalls reads tool calls, a YAML or JSON list of {name,
 // arguments, result, error}, from the file path. A result that is not
 // text is kept as compact JSON.
 func ParseToolCalls(path string, data []byte) ([]ToolCall, error) {
-	d := &nodeDecoder{path: path}
-	top, err := d.parseList(data, "a list of tool calls ([] for none)", "write a list of tool calls, each {name, arguments, result}")
-	if err != nil {
-		return nil, err
+	top, errs := listFile(path, data, "tool calls", "write a list of tool calls, each {name, arguments, result}")
+	if errs != nil {
+		return nil, errs
 	}
-	out := make([]ToolCall, 0, len(top.Content))
-	for i, n := range top.Content {
-		w := fmt.Sprintf("tool call %d", i+1)
-		var c ToolCall
-		d.fields(n, w, callKeys(), func(key string, _, v *yaml.Node) {
-			kw := w + " " + key
-			switch key {
-			case "name":
-				c.Name = d.str(v, kw)
-			case "arguments":
-				c.Arguments = d.json(v, kw)
-			case "result":
-				if v.Kind == yaml.ScalarNode && v.Tag == "!!str" {
-					c.Result = v.Value
-				} else {
-					c.Result = string(d.json(v, kw))
-				}
-			case "error":
-				c.Error = d.str(v, kw)
-			}
-		})
-		if n.Kind == yaml.MappingNode && c.Name == "" {
-			d.errorf(n.Line, "%s has no name: add the tool's name", w)
+	var docs []callDoc
+	d := callsSchema.Decode(path, top, &docs)
+	errs = d.Errors()
+	out := make([]ToolCall, 0, len(docs))
+	for i := range docs {
+		c := &docs[i]
+		item := "[" + strconv.Itoa(i) + "]"
+		if top.Content[i].Kind == yaml.MappingNode && c.Name == "" && !d.Bad(item+".name") {
+			line, col := d.Pos(item)
+			errs = append(errs, diag.ErrorfAt(path, line, col, "%s has no name: add the tool's name", label("tool call", item)))
 		}
-		out = append(out, c)
+		out = append(out, ToolCall{Name: c.Name, Arguments: json.RawMessage(c.Arguments), Result: string(c.Result), Error: c.Error})
 	}
-	return done(d, out)
+	return done(errs, out)
 }

@@ -1,208 +1,290 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"math"
 	"strconv"
 	"strings"
 
+	"go.yaml.in/yaml/v4"
+
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
-	"go.yaml.in/yaml/v4"
 )
 
-// nodeDecoder decodes the nodes of one YAML or JSON file an operator
-// wrote, collecting every problem with its line. Unknown keys are errors.
-type nodeDecoder struct {
-	path string
-	errs diag.List
-}
+// The YAML (or JSON) files an operator writes for the agent (the task
+// state, a subtask, memory entries, tools, tool calls, templates, the
+// constraint library) are read by the one YAML layer: every problem at
+// its line and column (in bytes), a repeated key named with both lines.
+// Files of a fixed shape are decoded by a yamldoc.Schema of a private
+// struct, whose problems are worded as the preset words them: "subtask
+// model_tier: write a whole number", "memory entry 2: unknown key
+// \"colour\": did you mean \"color\"? use ...".
+var parser = yamldoc.Parser{Columns: true}
 
-func (d *nodeDecoder) errorf(line int, format string, args ...any) {
-	d.errs = append(d.errs, diag.Errorf(d.path, line, format, args...))
-}
-
-// parse parses the file's data into its top node; nil (with the error
-// recorded) when it does not parse or is empty.
-func (d *nodeDecoder) parse(data []byte, what string) *yaml.Node {
-	top, err := yamldoc.Parse(d.path, data)
+// parseFile parses data, the file path, into its top node. It returns
+// nil and the problems when the file does not parse, or is empty ("the
+// file is empty: write <what>").
+func parseFile(path string, data []byte, what string) (*yaml.Node, diag.List) {
+	top, err := parser.Parse(path, data)
 	if err != nil {
-		d.errs.Add(err)
-		return nil
+		var errs diag.List
+		errs.Add(err)
+		return nil, errs
 	}
 	if top == nil {
-		d.errorf(1, "the file is empty: write %s", what)
-	}
-	return top
-}
-
-// fields calls f for each key of mapping n, reporting keys not in known.
-func (d *nodeDecoder) fields(n *yaml.Node, what string, known []string, f func(key string, k, v *yaml.Node)) {
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n.Line, "%s: write a mapping (an object) with the keys %s", what, andList(known))
-		return
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if !slices.Contains(known, k.Value) {
-			d.errorf(k.Line, "%s: unknown key %q: use %s", what, k.Value, andList(known))
-			continue
-		}
-		f(k.Value, k, v)
-	}
-}
-
-func (d *nodeDecoder) str(v *yaml.Node, what string) string {
-	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-		d.errorf(v.Line, "%s: write text", what)
-		return ""
-	}
-	return v.Value
-}
-
-func (d *nodeDecoder) int(v *yaml.Node, what string) int {
-	n, err := strconv.Atoi(v.Value)
-	if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || err != nil {
-		d.errorf(v.Line, "%s: write a whole number", what)
-		return 0
-	}
-	return n
-}
-
-func (d *nodeDecoder) bool(v *yaml.Node, what string) bool {
-	if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
-		d.errorf(v.Line, "%s: write true or false", what)
-		return false
-	}
-	return v.Value == "true"
-}
-
-func (d *nodeDecoder) float(v *yaml.Node, what string) *float64 {
-	f, err := strconv.ParseFloat(v.Value, 64)
-	if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float") || err != nil {
-		d.errorf(v.Line, "%s: write a number", what)
-		return nil
-	}
-	return &f
-}
-
-// list decodes a list of words: a sequence of text, or one
-// comma-separated string; items are trimmed and empty ones left out.
-func (d *nodeDecoder) list(v *yaml.Node, what string) []string {
-	switch {
-	case v.Kind == yaml.SequenceNode:
-		var out []string
-		for _, c := range v.Content {
-			if s := strings.TrimSpace(d.str(c, what)); s != "" {
-				out = append(out, s)
-			}
-		}
-		return out
-	case v.Kind == yaml.ScalarNode && v.Tag != "!!null":
-		return SplitList(v.Value)
-	}
-	d.errorf(v.Line, "%s: write a list, or one comma-separated string", what)
-	return nil
-}
-
-// json returns v as compact JSON, keys in their written order.
-func (d *nodeDecoder) json(v *yaml.Node, what string) json.RawMessage {
-	var b bytes.Buffer
-	if err := nodeJSON(&b, v, 0); err != nil {
-		d.errorf(v.Line, "%s: %v", what, err)
-		return nil
-	}
-	return b.Bytes()
-}
-
-// nodeJSON writes n as compact JSON.
-func nodeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
-	if depth > 100 {
-		return fmt.Errorf("nested over 100 levels deep")
-	}
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) == 1 {
-			return nodeJSON(b, n.Content[0], depth)
-		}
-	case yaml.AliasNode:
-		if n.Alias != nil {
-			return nodeJSON(b, n.Alias, depth+1)
-		}
-	case yaml.MappingNode:
-		b.WriteByte('{')
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJSONString(b, n.Content[i].Value)
-			b.WriteByte(':')
-			if err := nodeJSON(b, n.Content[i+1], depth+1); err != nil {
-				return err
-			}
-		}
-		b.WriteByte('}')
-		return nil
-	case yaml.SequenceNode:
-		b.WriteByte('[')
-		for i, c := range n.Content {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := nodeJSON(b, c, depth+1); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
-		return nil
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!null":
-			b.WriteString("null")
-			return nil
-		case "!!bool":
-			b.WriteString(n.Value)
-			return nil
-		case "!!int", "!!float":
-			if json.Valid([]byte(n.Value)) {
-				b.WriteString(n.Value)
-				return nil
-			}
-		}
-		writeJSONString(b, n.Value)
-		return nil
-	}
-	return fmt.Errorf("a value that JSON cannot hold")
-}
-
-func writeJSONString(b *bytes.Buffer, s string) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	b.Truncate(b.Len() - 1)
-}
-
-// parseList parses data as a YAML or JSON list (what names it when it is
-// missing or invalid; want says what to write when it is not a list) and
-// returns the list's node.
-func (d *nodeDecoder) parseList(data []byte, what, want string) (*yaml.Node, error) {
-	top := d.parse(data, what)
-	if top == nil {
-		return nil, d.errs
-	}
-	if top.Kind != yaml.SequenceNode {
-		return nil, diag.List{diag.Errorf(d.path, top.Line, "%s", want)}
+		return nil, diag.List{diag.ErrorfAt(path, 1, 1, "the file is empty: write %s", what)}
 	}
 	return top, nil
 }
 
-// done returns out, or every problem d found, sorted.
-func done[T any](d *nodeDecoder, out []T) ([]T, error) {
-	if len(d.errs) > 0 {
-		d.errs.Sort()
-		return nil, d.errs
+// at returns a problem located at node n of the file path.
+func at(path string, n *yaml.Node, format string, args ...any) *diag.Error {
+	return diag.ErrorfAt(path, n.Line, n.Column, format, args...)
+}
+
+// schemaOptions are the options of the schema of a file whose values are
+// named from what: "subtask" for a mapping ("subtask model_tier"), or
+// "memory entry" for a list of them ("memory entry 2 type").
+func schemaOptions(what string, rules map[string]yamldoc.Rule) yamldoc.Options {
+	return yamldoc.Options{
+		Columns:   true,
+		Rules:     rules,
+		Label:     func(at string) string { return label(what, at) },
+		TypeError: func(want, _ string) string { return "write " + want },
+		UnknownKey: func(at, key, hint string, keys []string) string {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s: unknown key %q: ", label(what, at), key)
+			if hint != "" {
+				fmt.Fprintf(&b, "did you mean %q? ", hint)
+			}
+			b.WriteString("use " + andList(keys))
+			return b.String()
+		},
+	}
+}
+
+// label names the value at the dotted path at of a file of what, for
+// people: "" is what itself, "[1]" its second item ("memory entry 2"),
+// "[1].type" a key of it ("memory entry 2 type"), "model_tier" a key of a
+// mapping ("subtask model_tier").
+func label(what, at string) string {
+	if at == "" {
+		return what
+	}
+	if at[0] != '[' {
+		return what + " " + at
+	}
+	i := strings.IndexByte(at, ']')
+	n, err := strconv.Atoi(at[1:max(i, 1)])
+	if i < 0 || err != nil {
+		return what + " " + at
+	}
+	l := what + " " + strconv.Itoa(n+1)
+	if rest := strings.TrimPrefix(at[i+1:], "."); rest != "" {
+		l += " " + rest
+	}
+	return l
+}
+
+// mappingWant is what an item of a list of objects must be.
+func mappingWant(keys []string) yamldoc.Rule {
+	return yamldoc.Want("a mapping (an object) with the keys " + andList(keys))
+}
+
+// subtaskDoc is a subtask file (or an item of a plan), as written.
+type subtaskDoc struct {
+	ID                 string `yaml:"id"`
+	Description        string `yaml:"description"`
+	DependsOn          words  `yaml:"depends_on"`
+	ModelTier          int    `yaml:"model_tier"`
+	VerificationTier   int    `yaml:"verification_tier"`
+	IsCriticalPath     bool   `yaml:"is_critical_path"`
+	AcceptanceCriteria string `yaml:"acceptance_criteria"`
+	Status             string `yaml:"status"`
+	Tools              words  `yaml:"tools"`
+}
+
+func subtaskKeys() []string {
+	return []string{"id", "description", "depends_on", "model_tier", "verification_tier", "is_critical_path", "acceptance_criteria", "status", "tools"}
+}
+
+// subtaskFields are the keys of a subtask file that a message may point
+// at, with their parts.
+var subtaskFields = [...]struct {
+	key  string
+	part part
+}{
+	{"id", partID}, {"description", partDescription}, {"depends_on", partDependsOn}, {"model_tier", partModelTier},
+	{"verification_tier", partVerificationTier}, {"is_critical_path", partCriticalPath},
+	{"acceptance_criteria", partAcceptanceCriteria}, {"tools", partTools},
+}
+
+var subtaskSchema = yamldoc.NewSchema[subtaskDoc](schemaOptions("subtask", nil))
+
+// entryDoc is a memory entry, as written.
+type entryDoc struct {
+	ID          string `yaml:"id"`
+	Type        string `yaml:"type"`
+	Summary     string `yaml:"summary"`
+	Detail      string `yaml:"detail"`
+	Tags        words  `yaml:"tags"`
+	RelevanceTo words  `yaml:"relevance_to"`
+	Subtask     string `yaml:"subtask"`
+	Score       *score `yaml:"score"`
+}
+
+func (e *entryDoc) entry() MemoryEntry {
+	return MemoryEntry{ID: e.ID, Type: e.Type, Summary: e.Summary, Detail: e.Detail, Tags: e.Tags, RelevanceTo: e.RelevanceTo, Subtask: e.Subtask, Score: e.Score.value()}
+}
+
+func entryKeys() []string {
+	return []string{"id", "type", "summary", "detail", "tags", "relevance_to", "subtask", "score"}
+}
+
+var memorySchema = yamldoc.NewSchema[[]entryDoc](schemaOptions("memory entry", map[string]yamldoc.Rule{"[]": mappingWant(entryKeys())}))
+
+// noteDoc is a discovery or an error for the replanner: a memory entry,
+// or a plain string (an entry with that summary).
+type noteDoc struct {
+	entryDoc
+	text bool // written as a plain string
+}
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (e *noteDoc) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if s, ok := d.Text(n, at); ok {
+			e.Summary, e.text = strings.TrimSpace(s), true
+		}
+	case yaml.MappingNode:
+		d.Decode(n, at, &e.entryDoc)
+	default:
+		d.Wrong(n, at, "a string, or a mapping (an object) with the keys "+andList(entryKeys()))
+	}
+}
+
+var notesSchema = yamldoc.NewSchema[[]noteDoc](schemaOptions("entry", nil))
+
+// toolDoc is a tool, as written.
+type toolDoc struct {
+	Name        string          `yaml:"name"`
+	Description string          `yaml:"description"`
+	Parameters  json.RawMessage `yaml:"parameters"`
+	Score       *score          `yaml:"score"`
+}
+
+var toolsSchema = yamldoc.NewSchema[[]toolDoc](schemaOptions("tool", map[string]yamldoc.Rule{
+	"[]":            mappingWant([]string{"name", "description", "parameters", "score"}),
+	"[].parameters": yamldoc.Want("a JSON Schema object"),
+}))
+
+// callDoc is a tool call, as written.
+type callDoc struct {
+	Name      string    `yaml:"name"`
+	Arguments jsonValue `yaml:"arguments"`
+	Result    result    `yaml:"result"`
+	Error     string    `yaml:"error"`
+}
+
+var callsSchema = yamldoc.NewSchema[[]callDoc](schemaOptions("tool call", map[string]yamldoc.Rule{
+	"[]": mappingWant([]string{"name", "arguments", "result", "error"}),
+}))
+
+// words is a list of words: a list of text, or one comma-separated
+// string; items are trimmed and empty ones left out.
+type words []string
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (w *words) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if s, ok := d.Text(c, at); ok {
+				if s = strings.TrimSpace(s); s != "" {
+					*w = append(*w, s)
+				}
+			}
+		}
+	case yaml.ScalarNode:
+		if s, ok := d.Text(n, at); ok {
+			*w = SplitList(s)
+			return
+		}
+	default:
+		d.Wrong(n, at, "a list, or one comma-separated string")
+	}
+}
+
+// score is a relevance score: a finite number (JSON has no other).
+type score float64
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (s *score) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	var f float64
+	if d.Decode(n, at, &f) {
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			d.Wrong(n, at, "a finite number")
+			return
+		}
+		*s = score(f)
+	}
+}
+
+func (s *score) value() *float64 {
+	if s == nil {
+		return nil
+	}
+	f := float64(*s)
+	return &f
+}
+
+// jsonValue is any JSON value, kept as compact JSON in its written order.
+type jsonValue json.RawMessage
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (v *jsonValue) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	if raw, ok := d.JSON(n, at); ok {
+		*v = jsonValue(raw)
+	}
+}
+
+// result is a tool call's result: text as it is, any other value as
+// compact JSON.
+type result string
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (r *result) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		*r = result(n.Value)
+		return
+	}
+	if raw, ok := d.JSON(n, at); ok {
+		*r = result(raw)
+	}
+}
+
+// listFile parses data, the file path, as a YAML or JSON list (items
+// names its items, for an empty file; want says what to write when it is
+// not a list) and returns its node.
+func listFile(path string, data []byte, items, want string) (*yaml.Node, diag.List) {
+	top, errs := parseFile(path, data, "a list of "+items+" ([] for none)")
+	if errs != nil {
+		return nil, errs
+	}
+	if top.Kind != yaml.SequenceNode {
+		return nil, diag.List{at(path, top, "%s", want)}
+	}
+	return top, nil
+}
+
+// done returns out, or every problem in errs, sorted.
+func done[T any](errs diag.List, out []T) ([]T, error) {
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
 	}
 	return out, nil
 }

@@ -178,7 +178,7 @@ func (k jsonKind) String() string {
 }
 
 // jsonNode is a parsed JSON value with the byte offset it starts at, so
-// that a problem in a reply can be placed on its line.
+// that a problem in a reply can be placed at its line and column.
 type jsonNode struct {
 	kind  jsonKind
 	off   int
@@ -195,9 +195,17 @@ type jsonField struct {
 
 // field returns the value of the member name, or nil.
 func (n *jsonNode) field(name string) *jsonNode {
-	for _, f := range n.keys {
-		if f.name == name {
-			return f.val
+	if f := n.member(name); f != nil {
+		return f.val
+	}
+	return nil
+}
+
+// member returns the first member name, or nil.
+func (n *jsonNode) member(name string) *jsonField {
+	for i := range n.keys {
+		if n.keys[i].name == name {
+			return &n.keys[i]
 		}
 	}
 	return nil
@@ -360,4 +368,11 @@ func compactJSON(n *jsonNode) string {
 	}
 	write(n)
 	return b.String()
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	b.Truncate(b.Len() - 1)
 }

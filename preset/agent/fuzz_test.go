@@ -1,11 +1,18 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/diag"
 )
 
 // FuzzScan checks the {name} scanner: it never panics; without errors,
@@ -94,7 +101,6 @@ func FuzzValidatePlan(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParsePlan("p", data)
-		lines := strings.Count(string(data), "\n") + 1
 		for _, line := range problems(err) {
 			if !strings.HasPrefix(line, "p:") && !strings.HasPrefix(line, "p ") {
 				t.Fatalf("problem does not name the reply: %q", line)
@@ -104,11 +110,7 @@ func FuzzValidatePlan(f *testing.F) {
 			if list, ok := err.(interface{ Error() string }); ok && list == nil {
 				t.Fatal("typed nil error")
 			}
-			for _, e := range diagLines(err) {
-				if e < 0 || e > lines {
-					t.Fatalf("problem at line %d of a %d-line reply: %v", e, lines, err)
-				}
-			}
+			checkPlaces(t, "p", data, err)
 			return
 		}
 		if n := len(p.Subtasks); n < MinSubtasks || n > MaxSubtasks {
@@ -134,7 +136,7 @@ func FuzzValidatePlan(f *testing.F) {
 		}
 		for i := range q.Subtasks {
 			a, b := p.Subtasks[i], q.Subtasks[i]
-			a.line, b.line = 0, 0
+			a.at, b.at = nil, nil
 			if a.ID != b.ID || a.Description != b.Description || a.ModelTier != b.ModelTier || !sameSet(a.DependsOn, b.DependsOn) {
 				t.Fatalf("subtask %d reads back as %+v, was %+v", i, b, a)
 			}
@@ -149,18 +151,79 @@ func problems(err error) []string {
 	return strings.Split(err.Error(), "\n")
 }
 
-// diagLines returns the line of each problem of err.
-func diagLines(err error) []int {
-	var out []int
-	for _, line := range problems(err) {
-		rest := strings.TrimPrefix(line, "p:")
-		n := 0
-		for i := 0; i < len(rest) && rest[i] >= '0' && rest[i] <= '9'; i++ {
-			n = n*10 + int(rest[i]-'0')
-		}
-		out = append(out, n)
+// checkPlaces checks that every problem of err is in the file path and,
+// when it has a line, at a line of data and a column of that line (in
+// bytes, or just past its end); so are its related places in path.
+func checkPlaces(t *testing.T, path string, data []byte, err error) {
+	t.Helper()
+	var list diag.List
+	if !errors.As(err, &list) || len(list) == 0 {
+		t.Fatalf("error %v is not a diag.List", err)
 	}
-	return out
+	lines := bytes.Split(data, []byte{'\n'})
+	check := func(what string, line, col int) {
+		if line == 0 && col == 0 {
+			return
+		}
+		if line < 1 || line > len(lines) || col < 1 || col > len(lines[line-1])+1 {
+			t.Fatalf("%s at %d:%d, not a place of the %d-line file: %v", what, line, col, len(lines), err)
+		}
+	}
+	for _, e := range list {
+		if e.Path != path {
+			t.Fatalf("problem in %q, not %q: %v", e.Path, path, e)
+		}
+		check("problem", e.Line, e.Col)
+		for _, r := range e.Related {
+			if r.Path == path {
+				check("related place", r.Line, r.Col)
+			}
+		}
+	}
+}
+
+// FuzzInputFiles reads any text as each of the agent's input files, its
+// templates and its constraint library: no panic, and every problem at a
+// line and column of the file (Normalize aside: the fuzzer's text is
+// valid UTF-8 with '\n' line ends).
+func FuzzInputFiles(f *testing.F) {
+	for _, name := range []string{"state.yaml", "subtask.yaml", "memory.json", "tools.json", "tool-calls.json", "discoveries.json", "errors.json"} {
+		data, err := os.ReadFile("../../examples/agent/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, name := range append(roleFiles(), LibraryFile) {
+		data, _ := DefaultFile(name)
+		f.Add(data)
+	}
+	for _, s := range []string{"", "- {type: hunch, summary: é, tags: {}}\n- x\n", "id: s\ndepends_on: a, b\nmodel_tier: two\n", "[{\"name\": \"ls\", \"parameters\": [1], \"score\": .nan}]",
+		"- name: x\n  arguments: &a {b: [1, 0x10]}\n  result: *a\n", "role: r\ninstructions: |\n  Ça {gaol} }\nconstraints: c\napply: {planner: [x]}\n"} {
+		f.Add([]byte(s))
+	}
+	parsers := map[string]func(string, []byte) error{
+		"state":      func(p string, d []byte) error { _, err := ParseTaskState(p, d); return err },
+		"subtask":    func(p string, d []byte) error { _, err := ParseSubtask(p, d); return err },
+		"memory":     func(p string, d []byte) error { _, err := ParseMemory(p, d); return err },
+		"notes":      func(p string, d []byte) error { _, err := ParseNotes(p, d); return err },
+		"tools":      func(p string, d []byte) error { _, err := ParseTools(p, d); return err },
+		"tool calls": func(p string, d []byte) error { _, err := ParseToolCalls(p, d); return err },
+		"library":    func(p string, d []byte) error { _, err := ParseLibrary(p, d); return err },
+	}
+	for _, r := range Roles() {
+		parsers[string(r)] = func(p string, d []byte) error { _, err := ParseTemplate(r, p, d); return err }
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !utf8.Valid(data) || bytes.ContainsAny(data, "\r\ufeff") {
+			return
+		}
+		for _, name := range slices.Sorted(maps.Keys(parsers)) {
+			if err := parsers[name]("f", data); err != nil {
+				checkPlaces(t, "f", data, err)
+			}
+		}
+	})
 }
 
 // FuzzExtractJSON checks that what ExtractJSON finds is where it says,

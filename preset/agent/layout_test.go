@@ -464,9 +464,11 @@ func TestTaskStateYAML(t *testing.T) {
 		t.Errorf("struct state: %q, %v", s, err)
 	}
 	for _, bad := range []struct{ text, want string }{
-		{"- a\n", "s.yaml:1: the task state is a YAML mapping"},
-		{"", "s.yaml:1: the file is empty"},
-		{"a: [1\n", "s.yaml:1: not valid YAML"},
+		{"- a\n", "s.yaml:1:1: the task state is a YAML mapping"},
+		{"", "s.yaml:1:1: the file is empty"},
+		{"a: [1\n", "s.yaml:1:6: not valid YAML"},
+		{"goal: g\n\"goal\": h\n", `s.yaml:2:1: key "goal" is repeated (first at line 1): keep one`},
+		{"goal: é\nfiles: [a, {b: 1, b: 2}]\n", `s.yaml:2:19: key "files[1].b" is repeated (first at line 2): keep one`},
 	} {
 		if _, err := agent.ParseTaskState("s.yaml", []byte(bad.text)); err == nil || !strings.HasPrefix(err.Error(), bad.want) {
 			t.Errorf("ParseTaskState(%q): %v, want %s", bad.text, err, bad.want)

@@ -1,13 +1,15 @@
 package agent
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
-	"github.com/tessera-dev/tessera/diag"
-	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"go.yaml.in/yaml/v4"
+
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/suggest"
 )
 
 // Library is the constraint library: named sets of constraints, and for
@@ -44,57 +46,72 @@ var setName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 // file path. Its top level maps set names (lower-case words) to text,
 // taken as written, and the key "apply" to a mapping from every role to
 // the list of sets it gets. An unknown role, a role left out, a set that
-// is not defined or is empty: each is an error at its line.
+// is not defined or is empty: each is an error at its line and column.
 func ParseLibrary(path string, data []byte) (*Library, error) {
-	top, err := yamldoc.Parse(path, data)
+	top, err := parser.Parse(path, data)
 	if err != nil {
 		return nil, err
 	}
 	if top == nil || top.Kind != yaml.MappingNode {
-		return nil, diag.List{diag.Errorf(path, 1, "the constraint library is a mapping: set names to their constraints, and \"apply\" to the sets of each role")}
+		line, col := 1, 1
+		if top != nil {
+			line, col = top.Line, top.Column
+		}
+		return nil, diag.List{diag.ErrorfAt(path, line, col, "the constraint library is a mapping: set names to their constraints, and \"apply\" to the sets of each role")}
 	}
 	l := &Library{path: path, text: string(data), sets: map[string]string{}, apply: map[Role][]string{}}
 	var errs diag.List
-	var apply *yaml.Node
-	applyLine := 0
+	var apply, applyKey *yaml.Node
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
 		switch {
 		case k.Value == "apply":
-			apply, applyLine = v, k.Line
+			apply, applyKey = v, k
 		case !setName.MatchString(k.Value):
-			errs = append(errs, diag.Errorf(path, k.Line, "set name %q: use lower-case letters, digits, '_' and '-', starting with a letter", k.Value))
+			errs = append(errs, at(path, k, "set name %q: use lower-case letters, digits, '_' and '-', starting with a letter", k.Value))
 		case v.Kind != yaml.ScalarNode || v.Tag == "!!null" || strings.TrimSpace(v.Value) == "":
-			errs = append(errs, diag.Errorf(path, k.Line, "set %q: write its constraints as text, one \"- \" line each", k.Value))
+			errs = append(errs, at(path, k, "set %q: write its constraints as text, one \"- \" line each", k.Value))
 		default:
 			l.sets[k.Value] = strings.TrimRight(v.Value, "\n")
 		}
 	}
+	roles := make([]string, 0, len(Roles()))
+	for _, r := range Roles() {
+		roles = append(roles, string(r))
+	}
 	switch {
 	case apply == nil:
-		errs = append(errs, diag.Errorf(path, top.Line, "missing key \"apply\": list the sets of each role, as in \"planner: [common, safety]\""))
+		errs = append(errs, at(path, top, "missing key \"apply\": list the sets of each role, as in \"planner: [common, safety]\""))
 	case apply.Kind != yaml.MappingNode:
-		errs = append(errs, diag.Errorf(path, applyLine, "\"apply\" maps each role to a list of sets, as in \"planner: [common, safety]\""))
+		errs = append(errs, at(path, applyKey, "\"apply\" maps each role to a list of sets, as in \"planner: [common, safety]\""))
 	default:
 		for i := 0; i+1 < len(apply.Content); i += 2 {
 			k, v := apply.Content[i], apply.Content[i+1]
 			r, err := ParseRole(k.Value)
 			if err != nil || string(r) != k.Value {
-				errs = append(errs, diag.Errorf(path, k.Line, "apply: %q is not a role: use planner, executor, replanner, extractor and verifier", k.Value))
+				hint := ""
+				if h := suggest.Nearest(k.Value, roles); h != "" {
+					hint = fmt.Sprintf("did you mean %q? ", h)
+				}
+				errs = append(errs, at(path, k, "apply: %q is not a role: %suse planner, executor, replanner, extractor and verifier", k.Value, hint))
 				continue
 			}
 			if v.Kind != yaml.SequenceNode {
-				errs = append(errs, diag.Errorf(path, k.Line, "apply: %s: write a list of sets, as in [common, safety] ([] for none)", k.Value))
+				errs = append(errs, at(path, k, "apply: %s: write a list of sets, as in [common, safety] ([] for none)", k.Value))
 				continue
 			}
 			names := []string{}
 			for _, s := range v.Content {
 				if s.Kind != yaml.ScalarNode {
-					errs = append(errs, diag.Errorf(path, s.Line, "apply: %s: a set is named by its key", k.Value))
+					errs = append(errs, at(path, s, "apply: %s: a set is named by its key", k.Value))
 					continue
 				}
 				if _, ok := l.sets[s.Value]; !ok {
-					errs = append(errs, diag.Errorf(path, s.Line, "apply: %s: no set %q in this file: define it, or use %s", k.Value, s.Value, orList(sortedKeys(l.sets))))
+					use := ""
+					if len(l.sets) > 0 {
+						use = ", or use " + orList(sortedKeys(l.sets))
+					}
+					errs = append(errs, at(path, s, "apply: %s: no set %q in this file: define it%s", k.Value, s.Value, use))
 					continue
 				}
 				names = append(names, s.Value)
@@ -103,7 +120,7 @@ func ParseLibrary(path string, data []byte) (*Library, error) {
 		}
 		for _, r := range Roles() {
 			if _, ok := l.apply[r]; !ok && !slices.ContainsFunc(apply.Content, func(n *yaml.Node) bool { return n.Value == string(r) }) {
-				errs = append(errs, diag.Errorf(path, applyLine, "apply: role %s is missing: list its sets ([] for none)", r))
+				errs = append(errs, at(path, applyKey, "apply: role %s is missing: list its sets ([] for none)", r))
 			}
 		}
 	}

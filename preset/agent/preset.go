@@ -15,7 +15,6 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/internal/fileread"
-	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/prompt"
 )
@@ -229,7 +228,7 @@ func readInput(r Role, env *preset.Env, args preset.Args) (*Input, error) {
 		return func(path string, data []byte) error {
 			s, err := prompt.Normalize(data)
 			if err != nil {
-				return yamldoc.EncodingError(path, err)
+				return parser.EncodingError(path, err)
 			}
 			*dst = s
 			return nil
@@ -309,7 +308,26 @@ func readInput(r Role, env *preset.Env, args preset.Args) (*Input, error) {
 			missing = append(missing, "acceptance_criteria")
 		}
 		if len(missing) > 0 {
-			return nil, diag.List{diag.Errorf(args[InputSubtask], s.line, "the subtask has no %s: the %s shows them", andList(missing), r)}
+			line, col := s.pos(partSubtask)
+			return nil, diag.List{diag.ErrorfAt(args[InputSubtask], line, col, "the subtask has no %s: the %s shows them", andList(missing), r)}
+		}
+	}
+	if s := in.Subtask; s != nil && r == Executor && len(in.Tools) > 0 {
+		var missing []string
+		for _, name := range s.Tools {
+			if !slices.ContainsFunc(in.Tools, func(t Tool) bool { return t.Name == name }) {
+				missing = append(missing, strconv.Quote(name))
+			}
+		}
+		if len(missing) > 0 {
+			is, them := "is not a tool", "it"
+			if len(missing) > 1 {
+				is, them = "are not tools", "them"
+			}
+			line, col := s.pos(partTools)
+			e := diag.ErrorfAt(args[InputSubtask], line, col, "subtask tools: %s %s of the tools file: define %s there, or remove %s from the subtask's tools", andList(missing), is, them, them)
+			e.Related = []diag.Location{{Label: "tools in", Path: args[InputTools]}}
+			return nil, diag.List{e}
 		}
 	}
 	return in, nil

@@ -113,27 +113,27 @@ func TestLoadFiles(t *testing.T) {
 	tools := write("tools.json", "[\n  {\"name\": \"ls\"},\n  {\"name\": \"ls\", \"parameters\": [1]},\n  {\"description\": \"d\"}\n]\n")
 	_, err := assemble(t, nil, preset.Args{agent.InputRole: "executor", agent.InputState: state, agent.InputSubtask: sub, agent.InputMemory: memory, agent.InputTools: tools})
 	want := []string{
-		memory + `:3: memory entry 2: type "guess": use decision, error, tool_result, discovery, artifact or context`,
-		memory + `:3: memory entry 2: unknown key "color": use id, type, summary, detail, tags, relevance_to, subtask and score`,
-		memory + `:4: memory entry 3 has no summary: add one`,
-		tools + `:3: tool 2 parameters: write a JSON Schema object`,
-		tools + `:3: tool 2: the name "ls" is taken by tool 1: names are unique`,
-		tools + `:4: tool 3 has no name: add one`,
+		memory + `:3:4: memory entry 2: type "guess": use decision, error, tool_result, discovery, artifact or context`,
+		memory + `:3:37: memory entry 2: unknown key "color": use id, type, summary, detail, tags, relevance_to, subtask and score`,
+		memory + `:4:3: memory entry 3 has no summary: add one`,
+		tools + `:3:4: tool 2: the name "ls" is taken by tool 1: names are unique`,
+		tools + `:3:32: tool 2 parameters: write a JSON Schema object`,
+		tools + `:4:3: tool 3 has no name: add one`,
 	}
 	checkProblems(t, "files", err, want)
 
 	bad := write("bad.yaml", "id: s\nmodel_tier: high\n")
 	_, err = assemble(t, nil, preset.Args{agent.InputRole: "verifier", agent.InputSubtask: bad, agent.InputResult: filepath.Join(dir, "missing.txt")})
 	checkProblems(t, "verifier", err, []string{
-		bad + ":2: subtask model_tier: write a whole number",
+		bad + ":2:13: subtask model_tier: write a whole number",
 		filepath.Join(dir, "missing.txt") + ": cannot read it: no such file or directory",
 	})
 	_, err = assemble(t, nil, preset.Args{agent.InputRole: "verifier", agent.InputSubtask: write("s2.yaml", "id: s\n"), agent.InputResult: state})
-	checkProblems(t, "verifier subtask", err, []string{filepath.Join(dir, "s2.yaml") + ":1: the subtask has no description and acceptance_criteria: the verifier shows them"})
+	checkProblems(t, "verifier subtask", err, []string{filepath.Join(dir, "s2.yaml") + ":1:1: the subtask has no description and acceptance_criteria: the verifier shows them"})
 	_, err = assemble(t, nil, preset.Args{agent.InputRole: "extractor", agent.InputSubtask: write("s3.yaml", "description: d\n"), agent.InputModelOutput: write("out.txt", "ok \xff\n")})
 	checkProblems(t, "extractor", err, []string{
-		filepath.Join(dir, "out.txt") + ":1: ",
-		filepath.Join(dir, "s3.yaml") + ":1: the subtask has no id: add \"id\"",
+		filepath.Join(dir, "out.txt") + ":1:4: invalid UTF-8 at byte offset 3 (line 1)",
+		filepath.Join(dir, "s3.yaml") + ":1:1: the subtask has no id: add \"id\"",
 	})
 }
 
@@ -167,7 +167,7 @@ func TestCatalogTemplates(t *testing.T) {
 	env, _ = engine.Env(c)
 	_, err = agent.New().Units(context.Background(), env)
 	checkProblems(t, "Units", err, []string{
-		`agent/templates/verifier.yaml:1: missing key "constraints"`,
+		`agent/templates/verifier.yaml:1:1: missing key "constraints"`,
 		`agent/templates/verifier.yaml:2:16: key "instructions": a single '{'`,
 	})
 	if _, err := assemble(t, c, preset.Args{agent.InputRole: "planner", agent.InputGoal: "g"}); err != nil {

@@ -13,7 +13,8 @@ import (
 // characters, and optionally detail, tags and relevance_to (each a list
 // or one comma-separated string, split and trimmed). "[]" is a valid
 // reply with no entries. It returns the entries read and every problem,
-// as a diag.List naming the entry ("entry 2: ...") at its line.
+// as a diag.List naming the entry ("entry 2: ...") at its line and
+// column in the reply.
 func ParseExtraction(name string, text []byte) ([]MemoryEntry, error) {
 	r := &reply{name: name, text: text}
 	n := r.extract('[', `the extractor answers with a JSON array of entries, [] when nothing is worth keeping`)
@@ -23,9 +24,8 @@ func ParseExtraction(name string, text []byte) ([]MemoryEntry, error) {
 	out := make([]MemoryEntry, 0, len(n.elems))
 	for i, e := range n.elems {
 		label := fmt.Sprintf("entry %d", i+1)
-		line := r.line(e.off)
 		if e.kind != jsonObject {
-			r.errorf(line, "%s is %s: write an object with type and summary", label, e.kind)
+			r.errorAt(e.off, "%s is %s: write an object with type and summary", label, e.kind)
 			continue
 		}
 		r.repeated(e, label)
@@ -35,11 +35,11 @@ func ParseExtraction(name string, text []byte) ([]MemoryEntry, error) {
 			f := e.field(field)
 			switch {
 			case f == nil && required:
-				r.errorf(line, "%s has no %s: add it", label, field)
+				r.errorAt(e.off, "%s has no %s: add it", label, field)
 				ok = false
 			case f == nil:
 			case f.kind != jsonString:
-				r.errorf(r.line(f.off), "%s: %s is %s: write a string", label, field, f.kind)
+				r.errorAt(f.off, "%s: %s is %s: write a string", label, field, f.kind)
 				ok = false
 			default:
 				return f.text
@@ -57,7 +57,7 @@ func ParseExtraction(name string, text []byte) ([]MemoryEntry, error) {
 				var out []string
 				for _, x := range f.elems {
 					if x.kind != jsonString {
-						r.errorf(r.line(x.off), "%s: an item of %s is %s: write strings", label, field, x.kind)
+						r.errorAt(x.off, "%s: an item of %s is %s: write strings", label, field, x.kind)
 						ok = false
 						continue
 					}
@@ -67,7 +67,7 @@ func ParseExtraction(name string, text []byte) ([]MemoryEntry, error) {
 				}
 				return out
 			}
-			r.errorf(r.line(f.off), "%s: %s is %s: write a comma-separated string or an array of strings", label, field, f.kind)
+			r.errorAt(f.off, "%s: %s is %s: write a comma-separated string or an array of strings", label, field, f.kind)
 			ok = false
 			return nil
 		}
@@ -77,16 +77,16 @@ func ParseExtraction(name string, text []byte) ([]MemoryEntry, error) {
 		m.Tags = list("tags")
 		m.RelevanceTo = list("relevance_to")
 		if f := e.field("type"); f != nil && f.kind == jsonString && !slices.Contains(MemoryTypes(), m.Type) {
-			r.errorf(r.line(f.off), "%s: type %q: use %s", label, f.text, orList(MemoryTypes()))
+			r.errorAt(f.off, "%s: type %q: use %s", label, f.text, orList(MemoryTypes()))
 			ok = false
 		}
 		if f := e.field("summary"); f != nil && f.kind == jsonString {
 			switch c := utf8.RuneCountInString(m.Summary); {
 			case c == 0:
-				r.errorf(r.line(f.off), "%s: the summary is empty: say in a sentence what was learned", label)
+				r.errorAt(f.off, "%s: the summary is empty: say in a sentence what was learned", label)
 				ok = false
 			case c > MaxSummary:
-				r.errorf(r.line(f.off), "%s: the summary is %d characters, over %d: shorten it, and put the rest in detail", label, c, MaxSummary)
+				r.errorAt(f.off, "%s: the summary is %d characters, over %d: shorten it, and put the rest in detail", label, c, MaxSummary)
 				ok = false
 			}
 		}
@@ -156,20 +156,19 @@ func ParseVerdict(name string, text []byte) (*Verdict, error) {
 	}
 	r.repeated(n, "the verdict")
 	v := &Verdict{Issues: []string{}}
-	line := r.line(n.off)
 	switch f := n.field("passed"); {
 	case f == nil:
-		r.errorf(line, "the verdict has no \"passed\": add true or false")
+		r.errorAt(n.off, "the verdict has no \"passed\": add true or false")
 	case f.kind != jsonBool:
-		r.errorf(r.line(f.off), "\"passed\" is %s: write true or false", f.kind)
+		r.errorAt(f.off, "\"passed\" is %s: write true or false", f.kind)
 	default:
 		v.Passed = f.text == "true"
 	}
 	switch f := n.field("reason"); {
 	case f == nil:
-		r.errorf(line, "the verdict has no \"reason\": add one")
+		r.errorAt(n.off, "the verdict has no \"reason\": add one")
 	case f.kind != jsonString:
-		r.errorf(r.line(f.off), "\"reason\" is %s: write a string", f.kind)
+		r.errorAt(f.off, "\"reason\" is %s: write a string", f.kind)
 	default:
 		v.Reason = strings.TrimSpace(f.text)
 	}
@@ -182,7 +181,7 @@ func ParseVerdict(name string, text []byte) (*Verdict, error) {
 	case f.kind == jsonArray:
 		for _, x := range f.elems {
 			if x.kind != jsonString {
-				r.errorf(r.line(x.off), "an item of \"issues\" is %s: write strings", x.kind)
+				r.errorAt(x.off, "an item of \"issues\" is %s: write strings", x.kind)
 				continue
 			}
 			if s := strings.TrimSpace(x.text); s != "" {
@@ -190,7 +189,7 @@ func ParseVerdict(name string, text []byte) (*Verdict, error) {
 			}
 		}
 	default:
-		r.errorf(r.line(f.off), "\"issues\" is %s: write an array of strings", f.kind)
+		r.errorAt(f.off, "\"issues\" is %s: write an array of strings", f.kind)
 	}
 	r.errs.Sort()
 	return v, r.errs.Err()

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"embed"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
+	"github.com/tessera-dev/tessera/prompt"
 )
 
 //go:embed defaults/*.yaml
@@ -44,9 +47,9 @@ type Template struct {
 }
 
 type templateKey struct {
-	key  string
-	line int
-	segs []segment
+	key       string
+	line, col int
+	segs      []segment
 }
 
 // Role returns the role the template is for.
@@ -70,7 +73,7 @@ func (t *Template) Keys() []string {
 // file path (used in messages). The top level is a mapping from the
 // role's keys (role, instructions or the executor's task_state, subtask,
 // memory and tools, output_format, constraints) to text. It is an error,
-// reported at its line (and column for a brace), when a key is unknown or
+// reported at its line and column, when a key is unknown or
 // repeated, a required key is missing or a value is not text; when a
 // placeholder is not one the role provides; when a '{' or '}' is neither
 // doubled nor part of a placeholder; and when a value that is fenced as
@@ -81,47 +84,64 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 	if _, err := ParseRole(string(r)); err != nil {
 		return nil, err
 	}
-	top, err := yamldoc.Parse(path, data)
+	text, err := prompt.Normalize(data)
+	if err != nil {
+		return nil, diag.List{parser.EncodingError(path, err)}
+	}
+	top, err := parser.ParseText(path, text)
 	if err != nil {
 		return nil, err
 	}
-	text := string(data)
 	specs := keysOf(r)
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.key
-	}
-	var errs diag.List
 	if top == nil || top.Kind != yaml.MappingNode {
-		line := 1
+		line, col := 1, 1
 		if top != nil {
-			line = top.Line
+			line, col = top.Line, top.Column
 		}
-		return nil, diag.List{diag.Errorf(path, line, "%s template is a mapping of the keys %s to text", aRole(r), andList(names))}
+		names := make([]string, len(specs))
+		for i, s := range specs {
+			names[i] = s.key
+		}
+		return nil, diag.List{diag.ErrorfAt(path, line, col, "%s template is a mapping of the keys %s to text", aRole(r), andList(names))}
 	}
-	t := &Template{role: r, path: path, text: text}
+	vals, d := decodeTemplate(r, path, top)
+	errs := d.Errors()
+	t := &Template{role: r, path: path, text: string(data)}
+	// The keys with a value, in the order written, so that a value used
+	// twice is reported at its second use.
+	type written struct {
+		tk  *templateKey
+		v   *yaml.Node
+		col int
+	}
+	var keys []written
 	found := map[string]*templateKey{}
-	present := map[string]bool{}
+	for i, s := range specs {
+		line, col := d.Pos(s.key)
+		switch {
+		case line == 0:
+			if s.required {
+				errs = append(errs, at(path, top, "missing key %q: %s template needs %s", s.key, aRole(r), andList(requiredKeys(r))))
+			}
+			continue
+		case vals[i].n == nil:
+			if !d.Bad(s.key) { // written with no value
+				errs = append(errs, diag.ErrorfAt(path, line, col, "key %q: write %s", s.key, textWant(s.key)))
+			}
+			continue
+		}
+		tk := &templateKey{key: s.key, line: line, col: col}
+		found[s.key] = tk
+		keys = append(keys, written{tk, vals[i].n, col})
+	}
+	slices.SortFunc(keys, func(a, b written) int { return cmp.Or(a.tk.line-b.tk.line, a.col-b.col) })
 	seen := map[string]int{} // block placeholders, by name: the line of their first use
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		k, v := top.Content[i], top.Content[i+1]
-		if !slices.Contains(names, k.Value) {
-			errs = append(errs, diag.Errorf(path, k.Line, "unknown key %q: %s template has the keys %s", k.Value, aRole(r), andList(names)))
-			continue
-		}
-		present[k.Value] = true
-		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Value == "" {
-			errs = append(errs, diag.Errorf(path, k.Line, "key %q: write its text as a string (a literal block, \"%s: |\", keeps the lines as written)", k.Value, k.Value))
-			continue
-		}
-		tk := &templateKey{key: k.Value, line: k.Line}
-		found[k.Value] = tk
+	for _, k := range keys {
+		tk, v := k.tk, k.v
 		segs, serrs := scan(v.Value)
 		for _, e := range serrs {
 			line, col := position(text, v, e.off)
-			d := diag.Errorf(path, line, "key %q: %s", k.Value, e.msg)
-			d.Col = col
-			errs = append(errs, d)
+			errs = append(errs, diag.ErrorfAt(path, line, col, "key %q: %s", tk.key, e.msg))
 		}
 		for i := range segs {
 			s := &segs[i]
@@ -130,9 +150,7 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 			}
 			line, col := position(text, v, s.off)
 			problem := func(format string, args ...any) {
-				d := diag.Errorf(path, line, "key %q: "+format, append([]any{k.Value}, args...)...)
-				d.Col = col
-				errs = append(errs, d)
+				errs = append(errs, diag.ErrorfAt(path, line, col, "key %q: "+format, append([]any{tk.key}, args...)...))
 			}
 			p := placeholderOf(r, s.name)
 			s.ph = p
@@ -140,7 +158,7 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 			case p == nil:
 				problem("{%s} is not a placeholder the %s provides: use %s (write {{ and }} for literal braces)", s.name, r, placeholderNames(r))
 				continue
-			case p.only != "" && p.only != k.Value:
+			case p.only != "" && p.only != tk.key:
 				problem("{%s} stands only in the %q key", s.name, p.only)
 				continue
 			case p.kind == inline:
@@ -158,18 +176,13 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 		tk.segs = segs
 	}
 	for _, s := range specs {
-		tk := found[s.key]
-		if tk == nil {
-			if s.required && !present[s.key] {
-				errs = append(errs, diag.Errorf(path, top.Line, "missing key %q: %s template needs %s", s.key, aRole(r), andList(requiredKeys(r))))
-			}
-			continue
+		if tk := found[s.key]; tk != nil {
+			t.keys = append(t.keys, *tk)
 		}
-		t.keys = append(t.keys, *tk)
 	}
 	for _, need := range []struct{ key, name string }{{KeyMemory, "memory_entries_formatted"}, {KeyTools, "tools_formatted"}} {
 		if tk := found[need.key]; tk != nil && r == Executor && !slices.ContainsFunc(tk.segs, func(s segment) bool { return s.name == need.name }) {
-			errs = append(errs, diag.Errorf(path, tk.line, "key %q does not use {%s}: write it on a line of its own where the %s go", need.key, need.name, strings.TrimSuffix(need.name, "_formatted")))
+			errs = append(errs, diag.ErrorfAt(path, tk.line, tk.col, "key %q does not use {%s}: write it on a line of its own where the %s go", need.key, need.name, strings.TrimSuffix(need.name, "_formatted")))
 		}
 	}
 	if len(errs) > 0 {
@@ -178,6 +191,95 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 	}
 	slices.SortStableFunc(t.keys, func(a, b templateKey) int { return orderOf(a.key) - orderOf(b.key) })
 	return t, nil
+}
+
+// templateText is the value of a template's key: text, kept as its node
+// so that a problem inside it can be placed at its line and column.
+type templateText struct{ n *yaml.Node }
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (t *templateText) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	if n.Kind != yaml.ScalarNode || n.Value == "" {
+		d.Wrong(n, at, textWant(at))
+		return
+	}
+	t.n = n
+}
+
+// textWant says how to write the text of key.
+func textWant(key string) string {
+	return fmt.Sprintf("its text as a string (a literal block, \"%s: |\", keeps the lines as written)", key)
+}
+
+// roleTemplate is the template of every role but the executor, as
+// written; its fields are keysOf(r) in order.
+type roleTemplate struct {
+	Role         templateText `yaml:"role"`
+	Instructions templateText `yaml:"instructions"`
+	OutputFormat templateText `yaml:"output_format"`
+	Constraints  templateText `yaml:"constraints"`
+}
+
+// executorTemplate is the executor's template, as written; its fields
+// are keysOf(Executor) in order.
+type executorTemplate struct {
+	Role         templateText `yaml:"role"`
+	TaskState    templateText `yaml:"task_state"`
+	Subtask      templateText `yaml:"subtask"`
+	Memory       templateText `yaml:"memory"`
+	Tools        templateText `yaml:"tools"`
+	OutputFormat templateText `yaml:"output_format"`
+	Constraints  templateText `yaml:"constraints"`
+}
+
+// templateOptions are the options of the schema of r's templates.
+func templateOptions(r Role) yamldoc.Options {
+	return yamldoc.Options{
+		Doc:       "a template",
+		Columns:   true,
+		Label:     func(at string) string { return labelKey(at) },
+		TypeError: func(want, _ string) string { return "write " + want },
+		UnknownKey: func(_, key, hint string, keys []string) string {
+			var b strings.Builder
+			fmt.Fprintf(&b, "unknown key %q: ", key)
+			if hint != "" {
+				fmt.Fprintf(&b, "did you mean %q? ", hint)
+			}
+			fmt.Fprintf(&b, "%s template has the keys %s", aRole(r), andList(keys))
+			return b.String()
+		},
+	}
+}
+
+// labelKey names a template's key in messages: key "role".
+func labelKey(at string) string {
+	if at == "" {
+		return ""
+	}
+	return "key " + strconv.Quote(at)
+}
+
+var (
+	executorSchema = yamldoc.NewSchema[executorTemplate](templateOptions(Executor))
+	roleSchemas    = map[Role]*yamldoc.Schema[roleTemplate]{
+		Planner:   yamldoc.NewSchema[roleTemplate](templateOptions(Planner)),
+		Replanner: yamldoc.NewSchema[roleTemplate](templateOptions(Replanner)),
+		Extractor: yamldoc.NewSchema[roleTemplate](templateOptions(Extractor)),
+		Verifier:  yamldoc.NewSchema[roleTemplate](templateOptions(Verifier)),
+	}
+)
+
+// decodeTemplate decodes the top node of r's template: the value of each
+// of keysOf(r), in order (nil where there is none), and the decoder.
+func decodeTemplate(r Role, path string, top *yaml.Node) ([]templateText, *yamldoc.Decoder) {
+	if r == Executor {
+		var t executorTemplate
+		d := executorSchema.Decode(path, top, &t)
+		return []templateText{t.Role, t.TaskState, t.Subtask, t.Memory, t.Tools, t.OutputFormat, t.Constraints}, d
+	}
+	var t roleTemplate
+	d := roleSchemas[r].Decode(path, top, &t)
+	return []templateText{t.Role, t.Instructions, t.OutputFormat, t.Constraints}, d
 }
 
 // aRole is "a planner", "an executor", ...
@@ -208,10 +310,11 @@ func orderOf(key string) int {
 	return len(order)
 }
 
-// position returns the line and column in the file text of the byte off
-// of scalar v's value. Lines are exact for literal blocks ("|") and
-// one-line values; the column is known for literal blocks and for one-line
-// values written without escapes, else 0.
+// position returns the line and column (in bytes) in the file text of
+// the byte off of scalar v's value. They are exact for literal blocks
+// ("|") and for one-line values written without escapes; elsewhere (a
+// folded block, a quoted value with escapes, a plain value over several
+// lines) they are where the value starts.
 func position(text string, v *yaml.Node, off int) (line, col int) {
 	val := v.Value
 	lineStart := strings.LastIndexByte(val[:off], '\n') + 1
@@ -237,6 +340,9 @@ func position(text string, v *yaml.Node, off int) (line, col int) {
 		}
 	default:
 		line = v.Line
+	}
+	if col == 0 {
+		line, col = v.Line, v.Column
 	}
 	return line, col
 }

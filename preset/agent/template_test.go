@@ -134,15 +134,15 @@ func TestParseTemplateErrors(t *testing.T) {
 	}{
 		{"valid", Executor, executorYAML, nil},
 		{"unknown key", Executor, executorYAML + "notes: x\n",
-			[]string{`e.yaml:13: unknown key "notes": an executor template has the keys role, task_state, subtask, memory, tools, output_format and constraints`}},
+			[]string{`e.yaml:13:1: unknown key "notes": an executor template has the keys role, task_state, subtask, memory, tools, output_format and constraints`}},
 		{"instructions in the executor", Executor, executorYAML + "instructions: x\n",
-			[]string{`e.yaml:13: unknown key "instructions"`}},
+			[]string{`e.yaml:13:1: unknown key "instructions"`}},
 		{"missing key", Executor, strings.Replace(executorYAML, "output_format: Say what you did.\n", "", 1),
-			[]string{`e.yaml:1: missing key "output_format": an executor template needs role, task_state, subtask, memory, output_format and constraints`}},
+			[]string{`e.yaml:1:1: missing key "output_format": an executor template needs role, task_state, subtask, memory, output_format and constraints`}},
 		{"missing keys", Planner, "role: r\n",
-			[]string{`e.yaml:1: missing key "constraints": a planner template needs role, instructions and constraints`, `e.yaml:1: missing key "instructions"`}},
+			[]string{`e.yaml:1:1: missing key "constraints": a planner template needs role, instructions and constraints`, `e.yaml:1:1: missing key "instructions"`}},
 		{"not text", Planner, "role: r\ninstructions: [a, b]\nconstraints:\n",
-			[]string{`e.yaml:2: key "instructions": write its text as a string`, `e.yaml:3: key "constraints": write its text as a string`}},
+			[]string{`e.yaml:2:15: key "instructions": write its text as a string (a literal block, "instructions: |", keeps the lines as written)`, `e.yaml:3:1: key "constraints": write its text as a string`}},
 		{"unknown placeholder", Planner, "role: r\ninstructions: |\n  GOAL:\n    {goal} and {gaol}\nconstraints: c\n",
 			[]string{`e.yaml:4:16: key "instructions": {gaol} is not a placeholder the planner provides: use {goal}, {workspace_path}, {user_context} or {workspace_listing}`}},
 		{"another role's placeholder", Extractor, "role: r\ninstructions: '{goal}'\nconstraints: c\n",
@@ -158,13 +158,27 @@ func TestParseTemplateErrors(t *testing.T) {
 		{"wrong key", Executor, strings.Replace(executorYAML, "You execute.", "|\n  {memory_entries_formatted}", 1),
 			[]string{`e.yaml:2:3: key "role": {memory_entries_formatted} stands only in the "memory" key`}},
 		{"memory without entries", Executor, strings.Replace(executorYAML, "{memory_entries_formatted}", "none", 1),
-			[]string{`e.yaml:7: key "memory" does not use {memory_entries_formatted}: write it on a line of its own where the memory_entries go`}},
+			[]string{`e.yaml:7:1: key "memory" does not use {memory_entries_formatted}: write it on a line of its own where the memory_entries go`}},
 		{"tools without tools", Executor, executorYAML + "tools: Tools here.\n",
-			[]string{`e.yaml:13: key "tools" does not use {tools_formatted}`}},
-		{"not a mapping", Planner, "- role\n", []string{`e.yaml:1: a planner template is a mapping of the keys role, instructions, output_format and constraints to text`}},
-		{"empty", Planner, "# nothing\n", []string{`e.yaml:1: a planner template is a mapping`}},
-		{"repeated key", Planner, "role: a\nrole: b\ninstructions: i\nconstraints: c\n", []string{`e.yaml:2: key "role" is repeated (first at line 1): keep one`}},
-		{"syntax", Planner, "role: [a\n", []string{`e.yaml:1: not valid YAML`}},
+			[]string{`e.yaml:13:1: key "tools" does not use {tools_formatted}`}},
+		{"not a mapping", Planner, "- role\n", []string{`e.yaml:1:1: a planner template is a mapping of the keys role, instructions, output_format and constraints to text`}},
+		{"empty", Planner, "# nothing\n", []string{`e.yaml:1:1: a planner template is a mapping`}},
+		{"repeated key", Planner, "role: a\nrole: b\ninstructions: i\nconstraints: c\n", []string{`e.yaml:2:1: key "role" is repeated (first at line 1): keep one`}},
+		{"syntax", Planner, "role: [a\n", []string{`e.yaml:1:9: not valid YAML`}},
+		{"misspelt key", Planner, "role: r\ninstructions: i\n  # c\ncontraints: c\n",
+			[]string{`e.yaml:1:1: missing key "constraints"`, `e.yaml:4:1: unknown key "contraints": did you mean "constraints"? a planner template has the keys role, instructions, output_format and constraints`}},
+		{"columns in bytes", Planner, "role: r\ninstructions: Résumé {gaol}\nconstraints: c\n",
+			[]string{`e.yaml:2:24: key "instructions": {gaol} is not a placeholder`}},
+		{"columns in bytes, literal block", Planner, "role: r\ninstructions: |\n  Ça {gaol}\nconstraints: c\n",
+			[]string{`e.yaml:3:7: key "instructions": {gaol} is not a placeholder`}},
+		{"folded block", Planner, "role: r\ninstructions: >\n  Do\n  {gaol}\nconstraints: c\n",
+			[]string{`e.yaml:2:15: key "instructions": {gaol} is not a placeholder`}},
+		{"escapes", Planner, "role: r\ninstructions: \"\\tDo {gaol}\"\nconstraints: c\n",
+			[]string{`e.yaml:2:15: key "instructions": {gaol} is not a placeholder`}},
+		{"value empty", Planner, "role: ''\ninstructions: i\nconstraints: c\n",
+			[]string{`e.yaml:1:7: key "role": write its text as a string`}},
+		{"alias", Planner, "role: &r r\ninstructions: *r\nconstraints: c\n",
+			[]string{`e.yaml:2:15: key "instructions": aliases (*r) are not supported in a template: write the value out`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseTemplate(tc.role, "e.yaml", []byte(tc.text))
@@ -196,15 +210,18 @@ func TestParseLibraryErrors(t *testing.T) {
 		t.Fatalf("valid library: %v", err)
 	}
 	for _, tc := range []struct{ text, want string }{
-		{"common: x\n", `c.yaml:1: missing key "apply"`},
-		{"common: x\napply: [common]\n", `c.yaml:2: "apply" maps each role to a list of sets`},
-		{"common: x\n" + strings.Replace(apply, "planner: [common]", "planner: [comon]", 1), `c.yaml:3: apply: planner: no set "comon" in this file: define it, or use common`},
-		{"common: x\n" + strings.Replace(apply, "  verifier: []\n", "", 1), `c.yaml:2: apply: role verifier is missing: list its sets ([] for none)`},
-		{"common: x\n" + apply + "  coder: []\n", `c.yaml:8: apply: "coder" is not a role`},
-		{"common: x\n" + strings.Replace(apply, "planner: [common]", "planner: common", 1), `c.yaml:3: apply: planner: write a list of sets`},
-		{"Common: x\n" + apply, `c.yaml:1: set name "Common": use lower-case letters`},
-		{"empty: ''\n" + apply, `c.yaml:1: set "empty": write its constraints as text`},
-		{"- a\n", `c.yaml:1: the constraint library is a mapping`},
+		{"common: x\n", `c.yaml:1:1: missing key "apply"`},
+		{"common: x\napply: [common]\n", `c.yaml:2:1: "apply" maps each role to a list of sets`},
+		{"common: x\n" + strings.Replace(apply, "planner: [common]", "planner: [comon]", 1), `c.yaml:3:13: apply: planner: no set "comon" in this file: define it, or use common`},
+		{"common: x\n" + strings.Replace(apply, "  verifier: []\n", "", 1), `c.yaml:2:1: apply: role verifier is missing: list its sets ([] for none)`},
+		{"common: x\n" + apply + "  coder: []\n", `c.yaml:8:3: apply: "coder" is not a role: use planner`},
+		{"common: x\n" + strings.Replace(apply, "planner: [common]", "planner: common", 1), `c.yaml:3:3: apply: planner: write a list of sets`},
+		{"Common: x\n" + apply, `c.yaml:1:1: set name "Common": use lower-case letters`},
+		{"empty: ''\n" + apply, `c.yaml:1:1: set "empty": write its constraints as text`},
+		{"- a\n", `c.yaml:1:1: the constraint library is a mapping`},
+		{"common: x\n" + strings.Replace(apply, "extractor:", "extracter:", 1), `c.yaml:6:3: apply: "extracter" is not a role: did you mean "extractor"? use planner`},
+		{"common: x\n" + strings.Replace(apply, "[common]", "[[common]]", 1), `c.yaml:3:13: apply: planner: a set is named by its key`},
+		{"Common: x\n" + apply, `c.yaml:3:13: apply: planner: no set "common" in this file: define it` + "\n"},
 	} {
 		_, err := ParseLibrary("c.yaml", []byte(tc.text))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -243,7 +260,7 @@ func TestLoadDir(t *testing.T) {
 	if _, err := LoadDir(DefaultTemplates(), dir, 0, Executor); err != nil {
 		t.Errorf("executor only: %v", err)
 	}
-	if _, err := LoadDir(DefaultTemplates(), dir, 0); err == nil || !strings.Contains(err.Error(), "planner.yaml:1: not valid YAML") {
+	if _, err := LoadDir(DefaultTemplates(), dir, 0); err == nil || !strings.Contains(err.Error(), "planner.yaml:1:8: not valid YAML") {
 		t.Errorf("all roles: %v, want the planner's syntax error", err)
 	}
 

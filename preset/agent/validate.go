@@ -37,16 +37,66 @@ type reply struct {
 	text []byte
 	base int // offset of the extracted JSON in text
 	errs diag.List
+
+	// A cursor over text for pos: the offset it has reached, and the
+	// line (1-based, 0 before the first use) and offset of the line it
+	// is on.
+	curOff, curLine, curStart int
 }
 
-// line returns the line of the JSON offset off.
-func (r *reply) line(off int) int {
+// pos returns the line and column (in bytes) in the reply of the JSON
+// offset off. The cursor moves from the last offset asked for, so that
+// offsets asked for in order cost one pass over the reply in all, and a
+// step back costs its length.
+func (r *reply) pos(off int) (line, col int) {
 	at := min(max(r.base+off, 0), len(r.text))
-	return 1 + bytes.Count(r.text[:at], []byte{'\n'})
+	if r.curLine == 0 {
+		r.curOff, r.curLine, r.curStart = 0, 1, 0
+	}
+	if at < r.curOff {
+		if n := bytes.Count(r.text[at:r.curOff], []byte{'\n'}); n > 0 {
+			r.curLine -= n
+			r.curStart = bytes.LastIndexByte(r.text[:at], '\n') + 1
+		}
+	}
+	for {
+		j := bytes.IndexByte(r.text[min(r.curOff, at):at], '\n')
+		if j < 0 {
+			break
+		}
+		r.curOff += j + 1
+		r.curLine++
+		r.curStart = r.curOff
+	}
+	r.curOff = at
+	return r.curLine, at - r.curStart + 1
 }
 
-func (r *reply) errorf(line int, format string, args ...any) {
-	r.errs = append(r.errs, diag.Errorf(r.name, line, format, args...))
+// place returns where the JSON offset off is in the reply.
+func (r *reply) place(off int) place {
+	line, col := r.pos(off)
+	return place{line, col}
+}
+
+// partOf returns the part of a subtask that field is.
+func partOf(field string) part {
+	for _, f := range subtaskFields {
+		if f.key == field {
+			return f.part
+		}
+	}
+	return partSubtask
+}
+
+// errorAt records a problem at the JSON offset off.
+func (r *reply) errorAt(off int, format string, args ...any) {
+	line, col := r.pos(off)
+	r.errs = append(r.errs, diag.ErrorfAt(r.name, line, col, format, args...))
+}
+
+// errorf records a problem with the reply as a whole.
+func (r *reply) errorf(format string, args ...any) {
+	r.errs = append(r.errs, diag.Errorf(r.name, 0, format, args...))
 }
 
 // extract finds the reply's JSON value opening with open and parses it;
@@ -55,9 +105,9 @@ func (r *reply) extract(open byte, what string) *jsonNode {
 	data, off, ok := ExtractJSON(r.text, open)
 	if !ok {
 		if len(bytes.TrimSpace(r.text)) == 0 {
-			r.errorf(0, "the reply is empty: %s", what)
+			r.errorf("the reply is empty: %s", what)
 		} else {
-			r.errorf(0, "the reply holds no JSON %s: %s", map[byte]string{'{': "object", '[': "array"}[open], what)
+			r.errorf("the reply holds no JSON %s: %s", map[byte]string{'{': "object", '[': "array"}[open], what)
 		}
 		return nil
 	}
@@ -70,7 +120,7 @@ func (r *reply) extract(open byte, what string) *jsonNode {
 		if je != nil {
 			at, msg = je.off, je.msg
 		}
-		r.errorf(r.line(at), "%s", msg)
+		r.errorAt(at, "%s", msg)
 		return nil
 	}
 	return n
@@ -82,7 +132,7 @@ func (r *reply) repeated(n *jsonNode, label string) {
 	seen := map[string]bool{}
 	for _, f := range n.keys {
 		if seen[f.name] {
-			r.errorf(r.line(f.off), "%s: %q is written twice: keep one", label, f.name)
+			r.errorAt(f.off, "%s: %q is written twice: keep one", label, f.name)
 		}
 		seen[f.name] = true
 	}
@@ -94,7 +144,8 @@ func (r *reply) repeated(n *jsonNode, label string) {
 // reply in messages. It returns the plan as far as it could be read, and
 // every problem as a diag.List whose messages name the subtask ("subtask
 // \"add-types\": ...", or "subtask 4" when it has no usable id) at the
-// subtask's line of the reply.
+// line and column (in bytes) in the reply of the value at fault, or of
+// the subtask.
 func ParsePlan(name string, text []byte) (*Plan, error) {
 	r := &reply{name: name, text: text}
 	const what = `the plan is one JSON object, {"subtasks": [...]}`
@@ -104,15 +155,17 @@ func ParsePlan(name string, text []byte) (*Plan, error) {
 	}
 	p := &Plan{source: name, Subtasks: []Subtask{}}
 	r.repeated(n, "the plan")
-	list := n.field("subtasks")
+	key := n.member("subtasks")
 	switch {
-	case list == nil:
-		r.errorf(r.line(n.off), "the plan has no \"subtasks\": %s", what)
+	case key == nil:
+		r.errorAt(n.off, "the plan has no \"subtasks\": %s", what)
 		return p, r.errs
-	case list.kind != jsonArray:
-		r.errorf(r.line(list.off), "\"subtasks\" is %s: write an array of subtasks", list.kind)
+	case key.val.kind != jsonArray:
+		r.errorAt(key.val.off, "\"subtasks\" is %s: write an array of subtasks", key.val.kind)
 		return p, r.errs
 	}
+	list := key.val
+	p.line, p.col = r.pos(key.off)
 	missing := map[int]map[string]bool{}
 	for i, e := range list.elems {
 		p.Subtasks = append(p.Subtasks, r.subtask(e, i, missing))
@@ -125,10 +178,11 @@ func ParsePlan(name string, text []byte) (*Plan, error) {
 // subtask decodes element i of a plan's subtasks, noting in missing the
 // required fields it lacks or that have the wrong type.
 func (r *reply) subtask(e *jsonNode, i int, missing map[int]map[string]bool) Subtask {
-	s := Subtask{line: r.line(e.off), DependsOn: []string{}}
+	s := Subtask{DependsOn: []string{}, at: &subtaskAt{}}
+	s.at.parts[partSubtask] = r.place(e.off)
 	label := fmt.Sprintf("subtask %d", i+1)
 	if e.kind != jsonObject {
-		r.errorf(s.line, "%s is %s: write an object with %s", label, e.kind, andList(requiredSubtaskFields()))
+		r.errorAt(e.off, "%s is %s: write an object with %s", label, e.kind, andList(requiredSubtaskFields()))
 		missing[i] = map[string]bool{"*": true}
 		return s
 	}
@@ -139,16 +193,17 @@ func (r *reply) subtask(e *jsonNode, i int, missing map[int]map[string]bool) Sub
 	miss := map[string]bool{}
 	missing[i] = miss
 	bad := func(f *jsonNode, field, want string) {
-		r.errorf(r.line(f.off), "%s: %s is %s: write %s", label, field, f.kind, want)
+		r.errorAt(f.off, "%s: %s is %s: write %s", label, field, f.kind, want)
 		miss[field] = true
 	}
 	for _, field := range requiredSubtaskFields() {
 		f := e.field(field)
 		if f == nil {
-			r.errorf(s.line, "%s has no %s: add it", label, field)
+			r.errorAt(e.off, "%s has no %s: add it", label, field)
 			miss[field] = true
 			continue
 		}
+		s.at.parts[partOf(field)] = r.place(f.off)
 		switch field {
 		case "id", "description", "acceptance_criteria":
 			if f.kind != jsonString {
@@ -174,6 +229,7 @@ func (r *reply) subtask(e *jsonNode, i int, missing map[int]map[string]bool) Sub
 					continue
 				}
 				s.DependsOn = append(s.DependsOn, d.text)
+				s.at.deps = append(s.at.deps, r.place(d.off))
 			}
 		case "model_tier", "verification_tier":
 			n, err := strconv.Atoi(f.text)
@@ -232,11 +288,12 @@ func ValidatePlan(p *Plan) error {
 // reported missing or mistyped.
 func validate(p *Plan, skip func(i int, field string) bool) diag.List {
 	var errs diag.List
-	at := func(line int, format string, args ...any) {
-		errs = append(errs, diag.Errorf(p.source, line, format, args...))
+	at := func(s *Subtask, pt part, format string, args ...any) {
+		line, col := s.pos(pt)
+		errs = append(errs, diag.ErrorfAt(p.source, line, col, format, args...))
 	}
 	if n := len(p.Subtasks); n < MinSubtasks || n > MaxSubtasks {
-		at(0, "the plan has %d subtask%s: make it %d to %d", n, plural(n), MinSubtasks, MaxSubtasks)
+		errs = append(errs, diag.ErrorfAt(p.source, p.line, p.col, "the plan has %d subtask%s: make it %d to %d", n, plural(n), MinSubtasks, MaxSubtasks))
 	}
 	index := map[string]int{}
 	for i := range p.Subtasks {
@@ -245,11 +302,11 @@ func validate(p *Plan, skip func(i int, field string) bool) diag.List {
 		if !skip(i, "*") && !skip(i, "id") {
 			switch first, dup := index[s.ID]; {
 			case s.ID == "":
-				at(s.line, "%s has an empty id: give it a short kebab-case id, such as \"run-tests\"", label)
+				at(s, partID, "%s has an empty id: give it a short kebab-case id, such as \"run-tests\"", label)
 			case len(s.ID) > maxIDLen || !kebab.MatchString(s.ID):
-				at(s.line, "%s: the id is not kebab-case: use lower-case letters and digits joined by '-', at most %d characters, such as \"run-tests\"", label, maxIDLen)
+				at(s, partID, "%s: the id is not kebab-case: use lower-case letters and digits joined by '-', at most %d characters, such as \"run-tests\"", label, maxIDLen)
 			case dup:
-				at(s.line, "%s: the id is used by subtask %d too: ids are unique", label, first+1)
+				at(s, partID, "%s: the id is used by subtask %d too: ids are unique", label, first+1)
 			}
 		}
 		if _, ok := index[s.ID]; !ok && s.ID != "" {
@@ -259,26 +316,27 @@ func validate(p *Plan, skip func(i int, field string) bool) diag.List {
 			continue
 		}
 		if !skip(i, "description") && strings.TrimSpace(s.Description) == "" {
-			at(s.line, "%s: the description is empty: say what to do", label)
+			at(s, partDescription, "%s: the description is empty: say what to do", label)
 		}
 		if !skip(i, "acceptance_criteria") && strings.TrimSpace(s.AcceptanceCriteria) == "" {
-			at(s.line, "%s: the acceptance_criteria are empty: say how to check it is done", label)
+			at(s, partAcceptanceCriteria, "%s: the acceptance_criteria are empty: say how to check it is done", label)
 		}
 		if !skip(i, "model_tier") && (s.ModelTier < 1 || s.ModelTier > 3) {
-			at(s.line, "%s: model_tier is %d: use 1 (simple file operations), 2 (code generation) or 3 (complex reasoning)", label, s.ModelTier)
+			at(s, partModelTier, "%s: model_tier is %d: use 1 (simple file operations), 2 (code generation) or 3 (complex reasoning)", label, s.ModelTier)
 		}
 		if !skip(i, "verification_tier") && (s.VerificationTier < 1 || s.VerificationTier > 2) {
-			at(s.line, "%s: verification_tier is %d: use 1 (file checks) or 2 (review by a model)", label, s.VerificationTier)
+			at(s, partVerificationTier, "%s: verification_tier is %d: use 1 (file checks) or 2 (review by a model)", label, s.VerificationTier)
 		}
 	}
 	for i := range p.Subtasks {
 		s := &p.Subtasks[i]
-		for _, d := range s.DependsOn {
+		for j, d := range s.DependsOn {
+			line, col := s.depPos(j)
 			switch _, ok := index[d]; {
 			case d == s.ID && s.ID != "":
-				at(s.line, "%s depends on itself: remove %q from depends_on", labelOf(s, i), d)
+				errs = append(errs, diag.ErrorfAt(p.source, line, col, "%s depends on itself: remove %q from depends_on", labelOf(s, i), d))
 			case !ok:
-				at(s.line, "%s: depends_on names %q, which is not a subtask of the plan: use one of the plan's ids", labelOf(s, i), d)
+				errs = append(errs, diag.ErrorfAt(p.source, line, col, "%s: depends_on names %q, which is not a subtask of the plan: use one of the plan's ids", labelOf(s, i), d))
 			}
 		}
 	}
@@ -289,7 +347,7 @@ func validate(p *Plan, skip func(i int, field string) bool) diag.List {
 			ids[j] = p.Subtasks[k].ID
 		}
 		ids[len(c)] = s.ID
-		at(s.line, "%s: the dependencies form a cycle, %s: remove one of them", labelOf(s, c[0]), strings.Join(ids, " → "))
+		at(s, partDependsOn, "%s: the dependencies form a cycle, %s: remove one of them", labelOf(s, c[0]), strings.Join(ids, " → "))
 	}
 	return errs
 }
@@ -385,7 +443,7 @@ func preserved(original, revised *Plan, completed []string) diag.List {
 	}
 	for _, id := range completed {
 		if original.Subtask(id) == nil {
-			errs = append(errs, diag.Errorf(original.source, 0, "subtask %q is given as completed, but the original plan has no such subtask: check the id", id))
+			errs = append(errs, diag.ErrorfAt(original.source, original.line, original.col, "subtask %q is given as completed, but the original plan has no such subtask: check the id", id))
 			continue
 		}
 		if !slices.Contains(done, id) {
@@ -395,8 +453,16 @@ func preserved(original, revised *Plan, completed []string) diag.List {
 	for _, id := range done {
 		o := original.Subtask(id)
 		r := revised.Subtask(id)
+		// The original subtask, where the revised plan's problem with it
+		// is reported.
+		var was []diag.Location
+		if line, col := o.pos(partSubtask); original.source != "" && line > 0 {
+			was = []diag.Location{{Label: "original at", Path: original.source, Line: line, Col: col}}
+		}
 		if r == nil {
-			errs = append(errs, diag.Errorf(revised.source, 0, "subtask %q is completed, but the revised plan drops it: keep it, unchanged", id))
+			e := diag.ErrorfAt(revised.source, revised.line, revised.col, "subtask %q is completed, but the revised plan drops it: keep it, unchanged", id)
+			e.Related = was
+			errs = append(errs, e)
 			continue
 		}
 		var changed []string
@@ -422,7 +488,10 @@ func preserved(original, revised *Plan, completed []string) diag.List {
 			changed = append(changed, "status")
 		}
 		if len(changed) > 0 {
-			errs = append(errs, diag.Errorf(revised.source, r.line, "subtask %q is completed, but the revised plan changes its %s: keep it as it was", id, andList(changed)))
+			line, col := r.pos(partSubtask)
+			e := diag.ErrorfAt(revised.source, line, col, "subtask %q is completed, but the revised plan changes its %s: keep it as it was", id, andList(changed))
+			e.Related = was
+			errs = append(errs, e)
 		}
 	}
 	return errs

@@ -84,37 +84,37 @@ func TestParsePlanRules(t *testing.T) {
 		text string
 		want []string
 	}{
-		{"two subtasks", planJSON(three[:2]...), []string{"p: the plan has 2 subtasks: make it 3 to 15"}},
-		{"sixteen subtasks", planJSON(many...), []string{"p: the plan has 16 subtasks: make it 3 to 15"}},
-		{"duplicate id", planJSON(three[0], three[1], subtaskJSON("a")), []string{`p:4: subtask "a": the id is used by subtask 1 too: ids are unique`}},
-		{"not kebab", planJSON(three[0], three[1], subtaskJSON("Run_Tests")), []string{`p:4: subtask "Run_Tests": the id is not kebab-case`}},
-		{"double hyphen", planJSON(three[0], three[1], subtaskJSON("run--tests")), []string{`p:4: subtask "run--tests": the id is not kebab-case`}},
-		{"too long", planJSON(three[0], three[1], subtaskJSON(strings.Repeat("a", 65))), []string{`p:4: subtask "aaaa`}},
-		{"empty id", planJSON(three[0], three[1], subtaskJSON("")), []string{`p:4: subtask 3 has an empty id`}},
-		{"unknown dependency", planJSON(three[0], three[1], subtaskJSON("c", "b", "z")), []string{`p:4: subtask "c": depends_on names "z", which is not a subtask of the plan`}},
-		{"self dependency", planJSON(three[0], three[1], subtaskJSON("c", "c")), []string{`p:4: subtask "c" depends on itself: remove "c" from depends_on`}},
-		{"cycle", planJSON(subtaskJSON("a", "c"), subtaskJSON("b", "a"), subtaskJSON("c", "b")), []string{`p:2: subtask "a": the dependencies form a cycle, a → c → b → a: remove one of them`}},
+		{"two subtasks", planJSON(three[:2]...), []string{"p:1:2: the plan has 2 subtasks: make it 3 to 15"}},
+		{"sixteen subtasks", planJSON(many...), []string{"p:1:2: the plan has 16 subtasks: make it 3 to 15"}},
+		{"duplicate id", planJSON(three[0], three[1], subtaskJSON("a")), []string{`p:4:10: subtask "a": the id is used by subtask 1 too: ids are unique`}},
+		{"not kebab", planJSON(three[0], three[1], subtaskJSON("Run_Tests")), []string{`p:4:10: subtask "Run_Tests": the id is not kebab-case`}},
+		{"double hyphen", planJSON(three[0], three[1], subtaskJSON("run--tests")), []string{`p:4:10: subtask "run--tests": the id is not kebab-case`}},
+		{"too long", planJSON(three[0], three[1], subtaskJSON(strings.Repeat("a", 65))), []string{`p:4:10: subtask "aaaa`}},
+		{"empty id", planJSON(three[0], three[1], subtaskJSON("")), []string{`p:4:10: subtask 3 has an empty id`}},
+		{"unknown dependency", planJSON(three[0], three[1], subtaskJSON("c", "b", "z")), []string{`p:4:58: subtask "c": depends_on names "z", which is not a subtask of the plan`}},
+		{"self dependency", planJSON(three[0], three[1], subtaskJSON("c", "c")), []string{`p:4:54: subtask "c" depends on itself: remove "c" from depends_on`}},
+		{"cycle", planJSON(subtaskJSON("a", "c"), subtaskJSON("b", "a"), subtaskJSON("c", "b")), []string{`p:2:53: subtask "a": the dependencies form a cycle, a → c → b → a: remove one of them`}},
 		{"two cycles", planJSON(subtaskJSON("a", "b"), subtaskJSON("b", "a"), subtaskJSON("c", "d"), subtaskJSON("d", "c")),
-			[]string{`p:2: subtask "a": the dependencies form a cycle, a → b → a`, `p:4: subtask "c": the dependencies form a cycle, c → d → c`}},
-		{"model tier", planJSON(three[0], three[1], strings.Replace(three[2], `"model_tier": 1`, `"model_tier": 4`, 1)), []string{`p:4: subtask "c": model_tier is 4: use 1 (simple file operations), 2 (code generation) or 3 (complex reasoning)`}},
-		{"verification tier", planJSON(three[0], three[1], strings.Replace(three[2], `"verification_tier": 1`, `"verification_tier": 0`, 1)), []string{`p:4: subtask "c": verification_tier is 0: use 1 (file checks) or 2 (review by a model)`}},
-		{"tier not whole", planJSON(three[0], three[1], strings.Replace(three[2], `"model_tier": 1`, `"model_tier": 1.5`, 1)), []string{`p:4: subtask "c": model_tier is a number: write a whole number`}},
-		{"tier a string", planJSON(three[0], three[1], strings.Replace(three[2], `"model_tier": 1`, `"model_tier": "1"`, 1)), []string{`p:4: subtask "c": model_tier is a string: write a whole number`}},
+			[]string{`p:2:53: subtask "a": the dependencies form a cycle, a → b → a`, `p:4:53: subtask "c": the dependencies form a cycle, c → d → c`}},
+		{"model tier", planJSON(three[0], three[1], strings.Replace(three[2], `"model_tier": 1`, `"model_tier": 4`, 1)), []string{`p:4:74: subtask "c": model_tier is 4: use 1 (simple file operations), 2 (code generation) or 3 (complex reasoning)`}},
+		{"verification tier", planJSON(three[0], three[1], strings.Replace(three[2], `"verification_tier": 1`, `"verification_tier": 0`, 1)), []string{`p:4:98: subtask "c": verification_tier is 0: use 1 (file checks) or 2 (review by a model)`}},
+		{"tier not whole", planJSON(three[0], three[1], strings.Replace(three[2], `"model_tier": 1`, `"model_tier": 1.5`, 1)), []string{`p:4:74: subtask "c": model_tier is a number: write a whole number`}},
+		{"tier a string", planJSON(three[0], three[1], strings.Replace(three[2], `"model_tier": 1`, `"model_tier": "1"`, 1)), []string{`p:4:74: subtask "c": model_tier is a string: write a whole number`}},
 		{"missing fields", planJSON(three[0], three[1], `{"id": "c", "description": "d"}`),
-			[]string{`p:4: subtask "c" has no acceptance_criteria: add it`, `p:4: subtask "c" has no depends_on: add it`, `p:4: subtask "c" has no is_critical_path: add it`, `p:4: subtask "c" has no model_tier: add it`, `p:4: subtask "c" has no verification_tier: add it`}},
+			[]string{`p:4:3: subtask "c" has no acceptance_criteria: add it`, `p:4:3: subtask "c" has no depends_on: add it`, `p:4:3: subtask "c" has no is_critical_path: add it`, `p:4:3: subtask "c" has no model_tier: add it`, `p:4:3: subtask "c" has no verification_tier: add it`}},
 		{"empty texts", planJSON(three[0], three[1], strings.NewReplacer(`"Do c."`, `" "`, `"c is done."`, `""`).Replace(three[2])),
-			[]string{`p:4: subtask "c": the acceptance_criteria are empty`, `p:4: subtask "c": the description is empty`}},
+			[]string{`p:4:30: subtask "c": the description is empty`, `p:4:146: subtask "c": the acceptance_criteria are empty`}},
 		{"wrong types", planJSON(three[0], three[1], `{"id": 3, "description": "d", "depends_on": "a", "model_tier": 1, "verification_tier": 1, "is_critical_path": "yes", "acceptance_criteria": "c"}`),
-			[]string{`p:4: subtask 3: depends_on is a string: write an array of subtask ids ([] for none)`, `p:4: subtask 3: id is a number: write a string`, `p:4: subtask 3: is_critical_path is a string: write true or false`}},
-		{"subtask not an object", planJSON(three[0], three[1], `"c"`), []string{`p:4: subtask 3 is a string: write an object`}},
-		{"repeated key", planJSON(three[0], three[1], strings.Replace(three[2], `"model_tier": 1`, `"model_tier": 1, "model_tier": 2`, 1)), []string{`p:4: subtask "c": "model_tier" is written twice: keep one`}},
-		{"no subtasks", `{"steps": []}`, []string{`p:1: the plan has no "subtasks"`}},
-		{"subtasks not an array", `{"subtasks": {}}`, []string{`p:1: "subtasks" is an object: write an array of subtasks`}},
+			[]string{`p:4:10: subtask 3: id is a number: write a string`, `p:4:47: subtask 3: depends_on is a string: write an array of subtask ids ([] for none)`, `p:4:113: subtask 3: is_critical_path is a string: write true or false`}},
+		{"subtask not an object", planJSON(three[0], three[1], `"c"`), []string{`p:4:3: subtask 3 is a string: write an object`}},
+		{"repeated key", planJSON(three[0], three[1], strings.Replace(three[2], `"model_tier": 1`, `"model_tier": 1, "model_tier": 2`, 1)), []string{`p:4:77: subtask "c": "model_tier" is written twice: keep one`}},
+		{"no subtasks", `{"steps": []}`, []string{`p:1:1: the plan has no "subtasks"`}},
+		{"subtasks not an array", `{"subtasks": {}}`, []string{`p:1:14: "subtasks" is an object: write an array of subtasks`}},
 		{"no JSON", "I will first read the files.", []string{`p: the reply holds no JSON object: the plan is one JSON object, {"subtasks": [...]}`}},
 		{"empty reply", " \n", []string{`p: the reply is empty`}},
-		{"invalid JSON", "Plan:\n```json\n{\"subtasks\": [\n  {\"id\": \"a\",}\n]}\n```\n", []string{`p:4: not valid JSON: invalid character '}'`}},
+		{"invalid JSON", "Plan:\n```json\n{\"subtasks\": [\n  {\"id\": \"a\",}\n]}\n```\n", []string{`p:4:14: not valid JSON: invalid character '}'`}},
 		{"every problem", planJSON(subtaskJSON("A"), subtaskJSON("b", "x")),
-			[]string{"p: the plan has 2 subtasks", `p:2: subtask "A": the id is not kebab-case`, `p:3: subtask "b": depends_on names "x"`}},
+			[]string{"p:1:2: the plan has 2 subtasks", `p:2:10: subtask "A": the id is not kebab-case`, `p:3:54: subtask "b": depends_on names "x"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := agent.ParsePlan("p", []byte(tc.text))
@@ -158,15 +158,15 @@ func TestValidateReplan(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkProblems(t, "drops", agent.ValidateReplan(orig, drops), []string{
-		`drops.json: subtask "add-mypy-config" is completed, but the revised plan drops it: keep it, unchanged`,
-		`drops.json:3: subtask "inspect-package" is completed, but the revised plan changes its description: keep it as it was`,
+		`drops.json:2:3: subtask "add-mypy-config" is completed, but the revised plan drops it: keep it, unchanged [original at plan.json:13:5]`,
+		`drops.json:3:5: subtask "inspect-package" is completed, but the revised plan changes its description: keep it as it was [original at plan.json:3:5]`,
 	})
 	// --completed adds to the statuses; an id the plan lacks is named.
 	checkProblems(t, "completed", agent.ValidateReplan(orig, drops, "run-tests", "nope"), []string{
-		`drops.json: subtask "add-mypy-config" is completed, but the revised plan drops it`,
-		`drops.json: subtask "run-tests" is completed, but the revised plan drops it`,
-		`drops.json:3: subtask "inspect-package" is completed`,
-		`plan.json: subtask "nope" is given as completed, but the original plan has no such subtask`,
+		`drops.json:2:3: subtask "add-mypy-config" is completed, but the revised plan drops it`,
+		`drops.json:2:3: subtask "run-tests" is completed, but the revised plan drops it: keep it, unchanged [original at plan.json:43:5]`,
+		`drops.json:3:5: subtask "inspect-package" is completed`,
+		`plan.json:2:3: subtask "nope" is given as completed, but the original plan has no such subtask`,
 	})
 	// Every field of a completed subtask is compared; dependencies in
 	// any order, status only when it says something else.
@@ -180,7 +180,7 @@ func TestValidateReplan(t *testing.T) {
 	s.ModelTier, s.VerificationTier, s.IsCriticalPath, s.AcceptanceCriteria, s.Status = 2, 2, true, "other", "pending"
 	s.DependsOn = nil
 	checkProblems(t, "changed", agent.ValidateReplan(orig, &changed), []string{
-		`replan.json:4: subtask "add-mypy-config" is completed, but the revised plan changes its depends_on, model_tier, verification_tier, is_critical_path, acceptance_criteria and status: keep it as it was`,
+		`replan.json:4:5: subtask "add-mypy-config" is completed, but the revised plan changes its depends_on, model_tier, verification_tier, is_critical_path, acceptance_criteria and status: keep it as it was [original at plan.json:13:5]`,
 	})
 	// The revised plan is a plan: its own problems are reported too.
 	bad := &agent.Plan{Subtasks: slices.Clone(rev.Subtasks[:2])}
@@ -215,22 +215,22 @@ func TestParseExtraction(t *testing.T) {
 	}
 	entries, err = agent.ParseExtraction("bad.json", read(t, "replies/extract-bad.json"))
 	checkProblems(t, "bad", err, []string{
-		`bad.json:2: entry 1: type "note": use decision, error, tool_result, discovery, artifact or context`,
-		`bad.json:3: entry 2: the summary is 175 characters, over 150: shorten it, and put the rest in detail`,
-		`bad.json:4: entry 3 has no summary: add it`,
+		`bad.json:2:12: entry 1: type "note": use decision, error, tool_result, discovery, artifact or context`,
+		`bad.json:3:35: entry 2: the summary is 175 characters, over 150: shorten it, and put the rest in detail`,
+		`bad.json:4:3: entry 3 has no summary: add it`,
 	})
 	if len(entries) != 0 {
 		t.Errorf("bad entries kept: %+v", entries)
 	}
 	for _, tc := range []struct{ text, want string }{
 		{`{"type": "x"}`, `x: the reply holds no JSON array`},
-		{`["a"]`, `x:1: entry 1 is a string: write an object with type and summary`},
-		{`[{"summary": "s"}]`, `x:1: entry 1 has no type: add it`},
-		{`[{"type": 1, "summary": "s"}]`, `x:1: entry 1: type is a number: write a string`},
-		{`[{"type": "error", "summary": ""}]`, `x:1: entry 1: the summary is empty`},
-		{`[{"type": "error", "summary": "s", "tags": 3}]`, `x:1: entry 1: tags is a number: write a comma-separated string or an array of strings`},
-		{`[{"type": "error", "summary": "s", "tags": [3]}]`, `x:1: entry 1: an item of tags is a number: write strings`},
-		{`[{"type": "error", "summary": "s", "detail": {}}]`, `x:1: entry 1: detail is an object: write a string`},
+		{`["a"]`, `x:1:2: entry 1 is a string: write an object with type and summary`},
+		{`[{"summary": "s"}]`, `x:1:2: entry 1 has no type: add it`},
+		{`[{"type": 1, "summary": "s"}]`, `x:1:11: entry 1: type is a number: write a string`},
+		{`[{"type": "error", "summary": ""}]`, `x:1:31: entry 1: the summary is empty`},
+		{`[{"type": "error", "summary": "s", "tags": 3}]`, `x:1:44: entry 1: tags is a number: write a comma-separated string or an array of strings`},
+		{`[{"type": "error", "summary": "s", "tags": [3]}]`, `x:1:45: entry 1: an item of tags is a number: write strings`},
+		{`[{"type": "error", "summary": "s", "detail": {}}]`, `x:1:46: entry 1: detail is an object: write a string`},
 	} {
 		_, err := agent.ParseExtraction("x", []byte(tc.text))
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
@@ -270,9 +270,9 @@ func TestParseVerdict(t *testing.T) {
 	}
 	_, err = agent.ParseVerdict("v", []byte(`{"passed": "yes", "issues": [1]}`))
 	checkProblems(t, "bad verdict", err, []string{
-		`v:1: "passed" is a string: write true or false`,
-		`v:1: an item of "issues" is a number: write strings`,
-		`v:1: the verdict has no "reason": add one`,
+		`v:1:1: the verdict has no "reason": add one`,
+		`v:1:12: "passed" is a string: write true or false`,
+		`v:1:30: an item of "issues" is a number: write strings`,
 	})
 }
 
