@@ -17,9 +17,10 @@ import (
 
 // FuzzParseSpec checks that the loader never panics; that every problem
 // it reports is a diagnostic in the file, on a line the file has; and that
-// a spec it accepts is recorded as json.Marshal writes it and assembles to
-// valid, deterministic text with the seven headings in order, its schemas
-// valid JSON.
+// a spec it accepts is recorded as json.Marshal writes it, is not changed
+// by Assemble (which redacts a copy of the parts it changes), and
+// assembles to valid, deterministic text with the seven headings in
+// order, its schemas valid JSON.
 func FuzzParseSpec(f *testing.F) {
 	examples, _ := filepath.Glob(filepath.Join("..", "..", "examples", "canonical", "*.yaml"))
 	for _, p := range examples {
@@ -68,12 +69,16 @@ func FuzzParseSpec(f *testing.F) {
 			}
 			return
 		}
-		if rec, err := spec.marshalRecord(); err != nil {
+		rec, err := spec.marshalRecord()
+		if err != nil {
 			t.Fatal(err)
 		} else if want, _ := json.Marshal(spec); !bytes.Equal(rec, want) {
 			t.Fatalf("the record's spec:\n%s\njson.Marshal:\n%s", rec, want)
 		}
 		res, err := Assemble(context.Background(), spec, Config{})
+		if after, _ := spec.marshalRecord(); !bytes.Equal(after, rec) {
+			t.Fatalf("Assemble changed the spec:\n%s\nwas\n%s", after, rec)
+		}
 		if err != nil {
 			if strings.Contains(err.Error(), "cannot be redacted without breaking the JSON") {
 				return
