@@ -18,6 +18,8 @@
 // Redactor is immutable once built and safe for concurrent use. The
 // built-in patterns are scanned by hand in linear time (each keeps a
 // regular expression that describes it, which the fuzz tests hold the
-// scanner to); patterns of your own are Go regular expressions (RE2), so
-// matching time is linear in the length of the text whatever the pattern.
+// scanner to) and skipped on text that lacks a byte every one of their
+// matches holds, such as '@' or a digit; patterns of your own are Go
+// regular expressions (RE2), so matching time is linear in the length of
+// the text whatever the pattern.
 package guard

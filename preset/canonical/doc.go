@@ -18,7 +18,11 @@
 // from a YAML or JSON file whose keys are the design's names
 // (systemPrompt.rules, identity.tone, conversationState.transcript,
 // task[].instruction, input.userQuery, ...), reporting every problem with
-// its file and line. [Assemble] redacts secrets (package guard), lays the
+// its file and line. Specs in the common subset of YAML (block mappings
+// and lists, one-line scalars, block scalars, one-line flow lists and
+// mappings) are read by a reader of the package's own, ten times faster;
+// anything else, and every problem, by the full YAML parser, to the same
+// Spec. [Assemble] redacts secrets (package guard), lays the
 // spec out as sections ([Layout]) and renders them ([Render]). Render
 // depends only on the sections it is given, so a budget stage can drop
 // sections and items, or truncate bodies, and render again; each section
