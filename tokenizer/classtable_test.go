@@ -148,13 +148,17 @@ func TestDecode(t *testing.T) {
 	edges := []byte{0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xE0, 0xF4, 0xFF}
 	check := func(s string) {
 		t.Helper()
-		wr, wn := utf8.DecodeRuneInString(s)
-		r, n := decode(s, 0)
-		if n == 0 {
-			r, n = utf8.RuneError, 1
-		}
-		if r != wr || n != wn {
-			t.Fatalf("decode(%q) = %U, %d; utf8 says %U, %d", s, r, n, wr, wn)
+		// Alone (decoded byte by byte near the end of the text) and
+		// followed by more bytes (decoded four at a time).
+		for _, tail := range []string{"", "\x80\x80\x80", "abc"} {
+			wr, wn := utf8.DecodeRuneInString(s + tail)
+			r, n := decode(s+tail, 0)
+			if n == 0 {
+				r, n = utf8.RuneError, 1
+			}
+			if r != wr || n != wn {
+				t.Fatalf("decode(%q) = %U, %d; utf8 says %U, %d", s+tail, r, n, wr, wn)
+			}
 		}
 	}
 	for b0 := 0x80; b0 <= 0xFF; b0++ {

@@ -81,45 +81,73 @@ func class(s string, i int) (uint16, int) {
 
 // decode decodes the multi-byte UTF-8 sequence at i (s[i] >= 0x80) as
 // utf8.DecodeRuneInString does, returning width 0 where that returns
-// RuneError with width 1.
+// RuneError with width 1. Where four bytes can be read it takes the
+// sequence's length and the range of its second byte from the table of
+// leading bytes and assembles the code point without branching on the
+// length, which varies unpredictably in mixed text.
 func decode(s string, i int) (rune, int) {
-	b0 := s[i]
-	switch {
-	case b0 < 0xC2:
-	case b0 < 0xE0:
-		if i+1 < len(s) {
-			if b1 := s[i+1]; b1&0xC0 == 0x80 {
-				return rune(b0&0x1F)<<6 | rune(b1&0x3F), 2
-			}
-		}
-	case b0 < 0xF0:
-		if i+2 < len(s) {
-			b1, b2 := s[i+1], s[i+2]
-			lo, hi := byte(0x80), byte(0xBF)
-			if b0 == 0xE0 {
-				lo = 0xA0 // no overlong forms
-			} else if b0 == 0xED {
-				hi = 0x9F // no surrogates
-			}
-			if lo <= b1 && b1 <= hi && b2&0xC0 == 0x80 {
-				return rune(b0&0x0F)<<12 | rune(b1&0x3F)<<6 | rune(b2&0x3F), 3
-			}
-		}
-	case b0 < 0xF5:
-		if i+3 < len(s) {
-			b1, b2, b3 := s[i+1], s[i+2], s[i+3]
-			lo, hi := byte(0x80), byte(0xBF)
-			if b0 == 0xF0 {
-				lo = 0x90 // no overlong forms
-			} else if b0 == 0xF4 {
-				hi = 0x8F // nothing above U+10FFFF
-			}
-			if lo <= b1 && b1 <= hi && b2&0xC0 == 0x80 && b3&0xC0 == 0x80 {
-				return rune(b0&0x07)<<18 | rune(b1&0x3F)<<12 | rune(b2&0x3F)<<6 | rune(b3&0x3F), 4
-			}
-		}
+	l := leads[s[i]]
+	if i+4 > len(s) {
+		return decodeSlow(s, i)
 	}
-	return 0, 0
+	w := load32(s, i)
+	b1 := byte(w >> 8)
+	// The second byte in its range, and any third and fourth byte a
+	// continuation byte (10xxxxxx).
+	if l.n == 0 || b1 < l.lo || b1 > l.hi || (w>>16)&uint32(l.cont) != 0x8080&uint32(l.cont) {
+		return 0, 0
+	}
+	r := rune(w&uint32(l.mask))<<18 | rune(b1&0x3F)<<12 | rune(w>>16&0x3F)<<6 | rune(w>>24&0x3F)
+	return r >> (6 * (4 - l.n)), int(l.n)
+}
+
+// lead describes the UTF-8 sequences a byte can start: their length n (0
+// if none), the range lo to hi of their second byte, the mask of the
+// first byte's payload, and which of the third and fourth bytes must be
+// continuation bytes (0xC0 in each byte that must).
+type lead struct {
+	n, lo, hi, mask uint8
+	cont            uint16
+}
+
+var leads = func() (t [256]lead) {
+	for b := 0xC2; b <= 0xDF; b++ {
+		t[b] = lead{2, 0x80, 0xBF, 0x1F, 0}
+	}
+	for b := 0xE0; b <= 0xEF; b++ {
+		t[b] = lead{3, 0x80, 0xBF, 0x0F, 0x00C0}
+	}
+	t[0xE0].lo = 0xA0 // no overlong forms
+	t[0xED].hi = 0x9F // no surrogates
+	for b := 0xF0; b <= 0xF4; b++ {
+		t[b] = lead{4, 0x80, 0xBF, 0x07, 0xC0C0}
+	}
+	t[0xF0].lo = 0x90 // no overlong forms
+	t[0xF4].hi = 0x8F // nothing above U+10FFFF
+	return t
+}()
+
+// decodeSlow is decode within the last three bytes of s.
+func decodeSlow(s string, i int) (rune, int) {
+	b0 := s[i]
+	l := leads[b0]
+	n := int(l.n)
+	if n == 0 || i+n > len(s) {
+		return 0, 0
+	}
+	b1 := s[i+1]
+	if b1 < l.lo || b1 > l.hi {
+		return 0, 0
+	}
+	r := rune(b0&l.mask)<<6 | rune(b1&0x3F)
+	for k := 2; k < n; k++ {
+		b := s[i+k]
+		if b&0xC0 != 0x80 {
+			return 0, 0
+		}
+		r = r<<6 | rune(b&0x3F)
+	}
+	return r, n
 }
 
 // run returns the end of the longest run of characters from i that all
