@@ -185,7 +185,10 @@ func TestAssemblyPeersAgree(t *testing.T) {
 // interleaved in one loop ("interleaved"), so that every one sees the
 // same machine; that run reports each one's median time per call and the
 // median of its ratio to the canonical call of the same round, with
-// allocations per call, and logs them as a table.
+// allocations per call, and logs them as a table. Target: the canonical
+// spec within 2× of the catalog (as in preset/canonical's
+// BenchmarkAssembly); the peers have none, they show where Tessera
+// stands.
 func BenchmarkAssemblyPeers(b *testing.B) {
 	as := assemblers(b, b.TempDir())
 	for _, a := range as {
