@@ -146,6 +146,7 @@ func (r *RedactionConfig) Redactor() (*guard.Redactor, error) {
 //	    max_output_tokens: 4096
 //	  acme-llm:                   # a model Tessera does not know
 //	    provider: openai          # openai, anthropic or gemini (required here)
+//	    tools: true
 //	    structured_output: true
 //	    strict_tools: false
 //	    tools_with_json_output: true
@@ -456,6 +457,7 @@ type modelEntry struct {
 // modelDoc is one models: entry as written.
 type modelDoc struct {
 	Provider            *providerName `yaml:"provider"`
+	Tools               *bool         `yaml:"tools"`
 	StructuredOutput    *bool         `yaml:"structured_output"`
 	StrictTools         *bool         `yaml:"strict_tools"`
 	ToolsWithJSONOutput *bool         `yaml:"tools_with_json_output"`
@@ -496,6 +498,7 @@ func (l *modelsDoc) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at strin
 		o := provider.ModelOverride{
 			Name:                k.Value,
 			Provider:            (*string)(m.Provider),
+			Tools:               m.Tools,
 			StructuredOutput:    m.StructuredOutput,
 			StrictTools:         m.StrictTools,
 			ToolsWithJSONOutput: m.ToolsWithJSONOutput,

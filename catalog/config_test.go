@@ -133,6 +133,7 @@ models:
     max_output_tokens: 2048
   acme-llm*:
     provider: openai
+    tools: true
     structured_output: true
     tools_with_json_output: true
     unsupported_keywords: [minimum, "minItems>1"]
@@ -153,7 +154,7 @@ models:
 		t.Errorf("correction: %+v", m)
 	}
 	m, _, ok = cfg.Models.Lookup("acme-llm-large")
-	if !ok || m.Provider != "openai" || !m.StructuredOutput || m.StrictTools || m.Keywords().String() != "minimum, minItems>1" || m.Note != "served by our gateway" || m.Source != "tessera.yaml:6" {
+	if !ok || m.Provider != "openai" || !m.StructuredOutput || m.StrictTools || m.Keywords().String() != "minimum, minItems>1" || m.Note != "served by our gateway" || !m.Tools || m.Source != "tessera.yaml:6" {
 		t.Errorf("new model: %+v", m)
 	}
 	m, _, _ = cfg.Models.Lookup("claude-sonnet-4-5-20250929")
@@ -177,7 +178,7 @@ func TestParseConfigModelsErrors(t *testing.T) {
 		{head + "  acme:\n    max_output_tokens: 1\n", `tessera.yaml:4: models.acme: model "acme" is not in Tessera's table: give its provider (openai, anthropic, gemini)`},
 		{head + "  acme:\n    provider: azure\n", "tessera.yaml:5: models.acme.provider: want one of openai, anthropic, gemini"},
 		{head + "  gpt-4o:\n    max_output_tokens: -5\n", "tessera.yaml:5: models.gpt-4o.max_output_tokens: want a whole number of tokens, or 0 for not recorded"},
-		{head + "  gpt-4o:\n    max_output_tokns: 5\n", `tessera.yaml:5: models.gpt-4o: unknown key "max_output_tokns": the keys are provider, structured_output`},
+		{head + "  gpt-4o:\n    max_output_tokns: 5\n", `tessera.yaml:5: models.gpt-4o: unknown key "max_output_tokns": the keys are provider, tools, structured_output`},
 		{head + "  gpt-4o:\n    structured_output: maybe\n", "tessera.yaml:5: models.gpt-4o.structured_output: want true or false"},
 		{head + "  gpt-4o:\n    unsupported_keywords: [min imum]\n", `tessera.yaml:5: models.gpt-4o.unsupported_keywords: keyword rule "min imum"`},
 		{head + "  gpt-4o:\n    unsupported_keywords: minimum\n", "tessera.yaml:5: models.gpt-4o.unsupported_keywords: want a list of JSON Schema keywords"},

@@ -57,28 +57,53 @@ func assemble(t testing.TB, req Request) *Result {
 }
 
 // strictRequest is res's request for format f: the golden's model, its
-// output schema and tool parameters strictified and marked strict, so
-// that the same request encodes for every format.
+// output schema and tool parameters strictified (with the keywords the
+// model refuses moved into descriptions) and marked strict, so that the
+// same request encodes for every format.
 func strictRequest(t testing.TB, res *Result, f provider.Format) provider.Request {
 	t.Helper()
 	req := res.Request()
 	req.Model = models[f]
-	for i, tl := range req.Tools {
-		fixed, left, err := schema.Strictify(tl.Parameters)
-		if err != nil || len(left) > 0 {
-			t.Fatalf("tool %s: %v %v", tl.Name, err, left)
+	model := cmp.Or(req.Model, DefaultModel(f))
+	m, _, ok := provider.BuiltinModels().Lookup(model)
+	if !ok {
+		t.Fatalf("%s is not in the model table", model)
+	}
+	fix := func(what string, s []byte) []byte {
+		v, err := schema.Parse(s)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
 		}
-		req.Tools[i].Parameters = fixed
+		v, left := v.Strictify()
+		v, _, refused := v.MoveKeywords(m.Keywords())
+		if len(left) > 0 || len(refused) > 0 {
+			t.Fatalf("%s: %v %v", what, left, refused)
+		}
+		return v.Append(nil)
+	}
+	for i, tl := range req.Tools {
+		req.Tools[i].Parameters = fix("tool "+tl.Name, tl.Parameters)
 	}
 	req.StrictTools = len(req.Tools) > 0
 	if req.Output != nil {
-		fixed, left, err := schema.Strictify(req.Output.Schema)
-		if err != nil || len(left) > 0 {
-			t.Fatalf("output schema: %v %v", err, left)
-		}
-		req.Output.Schema, req.Output.Strict = fixed, true
+		req.Output.Schema, req.Output.Strict = fix("output schema", req.Output.Schema), true
 	}
 	return req
+}
+
+// goldenModels is the model table of the body goldens: the built-in one
+// with no minimum cacheable length for their models, so that the goldens
+// show where breakpoints go (the examples' prefixes are shorter than any
+// Anthropic minimum; TestDeliverDropsBreakpoints covers leaving them
+// out).
+func goldenModels(t testing.TB) *provider.ModelTable {
+	t.Helper()
+	zero := 0
+	tab, err := provider.BuiltinModels().With(provider.ModelOverride{Name: models[provider.Anthropic], MinCacheTokens: &zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
 }
 
 // TestBodiesGolden encodes each case's request for every format and
@@ -93,7 +118,7 @@ func TestBodiesGolden(t *testing.T) {
 		for _, f := range provider.Formats() {
 			file := f.String() + ".json"
 			r := req
-			r.Delivery = &Delivery{Format: f, Model: models[f], CacheBreakpoints: true, Strictify: true}
+			r.Delivery = &Delivery{Format: f, Model: models[f], CacheBreakpoints: true, Strictify: true, Models: goldenModels(t)}
 			res := assemble(t, r)
 			b, err := provider.Encode(f, strictRequest(t, res, f), provider.Options{CacheBreakpoints: true, Counter: golden.WordCounter{}})
 			if err != nil {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/provider"
 	"github.com/tessera-dev/tessera/render"
@@ -75,32 +77,80 @@ func toolsOf(secs []prompt.Section, rendered []Section, st render.Style) ([]prom
 	return tools, nil
 }
 
-// deliver encodes the request body for d, asks for strict mode where the
-// schemas allow it (noting where they do not), and notes in the record
-// what was sent.
-func (r *Result) deliver(d *Delivery) error {
+// deliver encodes the request body for d, checked against what the
+// target model accepts (its row of the capability table: d.Models, else
+// the catalog's tessera.yaml models:, else the built-in table), asks for
+// strict mode where the schemas allow it (noting where they do not), and
+// notes in the record what was sent. A request the model would refuse is
+// an error saying why and what to do; a model the table does not know is
+// a note, and its body is encoded as asked.
+func (r *Result) deliver(d *Delivery, c *catalog.Catalog) error {
 	req := r.Request()
 	req.Model = d.Model
 	if req.Model == "" {
 		req.Model = DefaultModel(d.Format)
 	}
 	req.MaxTokens = d.MaxTokens
+	m, known := r.modelCaps(d, c, req.Model)
+	if known {
+		if err := checkModel(d.Format, &req, &m); err != nil {
+			return err
+		}
+	}
+	var rules schema.KeywordRules
+	if known {
+		rules = m.Keywords()
+	}
 	if req.Output != nil {
-		req.Output.Schema, req.Output.Strict = r.strictSchema("output schema "+req.Output.Name, req.Output.Schema, d)
+		s := r.prepareSchema("output schema "+req.Output.Name, req.Output.Schema, d, rules, req.Model)
+		req.Output.Schema, req.Output.Strict = s.out, s.strictOK
+		if len(s.refused) > 0 {
+			return refusedKeywords(req.Model, "the output schema", s.refused, d.Strictify)
+		}
 	}
 	strictTools := len(req.Tools) > 0
+	var refused []string // tools whose keywords keep them from strict mode
 	for i := range req.Tools {
 		t := &req.Tools[i]
-		var ok bool
-		t.Parameters, ok = r.strictSchema("tool "+t.Name, t.Parameters, d)
-		strictTools = strictTools && ok
+		s := r.prepareSchema("tool "+t.Name, t.Parameters, d, rules, req.Model)
+		t.Parameters = s.out
+		strictTools = strictTools && s.strictOK
+		if len(s.refused) > 0 {
+			refused = append(refused, fmt.Sprintf("%s in tool %q", describeUses(s.refused), t.Name))
+		}
+	}
+	switch {
+	case !strictTools || d.Format == provider.Gemini:
+	case known && !m.StrictTools:
+		strictTools = false
+		r.Notes = append(r.Notes, fmt.Sprintf("note: the tools are sent without strict mode: %s does not accept \"strict\": true on a tool", req.Model))
+	case len(refused) > 0:
+		strictTools = false
+		hint := ""
+		if !d.Strictify {
+			hint = "; --strictify moves such keywords into descriptions"
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("note: the tools are sent without strict mode: %s refuses %s in a strict tool's parameters%s", req.Model, strings.Join(refused, ", "), hint))
 	}
 	req.StrictTools = strictTools
 	bodyCounter, err := tokenizer.ForModel(req.Model)
 	if err != nil {
-		return &ModelError{Err: err}
+		if !known {
+			return &ModelError{Err: err}
+		}
+		// A model tessera.yaml adds, with no tokenizer of its own: count
+		// with the provider's default model's.
+		def := DefaultModel(d.Format)
+		if bodyCounter, err = tokenizer.ForModel(def); err != nil {
+			return &ModelError{Err: err}
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("note: no tokenizer is known for %s: the stable prefix is counted with %s's (%s)", req.Model, def, bodyCounter.Name()))
 	}
-	body, err := provider.Encode(d.Format, req, provider.Options{SystemRole: d.SystemRole, CacheBreakpoints: d.CacheBreakpoints, Counter: bodyCounter, StrictChecked: true})
+	opts := provider.Options{SystemRole: d.SystemRole, CacheBreakpoints: d.CacheBreakpoints, Counter: bodyCounter, StrictChecked: true}
+	if known {
+		opts.MinCacheTokens = m.MinCacheTokens
+	}
+	body, err := provider.Encode(d.Format, req, opts)
 	if err != nil {
 		return err
 	}
@@ -114,29 +164,129 @@ func (r *Result) deliver(d *Delivery) error {
 		Counter:            body.Counter,
 		CacheBreakpoints:   body.CacheBreakpoints,
 	}
+	if n := body.BreakpointsDropped; n > 0 {
+		why := fmt.Sprintf("%d of %d cache breakpoints left out: the prefix before each is under %s's minimum cacheable length of %d tokens (the whole stable prefix counts %d by %s)", n, n+body.CacheBreakpoints, req.Model, m.MinCacheTokens, body.StablePrefixTokens, body.Counter)
+		r.Record.Delivery.BreakpointsDropped = why
+		r.Notes = append(r.Notes, "note: "+why)
+	}
 	return nil
 }
 
-// strictSchema parses s once, strictifies it when asked, and checks it
-// against OpenAI's strict mode, returning it compacted and whether it
-// passes; a schema that does not is sent without strict mode, with a note
-// for the OpenAI formats. A schema that does not parse is returned as it
-// is, for Encode to report.
-func (r *Result) strictSchema(what string, s json.RawMessage, d *Delivery) (json.RawMessage, bool) {
+// modelCaps returns the row of the capability table for model, and
+// whether it applies to d's format; when it does not, a note says why
+// and the body is encoded without model-specific checks.
+func (r *Result) modelCaps(d *Delivery, c *catalog.Catalog, model string) (provider.Model, bool) {
+	table := d.Models
+	if table == nil && c != nil {
+		table = c.Config().Models
+	}
+	if table == nil {
+		table = provider.BuiltinModels()
+	}
+	m, _, ok := table.Lookup(model)
+	switch {
+	case !ok:
+		r.Notes = append(r.Notes, fmt.Sprintf("note: model %s is not in Tessera's model table: the body is encoded as asked, without checking what the model accepts; describe it under models: in tessera.yaml to check it (docs/PROVIDERS.md)", model))
+		return m, false
+	case m.Provider != provider.ProviderOf(d.Format):
+		r.Notes = append(r.Notes, fmt.Sprintf("note: %s is %s model and the body is for %s: the body is encoded as asked, without checking what the model accepts", model, article(m.Provider), d.Format))
+		return m, false
+	}
+	return m, true
+}
+
+func article(p string) string {
+	switch p {
+	case "openai":
+		return "an OpenAI"
+	case "anthropic":
+		return "an Anthropic"
+	}
+	return "a Gemini"
+}
+
+// checkModel refuses what the model m would refuse in req, before any
+// schema is looked at: tools it does not take, an output schema without
+// structured output, tools together with an output schema, a reply cap
+// over the model's maximum.
+// For Anthropic, which needs a cap, a model whose maximum is under
+// provider.DefaultMaxTokens gets its maximum.
+func checkModel(f provider.Format, req *provider.Request, m *provider.Model) error {
+	where := ""
+	if m.Source != "built-in" {
+		where = " (" + m.Source + ")"
+	}
+	if len(req.Tools) > 0 && !m.Tools {
+		return fmt.Errorf("%s takes no tools (function calling)%s: drop the tools, or target a model that takes them, such as %s", req.Model, where, suggest(f, func(m *provider.Model) bool { return m.Tools }))
+	}
+	if req.Output != nil && !m.StructuredOutput {
+		return fmt.Errorf("%s has no structured output%s: it refuses a JSON output schema: drop the output schema, or target a model that has one, such as %s", req.Model, where, suggest(f, func(m *provider.Model) bool { return m.StructuredOutput }))
+	}
+	if req.Output != nil && len(req.Tools) > 0 && !m.ToolsWithJSONOutput {
+		return fmt.Errorf("%s refuses tools together with a JSON output schema%s: drop the output schema or the tools, or target a model that accepts both, such as %s", req.Model, where, suggest(f, func(m *provider.Model) bool { return m.ToolsWithJSONOutput }))
+	}
+	if max := m.MaxOutputTokens; max > 0 {
+		if req.MaxTokens > max {
+			return fmt.Errorf("a reply of up to %d tokens is more than %s's maximum output of %d tokens%s: ask for at most %d (on the command line, --reserve sets it)", req.MaxTokens, req.Model, max, where, max)
+		}
+		if f == provider.Anthropic && req.MaxTokens == 0 && max < provider.DefaultMaxTokens {
+			req.MaxTokens = max
+		}
+	}
+	return nil
+}
+
+// suggest names a model of f's provider that ok accepts: the format's
+// default model when it does, else the first row's first pattern.
+func suggest(f provider.Format, ok func(*provider.Model) bool) string {
+	t := provider.BuiltinModels()
+	if m, _, found := t.Lookup(DefaultModel(f)); found && ok(&m) {
+		return DefaultModel(f)
+	}
+	for _, m := range t.Rows() {
+		if m.Provider == provider.ProviderOf(f) && ok(&m) {
+			return strings.TrimSuffix(m.Match[0], "*") + "…"
+		}
+	}
+	return "another model"
+}
+
+// preparedSchema is a schema made ready for a body.
+type preparedSchema struct {
+	out      json.RawMessage
+	strictOK bool                // it passes OpenAI's strict mode
+	refused  []schema.KeywordUse // keywords the model refuses, left in it
+}
+
+// prepareSchema parses s once, strictifies it when asked (and then moves
+// the keywords rules refuses into descriptions, with a note), and checks
+// it against OpenAI's strict mode, returning it compacted; a schema that
+// does not pass strict mode is sent without it, with a note for the
+// OpenAI formats. A schema that does not parse is returned as it is, for
+// Encode to report.
+func (r *Result) prepareSchema(what string, s json.RawMessage, d *Delivery, rules schema.KeywordRules, model string) preparedSchema {
 	if len(s) == 0 {
-		return s, false
+		return preparedSchema{out: s}
 	}
 	v, err := schema.Parse(s)
 	if err != nil {
-		return s, false
+		return preparedSchema{out: s}
 	}
+	var refused []schema.KeywordUse
 	if d.Strictify {
 		v, _ = v.Strictify()
+		var moved []schema.KeywordUse
+		v, moved, refused = v.MoveKeywords(rules)
+		if len(moved) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("note: %s: moved %s into descriptions, since %s refuses them", what, describeUses(moved), model))
+		}
+	} else {
+		refused = v.FindKeywords(rules)
 	}
 	out := json.RawMessage(v.AppendCompact(nil))
 	violations := v.CheckStrict()
 	if len(violations) == 0 {
-		return out, true
+		return preparedSchema{out: out, strictOK: true, refused: refused}
 	}
 	if d.Format == provider.OpenAIChat || d.Format == provider.OpenAIResponses {
 		hint := ""
@@ -149,5 +299,25 @@ func (r *Result) strictSchema(what string, s json.RawMessage, d *Delivery) (json
 		}
 		r.Notes = append(r.Notes, fmt.Sprintf("note: %s is sent without strict mode: %d strict-mode violation(s), the first at %s: %s%s", what, len(violations), at, violations[0].Msg, hint))
 	}
-	return out, false
+	return preparedSchema{out: out, refused: refused}
+}
+
+// describeUses lists keyword uses for a message: `minimum at
+// "/properties/age", maxLength at "/properties/name"`.
+func describeUses(uses []schema.KeywordUse) string {
+	parts := make([]string, len(uses))
+	for i, u := range uses {
+		parts[i] = u.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// refusedKeywords is the error for an output schema with keywords the
+// model refuses.
+func refusedKeywords(model, where string, uses []schema.KeywordUse, strictified bool) error {
+	fix := "run with --strictify to move such keywords into descriptions, or remove them"
+	if strictified {
+		fix = "remove them, or write them in a form --strictify can move into a description"
+	}
+	return fmt.Errorf("%s refuses %s in %s (its structured outputs do not support them): %s", model, describeUses(uses), where, fix)
 }

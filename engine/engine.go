@@ -116,17 +116,24 @@ type Delivery struct {
 	SystemRole       string
 	CacheBreakpoints bool
 	// Strictify makes output and tool schemas strict-mode compatible
-	// where that can be done.
+	// where that can be done, and moves the schema keywords the model
+	// refuses into descriptions where it can (see schema.MoveKeywords).
 	Strictify bool
+	// Models is the capability table the request is checked against;
+	// nil means the catalog's (tessera.yaml's models: over the built-in
+	// table), else provider.BuiltinModels().
+	Models *provider.ModelTable
 }
 
-// DefaultModel is the model a request body names when none is given.
+// DefaultModel is the model a request body names when none is given: one
+// of each provider's current models that accepts every request shape
+// Tessera encodes (an output schema together with tools included).
 func DefaultModel(f provider.Format) string {
 	switch f {
 	case provider.Anthropic:
 		return "claude-sonnet-4-5"
 	case provider.Gemini:
-		return "gemini-2.5-pro"
+		return "gemini-3.5-flash"
 	}
 	return "gpt-4o"
 }
@@ -233,7 +240,7 @@ func (e *Engine) Assemble(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	if d := req.Delivery; d != nil {
-		if err := res.deliver(d); err != nil {
+		if err := res.deliver(d, req.Catalog); err != nil {
 			return nil, err
 		}
 	}

@@ -24,6 +24,8 @@ type Model struct {
 	// Provider is the API family that serves the models: "openai" (both
 	// OpenAI formats), "anthropic" or "gemini".
 	Provider string
+	// Tools says whether the models accept tools (function calling).
+	Tools bool
 	// StructuredOutput says whether the models accept an output schema
 	// (OpenAI's json_schema response format, Anthropic's output_config,
 	// Gemini's responseJsonSchema).
@@ -129,6 +131,7 @@ type modelsFile struct {
 type modelRow struct {
 	Match               []string `json:"match"`
 	Provider            *string  `json:"provider"`
+	Tools               *bool    `json:"tools"`
 	StructuredOutput    *bool    `json:"structured_output"`
 	StrictTools         *bool    `json:"strict_tools"`
 	ToolsWithJSONOutput *bool    `json:"tools_with_json_output"`
@@ -191,6 +194,7 @@ func (r modelRow) model(source string) (Model, error) {
 	}
 	need(r.Match != nil, "match")
 	need(r.Provider != nil, "provider")
+	need(r.Tools != nil, "tools")
 	need(r.StructuredOutput != nil, "structured_output")
 	need(r.StrictTools != nil, "strict_tools")
 	need(r.ToolsWithJSONOutput != nil, "tools_with_json_output")
@@ -205,7 +209,7 @@ func (r modelRow) model(source string) (Model, error) {
 		return Model{}, fmt.Errorf("missing %s: every field must be given (use false, 0, [] or \"\")", strings.Join(missing, ", "))
 	}
 	m := Model{
-		Match: r.Match, Provider: *r.Provider,
+		Match: r.Match, Provider: *r.Provider, Tools: *r.Tools,
 		StructuredOutput: *r.StructuredOutput, StrictTools: *r.StrictTools, ToolsWithJSONOutput: *r.ToolsWithJSONOutput,
 		UnsupportedKeywords: r.UnsupportedKeywords,
 		MinCacheTokens:      *r.MinCacheTokens, ContextWindow: *r.ContextWindow, MaxOutputTokens: *r.MaxOutputTokens,
@@ -414,12 +418,12 @@ type ModelOverride struct {
 	// Name is the pattern the entry is written under.
 	Name string
 	// Source names where it was written, such as "tessera.yaml:12".
-	Source                                             string
-	Provider                                           *string
-	StructuredOutput, StrictTools, ToolsWithJSONOutput *bool
-	UnsupportedKeywords                                *[]string
-	MinCacheTokens, ContextWindow, MaxOutputTokens     *int
-	Note                                               *string
+	Source                                                    string
+	Provider                                                  *string
+	Tools, StructuredOutput, StrictTools, ToolsWithJSONOutput *bool
+	UnsupportedKeywords                                       *[]string
+	MinCacheTokens, ContextWindow, MaxOutputTokens            *int
+	Note                                                      *string
 }
 
 // With returns a table that holds t's rows and one more for each
@@ -451,6 +455,7 @@ func (t *ModelTable) With(overrides ...ModelOverride) (*ModelTable, error) {
 		m.Match = []string{o.Name}
 		m.Source, m.override = o.Source, true
 		set(&m.Provider, o.Provider)
+		set(&m.Tools, o.Tools)
 		set(&m.StructuredOutput, o.StructuredOutput)
 		set(&m.StrictTools, o.StrictTools)
 		set(&m.ToolsWithJSONOutput, o.ToolsWithJSONOutput)

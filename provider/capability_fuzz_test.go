@@ -9,7 +9,7 @@ import (
 // row, or one with a longer pattern), and can take overrides of them.
 func FuzzParseModels(f *testing.F) {
 	f.Add(builtinData)
-	f.Add([]byte(`{"models": [{"match": ["m-1", "m-*x"], "provider": "openai", "structured_output": true, "strict_tools": true, "tools_with_json_output": true, "unsupported_keywords": ["minItems>1"], "min_cache_tokens": 0, "context_window": 100, "max_output_tokens": 10, "docs": ["https://example.com"], "checked": "2026-11-23", "note": ""}]}`))
+	f.Add([]byte(`{"models": [{"match": ["m-1", "m-*x"], "provider": "openai", "tools": true, "structured_output": true, "strict_tools": true, "tools_with_json_output": true, "unsupported_keywords": ["minItems>1"], "min_cache_tokens": 0, "context_window": 100, "max_output_tokens": 10, "docs": ["https://example.com"], "checked": "2026-11-23", "note": ""}]}`))
 	f.Add([]byte(`{"models": [{"match": ["a"], "match": ["b"]}]}`))
 	f.Add([]byte(`{"models": null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -24,8 +24,8 @@ func TestBuiltinModels(t *testing.T) {
 		if m.Provider == "gemini" && m.StrictTools {
 			t.Errorf("%s: Gemini has no strict flag", m.Match[0])
 		}
-		if !m.StructuredOutput && m.ToolsWithJSONOutput {
-			t.Errorf("%s: tools with JSON output but no JSON output", m.Match[0])
+		if !m.StructuredOutput && m.ToolsWithJSONOutput || !m.Tools && (m.ToolsWithJSONOutput || m.StrictTools) {
+			t.Errorf("%s: tools with JSON output, or strict tools, without JSON output or tools", m.Match[0])
 		}
 	}
 	if BuiltinModels() == nil {
@@ -126,7 +126,7 @@ func TestSuffixAndGlob(t *testing.T) {
 // with a message naming the row and the fix.
 func TestParseModelsErrors(t *testing.T) {
 	row := func(fields string) string {
-		return `{"models": [{"match": ["m-1"], "provider": "openai", "structured_output": true, "strict_tools": true, "tools_with_json_output": true, "unsupported_keywords": [], "min_cache_tokens": 0, "context_window": 100, "max_output_tokens": 10, "docs": ["https://example.com"], "checked": "2026-11-23", "note": ""` + fields + `}]}`
+		return `{"models": [{"match": ["m-1"], "provider": "openai", "tools": true, "structured_output": true, "strict_tools": true, "tools_with_json_output": true, "unsupported_keywords": [], "min_cache_tokens": 0, "context_window": 100, "max_output_tokens": 10, "docs": ["https://example.com"], "checked": "2026-11-23", "note": ""` + fields + `}]}`
 	}
 	if _, err := ParseModels([]byte(row("")), "x"); err != nil {
 		t.Fatalf("valid table: %v", err)
@@ -134,7 +134,7 @@ func TestParseModelsErrors(t *testing.T) {
 	tests := []struct{ data, want string }{
 		{row(`, "extra": 1`), `unknown field "extra"`},
 		{row(`, "note": "again"`), `key "note" is written twice in models[0]`},
-		{`{"models": [{"match": ["m-1"]}]}`, `models[0] (m-1): missing provider, structured_output, strict_tools`},
+		{`{"models": [{"match": ["m-1"]}]}`, `models[0] (m-1): missing provider, tools, structured_output, strict_tools`},
 		{strings.Replace(row(""), `"openai"`, `"azure"`, 1), `models[0] (m-1): provider "azure": use one of openai, anthropic, gemini`},
 		{strings.Replace(row(""), `"m-1"`, `"M-1"`, 1), `model pattern "M-1": use lower-case letters`},
 		{strings.Replace(row(""), `"2026-11-23"`, `"23/11/2026"`, 1), `checked: "23/11/2026" is not a date`},
@@ -145,7 +145,7 @@ func TestParseModelsErrors(t *testing.T) {
 		{`{"models": []}`, `no rows`},
 		{`[]`, `not a capability table`},
 		{row("") + `{}`, `more than one JSON value`},
-		{strings.Replace(row(""), `}]}`, `}, {"match": ["m-1"], "provider": "openai", "structured_output": true, "strict_tools": true, "tools_with_json_output": true, "unsupported_keywords": [], "min_cache_tokens": 0, "context_window": 100, "max_output_tokens": 10, "docs": ["https://example.com"], "checked": "2026-11-23", "note": ""}]}`, 1), `model pattern "m-1" is in two rows (models[0] and models[1])`},
+		{strings.Replace(row(""), `}]}`, `}, {"match": ["m-1"], "provider": "openai", "tools": true, "structured_output": true, "strict_tools": true, "tools_with_json_output": true, "unsupported_keywords": [], "min_cache_tokens": 0, "context_window": 100, "max_output_tokens": 10, "docs": ["https://example.com"], "checked": "2026-11-23", "note": ""}]}`, 1), `model pattern "m-1" is in two rows (models[0] and models[1])`},
 	}
 	for _, tt := range tests {
 		_, err := ParseModels([]byte(tt.data), "x")
