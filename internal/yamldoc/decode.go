@@ -110,9 +110,11 @@ func NewSchema[T any](opts Options) *Schema[T] {
 // returns it), into v, and returns the decoder, which holds every problem
 // found and the line of every field. A nil or null n leaves v as it is.
 func (s *Schema[T]) Decode(path string, n *yaml.Node, v *T) *Decoder {
-	d := &Decoder{path: path, opts: &s.opts, lines: make(map[string]int, 32)}
+	d := &Decoder{path: path, opts: &s.opts}
 	if s.opts.Columns {
-		d.cols = make(map[string]int, 32)
+		d.places = make(map[string]place, 32)
+	} else {
+		d.lines = make(map[string]int, 32)
 	}
 	if n != nil && !isNull(n) {
 		d.value(s.plan, n, "", reflect.ValueOf(v).Elem())
@@ -127,9 +129,9 @@ type Decoder struct {
 	opts  *Options
 	errs  diag.List
 	errAt []string        // the field path of each problem in errs
-	lines map[string]int  // field path -> line of its key or list item
-	cols  map[string]int  // field path -> column of the same, with Options.Columns
-	bad   map[string]bool // fields that had a problem
+	lines  map[string]int   // field path -> line of its key or list item, without Options.Columns
+	places map[string]place // the same with its column, with Options.Columns
+	bad    map[string]bool  // fields that had a problem
 }
 
 // Errors returns every problem found, sorted (see diag.List.Sort); it is
@@ -142,15 +144,42 @@ func (d *Decoder) Errors() diag.List {
 // Lines returns the line of each field that was written in the document,
 // keyed by dotted path ("task[0].outputFormat.type"): the line of its key,
 // or of the item for a list item. Fields whose value was null are
-// included.
-func (d *Decoder) Lines() map[string]int { return d.lines }
+// included. With Options.Columns, each call builds the map from the
+// places Pos gives.
+func (d *Decoder) Lines() map[string]int {
+	if d.places == nil {
+		return d.lines
+	}
+	lines := make(map[string]int, len(d.places))
+	for at, p := range d.places {
+		lines[at] = p.line
+	}
+	return lines
+}
+
+// place is where a field was written.
+type place struct{ line, col int }
+
+// record notes that the field at was written at node n (its key, or the
+// list item).
+func (d *Decoder) record(at string, n *yaml.Node) {
+	if d.places != nil {
+		d.places[at] = place{n.Line, n.Column}
+		return
+	}
+	d.lines[at] = n.Line
+}
 
 // Pos returns the line and column of the field at as Lines records it:
 // its key, or the item for a list item. The column is 0 unless the
 // schema's Options.Columns is set; both are 0 when the field was not
 // written.
 func (d *Decoder) Pos(at string) (line, col int) {
-	return d.lines[at], d.cols[at]
+	if d.places != nil {
+		p := d.places[at]
+		return p.line, p.col
+	}
+	return d.lines[at], 0
 }
 
 // label is the name of the value at in messages.
@@ -326,10 +355,7 @@ func (d *Decoder) list(p *plan, n *yaml.Node, at string, v reflect.Value) {
 	s := reflect.MakeSlice(p.typ, len(n.Content), len(n.Content))
 	for i, c := range n.Content {
 		ip := index(at, i)
-		d.lines[ip] = c.Line
-		if d.cols != nil {
-			d.cols[ip] = c.Column
-		}
+		d.record(ip, c)
 		d.value(p.elem, c, ip, s.Index(i))
 	}
 	v.Set(s)
@@ -363,10 +389,7 @@ func (d *Decoder) mapping(p *plan, n *yaml.Node, at string, v reflect.Value) {
 			}
 			seen |= 1 << fi
 		}
-		d.lines[fp] = k.Line
-		if d.cols != nil {
-			d.cols[fp] = k.Column
-		}
+		d.record(fp, k)
 		if isNull(val) {
 			continue
 		}
