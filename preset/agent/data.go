@@ -312,28 +312,27 @@ func ParseNotes(path string, data []byte) ([]MemoryEntry, error) {
 // checkEntry checks memory entry i (a mapping) of the list d decoded: it
 // has a summary, a type of MemoryTypes (which it may leave out unless
 // typeRequired), and an id no other entry has (ids maps those seen to
-// their entry's number).
+// their entry's number). Names and paths are built for a problem only.
 func checkEntry(path string, d *yamldoc.Decoder, i int, what string, e *MemoryEntry, ids map[string]int, typeRequired bool) diag.List {
 	var errs diag.List
-	item := "[" + strconv.Itoa(i) + "]"
-	w := label(what, item)
+	item := func(field string) string { return "[" + strconv.Itoa(i) + "]" + field }
 	problem := func(field, format string, args ...any) {
-		line, col := d.Pos(item + field)
+		line, col := d.Pos(item(field))
+		args = append([]any{label(what, item(""))}, args...)
 		errs = append(errs, diag.ErrorfAt(path, line, col, format, args...))
 	}
-	if strings.TrimSpace(e.Summary) == "" && !d.Bad(item+".summary") {
-		problem("", "%s has no summary: add one", w)
+	if strings.TrimSpace(e.Summary) == "" && !d.Bad(item(".summary")) {
+		problem("", "%s has no summary: add one")
 	}
 	switch {
-	case d.Bad(item + ".type"):
 	case e.Type != "" && !slices.Contains(MemoryTypes(), e.Type):
-		problem(".type", "%s: type %q: use %s", w, e.Type, orList(MemoryTypes()))
-	case e.Type == "" && typeRequired:
-		problem("", "%s has no type: add one: %s", w, orList(MemoryTypes()))
+		problem(".type", "%s: type %q: use %s", e.Type, orList(MemoryTypes()))
+	case e.Type == "" && typeRequired && !d.Bad(item(".type")):
+		problem("", "%s has no type: add one: %s", orList(MemoryTypes()))
 	}
 	if e.ID != "" {
 		if first, ok := ids[e.ID]; ok {
-			problem(".id", "%s: id %q is used by entry %d too: ids are unique", w, e.ID, first)
+			problem(".id", "%s: id %q is used by entry %d too: ids are unique", e.ID, first)
 		} else {
 			ids[e.ID] = i + 1
 		}
@@ -359,16 +358,15 @@ func ParseTools(path string, data []byte) ([]Tool, error) {
 			continue
 		}
 		t := &docs[i]
-		item := "[" + strconv.Itoa(i) + "]"
-		w := label("tool", item)
+		item := func(field string) string { return "[" + strconv.Itoa(i) + "]" + field }
 		switch first, dup := names[t.Name]; {
-		case d.Bad(item + ".name"):
+		case t.Name == "" && !d.Bad(item(".name")):
+			line, col := d.Pos(item(""))
+			errs = append(errs, diag.ErrorfAt(path, line, col, "%s has no name: add one", label("tool", item(""))))
 		case t.Name == "":
-			line, col := d.Pos(item)
-			errs = append(errs, diag.ErrorfAt(path, line, col, "%s has no name: add one", w))
 		case dup:
-			line, col := d.Pos(item + ".name")
-			errs = append(errs, diag.ErrorfAt(path, line, col, "%s: the name %q is taken by tool %d: names are unique", w, t.Name, first))
+			line, col := d.Pos(item(".name"))
+			errs = append(errs, diag.ErrorfAt(path, line, col, "%s: the name %q is taken by tool %d: names are unique", label("tool", item("")), t.Name, first))
 		default:
 			names[t.Name] = i + 1
 		}
@@ -391,8 +389,7 @@ func ParseToolCalls(path string, data []byte) ([]ToolCall, error) {
 	out := make([]ToolCall, 0, len(docs))
 	for i := range docs {
 		c := &docs[i]
-		item := "[" + strconv.Itoa(i) + "]"
-		if top.Content[i].Kind == yaml.MappingNode && c.Name == "" && !d.Bad(item+".name") {
+		if item := "[" + strconv.Itoa(i) + "]"; top.Content[i].Kind == yaml.MappingNode && c.Name == "" && !d.Bad(item+".name") {
 			line, col := d.Pos(item)
 			errs = append(errs, diag.ErrorfAt(path, line, col, "%s has no name: add the tool's name", label("tool call", item)))
 		}
