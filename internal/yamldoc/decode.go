@@ -125,10 +125,10 @@ func (s *Schema[T]) Decode(path string, n *yaml.Node, v *T) *Decoder {
 // Decoder is the state of one Schema.Decode: the problems found and the
 // line of each field seen. A Decoder is used by one goroutine.
 type Decoder struct {
-	path  string
-	opts  *Options
-	errs  diag.List
-	errAt []string        // the field path of each problem in errs
+	path   string
+	opts   *Options
+	errs   diag.List
+	errAt  []string         // the field path of each problem in errs
 	lines  map[string]int   // field path -> line of its key or list item, without Options.Columns
 	places map[string]place // the same with its column, with Options.Columns
 	bad    map[string]bool  // fields that had a problem
