@@ -130,7 +130,7 @@ func (r *Result) deliver(d *Delivery, c *catalog.Catalog) error {
 		if !d.Strictify {
 			hint = "; --strictify moves such keywords into descriptions"
 		}
-		r.Notes = append(r.Notes, fmt.Sprintf("note: the tools are sent without strict mode: %s refuses %s in a strict tool's parameters%s", req.Model, strings.Join(refused, ", "), hint))
+		r.Notes = append(r.Notes, fmt.Sprintf("note: the tools are sent without strict mode: %s refuses, in a strict tool's parameters, %s%s", req.Model, strings.Join(refused, ", "), hint))
 	}
 	req.StrictTools = strictTools
 	bodyCounter, err := tokenizer.ForModel(req.Model)
