@@ -258,6 +258,12 @@ func mergeEach(e *Encoding, m *merger, piece string) string {
 			return fmt.Sprintf("%s %q: tournament %v (count %d), tiktoken %v", e.Name(), piece, got, n, want)
 		}
 	}
+	if got := m.encode(e.ranks, nil, piece); firstDiff(got, want) >= 0 {
+		return fmt.Sprintf("%s %q: encode %v, tiktoken %v", e.Name(), piece, got, want)
+	}
+	if n := m.count(e.ranks, piece); n != len(want) {
+		return fmt.Sprintf("%s %q: count %d, tiktoken %d tokens", e.Name(), piece, n, len(want))
+	}
 	g := m.bigMerger()
 	for _, sorted := range []bool{false, true} {
 		n := g.merge(e.ranks, piece, sorted)
