@@ -178,9 +178,9 @@ func (a *app) agentCheckCmd() *cobra.Command {
 		Short: "Check a model's reply: a plan, a revised plan, extracted memory entries, a verdict or an executor's result",
 		Long: `Check a model's reply (a file, or - for standard input). The JSON may be
 bare, inside prose, or in a fenced block. A valid reply is printed as clean
-JSON; otherwise every problem is listed as FILE:LINE: message, naming the
+JSON; otherwise every problem is listed as FILE:LINE:COL: message, naming the
 subtask or entry, and the exit code is 1.`,
-		Annotations:        map[string]string{"exit1": "the reply is not valid: every problem is listed as FILE:LINE: message;\n     or the file cannot be read"},
+		Annotations:        map[string]string{"exit1": "the reply is not valid: every problem is listed as FILE:LINE:COL: message;\n     or the file cannot be read"},
 		Args:               cobra.ArbitraryArgs,
 		RunE:               unknownSubcommand,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
