@@ -178,6 +178,9 @@ type unit struct {
 	// rendered, which is what it costs to bring back after a drop.
 	last int
 	kids []*unit
+	// touched is the version of the prompt at which refill last changed
+	// the section or one inside it.
+	touched int
 }
 
 // Fit fits sections into b, trimming by priority and trim rule, and
@@ -204,7 +207,7 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 	if marker == "" {
 		marker = DefaultMarker
 	}
-	f := &fitter{counter: opts.Counter, cache: cache, render: render, limit: b.Limit() - b.Overhead, marker: marker, caps: b.Caps}
+	f := &fitter{counter: opts.Counter, cache: cache, render: render, limit: b.Limit() - b.Overhead, marker: marker, caps: b.Caps, grewAt: -1}
 	f.secs = cloneSections(sections)
 	f.report = Report{Counter: opts.Counter.Name(), Exact: opts.Counter.Exact(), Context: b.Context, Reserve: b.Reserve, Limit: b.Limit(), Overhead: b.Overhead}
 	f.walk(f.secs, "", nil)
@@ -336,9 +339,13 @@ type fitter struct {
 	// Pieces given back on their estimates, not yet counted (see refill),
 	// the tokens they are expected to take, and whether estimates have
 	// proved wrong in this fit.
-	pending     []pending
+	pending     []piece
 	pendingCost int
 	exactOnly   bool
+	undone      bool // pieces given on estimates were just taken out
+	// grewAt is the version at which the room last grew: a piece given
+	// back took fewer tokens than nothing, or estimates were undone.
+	grewAt int
 }
 
 func (f *fitter) walk(secs []prompt.Section, parent string, up *unit) {
@@ -346,12 +353,12 @@ func (f *fitter) walk(secs []prompt.Section, parent string, up *unit) {
 		s := &secs[i]
 		path := prompt.JoinKey(parent, s.Key)
 		f.report.Sections = append(f.report.Sections, SectionReport{Key: path, Priority: s.Priority, Rule: s.Trim.String()})
-		u := &unit{path: path, index: len(f.units), sec: s, parent: up, baseOmitted: s.Omitted, frameAt: -1}
+		u := &unit{path: path, index: len(f.units), sec: s, parent: up, baseOmitted: s.Omitted, frameAt: -1, touched: -1}
 		if up != nil {
 			up.kids = append(up.kids, u)
 		}
 		if s.Trim == prompt.TrimLowestRelevance || s.Trim == prompt.TrimOldest {
-			u.items = slices.Clone(s.Items)
+			u.items = s.Items // cloneSections copied them; setItems makes new slices
 			u.itemOut = make([]bool, len(s.Items))
 			u.itemTokens = make([]int, len(s.Items))
 			for i := range u.itemTokens {

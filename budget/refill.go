@@ -24,17 +24,43 @@ const maxRegrowTries = 6
 type candidate struct {
 	u    *unit
 	item int // index into u.items for an item, else -1
+	at   int // where the item stood in u.itemDropped when given back
 	done bool
 	// failed is f.version when the candidate last did not fit: until
 	// something else changes, it still does not.
 	failed int
 }
 
-// pending is a piece given back on its estimate, not yet confirmed by an
-// exact count, and how to take it out again.
-type pending struct {
+// piece is a change given on its estimate and not yet confirmed by an
+// exact count: the candidate, and for a regrown body, the body before.
+type piece struct {
 	c    *candidate
-	undo func()
+	body bool
+	was  bodyState
+}
+
+// apply gives a dropped section or item back; undo takes it out again.
+func (c *candidate) apply(f *fitter) {
+	u := c.u
+	if c.item < 0 {
+		u.dropped = false
+		return
+	}
+	c.at = slices.Index(u.itemDropped, c.item)
+	u.itemOut[c.item] = false
+	u.itemDropped = slices.Delete(u.itemDropped, c.at, c.at+1)
+	f.setItems(u)
+}
+
+func (c *candidate) undo(f *fitter) {
+	u := c.u
+	if c.item < 0 {
+		u.dropped = true
+		return
+	}
+	u.itemOut[c.item] = true
+	u.itemDropped = slices.Insert(u.itemDropped, c.at, c.item)
+	f.setItems(u)
 }
 
 // refill gives back what trimming took and what now fits. Trimming goes
@@ -60,8 +86,9 @@ func (f *fitter) refill(ctx context.Context) error {
 	}
 	for {
 		start := f.version
+		f.undone = false
 		for _, c := range cands {
-			if c.done || c.failed == f.version || f.ancestorDropped(c.u) {
+			if c.done || f.stillOut(c) || f.ancestorDropped(c.u) {
 				continue
 			}
 			if err := ctx.Err(); err != nil {
@@ -74,12 +101,18 @@ func (f *fitter) refill(ctx context.Context) error {
 			case c.u.dropped:
 				c.done = f.restoreSection(c)
 			default:
-				c.done = f.regrow(c.u)
+				c.done = f.regrow(c)
 			}
 			if !c.done {
 				// If taking pieces back out changed the prompt meanwhile,
 				// v is stale and the piece is tried again next pass.
 				c.failed = v
+			}
+			if f.undone {
+				// Pieces more important than this one went back out:
+				// start again from the most important.
+				f.undone = false
+				break
 			}
 		}
 		f.settle()
@@ -89,13 +122,49 @@ func (f *fitter) refill(ctx context.Context) error {
 	}
 }
 
+// stillOut reports whether c failed to fit before and nothing has
+// happened since that could let it fit now: the room has not grown, and
+// neither its section nor the one around it has changed (which could make
+// it cheaper: a note that goes with the last dropped item, a parent's
+// text for having nothing left to show). With caps in play, any change
+// counts.
+func (f *fitter) stillOut(c *candidate) bool {
+	if c.failed < 0 {
+		return false
+	}
+	if len(f.caps) > 0 {
+		return c.failed == f.version
+	}
+	touched := c.u.touched
+	if c.u.parent != nil {
+		touched = max(touched, c.u.parent.touched)
+	}
+	return f.grewAt <= c.failed && touched <= c.failed
+}
+
+// changed records that u (and so the section around it) changed at this
+// version.
+func (f *fitter) changed(u *unit) {
+	u.touched = f.version
+	if u.parent != nil {
+		u.parent.touched = f.version
+	}
+}
+
 // candidates lists what trimming took, most important first.
 func (f *fitter) candidates() []*candidate {
 	units := make([]*unit, 0, len(f.units))
+	n := 0
 	for _, u := range f.units {
-		if u.dropped || len(u.itemDropped) > 0 || u.rep.TruncatedTokens > 0 {
-			units = append(units, u)
+		switch {
+		case len(u.itemDropped) > 0:
+			n += len(u.itemDropped)
+		case u.dropped || u.rep.TruncatedTokens > 0:
+			n++
+		default:
+			continue
 		}
+		units = append(units, u)
 	}
 	slices.SortStableFunc(units, func(a, b *unit) int {
 		if a.sec.Priority != b.sec.Priority {
@@ -103,17 +172,20 @@ func (f *fitter) candidates() []*candidate {
 		}
 		return a.index - b.index
 	})
-	var out []*candidate
+	all := make([]candidate, 0, n)
 	for _, u := range units {
-		switch {
-		case len(u.itemDropped) > 0:
+		if len(u.itemDropped) > 0 {
 			// The last item dropped was the most valuable of those dropped.
 			for _, i := range slices.Backward(u.itemDropped) {
-				out = append(out, &candidate{u: u, item: i, failed: -1})
+				all = append(all, candidate{u: u, item: i, failed: -1})
 			}
-		default:
-			out = append(out, &candidate{u: u, item: -1, failed: -1})
+			continue
 		}
+		all = append(all, candidate{u: u, item: -1, failed: -1})
+	}
+	out := make([]*candidate, len(all))
+	for i := range all {
+		out[i] = &all[i]
 	}
 	return out
 }
@@ -125,27 +197,45 @@ func (f *fitter) spare(u *unit) int {
 	return f.room(u) - f.pendingCost
 }
 
+// optimistic reports whether pieces may be given back on their
+// estimates: not once an estimate has proved wrong, nor with caps in play.
+func (f *fitter) optimistic() bool { return !f.exactOnly && len(f.caps) == 0 }
+
 // give gives back a piece whose estimated cost est is within the room:
-// on its estimate if that fits with mergeSlack to spare (and no cap is in
-// play), else by an exact count of the whole prompt with it. apply makes
-// the change and undo reverses it.
-func (f *fitter) give(c *candidate, est int, apply, undo func()) bool {
-	if !f.exactOnly && len(f.caps) == 0 && est+mergeSlack <= f.spare(c.u) {
-		apply()
-		f.pending = append(f.pending, pending{c, undo})
-		f.pendingCost += est + 1
-		f.version++
+// on its estimate if that fits (an item's estimate is its section's own
+// change; a section's leaves mergeSlack for its edges), else by an exact
+// count of the whole prompt with it.
+func (f *fitter) give(c *candidate, est int) bool {
+	margin := 0
+	if c.item < 0 {
+		margin = mergeSlack
+	}
+	if f.optimistic() && est+margin <= f.spare(c.u) {
+		c.apply(f)
+		f.pend(piece{c: c}, est)
 		return true
 	}
 	if f.settle() && f.exactOnly {
 		return false // what was given back did not fit: start over exactly
 	}
-	apply()
+	c.apply(f)
 	if f.attempt() == 0 {
+		f.changed(c.u)
 		return true
 	}
-	undo()
+	c.undo(f)
 	return false
+}
+
+// pend records a change made on its estimate est.
+func (f *fitter) pend(p piece, est int) {
+	f.pending = append(f.pending, p)
+	f.pendingCost += est
+	f.version++
+	f.changed(p.c.u)
+	if est < 0 {
+		f.grewAt = f.version
+	}
 }
 
 // refuse reports whether a piece estimated to cost at least est should be
@@ -176,12 +266,19 @@ func (f *fitter) settle() bool {
 		return false
 	}
 	if f.attempt() != 0 {
+		f.version++
 		for _, p := range slices.Backward(f.pending) {
-			p.undo()
+			if p.body {
+				p.c.u.restore(p.was)
+			} else {
+				p.c.undo(f)
+			}
 			p.c.done = false
+			f.changed(p.c.u)
 		}
 		f.exactOnly = true
-		f.version++
+		f.undone = true
+		f.grewAt = f.version
 		if settleFailed != nil {
 			settleFailed()
 		}
@@ -212,8 +309,11 @@ func (f *fitter) attempt() int {
 	if over > 0 {
 		return over
 	}
-	f.p, f.total = p, n
 	f.version++
+	if n < f.total {
+		f.grewAt = f.version
+	}
+	f.p, f.total = p, n
 	f.spans = nil
 	return 0
 }
@@ -232,8 +332,6 @@ func (f *fitter) restoreSection(c *candidate) bool {
 		// Trimmed inside since it was last counted: count it on its own.
 		cost = f.alone(u)
 	}
-	apply := func() { u.dropped = false }
-	undo := func() { u.dropped = true }
 	for {
 		var est int
 		if u.parent == nil {
@@ -248,16 +346,16 @@ func (f *fitter) restoreSection(c *candidate) bool {
 				}
 			}
 			before := f.alone(u.parent)
-			apply()
+			c.apply(f)
 			est = f.alone(u.parent) - before
-			undo()
+			c.undo(f)
 		}
 		if no, again := f.refuse(u.parent, est); again {
 			continue
 		} else if no {
 			return false
 		}
-		return f.give(c, est, apply, undo)
+		return f.give(c, est)
 	}
 }
 
@@ -267,37 +365,25 @@ func (f *fitter) restoreSection(c *candidate) bool {
 // (the note about dropped items, which may shrink or go), then the change
 // in the section's count rendered on its own.
 func (f *fitter) restoreItem(c *candidate) bool {
-	u, i := c.u, c.item
-	at := -1
-	apply := func() {
-		at = slices.Index(u.itemDropped, i)
-		u.itemOut[i] = false
-		u.itemDropped = slices.Delete(u.itemDropped, at, at+1)
-		f.setItems(u)
-	}
-	undo := func() {
-		u.itemOut[i] = true
-		u.itemDropped = slices.Insert(u.itemDropped, at, i)
-		f.setItems(u)
-	}
+	u := c.u
 	for {
 		if frame, ok := f.frame(u); ok {
-			if no, again := f.refuse(u, f.itemCount(u, i)+1-frame); again {
+			if no, again := f.refuse(u, f.itemCount(u, c.item)+1-frame); again {
 				continue
 			} else if no {
 				return false
 			}
 		}
 		before := f.alone(u)
-		apply()
+		c.apply(f)
 		est := f.alone(u) - before
-		undo()
+		c.undo(f)
 		if no, again := f.refuse(u, est); again {
 			continue
 		} else if no {
 			return false
 		}
-		return f.give(c, est, apply, undo)
+		return f.give(c, est)
 	}
 }
 
@@ -379,54 +465,53 @@ func (f *fitter) alone(u *unit) int {
 
 // regrow lengthens a truncated body to the longest prefix of the original
 // that fits, or gives back the whole body, marker gone, if that fits. A
-// longer prefix changes the prompt by what it changes the body: the
-// text on both sides of the cut stays as it was, so the body's own counts
-// choose the length and the whole-prompt count confirms it; a length that
-// does not fit narrows the search by how far it was over. It reports
-// whether the whole body is back.
-func (f *fitter) regrow(u *unit) bool {
-	f.settle()                 // the search needs the exact count
+// longer prefix changes the prompt by what it changes the section: the
+// text around the section stays as it was, so the section's count
+// rendered on its own chooses the length, and the whole-prompt count
+// confirms it. A length that does not fit narrows the search by how far
+// it was over. It reports whether the whole body is back.
+func (f *fitter) regrow(c *candidate) bool {
+	u := c.u
+	f.settle()                 // the search goes by exact counts
 	hi := u.originalTokens + 1 // the shortest keep known not to fit
 	next := -1                 // the keep to try next; -1 to go by the room
+	tryWhole := true
 	for range maxRegrowTries {
 		room := f.room(u)
 		lo := u.keptTokens
-		cur := f.count(u.sec.Body)
 		// The whole body may cost less than a short prefix and the marker:
-		// try it whatever the room.
-		whole := hi > u.originalTokens && f.count(u.original)-cur <= room
+		// try it whatever the room, if its own count says it might fit.
+		whole := tryWhole && hi > u.originalTokens && f.count(u.original)-f.count(u.sec.Body)-mergeSlack <= room
 		if !whole && (room <= 0 || lo+1 >= hi) {
 			return false
 		}
-		keep := next
-		if whole {
-			keep = u.originalTokens
-		} else if keep < 0 {
-			keep = min(lo+room, hi-1)
-		}
-		keep = max(lo+1, min(keep, hi-1))
-		if keep >= u.originalTokens && hi <= u.originalTokens {
-			keep = u.originalTokens - 1
-		}
-		body, prefix, kept, ok := f.shorten(u, keep, cur, room)
-		if !ok {
-			return false
-		}
 		was := u.save()
-		if kept < u.originalTokens {
-			// The body alone misses what changes at its start (an empty
-			// body's marker joined the heading's line end); the section
-			// rendered alone sees it.
-			if kept, ok = f.shortenAlone(u, body, prefix, kept, room); !ok {
+		before := f.alone(u)
+		if whole {
+			f.cutBody(u, u.originalTokens)
+			if whole = f.alone(u)-before <= room; !whole {
 				u.restore(was)
+				tryWhole = false
+				if room <= 0 || lo+1 >= hi {
+					return false
+				}
+			}
+		}
+		if !whole {
+			keep := next
+			if keep < 0 {
+				keep = lo + room
+			}
+			keep = max(lo+1, min(keep, hi-1, u.originalTokens-1))
+			if !f.grow(u, keep, room, before) {
 				return false
 			}
-		} else {
-			u.setBody(body, prefix, kept)
 		}
+		kept := u.keptTokens
 		over := f.attempt()
 		if over == 0 {
-			if kept >= u.originalTokens {
+			f.changed(u)
+			if whole {
 				return true
 			}
 			next = -1
@@ -459,56 +544,45 @@ func (f *fitter) room(u *unit) int {
 	return room
 }
 
-// shorten finds, from keep down, a body longer than u's current one whose
-// own count grows by no more than room, with the tokens of the original it
-// keeps and the length of its prefix; ok is false when even one more
-// token does not.
-func (f *fitter) shorten(u *unit, keep, cur, room int) (body string, prefix, kept int, ok bool) {
+// grow sets u's body to the longest prefix of at most keep tokens, longer
+// than now, whose section rendered on its own (counted before at before)
+// grows by no more than room, trying shorter ones by how far each is
+// over. It reports false, the body as it was, when even the next longer
+// prefix does not fit.
+func (f *fitter) grow(u *unit, keep, room, before int) bool {
+	lo := u.keptTokens
+	was := u.save()
 	for step := 0; ; step++ {
-		body, prefix, kept = f.bodyFor(u, keep)
-		if kept <= u.keptTokens {
-			return "", 0, 0, false
+		body, prefix, kept := f.longer(u, lo, keep)
+		if kept <= lo || kept >= u.originalTokens {
+			u.restore(was)
+			return false
 		}
-		d := f.count(body) - cur
+		u.setBody(body, prefix, kept)
+		d := f.alone(u) - before
 		if d <= room {
-			return body, prefix, kept, true
+			return true
 		}
-		if kept == u.keptTokens+1 {
-			return "", 0, 0, false
+		u.restore(was)
+		if keep <= lo+1 {
+			return false
 		}
-		if step >= 3 {
-			keep = u.keptTokens + 1 // guesses are not converging: the smallest step
-		} else {
-			keep = max(u.keptTokens+1, kept-(d-room))
+		keep = lo + 1 // guesses are not converging: the smallest step
+		if step < 3 {
+			keep = max(lo+1, kept-(d-room))
 		}
 	}
 }
 
-// shortenAlone sets u's body to the one shorten found, or shorter, until
-// the section rendered on its own grows by no more than room, and returns
-// the tokens of the original kept; ok is false (and the body as it was
-// left changed) when even one more token than now does not fit.
-func (f *fitter) shortenAlone(u *unit, body string, prefix, kept, room int) (int, bool) {
-	lo := u.keptTokens
-	before := f.alone(u)
-	for step := 0; ; step++ {
-		u.setBody(body, prefix, kept)
-		d := f.alone(u) - before
-		if d <= room {
-			return kept, true
-		}
-		if kept <= lo+1 {
-			return 0, false
-		}
-		keep := lo + 1 // guesses are not converging: the smallest step
-		if step < 2 {
-			keep = max(lo+1, kept-(d-room))
-		}
-		body, prefix, kept = f.bodyFor(u, keep)
-		if kept <= lo {
-			return 0, false
-		}
+// longer returns bodyFor(u, keep), or, when no prefix of at most keep
+// tokens is longer than lo (a character spans several tokens), the next
+// longer one.
+func (f *fitter) longer(u *unit, lo, keep int) (body string, prefix, kept int) {
+	body, prefix, kept = f.bodyFor(u, keep)
+	for next := keep + 1; kept <= lo && next <= min(keep+16, u.originalTokens); next++ {
+		body, prefix, kept = f.bodyFor(u, next)
 	}
+	return body, prefix, kept
 }
 
 // bodyState is what cutBody changes, to undo a regrowth that did not fit.
