@@ -11,18 +11,18 @@ import (
 // leftmost of equals first, until no adjacent pair is a token. Three
 // implementations give the same tokens at different sizes:
 //
-//   - up to smallPiece bytes, tiktoken's own loop over fixed arrays: a
-//     scan for the lowest rank, then the arrays close up over the merged
-//     boundary (no allocation, and fastest where n is small);
-//   - longer pieces keep a linked list of tokens and a 4-ary heap of
+//   - up to treePiece bytes, treeMerge: a linked list of tokens whose
+//     pair keys are the leaves of an eight-way tournament, in fixed
+//     arrays (no allocation; a merge costs a few eight-way minimums);
+//   - longer pieces, bigMerge: the linked list with a 4-ary heap of
 //     (rank, start) pairs, O(n log n);
-//   - pieces of more than sortedPiece bytes start from the initial pairs
-//     sorted instead of heaped, and put a pair created during the merge
-//     in the heap only if it sorts before the last of them; later pairs
-//     wait in a list that is sorted when the rest is used up. A run of one
-//     character merges in sweeps of one rank from left to right, each
-//     making the pairs of the next, so its merges cost O(1) each instead
-//     of O(log n).
+//   - pieces of more than sortedPiece bytes start bigMerge from the
+//     initial pairs sorted instead of heaped, and put a pair created
+//     during the merge in the heap only if it sorts before the last of
+//     them; later pairs wait in a list that is sorted when the rest is
+//     used up. A run of one character merges in sweeps of one rank from
+//     left to right, each making the pairs of the next, so its merges
+//     cost O(1) each instead of O(log n).
 //
 // The tests check each against a plain transcription of tiktoken's loop.
 
