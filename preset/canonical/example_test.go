@@ -104,13 +104,13 @@ input:
 	_, err := canonical.ParseSpec("spec.yaml", []byte(src))
 	fmt.Println(err)
 	// Output:
-	// spec.yaml:2: identity.tone: want text, found a list
-	// spec.yaml:5: task[0].priority: want a whole number from 1 (highest) to 5, found 7
-	// spec.yaml:7: conversationState.renderMode: want summary, transcript or both, found "full"
-	// spec.yaml:8: input.userQuery: missing: give the user's query, for example
+	// spec.yaml:2:9: identity.tone: want text, found a list
+	// spec.yaml:5:15: task[0].priority: want a whole number from 1 (highest) to 5, found 7
+	// spec.yaml:7:3: conversationState.renderMode: want summary, transcript or both, found "full"
+	// spec.yaml:8:1: input.userQuery: missing: give the user's query, for example
 	//   input:
 	//     userQuery: What changed?
-	// spec.yaml:9: unknown key "user_query" in input: did you mean "userQuery"? the keys are userQuery, attachments, context
+	// spec.yaml:9:3: unknown key "user_query" in input: did you mean "userQuery"? the keys are userQuery, attachments, context
 }
 
 // Render depends only on the sections, so a budget stage can trim them

@@ -15,7 +15,8 @@ import (
 // specSchema decodes a spec file. Keys are the yaml tags of the Spec
 // types; the rules word the lists and bound the numbers.
 var specSchema = yamldoc.NewSchema[Spec](yamldoc.Options{
-	Doc: "a spec",
+	Doc:     "a spec",
+	Columns: true,
 	Rules: map[string]yamldoc.Rule{
 		"constraints":                             yamldoc.Want("a list of constraints"),
 		"constraints[].priority":                  yamldoc.Int(1, 5, priorityWant),
@@ -31,6 +32,10 @@ var specSchema = yamldoc.NewSchema[Spec](yamldoc.Options{
 		"assembler.headingLevel":                  yamldoc.Int(1, 3, "1, 2 or 3 (the number of '#' in a heading)"),
 	},
 })
+
+// specParser reads specs the quick reader does not, placing every
+// problem at its line and column.
+var specParser = yamldoc.Parser{Columns: true}
 
 const (
 	priorityWant  = "a whole number from 1 (highest) to 5"
@@ -65,7 +70,7 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 // parseFull parses text with the full YAML parser and decoder, which
 // report every problem.
 func parseFull(path, text string) (*Spec, error) {
-	top, err := yamldoc.ParseText(path, text)
+	top, err := specParser.ParseText(path, text)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +83,7 @@ func parseFull(path, text string) (*Spec, error) {
 	if top.Kind != yaml.MappingNode {
 		return nil, errs
 	}
-	s.lines = d.Lines()
+	s.pos = d.Pos
 	for _, e := range s.validate() {
 		if !d.Bad(e.field) {
 			errs = append(errs, e.err)

@@ -54,8 +54,8 @@ func specFiles(t testing.TB) []string {
 
 // TestQuickSpecFiles checks that the example specs and the assembly
 // fixture are read by the quick reader, to the spec the full parser
-// makes, and that ParseSpec keeps no line map for them but finds their
-// lines when asked.
+// makes, and that ParseSpec keeps no places for them but finds them when
+// asked.
 func TestQuickSpecFiles(t *testing.T) {
 	for _, p := range specFiles(t) {
 		data, err := os.ReadFile(p)
@@ -73,8 +73,10 @@ func TestQuickSpecFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.lines != nil || s.lineMap()["task"] == 0 {
-			t.Errorf("%s: lines kept %v, or not found again", p, s.lines != nil)
+		if s.pos != nil {
+			t.Errorf("%s: places kept", p)
+		} else if line, col := s.places()("task"); line == 0 || col != 1 {
+			t.Errorf("%s: task found again at %d:%d", p, line, col)
 		}
 	}
 }

@@ -59,7 +59,7 @@ func (s *Spec) Redacted(r *guard.Redactor) (*Spec, guard.Counts, error) {
 		}
 		if !json.Valid([]byte(out)) {
 			name := f.String()
-			errs = append(errs, diag.Errorf(s.source, lineOf(s.lineMap(), name), "%s: holds a secret (%s) that cannot be redacted without breaking the JSON: remove it", name, c))
+			errs = append(errs, s.errorAt(s.places(), name, "%s: holds a secret (%s) that cannot be redacted without breaking the JSON: remove it", name, c))
 			return nil
 		}
 		counts.Merge(c)

@@ -460,7 +460,7 @@ func TestRedaction(t *testing.T) {
 	bad := mustParse(t, "task:\n  - instruction: x\n    outputFormat:\n      type: json\n      jsonSchema: {a: \"x\"}\ninput:\n  userQuery: q\n")
 	breaker, _ := guard.NewRedactor([]guard.Pattern{{Label: "quote", Regexp: `"x`}}, false)
 	if _, err := Assemble(context.Background(), bad, Config{Redactor: breaker}); err == nil ||
-		!strings.Contains(err.Error(), `spec.yaml:5: task[0].outputFormat.jsonSchema: holds a secret (quote=1) that cannot be redacted without breaking the JSON`) {
+		!strings.Contains(err.Error(), `spec.yaml:5:7: task[0].outputFormat.jsonSchema: holds a secret (quote=1) that cannot be redacted without breaking the JSON`) {
 		t.Errorf("breaking redaction: %v", err)
 	}
 }

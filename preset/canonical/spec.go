@@ -36,12 +36,12 @@ type Spec struct {
 	// them.
 	Assembler *AssemblerConfig `json:"assembler,omitempty" yaml:"assembler,omitempty"`
 
-	// source and lines locate the spec's fields in the file it was parsed
-	// from, for diagnostics; empty for a spec built in Go. A spec read by
-	// the quick reader keeps its text instead of lines, and lineMap
-	// finds them when a diagnostic needs them.
+	// source and pos locate the spec's fields (line and column) in the
+	// file it was parsed from, for diagnostics; empty for a spec built in
+	// Go. A spec read by the quick reader keeps its text instead, and
+	// places finds them when a diagnostic needs them.
 	source string
-	lines  map[string]int
+	pos    func(field string) (line, col int)
 	text   string
 }
 

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tessera-dev/tessera/diag"
-	"github.com/tessera-dev/tessera/internal/yamldoc"
 )
 
 var (
@@ -59,49 +58,49 @@ func (s *Spec) Validate() error {
 	return errs.Err()
 }
 
-// lineMap returns the line of each field in the file the spec was parsed
-// from: the decoder's, or for a spec the quick reader read, the full
-// parser's, found again from the spec's text (only a diagnostic needs
-// them). It is nil for a spec built in Go.
-func (s *Spec) lineMap() map[string]int {
-	if s.lines != nil || s.text == "" {
-		return s.lines
+// places returns where each field is in the file the spec was parsed
+// from, as line and column: the decoder's, or for a spec the quick reader
+// read, the full parser's, found again from the spec's text (only a
+// diagnostic needs them). It is nil for a spec built in Go.
+func (s *Spec) places() func(field string) (line, col int) {
+	if s.pos != nil || s.text == "" {
+		return s.pos
 	}
-	top, err := yamldoc.ParseText(s.source, s.text)
+	top, err := specParser.ParseText(s.source, s.text)
 	if err != nil {
 		return nil // not reached: the text parsed before
 	}
 	var again Spec
-	return specSchema.Decode(s.source, top, &again).Lines()
+	return specSchema.Decode(s.source, top, &again).Pos
 }
 
-// lineOf returns the line of field in lines, or of its nearest enclosing
-// field, or 0.
-func lineOf(lines map[string]int, field string) int {
-	for field != "" {
-		if l, ok := lines[field]; ok {
-			return l
+// errorAt returns a diagnostic at field, or at its nearest enclosing
+// field that is in the file.
+func (s *Spec) errorAt(pos func(string) (int, int), field, format string, args ...any) *diag.Error {
+	for at := field; at != "" && pos != nil; {
+		if line, col := pos(at); line > 0 {
+			return diag.ErrorfAt(s.source, line, col, format, args...)
 		}
-		i := strings.LastIndexAny(field, ".[")
+		i := strings.LastIndexAny(at, ".[")
 		if i < 0 {
 			break
 		}
-		field = field[:i]
+		at = at[:i]
 	}
-	return 0
+	return diag.Errorf(s.source, 0, format, args...)
 }
 
 func (s *Spec) validate() []fieldError {
 	var (
-		errs  []fieldError
-		lines map[string]int
+		errs []fieldError
+		pos  func(string) (int, int)
 	)
 	add := func(at fieldRef, format string, args ...any) {
 		f := at.String()
 		if errs == nil {
-			lines = s.lineMap()
+			pos = s.places()
 		}
-		errs = append(errs, fieldError{f, diag.Errorf(s.source, lineOf(lines, f), "%s: %s", f, fmt.Sprintf(format, args...))})
+		errs = append(errs, fieldError{f, s.errorAt(pos, f, "%s: %s", f, fmt.Sprintf(format, args...))})
 	}
 	blank := func(t string) bool { return strings.TrimSpace(t) == "" }
 	priority := func(at fieldRef, p int) {
