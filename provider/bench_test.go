@@ -56,6 +56,9 @@ func canonicalRequest(b *testing.B, name string) provider.Request {
 // "counted" adds the stable prefix's exact token count with o200k_base,
 // which the command line does for its metadata; the count is the
 // tokenizer's work, linear in the prefix, and not part of the target.
+// "counted/min" also leaves out the breakpoints under a minimum
+// cacheable length of 1,024 tokens (all of them, for these examples),
+// which costs nothing beyond the count.
 func BenchmarkEncode(b *testing.B) {
 	for _, example := range []string{"v2-example", "support-ticket"} {
 		req := canonicalRequest(b, example)
@@ -66,6 +69,9 @@ func BenchmarkEncode(b *testing.B) {
 		}
 		b.Run(example+"/anthropic/counted", func(b *testing.B) {
 			benchEncode(b, provider.Anthropic, req, provider.Options{CacheBreakpoints: true, Counter: tokenizer.O200kBase()})
+		})
+		b.Run(example+"/anthropic/counted/min", func(b *testing.B) {
+			benchEncode(b, provider.Anthropic, req, provider.Options{CacheBreakpoints: true, Counter: tokenizer.O200kBase(), MinCacheTokens: 1024})
 		})
 	}
 }

@@ -155,6 +155,7 @@ type encoder struct {
 	// place; dropped counts those left out for being under the minimum.
 	markTools, markSys, markUser bool
 	dropped                      int
+	schemaStr                    string // schemas as a string, once needed
 }
 
 // count counts the stable prefix's tokens with Options.Counter: each
@@ -169,10 +170,10 @@ func (e *encoder) count() {
 		return c.Count(s)
 	}
 	for i, t := range e.req.Tools {
-		e.toolTokens += n(t.Name) + n(t.Description) + n(string(e.schemas[e.params[i][0]:e.params[i][1]]))
+		e.toolTokens += n(t.Name) + n(t.Description) + n(e.schemaText(e.params[i]))
 	}
 	if e.req.Output != nil {
-		e.outputTokens = n(string(e.schemas[e.output[0]:e.output[1]]))
+		e.outputTokens = n(e.schemaText(e.output))
 	}
 	for _, p := range e.system[:e.sysStable] {
 		e.sysTokens += n(p.Text)
@@ -180,6 +181,15 @@ func (e *encoder) count() {
 	for _, p := range e.user[:e.userStable] {
 		e.userTokens += n(p.Text)
 	}
+}
+
+// schemaText returns the compacted schema at at as a string, converting
+// the encoder's schemas once for every caller.
+func (e *encoder) schemaText(at [2]int) string {
+	if len(e.schemaStr) != len(e.schemas) {
+		e.schemaStr = string(e.schemas)
+	}
+	return e.schemaStr[at[0]:at[1]]
 }
 
 // placeBreakpoints decides which Anthropic breakpoints to place: each one

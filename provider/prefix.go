@@ -39,11 +39,11 @@ func (e *encoder) prefix() (string, int) {
 		b = append(b, "tool "...)
 		b = netstring(b, t.Name)
 		b = netstring(b, t.Description)
-		b = netstring(b, string(params))
+		b = netstring(b, params)
 		b = append(b, '\n')
 	}
 	if e.req.Output != nil {
-		out := string(e.schemas[e.output[0]:e.output[1]])
+		out := e.schemas[e.output[0]:e.output[1]]
 		b = append(b, "output "...)
 		b = netstring(b, e.outputName)
 		b = netstring(b, out)
@@ -64,7 +64,7 @@ func (e *encoder) prefix() (string, int) {
 	return prompt.Hash(string(b)), e.toolTokens + e.outputTokens + e.sysTokens + e.userTokens
 }
 
-func netstring(b []byte, s string) []byte {
+func netstring[T string | []byte](b []byte, s T) []byte {
 	b = strconv.AppendInt(b, int64(len(s)), 10)
 	b = append(b, ':')
 	b = append(b, s...)
