@@ -2,7 +2,9 @@
 // rendered section with a tokenizer.Counter (cached by the section's
 // content hash), trims sections by priority and by each section's own
 // trim rule until the prompt fits, confirms the fit by counting the whole
-// final prompt once, and reports every decision.
+// prompt, then gives back, most important first, whatever it took that
+// still fits by exact count, so the budget is full and not just safe; it
+// reports every decision.
 //
 // Fit works on any preset: the preset supplies its sections and a Render
 // function that is a pure function of the sections, and Fit drops
@@ -188,7 +190,10 @@ type unit struct {
 // is not modified. The result always fits: its final count, by
 // opts.Counter, with b.Overhead, is at or under b.Limit(); when the
 // sections that may not be trimmed do not fit on their own, Fit returns a
-// *NeverDropError.
+// *NeverDropError. The result is also full: no dropped section (whose
+// parent is kept) and no dropped item could come back on its own without
+// going over the limit or a cap, and a truncated body keeps the longest
+// prefix that fits.
 func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget, opts Options) (*Result, error) {
 	if opts.Counter == nil {
 		return nil, errors.New("budget: no counter")
@@ -339,7 +344,7 @@ type fitter struct {
 	// Pieces given back on their estimates, not yet counted (see refill),
 	// the tokens they are expected to take, and whether estimates have
 	// proved wrong in this fit.
-	pending     []piece
+	pending     []*candidate
 	pendingCost int
 	exactOnly   bool
 	undone      bool // pieces given on estimates were just taken out

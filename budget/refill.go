@@ -8,11 +8,10 @@ import (
 )
 
 // mergeSlack is how many tokens a restored piece (a section, an item) may
-// save by merging with the text at its edges, against its own count. A
-// piece that would not fit even with that saving is not tried; one that
-// fits with that much to spare is taken on its estimate and confirmed
-// with the next exact count; every other is tried by counting the whole
-// prompt.
+// save by merging with the text at its edges, against its estimate. A
+// piece that would not fit even with that saving is not tried; a section
+// that fits with that much to spare is given back on its estimate and
+// confirmed with the next exact count.
 const mergeSlack = 4
 
 // maxRegrowTries bounds the exact counts one truncated body takes to
@@ -29,14 +28,6 @@ type candidate struct {
 	// failed is f.version when the candidate last did not fit: until
 	// something else changes, it still does not.
 	failed int
-}
-
-// piece is a change given on its estimate and not yet confirmed by an
-// exact count: the candidate, and for a regrown body, the body before.
-type piece struct {
-	c    *candidate
-	body bool
-	was  bodyState
 }
 
 // apply gives a dropped section or item back; undo takes it out again.
@@ -72,13 +63,14 @@ func (c *candidate) undo(f *fitter) {
 // count. A truncated body regrows to the longest prefix that fits. A
 // child under a dropped parent waits until its parent is back.
 //
-// To spare a render and a count per piece, a piece whose estimate fits
-// with mergeSlack to spare is given back at once, and the pieces so given
-// back are confirmed together by the next exact count (before any piece
-// is refused, any body regrows, or the pass ends). If that count does not
-// fit, they are all taken out again and every piece from then on is
-// confirmed alone. Passes repeat until one gives nothing back, so when
-// refill returns, no single piece that is out would fit.
+// To spare a render and a count per piece, a piece whose estimate fits is
+// given back at once, and the pieces so given back are confirmed together
+// by the next exact count (before any piece is refused, any body regrows,
+// or the pass ends). If that count does not fit, they are all taken out
+// again, the pass starts over from the most important piece, and every
+// piece from then on is confirmed alone. Passes repeat until one gives
+// nothing back, so when refill returns, no single piece that is out would
+// fit.
 func (f *fitter) refill(ctx context.Context) error {
 	cands := f.candidates()
 	if len(cands) == 0 {
@@ -212,7 +204,7 @@ func (f *fitter) give(c *candidate, est int) bool {
 	}
 	if f.optimistic() && est+margin <= f.spare(c.u) {
 		c.apply(f)
-		f.pend(piece{c: c}, est)
+		f.pend(c, est)
 		return true
 	}
 	if f.settle() && f.exactOnly {
@@ -227,12 +219,12 @@ func (f *fitter) give(c *candidate, est int) bool {
 	return false
 }
 
-// pend records a change made on its estimate est.
-func (f *fitter) pend(p piece, est int) {
-	f.pending = append(f.pending, p)
+// pend records a piece given back on its estimate est.
+func (f *fitter) pend(c *candidate, est int) {
+	f.pending = append(f.pending, c)
 	f.pendingCost += est
 	f.version++
-	f.changed(p.c.u)
+	f.changed(c.u)
 	if est < 0 {
 		f.grewAt = f.version
 	}
@@ -267,14 +259,10 @@ func (f *fitter) settle() bool {
 	}
 	if f.attempt() != 0 {
 		f.version++
-		for _, p := range slices.Backward(f.pending) {
-			if p.body {
-				p.c.u.restore(p.was)
-			} else {
-				p.c.undo(f)
-			}
-			p.c.done = false
-			f.changed(p.c.u)
+		for _, c := range slices.Backward(f.pending) {
+			c.undo(f)
+			c.done = false
+			f.changed(c.u)
 		}
 		f.exactOnly = true
 		f.undone = true
