@@ -213,7 +213,7 @@ func article(p string) string {
 // provider.DefaultMaxTokens gets its maximum.
 func checkModel(f provider.Format, req *provider.Request, m *provider.Model) error {
 	where := ""
-	if m.Source != "built-in" {
+	if m.Source != "" && m.Source != "built-in" {
 		where = " (" + m.Source + ")"
 	}
 	if len(req.Tools) > 0 && !m.Tools {
