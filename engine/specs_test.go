@@ -74,7 +74,7 @@ func TestBuildSpecsErrors(t *testing.T) {
 		{map[string]string{"tessera.yaml": "tasks: t\nworkflows: w\nspecs: s\n", "w/specs.json": `{"nodes": []}`, "s/a.yaml": planSpec},
 			[]string{`w/specs.json: a workflow named "specs" would be compiled into the directory the specs go to`}},
 		{map[string]string{"tessera.yaml": "tasks: t\nworkflows: w\nspecs: s\n", "w/x.json": `{"nodes": []}`, "s/a.yaml": planSpec, "s/a.yml": planSpec, "s/bad.json": `{"task": []}`},
-			[]string{`s/a.yml: compiles to specs/a.txt, as s/a.yaml does`, `s/bad.json:1: `}},
+			[]string{`s/a.yml: compiles to specs/a.txt, as s/a.yaml does`, `s/bad.json:1:2: `}},
 	} {
 		_, err := buildSpecs(ctx, specCatalog(t, tc.files))
 		if err == nil {
