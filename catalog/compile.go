@@ -59,7 +59,7 @@ func (c *Catalog) ConfiguredBudget(messages int) (tokenizer.Counter, budget.Budg
 	}
 	counter, err := tokenizer.ForModel(bc.Model)
 	if err != nil {
-		return nil, budget.Budget{}, diag.Errorf(ConfigFile, bc.Line, "budget.model: %v", err)
+		return nil, budget.Budget{}, diag.ErrorfAt(ConfigFile, bc.Line, bc.Col, "budget.model: %v", err)
 	}
 	return counter, budget.Budget{Context: bc.Context, Reserve: bc.Reserve, Overhead: tokenizer.MessageOverhead(messages)}, nil
 }

@@ -60,13 +60,18 @@ type Config struct {
 	// See ModelsConfig.
 	Models *provider.ModelTable
 
-	// lines holds the line of each top-level key, for diagnostics.
-	lines map[string]int
+	// lines and cols hold the line and column of each key, for
+	// diagnostics.
+	lines, cols map[string]int
 }
 
 // Line returns the line of the top-level key in tessera.yaml, or 0 when
 // the key is not there.
 func (c Config) Line(key string) int { return c.lines[key] }
+
+// Col returns the column of the key in tessera.yaml (a dotted path such
+// as "budget.model" for a nested one), or 0 when the key is not there.
+func (c Config) Col(key string) int { return c.cols[key] }
 
 // Limits is tessera.yaml's "limits" key. Sizes are whole numbers of bytes,
 // or numbers with a unit (KiB, MiB, GiB, KB, MB, GB):
@@ -109,8 +114,9 @@ type BudgetConfig struct {
 	Model   string
 	Context int
 	Reserve int
-	// Line is the line of the "budget" key, for diagnostics.
-	Line int
+	// Line and Col are the line and column of the "budget" key, for
+	// diagnostics.
+	Line, Col int
 }
 
 // RedactionConfig is tessera.yaml's "redaction" key:
@@ -169,7 +175,8 @@ const DefaultOut = "build/prompts"
 // worded as tessera.yaml's have always been: "budget: unknown key ..."
 // without a hint.
 var configSchema = yamldoc.NewSchema[configDoc](yamldoc.Options{
-	Doc: ConfigFile,
+	Doc:     ConfigFile,
+	Columns: true,
 	Rules: map[string]yamldoc.Rule{
 		"version":        yamldoc.Int(1, 1, "1, the only config version so far"),
 		"budget":         yamldoc.Want("a mapping with model, context and reserve"),
@@ -187,6 +194,10 @@ var configSchema = yamldoc.NewSchema[configDoc](yamldoc.Options{
 		return msg
 	},
 })
+
+// configParser reads tessera.yaml, placing every problem at its line and
+// column.
+var configParser = yamldoc.Parser{Columns: true}
 
 // configDoc is tessera.yaml as written: its keys, in the order
 // diagnostics list them, and the checks of each value (by type). An
@@ -227,7 +238,7 @@ type limitsDoc struct {
 // types, missing required keys and paths that leave the root are errors
 // naming the key and its line; every problem is reported, as a diag.List.
 func ParseConfig(name string, data []byte) (*Config, error) {
-	top, err := yamldoc.Parse(name, data)
+	top, err := configParser.Parse(name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -235,12 +246,16 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		return nil, diag.List{diag.Errorf(name, 0, "empty: name the task and workflow directories, for example\n  tasks: prompts/tasks\n  workflows: workflows")}
 	}
 	if top.Kind != yaml.MappingNode {
-		return nil, diag.List{diag.Errorf(name, top.Line, "want a mapping of keys to values at the top level")}
+		return nil, diag.List{diag.ErrorfAt(name, top.Line, top.Column, "want a mapping of keys to values at the top level")}
 	}
 	var doc configDoc
 	d := configSchema.Decode(name, top, &doc)
 	errs := d.Errors()
 	lines := d.Lines()
+	at := func(key, format string, args ...any) *diag.Error {
+		line, col := d.Pos(key)
+		return diag.ErrorfAt(name, line, col, format, args...)
+	}
 	cfg := &Config{
 		Version:            1,
 		Tasks:              string(doc.Tasks),
@@ -251,6 +266,10 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		Out:                string(doc.Out),
 		Limits:             DefaultLimits(),
 		lines:              lines,
+		cols:               make(map[string]int, len(lines)),
+	}
+	for key := range lines {
+		_, cfg.cols[key] = d.Pos(key)
 	}
 	if cfg.Tasks == "" && !d.Bad("tasks") {
 		errs = append(errs, diag.Errorf(name, 0, "missing key \"tasks\": name the directory of task templates, relative to the catalog root"))
@@ -266,21 +285,22 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	}
 	if b := doc.Budget; b != nil {
 		cfg.Budget = &BudgetConfig{Model: string(b.Model), Context: b.Context, Reserve: b.Reserve, Line: lines["budget"]}
+		cfg.Budget.Col = cfg.Col("budget")
 		if cfg.Budget.Model == "" {
 			cfg.Budget.Model = "gpt-4o"
 		}
 		if b.Context == 0 && !d.Failed("budget") {
-			errs = append(errs, diag.Errorf(name, lines["budget"], "budget: missing key \"context\": give the model's context window in tokens"))
+			errs = append(errs, at("budget", "budget: missing key \"context\": give the model's context window in tokens"))
 		}
 		if b.Context > 0 && b.Reserve >= b.Context {
-			errs = append(errs, diag.Errorf(name, lines["budget"], "budget: reserve %d leaves nothing of the %d-token context", b.Reserve, b.Context))
+			errs = append(errs, at("budget.reserve", "budget: reserve %d leaves nothing of the %d-token context", b.Reserve, b.Context))
 		}
 	}
 	if r := doc.Redaction; r != nil {
 		cfg.Redaction = &RedactionConfig{Defaults: r.Defaults == nil || *r.Defaults, Patterns: r.Patterns, Line: lines["redaction"]}
 		if !d.Failed("redaction") {
 			if _, err := cfg.Redaction.Redactor(); err != nil {
-				errs = append(errs, diag.Errorf(name, lines["redaction"], "redaction: %v", err))
+				errs = append(errs, at("redaction", "redaction: %v", err))
 			}
 		}
 	}
@@ -300,7 +320,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		}
 		t, err := provider.BuiltinModels().With(overrides...)
 		if err != nil {
-			errs = append(errs, diag.Errorf(name, lines["models"], "models: %v", err))
+			errs = append(errs, at("models", "models: %v", err))
 		}
 		cfg.Models = t
 	}

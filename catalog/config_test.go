@@ -32,7 +32,7 @@ func TestParseConfigBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := cfg.Budget; b == nil || *b != (BudgetConfig{Model: "gpt-4", Context: 8000, Reserve: 1000, Line: 3}) {
+	if b := cfg.Budget; b == nil || *b != (BudgetConfig{Model: "gpt-4", Context: 8000, Reserve: 1000, Line: 3, Col: 1}) {
 		t.Fatalf("budget %+v", cfg.Budget)
 	}
 	cfg, err = ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\nbudget: {context: 500}\n"))
@@ -67,35 +67,35 @@ func TestParseConfigRedaction(t *testing.T) {
 
 func TestParseConfigErrors(t *testing.T) {
 	tests := []struct{ src, want string }{
-		{"tasks: t\nworkflows: w\nwokflows: x\n", `tessera.yaml:3: unknown key "wokflows": the keys are version, tasks, workflows, template_extensions, log, out, specs, budget, redaction, limits, models`},
+		{"tasks: t\nworkflows: w\nwokflows: x\n", `tessera.yaml:3:1: unknown key "wokflows": the keys are version, tasks, workflows, template_extensions, log, out, specs, budget, redaction, limits, models`},
 		{"workflows: w\n", `tessera.yaml: missing key "tasks": name the directory of task templates, relative to the catalog root`},
 		{"tasks: t\n", `tessera.yaml: missing key "workflows"`},
 		{"", "tessera.yaml: empty: name the task and workflow directories"},
-		{"- a\n- b\n", "tessera.yaml:1: want a mapping of keys to values at the top level"},
-		{"tasks: [a]\nworkflows: w\n", "tessera.yaml:1: tasks: want a path string relative to the catalog root"},
-		{"tasks: ../t\nworkflows: w\n", `tessera.yaml:1: tasks: path "../t" leaves the catalog root`},
-		{"tasks: t\nworkflows: /abs\n", `tessera.yaml:2: workflows: path "/abs" is absolute`},
-		{"tasks: t\nworkflows: w\nversion: 2\n", "tessera.yaml:3: version: want 1"},
-		{"tasks: t\nworkflows: w\ntemplate_extensions: txt\n", "tessera.yaml:3: template_extensions: want a list"},
-		{"tasks: t\nworkflows: w\ntemplate_extensions:\n  - .txt\n  - md\n", "tessera.yaml:4: template_extensions: line 5: want an extension starting with a dot"},
-		{"tasks: t\ntasks: u\nworkflows: w\n", `tessera.yaml:2: key "tasks" is repeated (first at line 1): keep one`},
+		{"- a\n- b\n", "tessera.yaml:1:1: want a mapping of keys to values at the top level"},
+		{"tasks: [a]\nworkflows: w\n", "tessera.yaml:1:8: tasks: want a path string relative to the catalog root"},
+		{"tasks: ../t\nworkflows: w\n", `tessera.yaml:1:8: tasks: path "../t" leaves the catalog root`},
+		{"tasks: t\nworkflows: /abs\n", `tessera.yaml:2:12: workflows: path "/abs" is absolute`},
+		{"tasks: t\nworkflows: w\nversion: 2\n", "tessera.yaml:3:10: version: want 1"},
+		{"tasks: t\nworkflows: w\ntemplate_extensions: txt\n", "tessera.yaml:3:22: template_extensions: want a list"},
+		{"tasks: t\nworkflows: w\ntemplate_extensions:\n  - .txt\n  - md\n", "tessera.yaml:4:3: template_extensions: line 5: want an extension starting with a dot"},
+		{"tasks: t\ntasks: u\nworkflows: w\n", `tessera.yaml:2:1: key "tasks" is repeated (first at line 1): keep one`},
 		{"tasks: t\n  bad: indent\n", "tessera.yaml:2:6: not valid YAML"},
-		{"tasks: 12\nworkflows: w\n", "tessera.yaml:1: tasks: want a path string"},
-		{"tasks: t\nworkflows: w\nredaction: yes\n", "tessera.yaml:3: redaction: want a mapping with defaults and patterns"},
-		{"tasks: t\nworkflows: w\nredaction:\n  defaults: maybe\n", "tessera.yaml:4: redaction.defaults: want true or false"},
-		{"tasks: t\nworkflows: w\nredaction:\n  patterns:\n    - label: emp\n      regexp: 'EMP-('\n", "tessera.yaml:5: redaction.patterns: "},
-		{"tasks: t\nworkflows: w\nredaction:\n  patterns:\n    - label: emp\n      regex: x\n", `tessera.yaml:6: redaction.patterns: unknown key "regex": the keys are label, regexp, personal`},
-		{"tasks: t\nworkflows: w\nredaction:\n  patterns:\n    - {label: a, regexp: x}\n    - {label: a, regexp: y}\n", "tessera.yaml:3: redaction: "},
-		{"tasks: t\nworkflows: w\nredaction:\n  pattern: []\n", `tessera.yaml:4: redaction: unknown key "pattern"`},
-		{"tasks: t\nworkflows: w\nbudget: 8000\n", "tessera.yaml:3: budget: want a mapping with model, context and reserve"},
-		{"tasks: t\nworkflows: w\nbudget:\n  model: gpt-4o\n", `tessera.yaml:3: budget: missing key "context"`},
-		{"tasks: t\nworkflows: w\nbudget:\n  context: 0\n", "tessera.yaml:4: budget.context: want a whole number of tokens above 0"},
-		{"tasks: t\nworkflows: w\nbudget:\n  context: 8k\n", "tessera.yaml:4: budget.context: want a whole number of tokens above 0"},
-		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  reserve: -1\n", "tessera.yaml:5: budget.reserve: want a whole number of tokens"},
-		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  reserve: 100\n", "tessera.yaml:3: budget: reserve 100 leaves nothing of the 100-token context"},
-		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  model: llama-3\n", `tessera.yaml:5: budget.model: unknown model "llama-3"`},
-		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  modle: gpt-4o\n", `tessera.yaml:5: budget: unknown key "modle": the keys are model, context, reserve`},
-		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  context: 200\n", `tessera.yaml:5: key "budget.context" is repeated (first at line 4): keep one`},
+		{"tasks: 12\nworkflows: w\n", "tessera.yaml:1:8: tasks: want a path string"},
+		{"tasks: t\nworkflows: w\nredaction: yes\n", "tessera.yaml:3:12: redaction: want a mapping with defaults and patterns"},
+		{"tasks: t\nworkflows: w\nredaction:\n  defaults: maybe\n", "tessera.yaml:4:13: redaction.defaults: want true or false"},
+		{"tasks: t\nworkflows: w\nredaction:\n  patterns:\n    - label: emp\n      regexp: 'EMP-('\n", "tessera.yaml:5:7: redaction.patterns: "},
+		{"tasks: t\nworkflows: w\nredaction:\n  patterns:\n    - label: emp\n      regex: x\n", `tessera.yaml:6:7: redaction.patterns: unknown key "regex": the keys are label, regexp, personal`},
+		{"tasks: t\nworkflows: w\nredaction:\n  patterns:\n    - {label: a, regexp: x}\n    - {label: a, regexp: y}\n", "tessera.yaml:3:1: redaction: "},
+		{"tasks: t\nworkflows: w\nredaction:\n  pattern: []\n", `tessera.yaml:4:3: redaction: unknown key "pattern"`},
+		{"tasks: t\nworkflows: w\nbudget: 8000\n", "tessera.yaml:3:9: budget: want a mapping with model, context and reserve"},
+		{"tasks: t\nworkflows: w\nbudget:\n  model: gpt-4o\n", `tessera.yaml:3:1: budget: missing key "context"`},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 0\n", "tessera.yaml:4:12: budget.context: want a whole number of tokens above 0"},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 8k\n", "tessera.yaml:4:12: budget.context: want a whole number of tokens above 0"},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  reserve: -1\n", "tessera.yaml:5:12: budget.reserve: want a whole number of tokens"},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  reserve: 100\n", "tessera.yaml:5:3: budget: reserve 100 leaves nothing of the 100-token context"},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  model: llama-3\n", `tessera.yaml:5:10: budget.model: unknown model "llama-3"`},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  modle: gpt-4o\n", `tessera.yaml:5:3: budget: unknown key "modle": the keys are model, context, reserve`},
+		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  context: 200\n", `tessera.yaml:5:3: key "budget.context" is repeated (first at line 4): keep one`},
 	}
 	for _, tt := range tests {
 		_, err := ParseConfig("tessera.yaml", []byte(tt.src))
@@ -117,7 +117,7 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 
 func TestParseConfigRefusesYAMLOnlyLineBreaks(t *testing.T) {
 	_, err := ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\u2028\n"))
-	if err == nil || err.Error() != `tessera.yaml:2: holds the character U+2028, which YAML reads as a line break: remove it, or write it as \u2028 inside a double-quoted string` {
+	if err == nil || err.Error() != `tessera.yaml:2:13: holds the character U+2028, which YAML reads as a line break: remove it, or write it as \u2028 inside a double-quoted string` {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -172,19 +172,19 @@ models:
 func TestParseConfigModelsErrors(t *testing.T) {
 	const head = "tasks: t\nworkflows: w\nmodels:\n"
 	tests := []struct{ src, want string }{
-		{head + "  - gpt-4o\n", "tessera.yaml:4: models: want a mapping of model names to what they accept, found a list"},
-		{head + "  gpt-4o: 4096\n", "tessera.yaml:4: models.gpt-4o: want a mapping of what the model accepts"},
-		{head + "  GPT-4o:\n    max_output_tokens: 1\n", `tessera.yaml:4: models: model pattern "GPT-4o": use lower-case letters`},
-		{head + "  acme:\n    max_output_tokens: 1\n", `tessera.yaml:4: models.acme: model "acme" is not in Tessera's table: give its provider (openai, anthropic, gemini)`},
-		{head + "  acme:\n    provider: azure\n", "tessera.yaml:5: models.acme.provider: want one of openai, anthropic, gemini"},
-		{head + "  gpt-4o:\n    max_output_tokens: -5\n", "tessera.yaml:5: models.gpt-4o.max_output_tokens: want a whole number of tokens, or 0 for not recorded"},
-		{head + "  gpt-4o:\n    max_output_tokns: 5\n", `tessera.yaml:5: models.gpt-4o: unknown key "max_output_tokns": the keys are provider, tools, structured_output`},
-		{head + "  gpt-4o:\n    structured_output: maybe\n", "tessera.yaml:5: models.gpt-4o.structured_output: want true or false"},
-		{head + "  gpt-4o:\n    unsupported_keywords: [min imum]\n", `tessera.yaml:5: models.gpt-4o.unsupported_keywords: keyword rule "min imum"`},
-		{head + "  gpt-4o:\n    unsupported_keywords: minimum\n", "tessera.yaml:5: models.gpt-4o.unsupported_keywords: want a list of JSON Schema keywords"},
-		{head + "  gpt-4o:\n    context_window: 100\n", "tessera.yaml:4: models.gpt-4o: gpt-4o: max_output_tokens 16384 is more than the context window 100"},
-		{head + "  gpt-4o:\n    note: a\n  gpt-4o:\n    note: b\n", `tessera.yaml:6: key "models.gpt-4o" is repeated (first at line 4): keep one`},
-		{"tasks: t\nworkflows: w\nmodels: yes\n", "tessera.yaml:3: models: want a mapping of model names to what they accept"},
+		{head + "  - gpt-4o\n", "tessera.yaml:4:3: models: want a mapping of model names to what they accept, found a list"},
+		{head + "  gpt-4o: 4096\n", "tessera.yaml:4:11: models.gpt-4o: want a mapping of what the model accepts"},
+		{head + "  GPT-4o:\n    max_output_tokens: 1\n", `tessera.yaml:4:3: models: model pattern "GPT-4o": use lower-case letters`},
+		{head + "  acme:\n    max_output_tokens: 1\n", `tessera.yaml:4:3: models.acme: model "acme" is not in Tessera's table: give its provider (openai, anthropic, gemini)`},
+		{head + "  acme:\n    provider: azure\n", "tessera.yaml:5:15: models.acme.provider: want one of openai, anthropic, gemini"},
+		{head + "  gpt-4o:\n    max_output_tokens: -5\n", "tessera.yaml:5:24: models.gpt-4o.max_output_tokens: want a whole number of tokens, or 0 for not recorded"},
+		{head + "  gpt-4o:\n    max_output_tokns: 5\n", `tessera.yaml:5:5: models.gpt-4o: unknown key "max_output_tokns": the keys are provider, tools, structured_output`},
+		{head + "  gpt-4o:\n    structured_output: maybe\n", "tessera.yaml:5:24: models.gpt-4o.structured_output: want true or false"},
+		{head + "  gpt-4o:\n    unsupported_keywords: [min imum]\n", `tessera.yaml:5:27: models.gpt-4o.unsupported_keywords: keyword rule "min imum"`},
+		{head + "  gpt-4o:\n    unsupported_keywords: minimum\n", "tessera.yaml:5:27: models.gpt-4o.unsupported_keywords: want a list of JSON Schema keywords"},
+		{head + "  gpt-4o:\n    context_window: 100\n", "tessera.yaml:4:3: models.gpt-4o: gpt-4o: max_output_tokens 16384 is more than the context window 100"},
+		{head + "  gpt-4o:\n    note: a\n  gpt-4o:\n    note: b\n", `tessera.yaml:6:3: key "models.gpt-4o" is repeated (first at line 4): keep one`},
+		{"tasks: t\nworkflows: w\nmodels: yes\n", "tessera.yaml:3:9: models: want a mapping of model names to what they accept"},
 	}
 	for _, tt := range tests {
 		_, err := ParseConfig("tessera.yaml", []byte(tt.src))

@@ -34,11 +34,13 @@ func (c *Catalog) WritePath(key string) (string, error) {
 		return "", nil
 	}
 	if c.dir == "" {
-		return "", diag.Errorf(ConfigFile, c.cfg.Line(key), "%s: a catalog opened from a file system, not a directory, has nowhere to write %s: give the path explicitly", key, rel)
+		return "", diag.ErrorfAt(ConfigFile, c.cfg.Line(key), c.cfg.Col(key), "%s: a catalog opened from a file system, not a directory, has nowhere to write %s: give the path explicitly", key, rel)
 	}
 	full := filepath.Join(c.dir, filepath.FromSlash(rel))
 	if err := confined(c.dir, rel); err != nil {
-		return "", diag.Wrap(ConfigFile, c.cfg.Line(key), err, "%s: %v: a path in tessera.yaml must stay inside the catalog root; name a path inside it, or give one on the command line (--%s) to write elsewhere", key, err, flagFor(key))
+		e := diag.Wrap(ConfigFile, c.cfg.Line(key), err, "%s: %v: a path in tessera.yaml must stay inside the catalog root; name a path inside it, or give one on the command line (--%s) to write elsewhere", key, err, flagFor(key))
+		e.Col = c.cfg.Col(key)
+		return "", e
 	}
 	return full, nil
 }

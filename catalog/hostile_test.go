@@ -77,11 +77,11 @@ func TestLimitsConfig(t *testing.T) {
 		{"limits:\n  max_file_bytes: 1024\n", 1024, DefaultMaxOutputBytes, ""},
 		{"limits:\n  max_file_bytes: 2KiB\n  max_output_bytes: 3 MB\n", 2048, 3000000, ""},
 		{"limits:\n  max_output_bytes: 1GiB\n", DefaultMaxFileBytes, 1 << 30, ""},
-		{"limits:\n  max_output_bytes: 2GiB\n", 0, 0, "tessera.yaml:4: limits.max_output_bytes: want a size in bytes"},
-		{"limits:\n  max_file_bytes: 0\n", 0, 0, "tessera.yaml:4: limits.max_file_bytes: want a size in bytes"},
-		{"limits:\n  max_file_bytes: lots\n", 0, 0, "tessera.yaml:4: limits.max_file_bytes: want a size in bytes"},
-		{"limits:\n  max_files: 3\n", 0, 0, `tessera.yaml:4: limits: unknown key "max_files"`},
-		{"limits: 3\n", 0, 0, "tessera.yaml:3: limits: want a mapping"},
+		{"limits:\n  max_output_bytes: 2GiB\n", 0, 0, "tessera.yaml:4:21: limits.max_output_bytes: want a size in bytes"},
+		{"limits:\n  max_file_bytes: 0\n", 0, 0, "tessera.yaml:4:19: limits.max_file_bytes: want a size in bytes"},
+		{"limits:\n  max_file_bytes: lots\n", 0, 0, "tessera.yaml:4:19: limits.max_file_bytes: want a size in bytes"},
+		{"limits:\n  max_files: 3\n", 0, 0, `tessera.yaml:4:3: limits: unknown key "max_files"`},
+		{"limits: 3\n", 0, 0, "tessera.yaml:3:9: limits: want a mapping"},
 	} {
 		cfg, err := ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\n"+tc.yaml))
 		if tc.err != "" {

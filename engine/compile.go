@@ -83,7 +83,7 @@ func (e *Engine) buildUnit(ctx context.Context, c *catalog.Catalog, env *preset.
 	if err != nil {
 		var me *ModelError
 		if errors.As(err, &me) && c != nil && c.Config().Budget != nil {
-			return nil, diag.Errorf(catalog.ConfigFile, c.Config().Budget.Line, "budget.model: %v", me.Err)
+			return nil, diag.ErrorfAt(catalog.ConfigFile, c.Config().Budget.Line, c.Config().Budget.Col, "budget.model: %v", me.Err)
 		}
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (e *Engine) buildUnit(ctx context.Context, c *catalog.Catalog, env *preset.
 				msg = u.Subject + " " + msg
 			}
 			d := diag.ErrorfAt(u.At.Path, u.At.Line, u.At.Col, "%s: %v", msg, fe.Err)
-			d.Related = append(d.Related, diag.Location{Label: "budget at", Path: catalog.ConfigFile, Line: c.Config().Budget.Line, Col: 1})
+			d.Related = append(d.Related, diag.Location{Label: "budget at", Path: catalog.ConfigFile, Line: c.Config().Budget.Line, Col: c.Config().Budget.Col})
 			return nil, d
 		}
 	}
