@@ -232,17 +232,19 @@ func (f *fitter) pend(c *candidate, est int) {
 
 // refuse reports whether a piece estimated to cost at least est should be
 // refused. While pieces given back on estimates are unconfirmed the room
-// is only estimated, so they are confirmed first and the room measured
-// again; it reports false when that changed anything, for the caller to
-// look again.
+// is only estimated: each may have cost up to mergeSlack less. A piece
+// that fits in that margin is not refused on the estimate: the pieces are
+// confirmed first and the room measured, and refuse reports again, for
+// the caller to look again.
 func (f *fitter) refuse(u *unit, est int) (refuse, again bool) {
-	if est-mergeSlack <= f.spare(u) {
+	spare := f.spare(u)
+	if est-mergeSlack <= spare {
 		return false, false
 	}
-	if f.settle() {
-		return true, true
+	if est-mergeSlack > spare+mergeSlack*len(f.pending) || !f.settle() {
+		return true, false
 	}
-	return true, false
+	return true, true
 }
 
 // settleFailed, when set (by tests), is called whenever pieces given back
@@ -257,7 +259,14 @@ func (f *fitter) settle() bool {
 	if len(f.pending) == 0 {
 		return false
 	}
-	if f.attempt() != 0 {
+	expected := f.total + f.pendingCost
+	if f.attempt() == 0 {
+		if f.total < expected {
+			// The pieces took less than their estimates: what was refused
+			// against those may fit now.
+			f.grewAt = f.version
+		}
+	} else {
 		f.version++
 		for _, c := range slices.Backward(f.pending) {
 			c.undo(f)
