@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/tessera-dev/tessera"
@@ -49,13 +50,19 @@ type Engine struct {
 	// Cache keeps budget section counts across assemblies; nil counts
 	// afresh each time.
 	Cache *budget.Cache
+
+	// defaults is the registry of an Engine without one, made on first
+	// use and kept, so that each assembly does not build it again.
+	defaults     *preset.Registry
+	defaultsOnce sync.Once
 }
 
 func (e *Engine) registry() *preset.Registry {
-	if e.Registry == nil {
-		return DefaultRegistry()
+	if e.Registry != nil {
+		return e.Registry
 	}
-	return e.Registry
+	e.defaultsOnce.Do(func() { e.defaults = DefaultRegistry() })
+	return e.defaults
 }
 
 func (e *Engine) now() time.Time {
