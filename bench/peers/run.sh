@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Benchmarks Tessera's o200k_base counter against the Go peers and the
-# WASM reference in one run, and prints each peer's speed as a ratio of
-# Tessera's. Needs Node.js for the reference:
+# Every peer comparison in one run (see doc.go): token counting against the
+# Go tokenizers and the WASM reference, budgets against Priompt, assembly
+# against dotprompt and text/template; prints each peer as a ratio of
+# Tessera. The Node.js parts need Node and their packages:
 #   (cd ../../tokenizer/testdata/reference && npm ci)
+#   (cd priompt && npm ci)
 set -euo pipefail
 cd "$(dirname "$0")"
 count=${COUNT:-5}
