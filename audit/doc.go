@@ -9,4 +9,11 @@
 // [Replay] finds a record by correlation id, checks that its text still
 // hashes to its stored hash, rebuilds it from the catalog as it is now and
 // reports the first differing line and the files that changed.
+//
+// Beside the log, Append keeps an index, Path + IndexSuffix, of where each
+// record is by correlation id and by prompt hash, so that [Log.Find] and
+// [Log.FindHash] read only the lines they return. The index is a cache:
+// every line it names is read and checked before it is believed, an index
+// that does not match the log is built again from it, and it can be
+// deleted at any time.
 package audit

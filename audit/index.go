@@ -1,593 +1,469 @@
 package audit
 
 import (
-	"bufio"
-	"bytes"
-	"cmp"
-	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"hash/crc32"
 	"io"
-	"os"
 	"slices"
 )
 
-// The index is a file beside the log, <log>.idx, that says where each
-// record is, by correlation id and by prompt hash, so that finding a
-// record reads a few lines instead of the whole log. It is a cache:
+// The index is a file beside the log, Path + IndexSuffix, that says where each
+// record's line starts and how long it is, by correlation id and by prompt
+// hash, so that a lookup reads only the lines it wants. It is a cache: the
+// log is the truth, every line the index names is read and checked before
+// it is believed, and an index that does not check out is built again from
+// the log.
 //
-//   - It is updated by Append under the log's lock, and never makes an
-//     append fail: if it cannot be written, the record is still logged
-//     and the next lookup brings the index up to date.
-//   - It covers the log up to a length it records, with the log's
-//     modification time when it was last brought up to date and a
-//     fingerprint of the bytes just before that length. A log changed
-//     since by anything but an indexed append (an edit, a rewrite, a
-//     writer that keeps no index) has a different modification time, and
-//     its index is rebuilt from scratch on the next use.
-//   - It is never trusted over the log: every place it gives is read and
-//     parsed, and a record is returned only if the log line there holds
-//     the id or hash asked for. Deleting it is always safe.
+// Layout, all integers big-endian:
 //
-// Layout: a header, then entries of 24 bytes (a 64-bit key, the record's
-// byte offset and its line number), all little-endian. The first
-// header.sorted entries are sorted by key and found by binary search; the
-// header.tail entries after them are in log order and scanned. When the
-// tail grows past a sixteenth of the sorted part (and a minimum), the
-// next append merges it in and writes a new file in its place.
-const (
-	indexMagic   = "TSXIDX1\n"
-	headerSize   = 56
-	entrySize    = 24
-	fingerprintN = 64      // bytes of the log the fingerprint covers
-	minTail      = 1024    // entries the tail may hold before a merge
-	maxLineBytes = 1 << 30 // a line longer than this is not read as a record
-)
+//	header  64 bytes
+//	  0  8  magic "TESSIDX1"
+//	  8  8  nBase, the number of entries in the sorted part
+//	 16  8  end, the log bytes the sorted part covers (the end of its last line)
+//	 24 32  that last line's entry, the fingerprint of the log at end
+//	 56  4  zero
+//	 60  4  CRC-32C of bytes 0-59
+//	sorted part  nBase entries, ordered by key, kind and offset
+//	tail         entries appended since, in log order
+//
+//	entry  32 bytes
+//	  0  8  key: FNV-1a of the kind and the id or hash (0 for a bad line)
+//	  8  1  kind: 0 a line that is not a record, 1 correlation id,
+//	        2 prompt hash; bit 7 set on the last entry of a line
+//	  9  6  offset of the line in the log
+//	 15  5  line number, from 1
+//	 20  4  length of the line with its '\n'
+//	 24  4  CRC-32C of the line with its '\n'
+//	 28  4  CRC-32C of bytes 0-27
+//
+// The tail is appended under the log's lock, right after the record. The
+// log bytes the whole index covers end where the tail's last complete line
+// ends (a line is complete at its entry with bit 7), or at end when the
+// tail is empty; entries after the last complete line are a write that did
+// not finish, and are ignored and cut off by the next writer. When the tail
+// outgrows a sixteenth of the sorted part, the two are merged into a new
+// file that replaces the old one by rename.
 
-// IndexSuffix is appended to a log's path to name its index.
+// IndexSuffix is added to a log's path to name its index.
 const IndexSuffix = ".idx"
 
-// indexHeader is the index's header.
-type indexHeader struct {
-	covered     int64  // log bytes indexed
-	newlines    int64  // newlines in those bytes
-	fingerprint uint64 // of the fingerprintN bytes before covered
-	sorted      int64  // entries in the sorted part
-	tail        int64  // entries after it, in log order
-	mtime       int64  // the log's modification time, in nanoseconds
-}
+const (
+	idxMagic = "TESSIDX1"
+	hdrSize  = 64
+	entSize  = 32
 
-// indexEntry is one entry: a key (see idKey, hashKey), and the record's
-// offset in the log and 1-based line.
-type indexEntry struct {
-	key    uint64
-	offset int64
-	line   int64
-}
+	kindBad  byte = 0
+	kindID   byte = 1
+	kindHash byte = 2
+	kindMask byte = 0x7f
+	// lastOfLine marks the last entry of a line: the line is in the index
+	// only once this entry is.
+	lastOfLine byte = 0x80
 
-// idKey and hashKey are the keys a record is indexed under; badKey is
-// the key of every line that is not a record (a torn write, an edit), so
-// that a lookup can report them as a scan of the whole log would.
-func idKey(id string) uint64     { return key('i', id) }
-func hashKey(hash string) uint64 { return key('h', hash) }
+	maxIdxOff  = 1<<48 - 1
+	maxIdxLine = 1<<40 - 1
+	maxIdxLen  = 1<<32 - 1
+)
 
-var badKey = key('b', "")
+// The tail is merged into the sorted part when it holds more than
+// max(compactMin, nBase/compactDiv) entries; an append indexes at most
+// catchUpMax bytes of lines that other writers left out. Variables, so
+// that tests can make these happen often.
+var (
+	compactMin int64 = 4096
+	compactDiv int64 = 16
+	catchUpMax int64 = 1 << 20
+)
 
-func key(kind byte, s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte{kind, 0})
-	h.Write([]byte(s))
-	return h.Sum64()
-}
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func (h *indexHeader) marshal() []byte {
-	b := make([]byte, headerSize)
-	copy(b, indexMagic)
-	binary.LittleEndian.PutUint64(b[8:], uint64(h.covered))
-	binary.LittleEndian.PutUint64(b[16:], uint64(h.newlines))
-	binary.LittleEndian.PutUint64(b[24:], h.fingerprint)
-	binary.LittleEndian.PutUint64(b[32:], uint64(h.sorted))
-	binary.LittleEndian.PutUint64(b[40:], uint64(h.tail))
-	binary.LittleEndian.PutUint64(b[48:], uint64(h.mtime))
-	return b
-}
+func lineCRC(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
-// parseIndexHeader reads a header, checking what can be checked without
-// the log: the magic, and counts that fit a file of size bytes.
-func parseIndexHeader(b []byte, size int64) (indexHeader, error) {
-	if len(b) < headerSize || string(b[:8]) != indexMagic {
-		return indexHeader{}, errors.New("not a Tessera log index")
+// keyOf is the index key of an id (kindID) or a prompt hash (kindHash):
+// 64-bit FNV-1a of the kind and the text. Two texts may share a key; the
+// lines a lookup reads are checked, so a shared key costs a read, not a
+// wrong answer.
+func keyOf(kind byte, value string) uint64 {
+	if kind == kindBad {
+		return 0
 	}
-	h := indexHeader{
-		covered:     int64(binary.LittleEndian.Uint64(b[8:])),
-		newlines:    int64(binary.LittleEndian.Uint64(b[16:])),
-		fingerprint: binary.LittleEndian.Uint64(b[24:]),
-		sorted:      int64(binary.LittleEndian.Uint64(b[32:])),
-		tail:        int64(binary.LittleEndian.Uint64(b[40:])),
-		mtime:       int64(binary.LittleEndian.Uint64(b[48:])),
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	h = (h ^ uint64(kind)) * prime
+	for i := 0; i < len(value); i++ {
+		h = (h ^ uint64(value[i])) * prime
 	}
-	n := (size - headerSize) / entrySize
-	if h.covered < 0 || h.newlines < 0 || h.newlines > h.covered || h.sorted < 0 || h.tail < 0 || h.sorted > n || h.tail > n-h.sorted {
-		return indexHeader{}, errors.New("index header does not match its size")
+	return h
+}
+
+// entry is one index entry: a log line and one of its keys.
+type entry struct {
+	key  uint64
+	kind byte
+	off  int64
+	line int64
+	n    uint32
+	crc  uint32
+}
+
+func (e entry) end() int64   { return e.off + int64(e.n) }
+func (e entry) isLast() bool { return e.kind&lastOfLine != 0 }
+func (e entry) kindOf() byte { return e.kind & kindMask }
+func (e entry) sameLine(o entry) bool {
+	return e.off == o.off && e.line == o.line && e.n == o.n && e.crc == o.crc
+}
+
+// cmpEntry orders the sorted part: by key, kind and offset.
+func cmpEntry(a, b entry) int {
+	switch {
+	case a.key != b.key:
+		if a.key < b.key {
+			return -1
+		}
+		return 1
+	case a.kindOf() != b.kindOf():
+		return int(a.kindOf()) - int(b.kindOf())
+	case a.off != b.off:
+		if a.off < b.off {
+			return -1
+		}
+		return 1
 	}
+	return 0
+}
+
+func (e entry) put(b []byte) {
+	binary.BigEndian.PutUint64(b[0:8], e.key)
+	b[8] = e.kind
+	putUint(b[9:15], uint64(e.off))
+	putUint(b[15:20], uint64(e.line))
+	binary.BigEndian.PutUint32(b[20:24], e.n)
+	binary.BigEndian.PutUint32(b[24:28], e.crc)
+	binary.BigEndian.PutUint32(b[28:32], crc32.Checksum(b[:28], castagnoli))
+}
+
+// getEntry decodes an entry, reporting false if its checksum or fields are
+// not those of an entry this package writes.
+func getEntry(b []byte) (entry, bool) {
+	if crc32.Checksum(b[:28], castagnoli) != binary.BigEndian.Uint32(b[28:32]) {
+		return entry{}, false
+	}
+	e := entry{
+		key:  binary.BigEndian.Uint64(b[0:8]),
+		kind: b[8],
+		off:  int64(getUint(b[9:15])),
+		line: int64(getUint(b[15:20])),
+		n:    binary.BigEndian.Uint32(b[20:24]),
+		crc:  binary.BigEndian.Uint32(b[24:28]),
+	}
+	if e.kindOf() > kindHash || e.n == 0 || e.line == 0 || e.kindOf() == kindBad && e.key != 0 {
+		return entry{}, false
+	}
+	return e, true
+}
+
+func putUint(b []byte, v uint64) {
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte(v)
+		v >>= 8
+	}
+}
+
+func getUint(b []byte) uint64 {
+	var v uint64
+	for _, c := range b {
+		v = v<<8 | uint64(c)
+	}
+	return v
+}
+
+// lineEntries appends the entries of one complete log line at off, line
+// number no: none for a blank line, one for a line that is not a record
+// (bad), else one for its prompt hash and one for its correlation id, the
+// last.
+func lineEntries(ents []entry, off, no int64, text []byte, r *Record, bad bool) ([]entry, error) {
+	switch {
+	case off > maxIdxOff:
+		return ents, fmt.Errorf("line %d starts at byte %d, past what the index can hold", no, off)
+	case no > maxIdxLine:
+		return ents, fmt.Errorf("line %d is past what the index can number", no)
+	case int64(len(text)) > maxIdxLen:
+		return ents, fmt.Errorf("line %d is %d bytes long, more than the index can hold", no, len(text))
+	}
+	e := entry{off: off, line: no, n: uint32(len(text)), crc: lineCRC(text)}
+	if bad {
+		e.kind = kindBad | lastOfLine
+		return append(ents, e), nil
+	}
+	h := e
+	h.kind, h.key = kindHash, keyOf(kindHash, r.AssembledPromptHash)
+	ents = append(ents, h)
+	e.kind, e.key = kindID|lastOfLine, keyOf(kindID, r.CorrelationID)
+	return append(ents, e), nil
+}
+
+// header is the index's header.
+type header struct {
+	nBase int64
+	end   int64
+	last  entry
+}
+
+func (h header) put(b []byte) {
+	clear(b[:hdrSize])
+	copy(b[0:8], idxMagic)
+	binary.BigEndian.PutUint64(b[8:16], uint64(h.nBase))
+	binary.BigEndian.PutUint64(b[16:24], uint64(h.end))
+	if h.nBase > 0 {
+		h.last.put(b[24:56])
+	}
+	binary.BigEndian.PutUint32(b[60:64], crc32.Checksum(b[:60], castagnoli))
+}
+
+var errNotIndex = errors.New("not a Tessera audit index")
+
+func parseHeader(b []byte) (header, error) {
+	if len(b) < hdrSize || string(b[0:8]) != idxMagic {
+		return header{}, errNotIndex
+	}
+	if crc32.Checksum(b[:60], castagnoli) != binary.BigEndian.Uint32(b[60:64]) {
+		return header{}, errors.New("its header is damaged")
+	}
+	h := header{nBase: int64(binary.BigEndian.Uint64(b[8:16])), end: int64(binary.BigEndian.Uint64(b[16:24]))}
+	if h.nBase < 0 || h.end < 0 || binary.BigEndian.Uint32(b[56:60]) != 0 {
+		return header{}, errors.New("its header is damaged")
+	}
+	if h.nBase == 0 {
+		if h.end != 0 || !allZero(b[24:56]) {
+			return header{}, errors.New("its header is damaged")
+		}
+		return h, nil
+	}
+	last, ok := getEntry(b[24:56])
+	if !ok || !last.isLast() || last.end() != h.end {
+		return header{}, errors.New("its header is damaged")
+	}
+	h.last = last
 	return h, nil
 }
 
-func putEntry(b []byte, e indexEntry) {
-	binary.LittleEndian.PutUint64(b, e.key)
-	binary.LittleEndian.PutUint64(b[8:], uint64(e.offset))
-	binary.LittleEndian.PutUint64(b[16:], uint64(e.line))
-}
-
-func getEntry(b []byte) indexEntry {
-	return indexEntry{
-		key:    binary.LittleEndian.Uint64(b),
-		offset: int64(binary.LittleEndian.Uint64(b[8:])),
-		line:   int64(binary.LittleEndian.Uint64(b[16:])),
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
 	}
+	return true
 }
 
-// fingerprint hashes the fingerprintN bytes of log before end.
-func fingerprint(log io.ReaderAt, end int64) (uint64, error) {
-	start := max(end-fingerprintN, 0)
-	buf := make([]byte, end-start)
-	if _, err := log.ReadAt(buf, start); err != nil {
-		return 0, err
+// indexView is an index file as read: its header and how far its tail
+// goes.
+type indexView struct {
+	r       io.ReaderAt
+	hdr     header
+	tailOff int64 // where the tail starts
+	nTail   int64 // tail entries up to the end of the last complete line
+	size    int64 // where those end: where the next entry goes
+	covered int64 // the log bytes indexed: the end of the last line
+	last    entry // that line's last entry; zero when covered is 0
+}
+
+// openView reads an index's header and finds the end of its tail, reading
+// back from the end of the file past any entries of an unfinished write.
+// It reads a few entries, not the whole file.
+func openView(r io.ReaderAt, fileSize int64) (*indexView, error) {
+	if fileSize < hdrSize {
+		return nil, errNotIndex
 	}
-	h := fnv.New64a()
-	h.Write(buf)
-	return h.Sum64(), nil
-}
-
-// index is an open index file and its header, used under the log's lock.
-type index struct {
-	f   *os.File
-	h   indexHeader
-	buf []byte // entries to append, marshalled
-	// own is the line an append just wrote, whose keys are known without
-	// reading it: its offset (-1 for none) and keys.
-	ownAt   int64
-	ownKeys []uint64
-}
-
-// openIndex opens (creating if need be) the index of the log at path,
-// whose open file log is held locked and is as st describes, and brings
-// it up to date with the log: a missing, unreadable or stale index is
-// rebuilt, and lines beyond what it covers are indexed.
-func openIndex(ctx context.Context, path string, log io.ReaderAt, st os.FileInfo) (*index, error) {
-	f, err := os.OpenFile(path+IndexSuffix, os.O_RDWR|os.O_CREATE, 0o644)
+	var hb [hdrSize]byte
+	if _, err := r.ReadAt(hb[:], 0); err != nil {
+		return nil, err
+	}
+	h, err := parseHeader(hb[:])
 	if err != nil {
 		return nil, err
 	}
-	x := &index{f: f, ownAt: -1}
-	if err := x.load(ctx, log, st); err != nil {
-		f.Close()
-		return nil, err
+	if h.nBase > (fileSize-hdrSize)/entSize {
+		return nil, errors.New("it is shorter than its header says")
 	}
-	return x, nil
-}
-
-// load reads the header and checks it against the log, then indexes what
-// the log holds beyond it.
-func (x *index) load(ctx context.Context, log io.ReaderAt, logSt os.FileInfo) error {
-	st, err := x.f.Stat()
-	if err != nil {
-		return err
-	}
-	head := make([]byte, headerSize)
-	_, rerr := x.f.ReadAt(head, 0)
-	h, herr := parseIndexHeader(head, st.Size())
-	fresh := rerr != nil || herr != nil || h.covered > logSt.Size() || h.mtime != logSt.ModTime().UnixNano()
-	if !fresh && h.covered > 0 {
-		fp, err := fingerprint(log, h.covered)
-		fresh = err != nil || fp != h.fingerprint
-	}
-	if fresh {
-		h = indexHeader{}
-		if err := x.f.Truncate(0); err != nil {
-			return err
-		}
-	}
-	x.h = h
-	return x.catchUp(ctx, log, logSt)
-}
-
-// catchUp indexes the log's lines from what the index covers up to the
-// log's size in st, and records its modification time.
-func (x *index) catchUp(ctx context.Context, log io.ReaderAt, st os.FileInfo) error {
-	size, mtime := st.Size(), st.ModTime().UnixNano()
-	if x.h.covered == size && x.h.mtime == mtime {
-		return nil
-	}
-	// An append indexes one record: a buffer its size, not the 256 KiB a
-	// rebuild reads with.
-	r := bufio.NewReaderSize(io.NewSectionReader(log, x.h.covered, size-x.h.covered), int(min(max(size-x.h.covered, 4096), 256<<10)))
-	off, line := x.h.covered, x.h.newlines+1
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		b, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long, lerr := readLong(r, b)
-			b, err = long, lerr
-		}
-		if len(b) > 0 && b[len(b)-1] == '\n' {
-			keys := x.ownKeys
-			if off != x.ownAt {
-				keys = lineKeys(b)
-			}
-			x.add(keys, off, line)
-			off += int64(len(b))
-			line++
-			continue
-		}
-		// A last line without its newline (a torn write, or one being
-		// written) stays out of the index until it is complete.
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return x.commit(log, off, line-1, mtime)
-}
-
-// readLong reads the rest of a line longer than the reader's buffer.
-func readLong(r *bufio.Reader, first []byte) ([]byte, error) {
-	b := append([]byte(nil), first...)
-	for {
-		more, err := r.ReadSlice('\n')
-		b = append(b, more...)
-		if len(b) > maxLineBytes {
-			return nil, fmt.Errorf("a line of over %d bytes", maxLineBytes)
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return b, err
-		}
-	}
-}
-
-// add indexes the line that starts at off, line n, under keys.
-func (x *index) add(keys []uint64, off, n int64) {
-	for _, k := range keys {
-		var e [entrySize]byte
-		putEntry(e[:], indexEntry{key: k, offset: off, line: n})
-		x.buf = append(x.buf, e[:]...)
-	}
-}
-
-// lineKeys returns the keys a log line is indexed under: every
-// correlation id and prompt hash it names, and badKey if it is not a
-// record. A line may name more than its own (a preset's inputs may quote
-// another record); lookups check each candidate against the parsed
-// record, so extra keys cost a read, never a wrong answer. A blank line,
-// which Scan skips, has none.
-func lineKeys(line []byte) []uint64 {
-	body := trimEOL(line)
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
-	}
-	var keys []uint64
-	named := false
-	for _, k := range []struct {
-		name string
-		key  func(string) uint64
-	}{{`"correlation_id"`, idKey}, {`"assembled_prompt_hash"`, hashKey}} {
-		rest := body
-		for {
-			i := bytes.Index(rest, []byte(k.name))
-			if i < 0 {
-				break
-			}
-			rest = rest[i+len(k.name):]
-			if v, ok := jsonStringValue(rest); ok {
-				keys = append(keys, k.key(v))
-				named = named || v != ""
-			}
-		}
-	}
-	if !named || !json.Valid(body) {
-		keys = append(keys, badKey)
-	}
-	return keys
-}
-
-// jsonStringValue reads `: "value"` at the start of b, for a value
-// without escapes (correlation ids and hashes have none).
-func jsonStringValue(b []byte) (string, bool) {
-	b = bytes.TrimLeft(b, " \t")
-	if len(b) == 0 || b[0] != ':' {
-		return "", false
-	}
-	b = bytes.TrimLeft(b[1:], " \t")
-	if len(b) == 0 || b[0] != '"' {
-		return "", false
-	}
-	end := bytes.IndexAny(b[1:], "\"\\")
-	if end < 0 || b[1+end] != '"' {
-		return "", false
-	}
-	return string(b[1 : 1+end]), true
-}
-
-// commit writes the entries added since the last commit after the
-// existing ones, then a header that covers the log up to covered bytes
-// holding newlines newlines. The header is written last, so an index cut
-// short by a crash still reads as it was before.
-func (x *index) commit(log io.ReaderAt, covered, newlines, mtime int64) error {
-	fp := uint64(0)
-	if covered > 0 {
-		var err error
-		if fp, err = fingerprint(log, covered); err != nil {
-			return err
-		}
-	}
-	n := int64(len(x.buf) / entrySize)
-	if len(x.buf) > 0 {
-		if _, err := x.f.WriteAt(x.buf, headerSize+(x.h.sorted+x.h.tail)*entrySize); err != nil {
-			return err
-		}
-		x.buf = x.buf[:0]
-	}
-	x.h.tail += n
-	x.h.covered, x.h.newlines, x.h.fingerprint, x.h.mtime = covered, newlines, fp, mtime
-	if _, err := x.f.WriteAt(x.h.marshal(), 0); err != nil {
-		return err
-	}
-	if x.h.tail > max(minTail, x.h.sorted/16) {
-		return x.merge()
-	}
-	return nil
-}
-
-// merge sorts every entry into the sorted part, writing a new file in
-// the index's place.
-func (x *index) merge() error {
-	all := make([]byte, (x.h.sorted+x.h.tail)*entrySize)
-	if _, err := x.f.ReadAt(all, headerSize); err != nil {
-		return err
-	}
-	entries := make([]indexEntry, 0, len(all)/entrySize)
-	for i := 0; i < len(all); i += entrySize {
-		entries = append(entries, getEntry(all[i:]))
-	}
-	slices.SortStableFunc(entries, func(a, b indexEntry) int {
-		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.offset, b.offset))
-	})
-	for i, e := range entries {
-		putEntry(all[i*entrySize:], e)
-	}
-	h := x.h
-	h.sorted, h.tail = int64(len(entries)), 0
-	name := x.f.Name()
-	tmp, err := os.CreateTemp(dirOf(name), ".tessera-index-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(append(h.marshal(), all...))
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	f, err := os.OpenFile(name, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	x.f.Close()
-	x.f, x.h = f, h
-	return nil
-}
-
-// lookup returns the entries whose key is k, sorted part first, by offset.
-func (x *index) lookup(k uint64) ([]indexEntry, error) {
-	var out []indexEntry
-	e := make([]byte, entrySize)
-	at := func(i int64) (indexEntry, error) {
-		if _, err := x.f.ReadAt(e, headerSize+i*entrySize); err != nil {
-			return indexEntry{}, err
-		}
-		return getEntry(e), nil
-	}
-	lo, hi := int64(0), x.h.sorted
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		m, err := at(mid)
-		if err != nil {
+	v := &indexView{r: r, hdr: h, tailOff: hdrSize + h.nBase*entSize, covered: h.end, last: h.last}
+	v.size = v.tailOff
+	n := (fileSize - v.tailOff) / entSize
+	var buf []byte
+	for hi, chunk := n, int64(4); hi > 0; chunk = 2048 {
+		lo := max(0, hi-chunk)
+		buf = slices.Grow(buf[:0], int((hi-lo)*entSize))[:(hi-lo)*entSize]
+		if _, err := r.ReadAt(buf, v.tailOff+lo*entSize); err != nil {
 			return nil, err
 		}
-		if m.key < k {
+		for j := hi - 1; j >= lo; j-- {
+			e, ok := getEntry(buf[(j-lo)*entSize:])
+			if !ok || !e.isLast() {
+				continue
+			}
+			if e.off < h.end || e.line <= h.last.line {
+				return nil, errors.New("its tail goes back before its sorted part")
+			}
+			v.nTail, v.size, v.covered, v.last = j+1, v.tailOff+(j+1)*entSize, e.end(), e
+			return v, nil
+		}
+		hi = lo
+	}
+	return v, nil
+}
+
+// scanTail calls fn for every entry of the tail, in order, and checks them
+// all: each entry whole, lines in log order, every entry of a line naming
+// the same line.
+func (v *indexView) scanTail(fn func(entry)) error {
+	prevEnd, prevLine := v.hdr.end, v.hdr.last.line
+	var cur entry
+	open := false
+	const chunk = 2048
+	buf := make([]byte, min(v.nTail, chunk)*entSize)
+	for lo := int64(0); lo < v.nTail; lo += chunk {
+		b := buf[:min(v.nTail-lo, chunk)*entSize]
+		if _, err := v.r.ReadAt(b, v.tailOff+lo*entSize); err != nil {
+			return err
+		}
+		for j := 0; j < len(b); j += entSize {
+			e, ok := getEntry(b[j:])
+			if !ok {
+				return fmt.Errorf("entry %d of its tail is damaged", lo+int64(j/entSize))
+			}
+			if open {
+				if !e.sameLine(cur) {
+					return fmt.Errorf("entry %d of its tail breaks into a line", lo+int64(j/entSize))
+				}
+			} else {
+				if e.off < prevEnd || e.line <= prevLine {
+					return fmt.Errorf("entry %d of its tail is out of order", lo+int64(j/entSize))
+				}
+				cur, open = e, true
+			}
+			if e.isLast() {
+				open, prevEnd, prevLine = false, e.end(), e.line
+			}
+			fn(e)
+		}
+	}
+	return nil
+}
+
+// baseFind returns the sorted part's entries with the key and kind: a
+// binary search, reading one entry per step, then the run that matches.
+func (v *indexView) baseFind(key uint64, kind byte) ([]entry, error) {
+	want := entry{key: key, kind: kind}
+	var b [entSize]byte
+	lo, hi := int64(0), v.hdr.nBase
+	for lo < hi {
+		mid := int64(uint64(lo+hi) >> 1)
+		if _, err := v.r.ReadAt(b[:], hdrSize+mid*entSize); err != nil {
+			return nil, err
+		}
+		e, ok := getEntry(b[:])
+		if !ok {
+			return nil, fmt.Errorf("entry %d of its sorted part is damaged", mid)
+		}
+		if e.key < key || e.key == key && e.kindOf() < kind {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	for i := lo; i < x.h.sorted; i++ {
-		m, err := at(i)
-		if err != nil {
+	var out []entry
+	const chunk = 64
+	var buf [chunk * entSize]byte
+	for i := lo; i < v.hdr.nBase; i += chunk {
+		bb := buf[:min(v.hdr.nBase-i, chunk)*entSize]
+		if _, err := v.r.ReadAt(bb, hdrSize+i*entSize); err != nil {
 			return nil, err
 		}
-		if m.key != k {
-			break
-		}
-		out = append(out, m)
-	}
-	if x.h.tail > 0 {
-		tail := make([]byte, x.h.tail*entrySize)
-		if _, err := x.f.ReadAt(tail, headerSize+x.h.sorted*entrySize); err != nil {
-			return nil, err
-		}
-		for i := 0; i < len(tail); i += entrySize {
-			if binary.LittleEndian.Uint64(tail[i:]) == k {
-				out = append(out, getEntry(tail[i:]))
+		for j := 0; j < len(bb); j += entSize {
+			e, ok := getEntry(bb[j:])
+			if !ok {
+				return nil, fmt.Errorf("entry %d of its sorted part is damaged", i+int64(j/entSize))
 			}
+			if e.key != want.key || e.kindOf() != kind {
+				return out, nil
+			}
+			if e.end() > v.hdr.end {
+				return nil, fmt.Errorf("entry %d of its sorted part is past the end it covers", i+int64(j/entSize))
+			}
+			out = append(out, e)
 		}
 	}
 	return out, nil
 }
 
-func (x *index) close() error { return x.f.Close() }
-
-// dirOf is filepath.Dir without the import, for names from os.File.Name.
-func dirOf(name string) string {
-	for i := len(name) - 1; i >= 0; i-- {
-		if os.IsPathSeparator(name[i]) {
-			return name[:i+1]
+// lookup returns the entries of the lines with the key of kind and value,
+// and those of the lines that are not records, each in log order.
+func (v *indexView) lookup(kind byte, value string) (recs, bads []entry, err error) {
+	key := keyOf(kind, value)
+	if recs, err = v.baseFind(key, kind); err != nil {
+		return nil, nil, err
+	}
+	if bads, err = v.baseFind(0, kindBad); err != nil {
+		return nil, nil, err
+	}
+	err = v.scanTail(func(e entry) {
+		switch {
+		case e.kindOf() == kind && e.key == key:
+			recs = append(recs, e)
+		case e.kindOf() == kindBad:
+			bads = append(bads, e)
 		}
-	}
-	return "."
-}
-
-// FindHash returns every record whose prompt hash is hash, in log order,
-// as Find does for a correlation id.
-func (l *Log) FindHash(ctx context.Context, hash string) ([]Entry, []BadLine, error) {
-	return l.find(ctx, hashKey(hash), func(r *Record) bool { return r.AssembledPromptHash == hash })
-}
-
-// find looks key up in the index, brought up to date under the log's
-// lock, and returns the records at the places it gives that match; if
-// the index cannot be used (a read-only directory, say), it scans the
-// whole log.
-func (l *Log) find(ctx context.Context, k uint64, match func(*Record) bool) ([]Entry, []BadLine, error) {
-	if !indexing {
-		return l.scanFor(ctx, match)
-	}
-	f, err := os.OpenFile(l.Path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("audit log: %w", err)
-	}
-	defer f.Close()
-	if err := lockFile(f); err != nil {
-		return l.scanFor(ctx, match)
-	}
-	defer unlockFile(f)
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("audit log %s: %w", l.Path, err)
-	}
-	x, err := openIndex(ctx, l.Path, f, st)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		return l.scanFor(ctx, match)
-	}
-	defer x.close()
-	cands, err := x.lookup(k)
-	if err != nil {
-		return l.scanFor(ctx, match)
-	}
-	bads, err := x.lookup(badKey)
-	if err != nil {
-		return l.scanFor(ctx, match)
-	}
-	// Each place the index gives must be the start of a line that names
-	// the key; one that does not shows the index is wrong, and then the
-	// log decides, and the index is rebuilt on its next use.
-	lied := func() ([]Entry, []BadLine, error) {
-		_ = x.f.Truncate(0)
-		return l.scanFor(ctx, match)
-	}
-	read := func(c indexEntry, k uint64) ([]byte, bool) {
-		line, err := readLineAt(f, c.offset, x.h.covered)
-		return line, err == nil && slices.Contains(lineKeys(line), k)
-	}
-	var bad []BadLine
-	slices.SortFunc(bads, func(a, b indexEntry) int { return cmp.Compare(a.offset, b.offset) })
-	for _, c := range bads {
-		line, ok := read(c, badKey)
-		if !ok {
-			return lied()
-		}
-		if _, perr := ParseRecord(line); perr != nil {
-			bad = append(bad, BadLine{Line: int(c.line), Err: perr})
-		}
-	}
-	slices.SortFunc(cands, func(a, b indexEntry) int { return cmp.Compare(a.offset, b.offset) })
-	cands = slices.CompactFunc(cands, func(a, b indexEntry) bool { return a.offset == b.offset })
-	var found []Entry
-	for _, c := range cands {
-		line, ok := read(c, k)
-		if !ok {
-			return lied()
-		}
-		r, perr := ParseRecord(line)
-		if perr != nil || !match(r) {
-			continue // a hash collision, or a line that quotes another record
-		}
-		found = append(found, Entry{Line: int(c.line), Record: r})
-	}
-	return found, bad, nil
-}
-
-// readLineAt reads the line that starts at off, checking that off is the
-// start of a line within the first end bytes.
-func readLineAt(f io.ReaderAt, off, end int64) ([]byte, error) {
-	if off < 0 || off >= end {
-		return nil, errors.New("offset outside the indexed log")
-	}
-	if off > 0 {
-		var prev [1]byte
-		if _, err := f.ReadAt(prev[:], off-1); err != nil || prev[0] != '\n' {
-			return nil, errors.New("offset not at the start of a line")
-		}
-	}
-	r := bufio.NewReader(io.NewSectionReader(f, off, end-off))
-	line, err := r.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		line, err = readLong(r, line)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return line, nil
-}
-
-// scanFor is the whole-log scan the index stands in for.
-func (l *Log) scanFor(ctx context.Context, match func(*Record) bool) ([]Entry, []BadLine, error) {
-	var (
-		found []Entry
-		bad   []BadLine
-	)
-	err := l.Scan(ctx, func(e Entry, err error) error {
-		if err != nil {
-			bad = append(bad, BadLine{Line: e.Line, Err: err})
-		} else if match(e.Record) {
-			found = append(found, e)
-		}
-		return nil
 	})
-	return found, bad, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return byOffset(recs), byOffset(bads), nil
 }
 
-// indexAppend brings the index up to date with the log, whose open file
-// f the caller holds locked, just after an append of r as the log's last
-// n bytes: before describes the log as it was before the append, which
-// the index must match to be kept; then the new record is indexed, under
-// the keys it is known to have. Failing to, it leaves the index for the
-// next use to rebuild.
-func (l *Log) indexAppend(f *os.File, before os.FileInfo, r *Record, n int) {
-	if !indexing || before == nil {
-		return
+// byOffset sorts entries into log order and drops repeats of a line.
+func byOffset(es []entry) []entry {
+	slices.SortFunc(es, func(a, b entry) int {
+		switch {
+		case a.off < b.off:
+			return -1
+		case a.off > b.off:
+			return 1
+		}
+		return 0
+	})
+	return slices.CompactFunc(es, func(a, b entry) bool { return a.off == b.off })
+}
+
+// readLine reads the log line an entry names and checks that it is that
+// line: it starts a line, ends in '\n' and has the entry's checksum. buf,
+// if not nil, is a buffer to reuse.
+func readLine(log io.ReaderAt, e entry, buf *[]byte) ([]byte, error) {
+	start := max(e.off-1, 0)
+	need := int(e.end() - start)
+	var b []byte
+	if buf != nil {
+		b = *buf
 	}
-	after, err := f.Stat()
-	if err != nil {
-		return
+	if cap(b) < need {
+		b = make([]byte, need)
+		if buf != nil {
+			*buf = b
+		}
 	}
-	x, err := openIndex(context.Background(), l.Path, f, before)
-	if err != nil {
-		return
+	b = b[:need]
+	if _, err := log.ReadAt(b, start); err != nil {
+		return nil, fmt.Errorf("line %d at byte %d: %w", e.line, e.off, err)
 	}
-	defer x.close()
-	x.ownAt, x.ownKeys = after.Size()-int64(n), []uint64{idKey(r.CorrelationID), hashKey(r.AssembledPromptHash)}
-	_ = x.catchUp(context.Background(), f, after)
+	if e.off > 0 {
+		if b[0] != '\n' {
+			return nil, fmt.Errorf("byte %d, where line %d starts, does not start a line", e.off, e.line)
+		}
+		b = b[1:]
+	}
+	if b[len(b)-1] != '\n' || lineCRC(b) != e.crc {
+		return nil, fmt.Errorf("line %d at byte %d is not the line that was indexed", e.line, e.off)
+	}
+	return b, nil
 }

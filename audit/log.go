@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -20,10 +19,23 @@ type Log struct {
 	// returns; slower, and what an audit trail that must survive a power
 	// cut needs.
 	Sync bool
+	// NoIndex turns the log's index off: Append does not keep it and
+	// lookups read the whole log. An index already beside the log is
+	// left as it is; lookups with the index on check it before they use
+	// it.
+	NoIndex bool
+	// Warn, if set, is told of problems with the index that do not stop
+	// an append or a lookup: an index that cannot be written (a
+	// read-only directory, a full disk), after which lookups read more
+	// of the log than they need to. The record is logged and the answer
+	// is right either way.
+	Warn func(error)
 
 	// file, if set, stands in for the open log file in Append, so that
-	// tests can make writes fail.
-	file func(*os.File) logFile
+	// tests can make writes fail; index does the same for the index and
+	// its temporary files.
+	file  func(*os.File) logFile
+	index func(*os.File) logFile
 }
 
 // logFile is what Append does with the open log file, under its lock.
@@ -51,6 +63,10 @@ type logFile interface {
 // the error then says so. Append cuts only if nothing was added after its
 // own bytes, so that on a system without flock, where another process may
 // append at the same time, it never cuts another writer's record.
+//
+// After the record is written, and under the same lock, Append adds it to
+// the log's index (see Find). Nothing that goes wrong with the index
+// fails the append; Warn is told, and the next lookup mends the index.
 func (l *Log) Append(ctx context.Context, r *Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -77,29 +93,32 @@ func (l *Log) Append(ctx context.Context, r *Record) error {
 	if l.file != nil {
 		lf = l.file(f)
 	}
-	before, _ := f.Stat() // for the index; nil skips it
-	if err := l.write(lf, line); err != nil {
+	off, err := l.write(lf, line)
+	if err != nil {
 		return err
 	}
-	l.indexAppend(f, before, r, len(line))
+	l.indexAppend(lf, off, line, r)
 	return nil
 }
 
 // write appends line to f, which the caller holds locked, and on failure
-// cuts f back to its length before.
-func (l *Log) write(f logFile, line []byte) error {
+// cuts f back to its length before. It returns the offset the line starts
+// at.
+func (l *Log) write(f logFile, line []byte) (int64, error) {
 	st, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("audit log %s: %w", l.Path, err)
+		return 0, fmt.Errorf("audit log %s: %w", l.Path, err)
 	}
 	size := st.Size()
+	off := size
 	if size > 0 {
 		var last [1]byte
 		if _, err := f.ReadAt(last[:], size-1); err != nil {
-			return fmt.Errorf("audit log %s: %w", l.Path, err)
+			return 0, fmt.Errorf("audit log %s: %w", l.Path, err)
 		}
 		if last[0] != '\n' {
 			line = append([]byte{'\n'}, line...)
+			off++
 		}
 	}
 	n, err := f.Write(line)
@@ -108,21 +127,21 @@ func (l *Log) write(f logFile, line []byte) error {
 	}
 	if err != nil {
 		if uerr := undo(f, size, int64(n)); uerr != nil {
-			return fmt.Errorf("audit log %s: append failed part-way and the partial record could not be taken out (%v): "+
+			return 0, fmt.Errorf("audit log %s: append failed part-way and the partial record could not be taken out (%v): "+
 				"the log ends in a torn line, which readers report as a bad line and the next append starts after: %w", l.Path, uerr, cause(err))
 		}
-		return fmt.Errorf("audit log %s: append failed, the log is unchanged: %w — free space on its disk or fix the cause, then retry", l.Path, cause(err))
+		return 0, fmt.Errorf("audit log %s: append failed, the log is unchanged: %w — free space on its disk or fix the cause, then retry", l.Path, cause(err))
 	}
 	if l.Sync {
 		if err := f.Sync(); err != nil {
 			if uerr := undo(f, size, int64(n)); uerr != nil {
-				return fmt.Errorf("audit log %s: sync failed and the record could not be taken out (%v): "+
+				return 0, fmt.Errorf("audit log %s: sync failed and the record could not be taken out (%v): "+
 					"it is in the log but may not be on disk: %w", l.Path, uerr, cause(err))
 			}
-			return fmt.Errorf("audit log %s: sync failed, the record was taken out and the log is unchanged: %w — check its disk, then retry", l.Path, cause(err))
+			return 0, fmt.Errorf("audit log %s: sync failed, the record was taken out and the log is unchanged: %w — check its disk, then retry", l.Path, cause(err))
 		}
 	}
-	return nil
+	return off, nil
 }
 
 // undo cuts f back to size, after an append that wrote n bytes at its end
@@ -169,16 +188,28 @@ type BadLine struct {
 }
 
 // Find returns every record whose correlation id is id, in log order. A
-// correlation id may be shared by several assemblies of one run.
+// correlation id may be shared by several assemblies of one run. It also
+// returns the lines that are not records, which a caller may report.
 //
-// It looks the id up in the log's index (<log>.idx, see IndexSuffix),
-// bringing the index up to date first, and reads only the lines the
-// index points at, each checked against the id. Where the index cannot
-// be kept (a read-only directory, or a system without file locks), it
-// reads the whole log, and then also returns the lines it could not
-// read, which a caller may report.
+// Find looks id up in the log's index (Path + IndexSuffix), which Append
+// keeps, and reads only the lines the index points at, plus any after
+// what it covers. The index is never trusted over the log: each line it
+// gives is read and must be the line indexed, parse, and hold id. When
+// the index is missing, damaged, or does not match the log (which was
+// edited, cut short or replaced), or has no record with id, Find reads
+// the whole log, as it did before there was an index, and writes the
+// index again from it unless the index proved right.
 func (l *Log) Find(ctx context.Context, id string) ([]Entry, []BadLine, error) {
-	return l.find(ctx, idKey(id), func(r *Record) bool { return r.CorrelationID == id })
+	found, bad, _, err := l.find(ctx, kindID, id)
+	return found, bad, err
+}
+
+// FindHash returns every record whose prompt hash (assembled_prompt_hash)
+// is hash, in log order, and the lines that are not records, as Find does
+// for a correlation id.
+func (l *Log) FindHash(ctx context.Context, hash string) ([]Entry, []BadLine, error) {
+	found, bad, _, err := l.find(ctx, kindHash, hash)
+	return found, bad, err
 }
 
 // Scan calls fn for each line of the log in order, with the parsed record
@@ -190,25 +221,13 @@ func (l *Log) Scan(ctx context.Context, fn func(Entry, error) error) error {
 		return fmt.Errorf("audit log: %w", err)
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
-	for n := 1; ; n++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		line, rerr := br.ReadBytes('\n')
-		if len(line) > 0 && len(trimEOL(line)) > 0 {
-			r, perr := ParseRecord(line)
-			if err := fn(Entry{Line: n, Record: r}, perr); err != nil {
-				return err
-			}
-		}
-		if errors.Is(rerr, io.EOF) {
+	return scanLines(ctx, f, 0, 0, l.Path, func(li lineInfo) error {
+		if len(trimEOL(li.text)) == 0 {
 			return nil
 		}
-		if rerr != nil {
-			return fmt.Errorf("audit log %s: %w", l.Path, rerr)
-		}
-	}
+		r, perr := ParseRecord(li.text)
+		return fn(Entry{Line: int(li.no), Record: r}, perr)
+	})
 }
 
 func trimEOL(b []byte) []byte {
