@@ -49,11 +49,14 @@ record it points at is checked against the log.`,
 			if lp == "" {
 				return errors.New("replay needs --log FILE (or a log path in tessera.yaml)")
 			}
+			// The index only makes replay faster; a problem with it is a
+			// warning, and the answer comes from the log either way.
+			l := &audit.Log{Path: lp, Warn: func(err error) { fmt.Fprintf(a.stderr, "warning: %v\n", err) }}
 			var rep *audit.Report
 			if id != "" {
-				rep, err = a.engine.Replay(ctx, c, &audit.Log{Path: lp}, id)
+				rep, err = a.engine.Replay(ctx, c, l, id)
 			} else {
-				rep, err = a.engine.ReplayHash(ctx, c, &audit.Log{Path: lp}, hash)
+				rep, err = a.engine.ReplayHash(ctx, c, l, hash)
 			}
 			if err != nil {
 				return failure{err}
