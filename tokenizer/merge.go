@@ -235,6 +235,8 @@ type bigMerge struct {
 	buf        []byte // the piece, then zeros for 8-byte loads
 	next, prev []int32
 	rank       []uint32
+	tok        []uint32 // rank of the token each node starts
+	cache      pairCache
 	sorted     []uint64 // pairs in order, from pos
 	heap       []uint64 // pairs no greater than the last sorted one
 	later      []uint64 // pairs greater than the last sorted one
@@ -250,11 +252,14 @@ func (g *bigMerge) merge(t *rankTable, piece string, sorted bool) int {
 	g.next = resize(g.next, n)
 	g.prev = resize(g.prev, n)
 	g.rank = resize(g.rank, n)
+	g.tok = resize(g.tok, n)
+	clear(g.cache[:])
 	queue := g.sorted[:0]
 	for i := range n {
 		g.next[i] = int32(i + 1)
 		g.prev[i] = int32(i - 1)
 		g.rank[i] = noRank
+		g.tok[i] = t.one[g.buf[i]]
 	}
 	for i := range n - 1 {
 		if v := t.two[uint16(g.buf[i])|uint16(g.buf[i+1])<<8]; v != noRank {
@@ -321,11 +326,12 @@ func (g *bigMerge) merge(t *rankTable, piece string, sorted bool) int {
 			g.prev[c] = a
 		}
 		g.rank[b] = noRank
+		g.tok[a] = r
 		count--
 		// The pair a starts is now (a..b, c).
 		g.rank[a] = noRank
 		if int(c) < n {
-			if v := t.span(g.buf, piece, int(a), int(g.next[c])); v != noRank {
+			if v := g.pair(t, piece, a, c, g.next[c]); v != noRank {
 				g.rank[a] = v
 				push(v, a)
 			}
@@ -333,13 +339,38 @@ func (g *bigMerge) merge(t *rankTable, piece string, sorted bool) int {
 		// The pair before a is now (p, a..b).
 		if p := g.prev[a]; p >= 0 {
 			g.rank[p] = noRank
-			if v := t.span(g.buf, piece, int(p), int(c)); v != noRank {
+			if v := g.pair(t, piece, p, a, c); v != noRank {
 				g.rank[p] = v
 				push(v, p)
 			}
 		}
 	}
 }
+
+// pair returns the rank of the pair of the tokens at i (to mid) and mid
+// (to j), from the cache if it holds it.
+func (g *bigMerge) pair(t *rankTable, piece string, i, mid, j int32) uint32 {
+	k := uint64(g.tok[i])<<32 | uint64(g.tok[mid]) | 1<<63
+	e := &g.cache[k*0x9E3779B97F4A7C15>>(64-pairCacheBits)]
+	if e.key == k {
+		return e.rank
+	}
+	r := t.span(g.buf, piece, int(i), int(j))
+	e.key, e.rank = k, r
+	return r
+}
+
+// pairCache remembers the ranks of pairs of tokens by the ranks of the
+// two, which decide it: a long piece merges the same pairs again and
+// again (a run of one character nothing else), and a hit costs one read
+// instead of a lookup in the rank table. A key has its top bit set, so
+// the zero entry is empty.
+type pairCache [1 << pairCacheBits]struct {
+	key  uint64
+	rank uint32
+}
+
+const pairCacheBits = 8
 
 func (g *bigMerge) appendTokens(t *rankTable, dst []int, piece string) []int {
 	for i := int32(0); int(i) < len(piece); i = g.next[i] {
