@@ -344,10 +344,11 @@ type fitter struct {
 	// Pieces given back on their estimates, not yet counted (see refill),
 	// the tokens they are expected to take, and whether estimates have
 	// proved wrong in this fit.
-	pending     []*candidate
-	pendingCost int
-	exactOnly   bool
-	undone      bool // pieces given on estimates were just taken out
+	pending      []*candidate
+	pendingCost  int
+	pendingSlack int // how much less than pendingCost they may take
+	exactOnly    bool
+	undone       bool // pieces given on estimates were just taken out
 	// grewAt is the version at which the room last grew: a piece given
 	// back took fewer tokens than nothing, or estimates were undone.
 	grewAt int

@@ -223,6 +223,7 @@ func (f *fitter) give(c *candidate, est int) bool {
 func (f *fitter) pend(c *candidate, est int) {
 	f.pending = append(f.pending, c)
 	f.pendingCost += est
+	f.pendingSlack += mergeSlack
 	f.version++
 	f.changed(c.u)
 	if est < 0 {
@@ -241,7 +242,7 @@ func (f *fitter) refuse(u *unit, est int) (refuse, again bool) {
 	if est-mergeSlack <= spare {
 		return false, false
 	}
-	if est-mergeSlack > spare+mergeSlack*len(f.pending) || !f.settle() {
+	if est-mergeSlack > spare+f.pendingSlack || !f.settle() {
 		return true, false
 	}
 	return true, true
@@ -281,7 +282,7 @@ func (f *fitter) settle() bool {
 		}
 	}
 	f.pending = f.pending[:0]
-	f.pendingCost = 0
+	f.pendingCost, f.pendingSlack = 0, 0
 	return true
 }
 
@@ -469,18 +470,24 @@ func (f *fitter) alone(u *unit) int {
 // it was over. It reports whether the whole body is back.
 func (f *fitter) regrow(c *candidate) bool {
 	u := c.u
-	f.settle()                 // the search goes by exact counts
 	hi := u.originalTokens + 1 // the shortest keep known not to fit
 	next := -1                 // the keep to try next; -1 to go by the room
 	tryWhole := true
+	// stop ends the search for want of room, unless pieces given back on
+	// estimates stand in that room: then they are confirmed first and the
+	// search goes on with the room measured.
+	stop := func() bool { return !f.settle() }
 	for range maxRegrowTries {
-		room := f.room(u)
+		room := f.spare(u)
 		lo := u.keptTokens
 		// The whole body may cost less than a short prefix and the marker:
 		// try it whatever the room, if its own count says it might fit.
 		whole := tryWhole && hi > u.originalTokens && f.count(u.original)-f.count(u.sec.Body)-mergeSlack <= room
 		if !whole && (room <= 0 || lo+1 >= hi) {
-			return false
+			if stop() {
+				return false
+			}
+			continue
 		}
 		was := u.save()
 		before := f.alone(u)
@@ -490,7 +497,10 @@ func (f *fitter) regrow(c *candidate) bool {
 				u.restore(was)
 				tryWhole = false
 				if room <= 0 || lo+1 >= hi {
-					return false
+					if stop() {
+						return false
+					}
+					continue
 				}
 			}
 		}
@@ -501,12 +511,27 @@ func (f *fitter) regrow(c *candidate) bool {
 			}
 			keep = max(lo+1, min(keep, hi-1, u.originalTokens-1))
 			if !f.grow(u, keep, room, before) {
-				return false
+				if stop() {
+					return false
+				}
+				continue
 			}
 		}
 		kept := u.keptTokens
+		// One count confirms the pieces given back on estimates and this
+		// body together; if it overflows with pieces among it, they are
+		// confirmed alone and the body tried again.
+		expected := f.total + f.pendingCost + f.alone(u) - before
+		pending := len(f.pending) > 0
 		over := f.attempt()
 		if over == 0 {
+			if pending {
+				if f.total < expected {
+					f.grewAt = f.version
+				}
+				f.pending = f.pending[:0]
+				f.pendingCost, f.pendingSlack = 0, 0
+			}
 			f.changed(u)
 			if whole {
 				return true
@@ -518,6 +543,10 @@ func (f *fitter) regrow(c *candidate) bool {
 			continue
 		}
 		u.restore(was)
+		if pending {
+			f.settle()
+			continue
+		}
 		hi = kept
 		next = kept - over
 		if next <= lo {
