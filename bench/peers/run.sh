@@ -8,13 +8,22 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 count=${COUNT:-5}
-go test -run '^$' -bench . -benchmem -count "$count" . | tee bench.txt
+wasm=false
 if command -v node >/dev/null && [ -d ../../tokenizer/testdata/reference/node_modules ]; then
 	go test -run TestWriteTexts -write-texts texts.json . >/dev/null
-	for _ in $(seq "$count"); do node wasm.cjs; done | tee -a bench.txt
-	rm -f texts.json
+	wasm=true
 fi
-# Median MB/s per benchmark and its ratio to tessera's.
+# COUNT rounds, each running every benchmark once and then the WASM
+# reference, so that a change in the machine's load falls on every
+# library alike instead of on whichever ran its samples then.
+: >bench.txt
+for _ in $(seq "$count"); do
+	go test -run '^$' -bench . -benchmem -count 1 . | tee -a bench.txt
+	if $wasm; then node wasm.cjs | tee -a bench.txt; fi
+done
+rm -f texts.json
+# Median MB/s per benchmark and its ratio to tessera's, then the table of
+# token counting by kind of text.
 go run ./ratio bench.txt
 
 # Budgets against Priompt (budget_test.go): refit the inputs with Priompt
