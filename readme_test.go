@@ -67,7 +67,7 @@ func TestReadmeInstall(t *testing.T) {
 		t.Skip("builds the command")
 	}
 	readme := string(mustRead(t, "README.md"))
-	m := regexp.MustCompile("(?m)^go install (\\S+)$").FindStringSubmatch(readme)
+	m := regexp.MustCompile(`(?m)^go install (\S+)$`).FindStringSubmatch(readme)
 	if m == nil {
 		t.Fatal("README.md has no install command (a line \"go install ./cmd/tessera\")")
 	}
