@@ -44,7 +44,7 @@ func FuzzEncode(f *testing.F) {
 			var m merger
 			for i := 0; i < len(text); {
 				j := e.next(text, i)
-				if piece := text[i:min(j, i+treePiece+64)]; len(piece) >= 2 {
+				if piece := text[i:min(j, i+160)]; len(piece) >= 2 {
 					if msg := mergeEach(e, &m, piece); msg != "" {
 						t.Fatal(msg)
 					}
