@@ -2,12 +2,15 @@
 // benchmark reporting MB/s, its median and its ratio to the tessera
 // entry of the same group: the benchmark whose name has "tessera" in
 // place of one of its parts ("BenchmarkX/tessera",
-// "BenchmarkX/tessera/SIZE", "BenchmarkX/KIND/tessera").
+// "BenchmarkX/tessera/SIZE", "BenchmarkX/KIND/tessera"). Where the
+// benchmarks also report cpu-MB/s (bytes per second of the process's CPU
+// time), it prints that median and ratio beside them.
 //
-// It then prints the per-kind table, as Markdown: for each
-// BenchmarkCountKind/KIND/LIBRARY, the median MB/s of every library and
-// how many times faster Tessera is, with Tessera's allocations per count.
-// Kinds and libraries keep the order in which the input first names them.
+// It then prints the tables of BenchmarkCountKind/KIND/LIBRARY, as
+// Markdown: for each kind of text, the median MB/s of every library and
+// how many times faster Tessera is, with Tessera's allocations per count;
+// first by CPU time (if reported), then by the wall clock. Kinds and
+// libraries keep the order in which the input first names them.
 package main
 
 import (
@@ -22,13 +25,17 @@ import (
 )
 
 var (
-	line   = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+.*?([\d.]+) MB/s`)
-	allocs = regexp.MustCompile(`\s(\d+) allocs/op`)
+	line = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+.*?([\d.]+) MB/s`)
+	// metric finds "VALUE UNIT" pairs after the iteration count.
+	metric = regexp.MustCompile(`\s([\d.]+(?:e[-+]?\d+)?) (cpu-MB/s|allocs/op)`)
 )
 
 const (
 	self     = "tessera"
 	kindBase = "BenchmarkCountKind"
+	wall     = "MB/s"
+	cpu      = "cpu-MB/s"
+	allocs   = "allocs/op"
 )
 
 func main() {
@@ -48,21 +55,25 @@ func main() {
 		os.Exit(1)
 	}
 	r.printRatios(os.Stdout)
-	r.printKinds(os.Stdout)
+	if r.has(cpu) {
+		r.printKinds(os.Stdout, cpu, "CPU time")
+	}
+	r.printKinds(os.Stdout, wall, "wall clock")
 }
 
-// results are the runs of each benchmark, in the order first seen.
+// results are the samples of each benchmark by unit, in the order first
+// seen.
 type results struct {
-	names  []string
-	mbs    map[string][]float64
-	allocs map[string][]float64
+	names []string
+	runs  map[string]map[string][]float64 // name → unit → samples
 }
 
 func read(in io.Reader) (*results, error) {
-	r := &results{mbs: map[string][]float64{}, allocs: map[string][]float64{}}
+	r := &results{runs: map[string]map[string][]float64{}}
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
-		m := line.FindStringSubmatch(sc.Text())
+		text := sc.Text()
+		m := line.FindStringSubmatch(text)
 		if m == nil {
 			continue
 		}
@@ -71,19 +82,34 @@ func read(in io.Reader) (*results, error) {
 			continue
 		}
 		name := m[1]
-		if _, seen := r.mbs[name]; !seen {
+		units, seen := r.runs[name]
+		if !seen {
+			units = map[string][]float64{}
+			r.runs[name] = units
 			r.names = append(r.names, name)
 		}
-		r.mbs[name] = append(r.mbs[name], v)
-		if a := allocs.FindStringSubmatch(sc.Text()); a != nil {
-			n, _ := strconv.ParseFloat(a[1], 64)
-			r.allocs[name] = append(r.allocs[name], n)
+		units[wall] = append(units[wall], v)
+		for _, mm := range metric.FindAllStringSubmatch(text, -1) {
+			if x, err := strconv.ParseFloat(mm[1], 64); err == nil {
+				units[mm[2]] = append(units[mm[2]], x)
+			}
 		}
 	}
 	return r, sc.Err()
 }
 
-func median(vs []float64) (float64, bool) {
+func (r *results) has(unit string) bool {
+	for _, u := range r.runs {
+		if len(u[unit]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// median returns the median sample of name in unit.
+func (r *results) median(name, unit string) (float64, bool) {
+	vs := r.runs[name][unit]
 	if len(vs) == 0 {
 		return 0, false
 	}
@@ -98,15 +124,13 @@ func median(vs []float64) (float64, bool) {
 // base returns the tessera entry of name's group, or "".
 func (r *results) base(name string) string {
 	parts := strings.Split(name, "/")
-	for i := 1; i < len(parts); i++ {
-		if parts[i] == self {
-			return name
-		}
+	if slices.Contains(parts[1:], self) {
+		return name
 	}
 	for i := 1; i < len(parts); i++ {
 		q := slices.Clone(parts)
 		q[i] = self
-		if b := strings.Join(q, "/"); len(r.mbs[b]) > 0 {
+		if b := strings.Join(q, "/"); len(r.runs[b][wall]) > 0 {
 			return b
 		}
 	}
@@ -116,18 +140,28 @@ func (r *results) base(name string) string {
 func (r *results) printRatios(w io.Writer) {
 	names := slices.Clone(r.names)
 	slices.Sort(names)
+	fmt.Fprintf(w, "%-58s %18s %8s\n", "median; ratio = speed / tessera's", "", "ratio")
 	for _, name := range names {
-		v, _ := median(r.mbs[name])
-		ratio := "        "
-		if b := r.base(name); b != "" {
-			bv, _ := median(r.mbs[b])
-			ratio = fmt.Sprintf("%7.2fx", v/bv)
+		out := fmt.Sprintf("%-58s", name)
+		for _, unit := range []string{wall, cpu} {
+			v, ok := r.median(name, unit)
+			if !ok {
+				continue
+			}
+			ratio := "        "
+			if b := r.base(name); b != "" {
+				if bv, ok := r.median(b, unit); ok {
+					ratio = fmt.Sprintf("%7.2fx", v/bv)
+				}
+			}
+			out += fmt.Sprintf(" %9.2f %-8s %s", v, unit, ratio)
 		}
-		fmt.Fprintf(w, "%-58s %9.2f MB/s  %s tessera's speed\n", name, v, ratio)
+		fmt.Fprintln(w, out)
 	}
 }
 
-func (r *results) printKinds(w io.Writer) {
+// printKinds prints the table of BenchmarkCountKind in unit.
+func (r *results) printKinds(w io.Writer, unit, title string) {
 	var kinds, libs []string
 	for _, name := range r.names {
 		parts := strings.Split(name, "/")
@@ -144,35 +178,35 @@ func (r *results) printKinds(w io.Writer) {
 	if len(kinds) == 0 {
 		return
 	}
-	fmt.Fprintln(w)
-	head := "| kind (o200k_base) | " + self + " MB/s | allocs/op |"
+	fmt.Fprintf(w, "\nMB/s by %s (median), o200k_base\n\n", title)
+	head := "| kind | " + self + " | allocs/op |"
 	rule := "|---|---:|---:|"
 	for _, l := range libs {
-		head += " " + l + " MB/s | " + self + " is |"
+		head += " " + l + " | " + self + " is |"
 		rule += "---:|---:|"
 	}
 	fmt.Fprintln(w, head)
 	fmt.Fprintln(w, rule)
 	for _, k := range kinds {
 		row := "| " + k + " |"
-		t, ok := median(r.mbs[kindBase+"/"+k+"/"+self])
+		t, ok := r.median(kindBase+"/"+k+"/"+self, unit)
 		if ok {
-			row += fmt.Sprintf(" %.1f |", t)
+			row += " " + mbs(t) + " |"
 		} else {
 			row += " — |"
 		}
-		if a, ok := median(r.allocs[kindBase+"/"+k+"/"+self]); ok {
+		if a, ok := r.median(kindBase+"/"+k+"/"+self, allocs); ok {
 			row += fmt.Sprintf(" %.0f |", a)
 		} else {
 			row += " — |"
 		}
 		for _, l := range libs {
-			v, has := median(r.mbs[kindBase+"/"+k+"/"+l])
+			v, has := r.median(kindBase+"/"+k+"/"+l, unit)
 			switch {
 			case !has:
 				row += " — | — |"
 			case !ok:
-				row += fmt.Sprintf(" %s | — |", mbs(v))
+				row += " " + mbs(v) + " | — |"
 			default:
 				row += fmt.Sprintf(" %s | %.1f× |", mbs(v), t/v)
 			}
