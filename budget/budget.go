@@ -340,6 +340,7 @@ type fitter struct {
 	p       prompt.Prompt
 	total   int
 	version int
+	pAt     int // the version p was counted at
 	spans   map[string]int
 	// Pieces given back on their estimates, not yet counted (see refill),
 	// the tokens they are expected to take, and whether estimates have

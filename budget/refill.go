@@ -311,7 +311,7 @@ func (f *fitter) attempt() int {
 	if n < f.total {
 		f.grewAt = f.version
 	}
-	f.p, f.total = p, n
+	f.p, f.total, f.pAt = p, n, f.version
 	f.spans = nil
 	return 0
 }
@@ -420,8 +420,13 @@ func (f *fitter) current(path string) (n int, ok bool) {
 // title, body, items or children: its heading marks, fences and the note
 // about dropped items. Parts counted apart can count one token more each
 // than together, so each part adds one. ok is false when the renderer
-// gave u or a child no span.
+// gave u or a child no span, or u changed since the prompt was counted.
 func (f *fitter) frame(u *unit) (int, bool) {
+	if u.touched > f.pAt {
+		// Changed since the prompt was last counted (a piece given back
+		// on its estimate): the spans no longer describe it.
+		return 0, false
+	}
 	if u.frameAt == f.version {
 		return u.frame, u.frameOK
 	}
