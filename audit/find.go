@@ -294,16 +294,13 @@ func (l *Log) find(ctx context.Context, kind byte, value string) ([]Entry, []Bad
 // readIndex opens the index for a lookup.
 func (l *Log) readIndex() (*indexView, func(), error) {
 	path := l.indexPath()
-	f, err := openIndex(path, os.O_RDONLY)
+	f, st, err := openIndex(path, os.O_RDONLY)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	st, err := f.Stat()
+	v, err := openView(f, st.Size())
 	if err == nil {
-		var v *indexView
-		if v, err = openView(f, st.Size()); err == nil {
-			return v, func() { f.Close() }, nil
-		}
+		return v, func() { f.Close() }, nil
 	}
 	f.Close()
 	return nil, nil, fmt.Errorf("%s: %w", path, err)

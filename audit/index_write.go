@@ -31,31 +31,50 @@ func (l *Log) wrapIndex(f *os.File) logFile {
 
 // openIndex opens the index at path, refusing anything but a regular
 // file, so that a link or a directory put in its place is never read or
-// written through.
-func openIndex(path string, flag int) (*os.File, error) {
+// written through, and returns what it is.
+func openIndex(path string, flag int) (*os.File, os.FileInfo, error) {
+	notRegular := errors.New("it is not a regular file")
+	if openSafe != 0 {
+		f, err := os.OpenFile(path, flag|openSafe, 0)
+		if err != nil {
+			if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+				return nil, nil, notRegular
+			}
+			return nil, nil, err
+		}
+		st, err := f.Stat()
+		if err == nil && !st.Mode().IsRegular() {
+			err = notRegular
+		}
+		if err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+		return f, st, nil
+	}
 	for try := 0; ; try++ {
 		fi, err := os.Lstat(path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s is not a regular file", path)
+			return nil, nil, notRegular
 		}
 		f, err := os.OpenFile(path, flag, 0)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		st, err := f.Stat()
 		if err == nil && os.SameFile(fi, st) {
-			return f, nil
+			return f, st, nil
 		}
 		f.Close()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if try == 2 {
 			// Replaced between the two looks, three times over.
-			return nil, fmt.Errorf("%s keeps being replaced while it is opened", path)
+			return nil, nil, errors.New("it keeps being replaced while it is opened")
 		}
 	}
 }
@@ -89,7 +108,7 @@ func (l *Log) indexAppend(lf logFile, off int64, text []byte, r *Record) {
 func (l *Log) indexRecord(lf logFile, off int64, text []byte, r *Record) error {
 	// A record without a correlation id is a line ParseRecord refuses.
 	bad := r.CorrelationID == ""
-	f, err := openIndex(l.indexPath(), os.O_RDWR|os.O_APPEND)
+	f, st, err := openIndex(l.indexPath(), os.O_RDWR|os.O_APPEND)
 	if errors.Is(err, fs.ErrNotExist) {
 		if off != 0 {
 			return nil // a log older than its index: the first lookup builds it
@@ -113,10 +132,6 @@ func (l *Log) indexRecord(lf logFile, off int64, text []byte, r *Record) error {
 	}
 	defer f.Close()
 	xf := l.wrapIndex(f)
-	st, err := xf.Stat()
-	if err != nil {
-		return err
-	}
 	v, err := openView(xf, st.Size())
 	if err != nil || v.covered > off {
 		return nil // damaged, or the log is shorter: the next lookup rebuilds it
@@ -201,7 +216,7 @@ func (l *Log) maybeCompact(xf logFile, lf logFile, nBase, nTail int64) error {
 		return err
 	}
 	var tail []entry
-	if err := v.scanTail(func(e entry) { tail = append(tail, e) }); err != nil {
+	if err := v.scanTail(nil, func(e entry) { tail = append(tail, e) }); err != nil {
 		return l.dropIndex(err)
 	}
 	slices.SortFunc(tail, cmpEntry)
@@ -308,7 +323,7 @@ func (l *Log) extendIndex(f *os.File, v *indexView, rem *collected) error {
 		return err
 	}
 	defer unlockFile(f)
-	x, err := openIndex(l.indexPath(), os.O_RDWR|os.O_APPEND)
+	x, st, err := openIndex(l.indexPath(), os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -317,10 +332,6 @@ func (l *Log) extendIndex(f *os.File, v *indexView, rem *collected) error {
 	}
 	defer x.Close()
 	xf := l.wrapIndex(x)
-	st, err := xf.Stat()
-	if err != nil {
-		return err
-	}
 	now, err := openView(xf, st.Size())
 	if err != nil || now.covered != v.covered || now.last != v.last {
 		return nil

@@ -64,3 +64,24 @@ func TestAppendDiskFull(t *testing.T) {
 		t.Errorf("%d records and bad lines %v; want %d records", len(ids), bad, n)
 	}
 }
+
+// A FIFO where the index goes is never opened for reading or writing (an
+// open would wait for a writer forever): appends and lookups go on, and
+// a lookup puts an index in its place.
+func TestIndexFIFO(t *testing.T) {
+	l := &Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
+	if err := syscall.Mkfifo(l.indexPath(), 0o644); err != nil {
+		t.Skip(err)
+	}
+	ws := warnings(l)
+	appendIDs(t, l, "a", "b")
+	lookup(t, l, kindID, "a")
+	if fi, err := os.Lstat(l.indexPath()); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("index: %v, %v", fi, err)
+	}
+	appendIDs(t, l, "c")
+	checkIndex(t, l)
+	if len(*ws) != 2 || !strings.Contains((*ws)[0], "audit index "+l.indexPath()+": the record is in the log but not in its index (it is not a regular file)") {
+		t.Errorf("warnings: %q", *ws)
+	}
+}
