@@ -131,10 +131,45 @@ func (e *Encoding) VocabSize() int { return len(e.vocab) }
 func (e *Encoding) Count(text string) int {
 	var m merger
 	n := 0
+	// Pieces for the tournament merge are taken two at a time and
+	// merged a step of each in turn: a merge waits on a chain of loads,
+	// and the two chains overlap.
+	a, b := &m.tree, &m.tree2
+	busy := false // a holds a piece being merged
 	for i := 0; i < len(text); {
 		j := e.next(text, i)
-		n += m.count(e.ranks, text[i:j])
+		piece := text[i:j]
 		i = j
+		if len(piece) == 1 || e.ranks.rank(piece) != noRank {
+			n++
+			continue
+		}
+		if len(piece) > treePiece {
+			n += m.bigMerger().merge(e.ranks, piece, len(piece) > sortedPiece)
+			continue
+		}
+		if !busy {
+			a.start(e.ranks, piece)
+			busy = true
+			continue
+		}
+		b.start(e.ranks, piece)
+		for {
+			if !a.step(e.ranks) {
+				n += a.count
+				a, b = b, a
+				break
+			}
+			if !b.step(e.ranks) {
+				n += b.count
+				break
+			}
+		}
+	}
+	if busy {
+		for a.step(e.ranks) {
+		}
+		n += a.count
 	}
 	m.release()
 	return n

@@ -13,7 +13,10 @@ import (
 //
 //   - up to treePiece bytes, treeMerge: a linked list of tokens whose
 //     pair keys are the leaves of an eight-way tournament, in fixed
-//     arrays (no allocation; a merge costs a few eight-way minimums);
+//     arrays (no allocation; a merge costs a few eight-way minimums).
+//     Each merge waits on a chain of loads that ends in the rank table,
+//     so Count keeps two pieces in hand and merges them a step of each
+//     in turn, and the processor overlaps the two chains;
 //   - longer pieces, bigMerge: the linked list with a 4-ary heap of
 //     (rank, start) pairs, O(n log n);
 //   - pieces of more than sortedPiece bytes start bigMerge from the
@@ -34,8 +37,8 @@ const (
 // merger merges pieces into tokens. The zero value is ready; call release
 // when done with it.
 type merger struct {
-	tree treeMerge
-	big  *bigMerge
+	tree, tree2 treeMerge // tree2 for Count's second piece in hand
+	big         *bigMerge
 }
 
 var bigPool = sync.Pool{New: func() any { return new(bigMerge) }}
@@ -104,6 +107,9 @@ type treeMerge struct {
 	next [treePiece + 1]uint16
 	prev [treePiece + 1]uint16
 	buf  [treePiece + 8]byte // the piece, then zeros for 8-byte loads
+
+	piece            string
+	n, groups, count int
 }
 
 const (
@@ -138,7 +144,16 @@ func block(a []uint32, i int) *[8]uint32 {
 // merge merges piece (2 to treePiece bytes) and returns its token count;
 // the tokens start at node 0 and follow next.
 func (g *treeMerge) merge(t *rankTable, piece string) int {
+	g.start(t, piece)
+	for g.step(t) {
+	}
+	return g.count
+}
+
+// start sets g up to merge piece (2 to treePiece bytes).
+func (g *treeMerge) start(t *rankTable, piece string) {
 	n := len(piece)
+	g.piece, g.n, g.count = piece, n, n
 	buf := g.buf[:n+8]
 	copy(buf, piece)
 	clear(buf[n:])
@@ -155,16 +170,16 @@ func (g *treeMerge) merge(t *rankTable, piece string) int {
 	for b := range blocks {
 		g.l1[b] = min8(block(g.key[:], b))
 	}
-	groups := 0 // l2 is used for more than eight blocks
+	g.groups = 0 // l2 is used for more than eight blocks
 	if blocks > 8 {
-		groups = (blocks + 7) / 8
-		for b := blocks; b < groups*8; b++ {
+		g.groups = (blocks + 7) / 8
+		for b := blocks; b < g.groups*8; b++ {
 			g.l1[b] = noKey
 		}
-		for q := range groups {
+		for q := range g.groups {
 			g.l2[q] = min8(block(g.l1[:], q))
 		}
-		for q := groups; q < 8; q++ {
+		for q := g.groups; q < 8; q++ {
 			g.l2[q] = noKey
 		}
 	} else {
@@ -172,58 +187,63 @@ func (g *treeMerge) merge(t *rankTable, piece string) int {
 			g.l1[b] = noKey
 		}
 	}
-	count := n
-	for {
-		var least uint32
-		if groups == 0 {
-			least = min8(block(g.l1[:], 0))
-		} else {
-			least = min8(&g.l2)
+}
+
+// step makes the next merge and reports whether there was one; g.count
+// holds the tokens left.
+func (g *treeMerge) step(t *rankTable) bool {
+	n, piece := g.n, g.piece
+	buf := g.buf[:n+8]
+	var least uint32
+	if g.groups == 0 {
+		least = min8(block(g.l1[:], 0))
+	} else {
+		least = min8(&g.l2)
+	}
+	if least >= noPair {
+		return false
+	}
+	// Merge node s with the next, b, removing b.
+	s := int(least & 511)
+	b := int(g.next[s]) & 511
+	c := int(g.next[b])
+	g.next[s] = uint16(c)
+	g.prev[c] = uint16(s)
+	g.key[b] = noKey
+	g.count--
+	// The pair s starts is now (s..b, c).
+	if c < n {
+		g.key[s] = t.span(buf, piece, s, int(g.next[c]))<<9 | uint32(s)
+	} else {
+		g.key[s] = noKey
+	}
+	// The pair before s is now (p, s..b).
+	p := int(int16(g.prev[s]))
+	if p >= 0 {
+		p &= 511
+		g.key[p] = t.span(buf, piece, p, c)<<9 | uint32(p)
+	}
+	// Recompute the blocks of the changed leaves (p, s and b often
+	// share one), and their groups.
+	bs := s >> 3
+	g.l1[bs] = min8(block(g.key[:], bs))
+	if b>>3 != bs {
+		g.l1[b>>3] = min8(block(g.key[:], b>>3))
+	}
+	if p >= 0 && p>>3 != bs {
+		g.l1[p>>3] = min8(block(g.key[:], p>>3))
+	}
+	if g.groups > 0 {
+		q := bs >> 3
+		g.l2[q] = min8(block(g.l1[:], q))
+		if b>>6 != q {
+			g.l2[b>>6] = min8(block(g.l1[:], b>>6))
 		}
-		if least >= noPair {
-			return count
-		}
-		// Merge node s with the next, b, removing b.
-		s := int(least & 511)
-		b := int(g.next[s]) & 511
-		c := int(g.next[b])
-		g.next[s] = uint16(c)
-		g.prev[c] = uint16(s)
-		g.key[b] = noKey
-		count--
-		// The pair s starts is now (s..b, c).
-		if c < n {
-			g.key[s] = t.span(buf, piece, s, int(g.next[c]))<<9 | uint32(s)
-		} else {
-			g.key[s] = noKey
-		}
-		// The pair before s is now (p, s..b).
-		p := int(int16(g.prev[s]))
-		if p >= 0 {
-			p &= 511
-			g.key[p] = t.span(buf, piece, p, c)<<9 | uint32(p)
-		}
-		// Recompute the blocks of the changed leaves (p, s and b often
-		// share one), and their groups.
-		bs := s >> 3
-		g.l1[bs] = min8(block(g.key[:], bs))
-		if b>>3 != bs {
-			g.l1[b>>3] = min8(block(g.key[:], b>>3))
-		}
-		if p >= 0 && p>>3 != bs {
-			g.l1[p>>3] = min8(block(g.key[:], p>>3))
-		}
-		if groups > 0 {
-			q := bs >> 3
-			g.l2[q] = min8(block(g.l1[:], q))
-			if b>>6 != q {
-				g.l2[b>>6] = min8(block(g.l1[:], b>>6))
-			}
-			if p >= 0 && p>>6 != q {
-				g.l2[p>>6] = min8(block(g.l1[:], p>>6))
-			}
+		if p >= 0 && p>>6 != q {
+			g.l2[p>>6] = min8(block(g.l1[:], p>>6))
 		}
 	}
+	return true
 }
 
 // bigMerge merges pieces longer than smallPiece. Tokens are nodes of a
