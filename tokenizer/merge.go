@@ -16,7 +16,10 @@ import (
 //     arrays (no allocation; a merge costs a few eight-way minimums).
 //     Each merge waits on a chain of loads that ends in the rank table,
 //     so Count keeps two pieces in hand and merges them a step of each
-//     in turn, and the processor overlaps the two chains;
+//     in turn, and the processor overlaps the two chains. A character
+//     of two or three bytes that is one token starts whole where the
+//     vocabulary shows that this changes no merge (chars.go), which in
+//     most scripts takes away most of the merges;
 //   - longer pieces, bigMerge: the linked list with a 4-ary heap of
 //     (rank, start) pairs, O(n log n);
 //   - pieces of more than sortedPiece bytes start bigMerge from the
@@ -157,13 +160,22 @@ func (g *treeMerge) start(t *rankTable, piece string) {
 	buf := g.buf[:n+8]
 	copy(buf, piece)
 	clear(buf[n:])
-	copy(g.next[:n], initNext[:n])
-	copy(g.prev[:n], initPrev[:n])
-	for i := range n - 1 {
-		g.key[i] = t.two[uint16(buf[i])|uint16(buf[i+1])<<8]<<9 | uint32(i)
-	}
 	leaves := (n + 7) &^ 7
-	for i := n - 1; i < leaves; i++ {
+	var chars []charEntry
+	if hasHighByte(piece) {
+		chars = t.charTable()
+	}
+	if chars != nil {
+		g.startChars(t, chars, buf, n)
+	} else {
+		copy(g.next[:n], initNext[:n])
+		copy(g.prev[:n], initPrev[:n])
+		for i := range n - 1 {
+			g.key[i] = t.two[uint16(buf[i])|uint16(buf[i+1])<<8]<<9 | uint32(i)
+		}
+		g.key[n-1] = noKey
+	}
+	for i := n; i < leaves; i++ {
 		g.key[i] = noKey
 	}
 	blocks := leaves / 8
@@ -186,6 +198,43 @@ func (g *treeMerge) start(t *rankTable, piece string) {
 		for b := blocks; b < 8; b++ {
 			g.l1[b] = noKey
 		}
+	}
+}
+
+// startChars links the parts of the piece in buf (n bytes), each a
+// character chars lets start whole (see chars.go) or a byte, and keys
+// their pairs. The bytes inside a character hold no pair.
+func (g *treeMerge) startChars(t *rankTable, chars []charEntry, buf []byte, n int) {
+	prev, count := -1, 0
+	for i := 0; i < n; {
+		k := 1
+		if b := buf[i]; b >= 0xC2 && b <= 0xEF {
+			k = startChar(chars, buf, n, i)
+			if k > 1 {
+				g.key[i+1] = noKey
+				g.key[i+k-1] = noKey
+			}
+		}
+		g.prev[i] = uint16(prev)
+		g.next[i] = uint16(i + k)
+		prev, i = i, i+k
+		count++
+	}
+	g.prev[n] = uint16(prev)
+	g.count = count
+	for s := 0; ; {
+		b := int(g.next[s])
+		if b >= n {
+			g.key[s] = noKey
+			break
+		}
+		e := int(g.next[b])
+		if e-s == 2 {
+			g.key[s] = t.two[uint16(buf[s])|uint16(buf[b])<<8]<<9 | uint32(s)
+		} else {
+			g.key[s] = t.span(buf, g.piece, s, e)<<9 | uint32(s)
+		}
+		s = b
 	}
 }
 
