@@ -138,7 +138,7 @@ type Delivery struct {
 func DefaultModel(f provider.Format) string {
 	switch f {
 	case provider.Anthropic:
-		return "claude-sonnet-4-5"
+		return "claude-sonnet-4-6"
 	case provider.Gemini:
 		return "gemini-3.5-flash"
 	}

@@ -42,7 +42,7 @@ func ExampleEncode() {
 // can reuse its cache.
 func ExampleEncode_cacheBreakpoints() {
 	req := provider.Request{
-		Model:  "claude-sonnet-4-5",
+		Model:  "claude-sonnet-4-6",
 		System: []provider.Part{{Key: "rules", Text: "You review pull requests.", Stable: true}},
 		User: []provider.Part{
 			{Key: "guide", Text: "Style guide: ...", Stable: true},
@@ -58,7 +58,7 @@ func ExampleEncode_cacheBreakpoints() {
 	fmt.Println("breakpoints:", body.CacheBreakpoints)
 	fmt.Println("stable prefix:", body.StablePrefixHash[:12])
 	// Output:
-	// {"model":"claude-sonnet-4-5","max_tokens":1024,"system":[{"type":"text","text":"You review pull requests.","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"Style guide: ...","cache_control":{"type":"ephemeral"}},{"type":"text","text":"diff --git a/x.go b/x.go ..."}]}]}
+	// {"model":"claude-sonnet-4-6","max_tokens":1024,"system":[{"type":"text","text":"You review pull requests.","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"text","text":"Style guide: ...","cache_control":{"type":"ephemeral"}},{"type":"text","text":"diff --git a/x.go b/x.go ..."}]}]}
 	// breakpoints: 2
 	// stable prefix: 7e15e3f3b58b
 }

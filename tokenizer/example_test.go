@@ -7,7 +7,7 @@ import (
 )
 
 func ExampleForModel() {
-	for _, model := range []string{"gpt-4o", "gpt-4", "claude-sonnet-4-5"} {
+	for _, model := range []string{"gpt-4o", "gpt-4", "claude-sonnet-4-6"} {
 		c, err := tokenizer.ForModel(model)
 		if err != nil {
 			panic(err)
@@ -17,7 +17,7 @@ func ExampleForModel() {
 	// Output:
 	// gpt-4o             o200k_base          exact=true  7
 	// gpt-4              cl100k_base         exact=true  7
-	// claude-sonnet-4-5  estimate/anthropic  exact=false 9
+	// claude-sonnet-4-6  estimate/anthropic  exact=false 9
 }
 
 func ExampleEncoding_Encode() {

@@ -110,7 +110,7 @@ func ForModel(model string) (Counter, error) {
 		}
 		return EncodingNamed(f.counter)
 	}
-	return nil, fmt.Errorf("unknown model %q: use an OpenAI, Anthropic or Gemini model name (gpt-4o, gpt-5, o3, gpt-4, claude-sonnet-4-5, gemini-2.5-pro) or an encoding (%s, %s)", model, O200kBaseName, Cl100kBaseName)
+	return nil, fmt.Errorf("unknown model %q: use an OpenAI, Anthropic or Gemini model name (gpt-4o, gpt-5, o3, gpt-4, claude-sonnet-4-6, gemini-2.5-pro) or an encoding (%s, %s)", model, O200kBaseName, Cl100kBaseName)
 }
 
 // Truncate cuts text at a token boundary of the base encoding so that

@@ -24,7 +24,7 @@ var examples = map[string]string{
   tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --budget 1200 --reserve 200 --explain
 
   # a canonical spec as an Anthropic request body
-  tessera assemble --spec examples/canonical/support-ticket.yaml --provider anthropic --model claude-sonnet-4-5
+  tessera assemble --spec examples/canonical/support-ticket.yaml --provider anthropic --model claude-sonnet-4-6
 
   # an agent step's prompt (see "tessera agent")
   tessera assemble --agent-role planner --agent-goal "Add type hints" --agent-workspace examples/agent/workspace`,
@@ -39,7 +39,7 @@ var examples = map[string]string{
   # every logged assembly of one exact prompt (its sha256, as assemble | sha256sum prints it)
   tessera replay --root examples --log /tmp/assemblies.jsonl --hash e859b9ca235c5c5157d39ad983a82495697dc71b4ad35c1c83daaf603cc33266`,
 	"tessera tokens": `  tessera tokens --model gpt-4o examples/seed/prompts/shared/review_rules.txt
-  tessera tokens --model claude-sonnet-4-5 examples/canonical/v2-example.yaml
+  tessera tokens --model claude-sonnet-4-6 examples/canonical/v2-example.yaml
   git show HEAD:README.md | tessera tokens -`,
 	"tessera redact": `  tessera redact --report examples/agent/output.txt
   kubectl logs deploy/api | tessera redact --secrets-only`,
