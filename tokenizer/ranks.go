@@ -1,7 +1,6 @@
 package tokenizer
 
 import (
-	"math"
 	"math/bits"
 	"sync"
 )
@@ -39,7 +38,8 @@ const seenBits = 21
 
 // shortSlot holds a token of three to eight bytes: its bytes in key (the
 // first in the lowest byte, zeros after the last) and its rank and length
-// in val, rank | length<<24. An empty slot has val emptySlot.
+// in val, rank | length<<24. An empty slot has val emptySlot, zero, which
+// no token's val is (its length is at least three).
 type shortSlot struct {
 	key uint64
 	val uint32
@@ -52,7 +52,7 @@ type longSlot struct {
 	rank uint32
 }
 
-const emptySlot = math.MaxUint32
+const emptySlot = 0
 
 // newRankTable returns a table for vocab, where vocab[r] is the token of
 // rank r. It reports false if a token repeats.
@@ -81,9 +81,6 @@ func newRankTable(vocab []string) (*rankTable, bool) {
 	t.shortShift, t.longShift = uint8(64-sb), uint8(64-lb)
 	t.seen = make([]uint64, 1<<seenBits/64)
 	t.seenShift = 64 - seenBits
-	for i := range t.short {
-		t.short[i].val = emptySlot
-	}
 	for r, tok := range vocab {
 		if t.rank(tok) != noRank {
 			return nil, false

@@ -1,11 +1,13 @@
 // Command vocabgen converts a tiktoken vocabulary file (one "base64 rank"
 // pair per line, ranks 0..n-1 in order) into the compact form the
-// tokenizer package embeds: gzip over a uvarint count followed by each
-// token's uvarint length and bytes, in rank order.
+// tokenizer package embeds: a uvarint count followed by each token's
+// uvarint length and bytes, in rank order. It is left uncompressed: it is
+// half as large again as its gzip, and the tokenizer reads it in place,
+// without decompressing it in every process that counts.
 //
 // Usage:
 //
-//	go run ./tokenizer/internal/vocabgen -in o200k_base.tiktoken -out tokenizer/data/o200k_base.bpe.gz
+//	go run ./tokenizer/internal/vocabgen -in o200k_base.tiktoken -out tokenizer/data/o200k_base.bpe
 //
 // The tokenizer tests check that the embedded data expands back to the
 // published file, byte for byte, by its SHA-256.
@@ -14,7 +16,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/base64"
 	"encoding/binary"
 	"flag"
@@ -30,7 +31,7 @@ func main() {
 	out := flag.String("out", "", "compact vocabulary file to write")
 	flag.Parse()
 	if *in == "" || *out == "" {
-		fmt.Fprintln(os.Stderr, "usage: vocabgen -in FILE.tiktoken -out FILE.bpe.gz")
+		fmt.Fprintln(os.Stderr, "usage: vocabgen -in FILE.tiktoken -out FILE.bpe")
 		os.Exit(2)
 	}
 	if err := convert(*in, *out); err != nil {
@@ -71,23 +72,12 @@ func convert(in, out string) error {
 		raw.Write(binary.AppendUvarint(nil, uint64(len(t))))
 		raw.Write(t)
 	}
-	var gz bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	if _, err := zw.Write(raw.Bytes()); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), ".vocab-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(gz.Bytes()); err != nil {
+	if _, err := tmp.Write(raw.Bytes()); err != nil {
 		tmp.Close()
 		return err
 	}
