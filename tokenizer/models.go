@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -45,9 +46,22 @@ func (e *Estimate) Exact() bool { return false }
 // of each family (see docs/budgets.md): the ratio on code and mixed text
 // was at most 1.22 for both, so 1.25 keeps the estimate above the true
 // count for ordinary prompts.
+//
+// Claude Opus 4.7 brought a new tokenizer, which Anthropic says makes 1.0
+// to 1.35 times as many tokens from the same text as before, and the
+// models after it keep it. Anthropic47Factor is AnthropicFactor times
+// 1.35, rounded up, for Claude 4.7 and later.
 const (
-	AnthropicFactor = 1.25
-	GeminiFactor    = 1.25
+	AnthropicFactor   = 1.25
+	Anthropic47Factor = 1.7
+	GeminiFactor      = 1.25
+)
+
+// Names of the built-in estimates.
+const (
+	AnthropicEstimate   = "estimate/anthropic"
+	Anthropic47Estimate = "estimate/anthropic-4.7"
+	GeminiEstimate      = "estimate/gemini"
 )
 
 // family maps a model-name prefix to a counter.
@@ -82,7 +96,8 @@ var families = []family{
 // ForModel returns the counter for a model: the exact encoding for
 // OpenAI models (gpt-5, gpt-4.1, gpt-4o and the o-series use o200k_base;
 // gpt-4 and gpt-3.5 use cl100k_base), a calibrated estimate for Anthropic
-// (claude-*) and Gemini (gemini-*, gemma-*) models. An encoding name
+// (claude-*; a higher one from Claude 4.7, whose tokenizer makes more
+// tokens) and Gemini (gemini-*, gemma-*) models. An encoding name
 // ("o200k_base", "cl100k_base") is accepted as a model. A provider prefix
 // such as "openai/" is ignored, and a version or date may follow the
 // family name ("gpt-4o-2024-08-06", "gpt-5.1", "o3-mini").
@@ -104,9 +119,12 @@ func ForModel(model string) (Counter, error) {
 		}
 		switch f.counter {
 		case "anthropic":
-			return NewEstimate("estimate/anthropic", O200kBase(), AnthropicFactor)
+			if claudeAtLeast47(name) {
+				return CounterNamed(Anthropic47Estimate)
+			}
+			return CounterNamed(AnthropicEstimate)
 		case "gemini":
-			return NewEstimate("estimate/gemini", O200kBase(), GeminiFactor)
+			return CounterNamed(GeminiEstimate)
 		}
 		return EncodingNamed(f.counter)
 	}
@@ -129,20 +147,50 @@ func (e *Estimate) Truncate(text string, max int) (string, int) {
 
 // CounterNamed returns the counter whose Name is name: an encoding
 // ("o200k_base", "cl100k_base") or a built-in estimate
-// ("estimate/anthropic", "estimate/gemini"). Replay uses it to count with
-// the counter a record names.
+// ("estimate/anthropic", "estimate/anthropic-4.7", "estimate/gemini").
+// Replay uses it to count with the counter a record names.
 func CounterNamed(name string) (Counter, error) {
 	switch name {
-	case "estimate/anthropic":
+	case AnthropicEstimate:
 		return NewEstimate(name, O200kBase(), AnthropicFactor)
-	case "estimate/gemini":
+	case Anthropic47Estimate:
+		return NewEstimate(name, O200kBase(), Anthropic47Factor)
+	case GeminiEstimate:
 		return NewEstimate(name, O200kBase(), GeminiFactor)
 	}
 	e, err := EncodingNamed(name)
 	if err != nil {
-		return nil, fmt.Errorf("unknown counter %q: use %s, %s, estimate/anthropic or estimate/gemini", name, O200kBaseName, Cl100kBaseName)
+		return nil, fmt.Errorf("unknown counter %q: use %s, %s, %s, %s or %s", name, O200kBaseName, Cl100kBaseName, AnthropicEstimate, Anthropic47Estimate, GeminiEstimate)
 	}
 	return e, nil
+}
+
+// claudeAtLeast47 reports whether the Claude model name (lower case,
+// "claude-" first) is of version 4.7 or later: the first number in it is
+// the major version ("claude-opus-4-7", "claude-3-5-sonnet"), and a
+// number of one or two digits right after it the minor; a date is not a
+// version. A name with no version, or one it cannot read, counts as
+// earlier.
+func claudeAtLeast47(name string) bool {
+	major, minor := -1, 0
+	for part := range strings.FieldsFuncSeq(strings.TrimPrefix(name, "claude"), func(r rune) bool {
+		return r == '-' || r == '.' || r == '_' || r == '@' || r == ':'
+	}) {
+		n, err := strconv.Atoi(part)
+		if err != nil || len(part) > 2 {
+			if major >= 0 {
+				break
+			}
+			continue
+		}
+		if major < 0 {
+			major = n
+			continue
+		}
+		minor = n
+		break
+	}
+	return major > 4 || major == 4 && minor >= 7
 }
 
 // MessageOverhead returns the tokens a chat request adds around the text
