@@ -91,7 +91,8 @@ type Request struct {
 	// CorrelationID identifies the record; empty makes a new random one.
 	CorrelationID string
 	// Log, when set, is appended the record; nil uses the catalog's log
-	// when its tessera.yaml names one.
+	// when its tessera.yaml names one. Problems with the log's index go
+	// to its Warn, or, without one, to Result.Notes as warnings.
 	Log *audit.Log
 	// NoLog turns the catalog's log off for this assembly.
 	NoLog bool
@@ -262,6 +263,13 @@ func (e *Engine) Assemble(ctx context.Context, req Request) (*Result, error) {
 		}
 	}
 	if lg != nil {
+		if lg.Warn == nil {
+			// Problems with the log's index do not fail the assembly;
+			// the caller hears of them with the notes.
+			l := *lg
+			l.Warn = func(err error) { res.Notes = append(res.Notes, "warning: "+err.Error()) }
+			lg = &l
+		}
 		if err := lg.Append(ctx, res.Record); err != nil {
 			return nil, err
 		}

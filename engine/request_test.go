@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -265,4 +267,41 @@ func FuzzResultRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLogIndexWarningIsANote checks that a log whose index cannot be
+// written still gets the record, and that the caller hears why in the
+// notes when the log has no Warn of its own.
+func TestLogIndexWarningIsANote(t *testing.T) {
+	reg, err := preset.NewRegistry(&testPreset{sections: []prompt.Section{{Key: "a", Body: "A"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "log.jsonl")
+	// A directory where the index would go: it cannot be written.
+	if err := os.Mkdir(path+audit.IndexSuffix, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := Engine{Registry: reg}
+	res, err := e.Assemble(t.Context(), Request{Preset: "test", Log: &audit.Log{Path: path}, CorrelationID: "w-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], "warning: audit index "+path+audit.IndexSuffix) {
+		t.Errorf("notes = %q, want one warning about the index", res.Notes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(data), `"correlation_id":"w-1"`) {
+		t.Errorf("the log holds %q (%v), want the record", data, err)
+	}
+
+	// A log with its own Warn keeps its warnings.
+	var heard []error
+	res, err = e.Assemble(t.Context(), Request{Preset: "test", Log: &audit.Log{Path: path, Warn: func(err error) { heard = append(heard, err) }}, CorrelationID: "w-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 0 || len(heard) != 1 {
+		t.Errorf("notes %q and %d warnings heard, want none and one", res.Notes, len(heard))
+	}
 }
