@@ -6,9 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -751,4 +753,46 @@ func TestHelperIndexAppend(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// A temporary index left by a process killed while writing it is removed
+// the next time a temporary index is made; one of a process still
+// running, and other names, are left alone.
+func TestIndexTempLeftovers(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("whether another process runs is not asked here")
+	}
+	dir := t.TempDir()
+	l := &Log{Path: filepath.Join(dir, "audit.jsonl")}
+	// A process that has exited: its id is free.
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := cmd.Process.Pid
+	leftovers := map[string]bool{ // name: removed
+		fmt.Sprintf("audit.jsonl.idx.%d-123.tmp", dead):         true,
+		fmt.Sprintf("audit.jsonl.idx.%d-456.tmp", os.Getppid()): false, // running
+		fmt.Sprintf("audit.jsonl.idx.%d-789.tmp", os.Getpid()):  false, // this process
+		fmt.Sprintf("other.jsonl.idx.%d-123.tmp", dead):         false,
+		"audit.jsonl.idx.x-1.tmp":                               false,
+		fmt.Sprintf("audit.jsonl.idx.%d-123.bak", dead):         false,
+	}
+	for name := range leftovers {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := warnings(l)
+	appendIDs(t, l, "a") // the first record makes a new index
+	for name, removed := range leftovers {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if gone := errors.Is(err, fs.ErrNotExist); gone != removed {
+			t.Errorf("%s: removed %v, want %v", name, gone, removed)
+		}
+	}
+	if len(*ws) != 0 {
+		t.Errorf("warnings: %q", *ws)
+	}
+	checkIndex(t, l)
 }

@@ -10,6 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tessera-dev/tessera/internal/proc"
 )
 
 func (l *Log) indexPath() string { return l.Path + IndexSuffix }
@@ -345,6 +349,40 @@ func (l *Log) extendIndex(f *os.File, v *indexView, rem *collected) error {
 	return l.maybeCompact(xf, f, now.hdr.nBase, now.nTail+int64(len(rem.ents)))
 }
 
+// removeTempLeftovers removes the temporary indexes, named
+// "<index>.<pid>-<random>.tmp", that a process killed while writing one
+// left beside the index at path: those whose process is gone. Those of a
+// process still running, and every other name, are left alone, and so
+// is everything where the system cannot say whether a process runs.
+// Failures are passed to Warn: a leftover costs only disk space.
+func (l *Log) removeTempLeftovers(path string) {
+	dir, base := filepath.Dir(path), filepath.Base(path)+"."
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return // creating the new file reports what is wrong
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		id, _, ok := strings.Cut(rest, "-")
+		if !ok || !strings.HasSuffix(rest, ".tmp") {
+			continue
+		}
+		pid, err := strconv.Atoi(id)
+		if err != nil {
+			continue
+		}
+		if running, known := proc.Running(pid); running || !known {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			l.warn(fmt.Errorf("audit index %s: cannot remove %s, left by a process killed while writing the index: %w", path, e.Name(), err))
+		}
+	}
+}
+
 // tempIndex is a new index being written beside the old one, which it
 // replaces by rename.
 type tempIndex struct {
@@ -358,7 +396,8 @@ type tempIndex struct {
 
 func (l *Log) newTempIndex(h header) (*tempIndex, error) {
 	path := l.indexPath()
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	l.removeTempLeftovers(path)
+	f, err := os.CreateTemp(filepath.Dir(path), fmt.Sprintf("%s.%d-*.tmp", filepath.Base(path), os.Getpid()))
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/proc"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
@@ -165,7 +166,12 @@ func removeLeftovers(parent, base string) ([]string, error) {
 	var removed []string
 	for _, e := range entries {
 		pid, ok := leftoverPID(e.Name(), base)
-		if !ok || !e.IsDir() || processRunning(pid) {
+		if !ok || !e.IsDir() {
+			continue
+		}
+		// Where the system cannot say, only this process counts as
+		// running: compiles of one output are not expected to overlap.
+		if running, _ := proc.Running(pid); running {
 			continue
 		}
 		p := filepath.Join(parent, e.Name())
