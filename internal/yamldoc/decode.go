@@ -465,7 +465,7 @@ func floatOf(n *yaml.Node) (float64, bool) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!float" && n.Tag != "!!int" {
 		return 0, false
 	}
-	if jsonNumber(n.Value) {
+	if JSONNumber(n.Value) {
 		if f, err := strconv.ParseFloat(n.Value, 64); err == nil {
 			return f, true
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -106,7 +107,7 @@ func (d *Decoder) writeJSONScalar(b *bytes.Buffer, n *yaml.Node, at string) bool
 		}
 		b.WriteString(strconv.FormatInt(v, 10))
 	case "!!float":
-		if jsonNumber(n.Value) {
+		if JSONNumber(n.Value) {
 			b.WriteString(n.Value)
 			break
 		}
@@ -123,9 +124,9 @@ func (d *Decoder) writeJSONScalar(b *bytes.Buffer, n *yaml.Node, at string) bool
 	return true
 }
 
-// jsonNumber reports whether s is a number as JSON writes it:
+// JSONNumber reports whether s is a number as JSON writes it:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func jsonNumber(s string) bool {
+func JSONNumber(s string) bool {
 	i := 0
 	if i < len(s) && s[i] == '-' {
 		i++
@@ -159,32 +160,33 @@ func jsonNumber(s string) bool {
 	return i == len(s)
 }
 
-// writeJSONString writes s as a JSON string, escaping only what JSON
-// requires (and U+2028, U+2029), so text reads as written.
+// writeJSONString writes s as a JSON string (see AppendJSONString).
 func writeJSONString(b *bytes.Buffer, s string) {
+	b.Write(AppendJSONString(b.AvailableBuffer(), s))
+}
+
+// AppendJSONString appends s as a JSON string, escaping only what JSON
+// requires (and U+2028, U+2029), so text reads as written.
+func AppendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
-	b.WriteByte('"')
+	b = append(b, '"')
 	for _, r := range s {
 		switch {
 		case r == '"':
-			b.WriteString(`\"`)
+			b = append(b, `\"`...)
 		case r == '\\':
-			b.WriteString(`\\`)
+			b = append(b, `\\`...)
 		case r == '\n':
-			b.WriteString(`\n`)
+			b = append(b, `\n`...)
 		case r == '\r':
-			b.WriteString(`\r`)
+			b = append(b, `\r`...)
 		case r == '\t':
-			b.WriteString(`\t`)
+			b = append(b, `\t`...)
 		case r < 0x20 || r == '\u2028' || r == '\u2029':
-			b.WriteString(`\u`)
-			b.WriteByte(hex[r>>12&0xF])
-			b.WriteByte(hex[r>>8&0xF])
-			b.WriteByte(hex[r>>4&0xF])
-			b.WriteByte(hex[r&0xF])
+			b = append(b, '\\', 'u', hex[r>>12&0xF], hex[r>>8&0xF], hex[r>>4&0xF], hex[r&0xF])
 		default:
-			b.WriteRune(r)
+			b = utf8.AppendRune(b, r)
 		}
 	}
-	b.WriteByte('"')
+	return append(b, '"')
 }

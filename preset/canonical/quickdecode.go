@@ -5,7 +5,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/internal/yamldoc"
 )
 
 // quickSpec decodes text, the normalised text of the spec file path, with
@@ -364,7 +365,7 @@ func (d *qdecoder) writeJSON(n int32) {
 			if k != q.first {
 				d.json = append(d.json, ',')
 			}
-			d.json = appendJSONString(d.json, d.node(k).value)
+			d.json = yamldoc.AppendJSONString(d.json, d.node(k).value)
 			d.json = append(d.json, ':')
 			v := d.node(k).next
 			d.writeJSON(v)
@@ -384,7 +385,7 @@ func (d *qdecoder) writeJSON(n int32) {
 		v := q.value
 		switch {
 		case q.text:
-			d.json = appendJSONString(d.json, v)
+			d.json = yamldoc.AppendJSONString(d.json, v)
 		case v == "true" || v == "True" || v == "TRUE":
 			d.json = append(d.json, "true"...)
 		case v == "false" || v == "False" || v == "FALSE":
@@ -396,40 +397,14 @@ func (d *qdecoder) writeJSON(n int32) {
 		case v[0] == '+' || v[0] == '-' || v[0] == '.' || '0' <= v[0] && v[0] <= '9':
 			// A number JSON writes as YAML reads it; other numbers,
 			// dates and the like are left to the full parser.
-			if !plainDecimal(v) && !jsonNumber(v) {
+			if !plainDecimal(v) && !yamldoc.JSONNumber(v) {
 				d.bad = true
 			}
 			d.json = append(d.json, v...)
 		default:
-			d.json = appendJSONString(d.json, v)
+			d.json = yamldoc.AppendJSONString(d.json, v)
 		}
 	}
-}
-
-// appendJSONString appends s as a JSON string, escaping only what JSON
-// requires (and U+2028, U+2029), as ParseSpec's decoder writes schemas.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b = append(b, `\"`...)
-		case r == '\\':
-			b = append(b, `\\`...)
-		case r == '\n':
-			b = append(b, `\n`...)
-		case r == '\r':
-			b = append(b, `\r`...)
-		case r == '\t':
-			b = append(b, `\t`...)
-		case r < 0x20 || r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', hex[r>>12&0xF], hex[r>>8&0xF], hex[r>>4&0xF], hex[r&0xF])
-		default:
-			b = utf8.AppendRune(b, r)
-		}
-	}
-	return append(b, '"')
 }
 
 // plainDecimal reports whether s is -?(0|[1-9][0-9]*), a whole number
@@ -447,40 +422,4 @@ func plainDecimal(s string) bool {
 		}
 	}
 	return true
-}
-
-// jsonNumber reports whether s is a number as JSON writes it:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func jsonNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		j := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i - j
-	}
-	start := i
-	if n := digits(); n == 0 || n > 1 && s[start] == '0' {
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
 }
