@@ -1,39 +1,51 @@
 package tokenizer
 
-import "unicode/utf8"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Characters merged before the merge.
 //
-// A character of two or three bytes that is one token costs the merge one
-// or two steps to build from its bytes, and text in most scripts is
-// little else: in Chinese, two thirds of the merges only rebuild
-// characters. The tournament merge can start from such a character whole,
-// with the same result as tiktoken's loop from the bytes, when the
-// character is safe in its place. Let R be the largest rank among the
-// merges that build the character c from its bytes alone, and q the rank
-// of each of those merges in turn. c is safe in its place if
+// A character of two to four bytes costs the merge up to three steps to
+// build from its bytes, and text in most scripts is little else: in
+// Chinese, two thirds of the merges only rebuild characters. The
+// tournament merge can start from the parts the character's bytes merge
+// into on their own (the character whole, if it is one token), with the
+// same result as tiktoken's loop from the bytes, when the character is
+// safe in its place. Let the merges that build the character c's parts
+// from its bytes alone have the ranks q1, q2, …, and R the largest. c is
+// safe in its place if
 //
-//   - at each step of building c, every token that ends with c's first
+//   - before each of those merges, every token that ends with c's first
 //     part and begins before c, and every token that begins with c's last
-//     part and ends after c, has a rank above q; and
-//   - every token that ends with the whole of c and begins before it, and
-//     every token that begins with c and ends after it, has a rank above R.
+//     part and ends after c, ranks above that merge; and
+//   - once the parts are built, every token that ends with the first part
+//     and begins before c, and every token that begins with the last part
+//     and ends after c, ranks above R.
 //
-// Then, from the bytes, c is always built before any of its parts can
-// merge with a neighbour: the next step of building c ranks below every
-// such pair. And a pair that involves the whole c ranks above every step
-// of building it, so that starting from c whole, no merge is made earlier
-// than from the bytes, nor any in another order: each merge from the bytes
-// is the lowest of the same pairs from c whole. By induction over the
-// merges the two end with the same tokens.
+// Then, from the bytes, c's parts are always built before any of them can
+// merge with a neighbour: the next step of building them ranks below
+// every such pair. And a pair that involves a built part ranks above
+// every step of building them, so that starting from the parts, no merge
+// is made earlier than from the bytes, nor any in another order: each
+// merge from the bytes is the lowest of the same pairs from the parts.
+// Two of c's parts never merge with each other, since the merge from the
+// bytes alone stopped with them. By induction over the merges the two
+// end with the same tokens.
 //
 // Which tokens count as neighbours depends on the bytes beside c, which
 // the piece gives; the condition is kept for each class of the byte before
 // c and of the byte after it (a continuation byte, a leading byte, an
 // ASCII letter, other ASCII), and checked in the piece. A character at
-// either end of its piece has no neighbour on that side. The table is
-// computed from the vocabulary when it is loaded, and the tests check the
-// merge from characters against tiktoken's loop.
+// either end of its piece has no neighbour on that side.
+//
+// The lowest ranks of the tokens beside each part are computed from the
+// vocabulary on the first piece that is not ASCII (about 8 ms for
+// o200k_base), and each character's entry the first time it is met
+// (under a microsecond), for the code points of the first two planes,
+// which hold every living script and the emoji. The tests check the merge
+// from parts against tiktoken's loop.
 
 // Byte classes for the neighbour conditions.
 const (
@@ -60,18 +72,32 @@ var byteClass = func() (c [256]uint8) {
 	return
 }()
 
-// A charEntry describes a character of the basic multilingual plane that
-// is one token: charValid, its rank in the low charRankBits, and which
-// classes of byte may stand before it (bit charLeft+class) and after it
-// (bit charRight+class) for it to start whole. Zero means none.
-type charEntry = uint32
-
+// A character's entry: zero until it is computed, then charKnown, and if
+// the merge may start from its parts, charUsable with the classes of byte
+// that may stand before it (bit charLeft+class) and after it (bit
+// charRight+class), and where its parts begin (bit charSplit+j: a part
+// begins j+1 bytes in).
 const (
-	charRankBits = 20
-	charLeft     = charRankBits
-	charRight    = charLeft + byteClasses
-	charValid    = 1 << 31
+	charLeft   = 0
+	charRight  = charLeft + byteClasses
+	charSplit  = charRight + byteClasses
+	charUsable = 1 << 30
+	charKnown  = 1 << 31
+
+	// charPoints is how many code points have entries: the first two
+	// planes.
+	charPoints = 0x20000
 )
+
+// charTable holds the entries of characters, filled as they are met, and
+// what computing one needs.
+type charTable struct {
+	entries [charPoints]atomic.Uint32
+	// beside holds, for each first or last part of a character (and each
+	// character whole), by packKey, the lowest ranks of the tokens that
+	// extend it, by the class of the byte next to it.
+	beside map[uint64]*neighbourRanks
+}
 
 // neighbourRanks holds, for a string s of one to four bytes, the lowest
 // rank of a token that is longer than s and ends with it (before) or
@@ -81,41 +107,46 @@ type neighbourRanks struct {
 	before, after [byteClasses]uint32
 }
 
-// charTable returns the table of characters the merge may start whole,
-// building it on first use: text in ASCII alone never needs it.
-func (t *rankTable) charTable() []charEntry {
-	t.charsOnce.Do(func() { t.chars = t.buildChars(t.vocab) })
-	return t.chars
+var noNeighbours = neighbourRanks{
+	before: [byteClasses]uint32{noRank, noRank, noRank, noRank},
+	after:  [byteClasses]uint32{noRank, noRank, noRank, noRank},
 }
 
-// buildChars returns the table of characters the merge may start whole,
-// indexed by code point (see above), or nil if ranks do not fit an entry.
-func (t *rankTable) buildChars(vocab []string) []charEntry {
-	if len(vocab) >= 1<<charRankBits {
-		return nil // every piece merges from bytes
-	}
-	// The strings that matter: parts of a character of two or three
-	// bytes, and the character itself. A part is a leading byte with the
-	// continuation bytes after it (the first part) or continuation bytes
-	// alone (the last).
-	index := make(map[uint64]int32)
-	var nbs []neighbourRanks
+// lazyChars builds a rankTable's charTable on first use.
+type lazyChars struct {
+	once  sync.Once
+	table *charTable
+}
+
+// charTable returns the table of characters, building what it needs on
+// first use: text in ASCII alone never needs it.
+func (t *rankTable) charTable() *charTable {
+	t.chars.once.Do(func() { t.chars.table = newCharTable(t.vocab) })
+	return t.chars.table
+}
+
+func newCharTable(vocab []string) *charTable {
+	ct := &charTable{beside: make(map[uint64]*neighbourRanks)}
 	get := func(s string) *neighbourRanks {
 		k := packKey(s)
-		i, ok := index[k]
-		if !ok {
-			i = int32(len(nbs))
-			index[k] = i
-			nbs = append(nbs, noNeighbours)
+		r := ct.beside[k]
+		if r == nil {
+			r = new(neighbourRanks)
+			*r = noNeighbours
+			ct.beside[k] = r
 		}
-		return &nbs[i]
+		return r
 	}
+	// The strings that matter are the first part of a character (a
+	// leading byte and the continuation bytes after it), its last part
+	// (continuation bytes, or a leading byte and those after it), and the
+	// whole character.
 	for rank, tok := range vocab {
 		if !hasHighByte(tok) {
 			continue
 		}
 		r := uint32(rank)
-		for l := 1; l <= 3 && l < len(tok); l++ {
+		for l := 1; l <= 4 && l < len(tok); l++ {
 			if s := tok[len(tok)-l:]; s[0] >= 0xC0 && allCont(s[1:]) {
 				n := get(s)
 				c := byteClass[tok[len(tok)-l-1]]
@@ -128,69 +159,78 @@ func (t *rankTable) buildChars(vocab []string) []charEntry {
 			}
 		}
 	}
-	lookup := func(s string) *neighbourRanks {
-		if i, ok := index[packKey(s)]; ok {
-			return &nbs[i]
-		}
-		return &noNeighbours
+	return ct
+}
+
+func (ct *charTable) neighbours(s string) *neighbourRanks {
+	if r := ct.beside[packKey(s)]; r != nil {
+		return r
 	}
-	chars := make([]charEntry, 1<<16)
-	for rank, tok := range vocab {
-		c, k := utf8.DecodeRuneInString(tok)
-		if k != len(tok) || k < 2 || k > 3 || c == utf8.RuneError {
-			continue
-		}
-		left, right := uint32(1<<byteClasses-1), uint32(1<<byteClasses-1)
-		// Build c from its bytes, tiktoken's way, checking each step.
-		var bounds [4]int
-		parts := k
-		for i := range bounds {
-			bounds[i] = i
-		}
-		most := uint32(0)
-		for parts > 1 {
-			best, q := -1, uint32(noRank)
-			for i := 0; i+1 < parts; i++ {
-				if r := t.rank(tok[bounds[i]:bounds[i+2]]); r < q {
-					best, q = i, r
-				}
+	return &noNeighbours
+}
+
+// entry returns the entry of the character c, whose k bytes are enc,
+// computing it the first time.
+func (ct *charTable) entry(t *rankTable, c rune, enc string) uint32 {
+	if e := ct.entries[c].Load(); e != 0 {
+		return e
+	}
+	e := ct.compute(t, enc)
+	ct.entries[c].Store(e) // another goroutine may store the same value
+	return e
+}
+
+// compute returns the entry of the character whose bytes are enc: merge
+// them alone, tiktoken's way, checking each step (see above).
+func (ct *charTable) compute(t *rankTable, enc string) uint32 {
+	k := len(enc)
+	left, right := uint32(1<<byteClasses-1), uint32(1<<byteClasses-1)
+	var bounds [5]int
+	parts := k
+	for i := range bounds {
+		bounds[i] = i
+	}
+	most := uint32(0)
+	for {
+		best, q := -1, uint32(noRank)
+		for i := 0; i+1 < parts; i++ {
+			if r := t.rank(enc[bounds[i]:bounds[i+2]]); r < q {
+				best, q = i, r
 			}
-			if best < 0 {
-				break
-			}
-			first, last := lookup(tok[:bounds[1]]), lookup(tok[bounds[parts-1]:])
-			for cl := range byteClasses {
-				if first.before[cl] <= q {
-					left &^= 1 << cl
-				}
-				if last.after[cl] <= q {
-					right &^= 1 << cl
-				}
-			}
-			most = max(most, q)
-			copy(bounds[best+1:], bounds[best+2:parts+1])
-			parts--
 		}
-		if parts != 1 {
-			continue // the bytes do not merge into c
+		if best < 0 {
+			break
 		}
-		whole := lookup(tok)
+		first, last := ct.neighbours(enc[:bounds[1]]), ct.neighbours(enc[bounds[parts-1]:])
 		for cl := range byteClasses {
-			if whole.before[cl] <= most {
+			if first.before[cl] <= q {
 				left &^= 1 << cl
 			}
-			if whole.after[cl] <= most {
+			if last.after[cl] <= q {
 				right &^= 1 << cl
 			}
 		}
-		chars[c] = charValid | uint32(rank) | left<<charLeft | right<<charRight
+		most = max(most, q)
+		copy(bounds[best+1:], bounds[best+2:parts+1])
+		parts--
 	}
-	return chars
-}
-
-var noNeighbours = neighbourRanks{
-	before: [byteClasses]uint32{noRank, noRank, noRank, noRank},
-	after:  [byteClasses]uint32{noRank, noRank, noRank, noRank},
+	if parts == k {
+		return charKnown // nothing merges: starting from the bytes is the same
+	}
+	first, last := ct.neighbours(enc[:bounds[1]]), ct.neighbours(enc[bounds[parts-1]:])
+	for cl := range byteClasses {
+		if first.before[cl] <= most {
+			left &^= 1 << cl
+		}
+		if last.after[cl] <= most {
+			right &^= 1 << cl
+		}
+	}
+	split := uint32(0)
+	for _, b := range bounds[1:parts] {
+		split |= 1 << (b - 1)
+	}
+	return charKnown | charUsable | left<<charLeft | right<<charRight | split<<charSplit
 }
 
 // packKey packs a string of one to four bytes into a map key.
@@ -227,36 +267,38 @@ func hasHighByte(s string) bool {
 	return false
 }
 
-// startChar returns the length of the part that starts at byte i of
-// piece (held in buf, n bytes), whose first byte is 0xC2 to 0xEF: the
-// character there, if chars says it is one token and safe in its place,
-// or else one byte.
-func startChar(chars []charEntry, buf []byte, n, i int) int {
-	b0 := buf[i]
-	b1 := buf[i+1] // buf has zeros past the piece, which fail the checks
+// charAt returns the entry and length of the character at byte i of
+// piece (held in buf with eight zero bytes after its n), whose first byte
+// is 0xC2 or more: the character's entry if the merge may start from its
+// parts there, or zero.
+func (ct *charTable) charAt(t *rankTable, piece string, buf []byte, n, i int) (uint32, int) {
+	b0, b1 := buf[i], buf[i+1] // the zeros past the piece fail the checks
 	var c rune
-	k := 2
-	if b0 < 0xE0 {
-		c = rune(b0&0x1F)<<6 | rune(b1&0x3F)
-	} else {
-		k = 3
-		c = rune(b0&0x0F)<<12 | rune(b1&0x3F)<<6 | rune(buf[i+2]&0x3F)
-		if buf[i+2]&0xC0 != 0x80 || c < 0x800 {
-			return 1
+	var k int
+	switch {
+	case b0 < 0xE0:
+		k, c = 2, rune(b0&0x1F)<<6|rune(b1&0x3F)
+	case b0 < 0xF0:
+		k, c = 3, rune(b0&0x0F)<<12|rune(b1&0x3F)<<6|rune(buf[i+2]&0x3F)
+		if c < 0x800 || buf[i+2]&0xC0 != 0x80 {
+			return 0, 1
 		}
+	case b0 == 0xF0 && b1 >= 0x90 && b1 <= 0x9F: // U+10000 to U+1FFFF
+		k, c = 4, rune(b1&0x3F)<<12|rune(buf[i+2]&0x3F)<<6|rune(buf[i+3]&0x3F)|0x10000
+		if buf[i+2]&0xC0 != 0x80 || buf[i+3]&0xC0 != 0x80 {
+			return 0, 1
+		}
+	default:
+		return 0, 1
 	}
 	if b1&0xC0 != 0x80 || i+k > n {
-		return 1
+		return 0, 1
 	}
-	e := chars[c]
-	if e == 0 {
-		return 1
+	e := ct.entry(t, c, piece[i:i+k])
+	if e&charUsable == 0 ||
+		i > 0 && e&(1<<(charLeft+uint32(byteClass[buf[i-1]]))) == 0 ||
+		i+k < n && e&(1<<(charRight+uint32(byteClass[buf[i+k]]))) == 0 {
+		return 0, 1
 	}
-	if i > 0 && e&(1<<(charLeft+uint32(byteClass[buf[i-1]]))) == 0 {
-		return 1
-	}
-	if i+k < n && e&(1<<(charRight+uint32(byteClass[buf[i+k]]))) == 0 {
-		return 1
-	}
-	return k
+	return e, k
 }

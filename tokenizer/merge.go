@@ -17,9 +17,9 @@ import (
 //     Each merge waits on a chain of loads that ends in the rank table,
 //     so Count keeps two pieces in hand and merges them a step of each
 //     in turn, and the processor overlaps the two chains. A character
-//     of two or three bytes that is one token starts whole where the
-//     vocabulary shows that this changes no merge (chars.go), which in
-//     most scripts takes away most of the merges;
+//     of two to four bytes starts as the parts its bytes merge into on
+//     their own where the vocabulary shows that this changes no merge
+//     (chars.go), which in most scripts takes away most of the merges;
 //   - longer pieces, bigMerge: the linked list with a 4-ary heap of
 //     (rank, start) pairs, O(n log n);
 //   - pieces of more than sortedPiece bytes start bigMerge from the
@@ -161,12 +161,8 @@ func (g *treeMerge) start(t *rankTable, piece string) {
 	copy(buf, piece)
 	clear(buf[n:])
 	leaves := (n + 7) &^ 7
-	var chars []charEntry
 	if hasHighByte(piece) {
-		chars = t.charTable()
-	}
-	if chars != nil {
-		g.startChars(t, chars, buf, n)
+		g.startChars(t, t.charTable(), buf, n)
 	} else {
 		copy(g.next[:n], initNext[:n])
 		copy(g.prev[:n], initPrev[:n])
@@ -201,24 +197,40 @@ func (g *treeMerge) start(t *rankTable, piece string) {
 	}
 }
 
-// startChars links the parts of the piece in buf (n bytes), each a
-// character chars lets start whole (see chars.go) or a byte, and keys
-// their pairs. The bytes inside a character hold no pair.
-func (g *treeMerge) startChars(t *rankTable, chars []charEntry, buf []byte, n int) {
+// startChars links the parts of the piece in buf (n bytes): the parts a
+// character's bytes merge into on their own, where ct lets the merge start
+// from them (see chars.go), and single bytes elsewhere; and keys their
+// pairs. The other bytes inside a character hold no pair.
+func (g *treeMerge) startChars(t *rankTable, ct *charTable, buf []byte, n int) {
 	prev, count := -1, 0
+	link := func(i, end int) {
+		g.prev[i] = uint16(prev)
+		g.next[i] = uint16(end)
+		prev = i
+		count++
+	}
 	for i := 0; i < n; {
-		k := 1
-		if b := buf[i]; b >= 0xC2 && b <= 0xEF {
-			k = startChar(chars, buf, n, i)
-			if k > 1 {
-				g.key[i+1] = noKey
-				g.key[i+k-1] = noKey
+		if buf[i] < 0xC2 {
+			link(i, i+1)
+			i++
+			continue
+		}
+		e, k := ct.charAt(t, g.piece, buf, n, i)
+		if k == 1 {
+			link(i, i+1)
+			i++
+			continue
+		}
+		start := i
+		for j := 1; j < k; j++ {
+			g.key[i+j] = noKey
+			if e&(1<<(charSplit+j-1)) != 0 {
+				link(start, i+j)
+				start = i + j
 			}
 		}
-		g.prev[i] = uint16(prev)
-		g.next[i] = uint16(i + k)
-		prev, i = i, i+k
-		count++
+		link(start, i+k)
+		i += k
 	}
 	g.prev[n] = uint16(prev)
 	g.count = count

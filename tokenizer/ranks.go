@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"math/bits"
-	"sync"
 )
 
 // rankTable maps token bytes to ranks. The merge looks up every pair of
@@ -24,9 +23,7 @@ type rankTable struct {
 	long  []longSlot  // nine bytes or more
 	vocab []string    // rank → token bytes, to confirm a long match
 	seen  []uint64    // bit h>>seenShift is set if a token hashes to h
-	chars []charEntry // by code point: characters the merge may start whole
-	// charsOnce builds chars on first use (charTable).
-	charsOnce sync.Once
+	chars lazyChars   // where the merge may start from characters' parts
 
 	shortShift, longShift, seenShift uint8
 }
