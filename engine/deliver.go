@@ -146,6 +146,11 @@ func (r *Result) deliver(d *Delivery, c *catalog.Catalog) error {
 		}
 		r.Notes = append(r.Notes, fmt.Sprintf("note: no tokenizer is known for %s: the stable prefix is counted with %s's (%s)", req.Model, def, bodyCounter.Name()))
 	}
+	if known {
+		if err := r.checkWindow(&req, &m, bodyCounter); err != nil {
+			return err
+		}
+	}
 	opts := provider.Options{SystemRole: d.SystemRole, CacheBreakpoints: d.CacheBreakpoints, Counter: bodyCounter, StrictChecked: true}
 	if known {
 		opts.MinCacheTokens = m.MinCacheTokens
@@ -234,6 +239,37 @@ func checkModel(f provider.Format, req *provider.Request, m *provider.Model) err
 		}
 	}
 	return nil
+}
+
+// checkWindow refuses a prompt that, with the reply it asks room for,
+// does not fit the model's context window, which the provider would
+// refuse too; by an estimate, which errs high, it is a warning instead.
+// The count is of the prompt's text, without the tokens the provider
+// adds for messages and tool definitions. A prompt of fewer bytes than
+// half the window, less the reply, always fits (no counter makes more
+// than two tokens of a byte), and is not counted.
+func (r *Result) checkWindow(req *provider.Request, m *provider.Model, c tokenizer.Counter) error {
+	window := m.ContextWindow
+	if window <= 0 {
+		return nil
+	}
+	room := window - req.MaxTokens
+	if text := r.Prompt.Text; 2*len(text) <= room {
+		return nil
+	}
+	n := c.Count(r.Prompt.Text)
+	if n <= room {
+		return nil
+	}
+	reply := ""
+	if req.MaxTokens > 0 {
+		reply = fmt.Sprintf(" with room for a reply of %d", req.MaxTokens)
+	}
+	if !c.Exact() {
+		r.Notes = append(r.Notes, fmt.Sprintf("warning: the prompt counts about %d tokens by %s (an estimate, which errs high)%s, over %s's context window of %d: the provider may refuse it; set a budget to fit it (--budget %d)", n, c.Name(), reply, req.Model, window, window))
+		return nil
+	}
+	return fmt.Errorf("the prompt counts %d tokens by %s%s, over %s's context window of %d tokens: set a budget to trim it to fit (--budget %d, and --reserve for the reply), or target a model with a larger window", n, c.Name(), reply, req.Model, window, window)
 }
 
 // suggest names a model of f's provider that ok accepts: the format's

@@ -226,3 +226,43 @@ func TestDeliverCatalogModels(t *testing.T) {
 		t.Errorf("a refusal is not a model error: %v", err)
 	}
 }
+
+// TestDeliverContextWindow checks that a prompt that does not fit the
+// model's context window, with the reply it asks room for, is refused by
+// an exact count and warned of by an estimate.
+func TestDeliverContextWindow(t *testing.T) {
+	window, maxOut := 1000, 500
+	tab, err := provider.BuiltinModels().With(
+		provider.ModelOverride{Name: "gpt-4o", Source: "tessera.yaml:3", ContextWindow: &window, MaxOutputTokens: &maxOut},
+		provider.ModelOverride{Name: "claude-sonnet-4-6", Source: "tessera.yaml:6", ContextWindow: &window, MaxOutputTokens: &maxOut},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withText := func(text string) *Result {
+		r := plain.result(false)
+		r.Sections[0].Text = text
+		r.Prompt.Text = text
+		return r
+	}
+	long := strings.Repeat(" word", 600) // 600 tokens by o200k_base
+
+	res := withText(long)
+	err = res.deliver(&Delivery{Format: provider.OpenAIChat, Model: "gpt-4o", MaxTokens: 500, Models: tab}, nil)
+	want := "the prompt counts 600 tokens by o200k_base with room for a reply of 500, over gpt-4o's context window of 1000 tokens: set a budget to trim it to fit (--budget 1000, and --reserve for the reply), or target a model with a larger window"
+	if err == nil || err.Error() != want {
+		t.Errorf("over the window:\n got %v\nwant %s", err, want)
+	}
+	res = withText(long)
+	if err := res.deliver(&Delivery{Format: provider.OpenAIChat, Model: "gpt-4o", MaxTokens: 400, Models: tab}, nil); err != nil {
+		t.Errorf("a prompt that fits with its reply: %v", err)
+	}
+	res = withText(long)
+	if err := res.deliver(&Delivery{Format: provider.Anthropic, Model: "claude-sonnet-4-6", MaxTokens: 500, Models: tab}, nil); err != nil || len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], "warning: the prompt counts about 750 tokens by estimate/anthropic (an estimate, which errs high) with room for a reply of 500, over claude-sonnet-4-6's context window of 1000") {
+		t.Errorf("by an estimate: %v %q", err, res.Notes)
+	}
+	res = withText(long)
+	if err := res.deliver(&Delivery{Format: provider.OpenAIChat, Model: "gpt-4o", MaxTokens: 500}, nil); err != nil {
+		t.Errorf("the built-in window: %v", err)
+	}
+}
