@@ -40,6 +40,12 @@ import (
 // ASCII letter, other ASCII), and checked in the piece. A character at
 // either end of its piece has no neighbour on that side.
 //
+// Nothing in the argument needs c to be one character: it holds for any
+// run of bytes. The pre-tokenizers start most words with a space (" при"),
+// and a space before a character at the start of a piece is the other
+// unit the merge starts from parts: with nothing before it, only its right
+// side is checked.
+//
 // The lowest ranks of the tokens beside each part are computed from the
 // vocabulary on the first piece that is not ASCII (about 8 ms for
 // o200k_base), and each character's entry the first time it is met
@@ -92,14 +98,16 @@ const (
 // charTable holds the entries of characters, filled as they are met, and
 // what computing one needs.
 type charTable struct {
-	entries [charPoints]atomic.Uint32
+	// entries holds the characters' entries, and spaced those of a space
+	// and the character, by code point.
+	entries, spaced [charPoints]atomic.Uint32
 	// beside holds, for each first or last part of a character (and each
 	// character whole), by packKey, the lowest ranks of the tokens that
 	// extend it, by the class of the byte next to it.
 	beside map[uint64]*neighbourRanks
 }
 
-// neighbourRanks holds, for a string s of one to four bytes, the lowest
+// neighbourRanks holds, for a string s of one to five bytes, the lowest
 // rank of a token that is longer than s and ends with it (before) or
 // begins with it (after), for each class of the byte next to s in that
 // token.
@@ -139,20 +147,20 @@ func newCharTable(vocab []string) *charTable {
 	}
 	// The strings that matter are the first part of a character (a
 	// leading byte and the continuation bytes after it), its last part
-	// (continuation bytes, or a leading byte and those after it), and the
-	// whole character.
+	// (continuation bytes, or a leading byte and those after it, after a
+	// space or not), and the whole character.
 	for rank, tok := range vocab {
 		if !hasHighByte(tok) {
 			continue
 		}
 		r := uint32(rank)
-		for l := 1; l <= 4 && l < len(tok); l++ {
-			if s := tok[len(tok)-l:]; s[0] >= 0xC0 && allCont(s[1:]) {
+		for l := 1; l <= 5 && l < len(tok); l++ {
+			if s := tok[len(tok)-l:]; l <= 4 && s[0] >= 0xC0 && allCont(s[1:]) {
 				n := get(s)
 				c := byteClass[tok[len(tok)-l-1]]
 				n.before[c] = min(n.before[c], r)
 			}
-			if s := tok[:l]; allCont(s) || (s[0] >= 0xC0 && allCont(s[1:])) {
+			if s := tok[:l]; lastPart(s) {
 				n := get(s)
 				c := byteClass[tok[l]]
 				n.after[c] = min(n.after[c], r)
@@ -162,6 +170,15 @@ func newCharTable(vocab []string) *charTable {
 	return ct
 }
 
+// lastPart reports whether s may be the last part of a unit: continuation
+// bytes, or a leading byte and continuation bytes, after a space or not.
+func lastPart(s string) bool {
+	if s[0] == ' ' {
+		s = s[1:]
+	}
+	return s != "" && (allCont(s) || s[0] >= 0xC0 && allCont(s[1:]))
+}
+
 func (ct *charTable) neighbours(s string) *neighbourRanks {
 	if r := ct.beside[packKey(s)]; r != nil {
 		return r
@@ -169,23 +186,23 @@ func (ct *charTable) neighbours(s string) *neighbourRanks {
 	return &noNeighbours
 }
 
-// entry returns the entry of the character c, whose k bytes are enc,
-// computing it the first time.
-func (ct *charTable) entry(t *rankTable, c rune, enc string) uint32 {
-	if e := ct.entries[c].Load(); e != 0 {
+// entry returns the entry of the unit enc, the character c or (in
+// spaced) a space and c, computing it the first time.
+func (ct *charTable) entry(t *rankTable, entries *[charPoints]atomic.Uint32, c rune, enc string) uint32 {
+	if e := entries[c].Load(); e != 0 {
 		return e
 	}
 	e := ct.compute(t, enc)
-	ct.entries[c].Store(e) // another goroutine may store the same value
+	entries[c].Store(e) // another goroutine may store the same value
 	return e
 }
 
-// compute returns the entry of the character whose bytes are enc: merge
-// them alone, tiktoken's way, checking each step (see above).
+// compute returns the entry of the unit whose bytes are enc (two to five):
+// merge them alone, tiktoken's way, checking each step (see above).
 func (ct *charTable) compute(t *rankTable, enc string) uint32 {
 	k := len(enc)
 	left, right := uint32(1<<byteClasses-1), uint32(1<<byteClasses-1)
-	var bounds [5]int
+	var bounds [6]int
 	parts := k
 	for i := range bounds {
 		bounds[i] = i
@@ -233,9 +250,9 @@ func (ct *charTable) compute(t *rankTable, enc string) uint32 {
 	return charKnown | charUsable | left<<charLeft | right<<charRight | split<<charSplit
 }
 
-// packKey packs a string of one to four bytes into a map key.
+// packKey packs a string of one to seven bytes into a map key.
 func packKey(s string) uint64 {
-	k := uint64(len(s)) << 32
+	k := uint64(len(s)) << 56
 	for i := range len(s) {
 		k |= uint64(s[i]) << (8 * i)
 	}
@@ -267,34 +284,45 @@ func hasHighByte(s string) bool {
 	return false
 }
 
-// charAt returns the entry and length of the character at byte i of
-// piece (held in buf with eight zero bytes after its n), whose first byte
-// is 0xC2 or more: the character's entry if the merge may start from its
-// parts there, or zero.
+// charAt returns the entry and length of the unit at byte i of piece
+// (held in buf with eight zero bytes after its n), whose first byte is a
+// space at the piece's start or is 0xC2 or more: the unit's entry if the
+// merge may start from its parts there, or zero and one.
 func (ct *charTable) charAt(t *rankTable, piece string, buf []byte, n, i int) (uint32, int) {
-	b0, b1 := buf[i], buf[i+1] // the zeros past the piece fail the checks
+	entries, pre := &ct.entries, 0
+	if buf[i] == ' ' {
+		if i != 0 {
+			return 0, 1
+		}
+		entries, pre = &ct.spaced, 1
+	}
+	j := i + pre
+	b0, b1 := buf[j], buf[j+1] // the zeros past the piece fail the checks
 	var c rune
 	var k int
 	switch {
+	case b0 < 0xC2:
+		return 0, 1
 	case b0 < 0xE0:
 		k, c = 2, rune(b0&0x1F)<<6|rune(b1&0x3F)
 	case b0 < 0xF0:
-		k, c = 3, rune(b0&0x0F)<<12|rune(b1&0x3F)<<6|rune(buf[i+2]&0x3F)
-		if c < 0x800 || buf[i+2]&0xC0 != 0x80 {
+		k, c = 3, rune(b0&0x0F)<<12|rune(b1&0x3F)<<6|rune(buf[j+2]&0x3F)
+		if c < 0x800 || buf[j+2]&0xC0 != 0x80 {
 			return 0, 1
 		}
 	case b0 == 0xF0 && b1 >= 0x90 && b1 <= 0x9F: // U+10000 to U+1FFFF
-		k, c = 4, rune(b1&0x3F)<<12|rune(buf[i+2]&0x3F)<<6|rune(buf[i+3]&0x3F)|0x10000
-		if buf[i+2]&0xC0 != 0x80 || buf[i+3]&0xC0 != 0x80 {
+		k, c = 4, rune(b1&0x3F)<<12|rune(buf[j+2]&0x3F)<<6|rune(buf[j+3]&0x3F)|0x10000
+		if buf[j+2]&0xC0 != 0x80 || buf[j+3]&0xC0 != 0x80 {
 			return 0, 1
 		}
 	default:
 		return 0, 1
 	}
+	k += pre
 	if b1&0xC0 != 0x80 || i+k > n {
 		return 0, 1
 	}
-	e := ct.entry(t, c, piece[i:i+k])
+	e := ct.entry(t, entries, c, piece[i:i+k])
 	if e&charUsable == 0 ||
 		i > 0 && e&(1<<(charLeft+uint32(byteClass[buf[i-1]]))) == 0 ||
 		i+k < n && e&(1<<(charRight+uint32(byteClass[buf[i+k]]))) == 0 {

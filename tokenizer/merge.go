@@ -198,9 +198,10 @@ func (g *treeMerge) start(t *rankTable, piece string) {
 }
 
 // startChars links the parts of the piece in buf (n bytes): the parts a
-// character's bytes merge into on their own, where ct lets the merge start
-// from them (see chars.go), and single bytes elsewhere; and keys their
-// pairs. The other bytes inside a character hold no pair.
+// character's bytes (or, at the start, a space's and a character's) merge
+// into on their own, where ct lets the merge start from them (see
+// chars.go), and single bytes elsewhere; and keys their pairs. The other
+// bytes inside a unit hold no pair.
 func (g *treeMerge) startChars(t *rankTable, ct *charTable, buf []byte, n int) {
 	prev, count := -1, 0
 	link := func(i, end int) {
@@ -210,7 +211,7 @@ func (g *treeMerge) startChars(t *rankTable, ct *charTable, buf []byte, n int) {
 		count++
 	}
 	for i := 0; i < n; {
-		if buf[i] < 0xC2 {
+		if buf[i] < 0xC2 && (i > 0 || buf[0] != ' ') {
 			link(i, i+1)
 			i++
 			continue
