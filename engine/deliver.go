@@ -135,11 +135,11 @@ func (r *Result) deliver(d *Delivery, c *catalog.Catalog) error {
 	req.StrictTools = strictTools
 	bodyCounter, err := tokenizer.ForModel(req.Model)
 	if err != nil {
-		if !known {
-			return &ModelError{Err: err}
-		}
-		// A model tessera.yaml adds, with no tokenizer of its own: count
-		// with the provider's default model's.
+		// A model with no tokenizer Tessera knows (one tessera.yaml adds,
+		// or an open model behind an OpenAI-compatible server): the body
+		// is the same, and only the record's count of the stable prefix
+		// needs a tokenizer, so count it with the provider's default
+		// model's and say so.
 		def := DefaultModel(d.Format)
 		if bodyCounter, err = tokenizer.ForModel(def); err != nil {
 			return &ModelError{Err: err}

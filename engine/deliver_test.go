@@ -102,7 +102,11 @@ func TestDeliverRules(t *testing.T) {
 		// Models the table does not know, or knows for another API.
 		{name: "unknown model", f: provider.Anthropic, model: "claude-opus-4-9", shape: both, notes: []string{"note: model claude-opus-4-9 is not in Tessera's model table: the body is encoded as asked, without checking what the model accepts; describe it under models: in tessera.yaml to check it (docs/PROVIDERS.md)"}, strict: true},
 		{name: "another provider's model", f: provider.OpenAIChat, model: "claude-3-haiku", shape: output, notes: []string{"note: claude-3-haiku is an Anthropic model and the body is for openai: the body is encoded as asked, without checking what the model accepts"}},
-		{name: "no tokenizer at all", f: provider.OpenAIChat, model: "llama-3.1-70b", shape: plain, err: `--model: unknown model "llama-3.1-70b"`},
+		{name: "no tokenizer at all", f: provider.OpenAIChat, model: "llama-3.1-70b", shape: plain, body: `"model":"llama-3.1-70b"`, notes: []string{
+			"note: model llama-3.1-70b is not in Tessera's model table: the body is encoded as asked, without checking what the model accepts; describe it under models: in tessera.yaml to check it (docs/PROVIDERS.md)",
+			"note: no tokenizer is known for llama-3.1-70b: the stable prefix is counted with " + DefaultModel(provider.OpenAIChat) + "'s (o200k_base)",
+		}},
+		{name: "a fine-tuned model has its base model's row", f: provider.OpenAIChat, model: "ft:gpt-3.5-turbo-0125:acme::8xyz", shape: output, err: "ft:gpt-3.5-turbo-0125:acme::8xyz has no structured output"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

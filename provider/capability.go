@@ -308,17 +308,21 @@ func (t *ModelTable) Rows() []Model { return slices.Clone(t.rows) }
 
 // NormalizeModel returns the name Lookup matches for model: the part after
 // the last '/' (so "anthropic/claude-sonnet-4-5" and
-// "models/gemini-2.5-pro" name their models), in lower case.
+// "models/gemini-2.5-pro" name their models), in lower case, without the
+// "ft:" of an OpenAI fine-tuned model (which has its base model's
+// capabilities: "ft:gpt-4o-mini-2024-07-18:acme::9abc" is looked up as
+// "gpt-4o-mini-2024-07-18:acme::9abc", which the gpt-4o-mini row matches).
 func NormalizeModel(model string) string {
 	if i := strings.LastIndexByte(model, '/'); i >= 0 {
 		model = model[i+1:]
 	}
 	for i := 0; i < len(model); i++ {
 		if c := model[i]; c >= 'A' && c <= 'Z' {
-			return strings.ToLower(model)
+			model = strings.ToLower(model)
+			break
 		}
 	}
-	return model
+	return strings.TrimPrefix(model, "ft:")
 }
 
 // Lookup returns the row for the model named model, and the pattern that

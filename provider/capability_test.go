@@ -60,6 +60,10 @@ func TestLookup(t *testing.T) {
 		{"o3-mini-2025-01-31", "o3-mini"},
 		{"o3-pro", "o3"},
 		{"gpt-3.5-turbo-0125", "gpt-3.5-turbo"},
+		// Fine-tuned models have their base model's row.
+		{"ft:gpt-4o-mini-2024-07-18:acme::9abcDEF", "gpt-4o"},
+		{"ft:gpt-4.1-2025-04-14:acme:support:8xyz", "gpt-4.1"},
+		{"ft:gpt-3.5-turbo-0125:acme::1", "gpt-3.5-turbo"},
 		// Anthropic: a version is never taken for a snapshot.
 		{"claude-sonnet-4-5", "claude-sonnet-4-5"},
 		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5"},

@@ -100,13 +100,15 @@ var families = []family{
 // tokens) and Gemini (gemini-*, gemma-*) models. An encoding name
 // ("o200k_base", "cl100k_base") is accepted as a model. A provider prefix
 // such as "openai/" is ignored, and a version or date may follow the
-// family name ("gpt-4o-2024-08-06", "gpt-5.1", "o3-mini").
+// family name ("gpt-4o-2024-08-06", "gpt-5.1", "o3-mini"). An OpenAI
+// fine-tuned model ("ft:gpt-4o-mini-2024-07-18:acme::9abc") counts as its
+// base model, whose tokenizer it keeps.
 func ForModel(model string) (Counter, error) {
 	name := model
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	name = strings.ToLower(name)
+	name = strings.TrimPrefix(strings.ToLower(name), "ft:")
 	if e, err := EncodingNamed(name); err == nil {
 		return e, nil
 	}

@@ -34,6 +34,8 @@ func TestForModel(t *testing.T) {
 		{"claude-opus-4.7", Anthropic47Estimate},
 		{"gemini-2.5-pro", GeminiEstimate},
 		{"gemma-3", GeminiEstimate},
+		{"ft:gpt-4o-mini-2024-07-18:acme::9abcDEF", O200kBaseName},
+		{"FT:gpt-3.5-turbo-0125:acme:support:8xyz", Cl100kBaseName},
 	} {
 		got, err := ForModel(c.model)
 		if err != nil {
@@ -44,7 +46,7 @@ func TestForModel(t *testing.T) {
 			t.Errorf("ForModel(%q) counts with %s, want %s", c.model, got.Name(), c.counter)
 		}
 	}
-	for _, bad := range []string{"llama-3", "gpt", "claudex-4-7", ""} {
+	for _, bad := range []string{"llama-3", "gpt", "claudex-4-7", "", "ft:", "ft:llama-3:acme::1"} {
 		if _, err := ForModel(bad); err == nil || !strings.Contains(err.Error(), "unknown model") {
 			t.Errorf("ForModel(%q) = %v, want an unknown-model error", bad, err)
 		}
