@@ -42,6 +42,8 @@ type ManifestEntry struct {
 	// Spec is the spec file of a compiled canonical spec, relative to
 	// the catalog root.
 	Spec string `json:"spec,omitempty"`
+	// Fixture names the fixture a typed template was compiled with.
+	Fixture string `json:"fixture,omitempty"`
 	// Path is the prompt file relative to the output directory.
 	Path string `json:"path"`
 	// Hash is the prompt hash of the file's content.
@@ -259,8 +261,17 @@ func writePrompts(ctx context.Context, dir string, texts []string, m *Manifest) 
 
 // writeGroup writes prompts that share a directory.
 func writeGroup(dir string, texts []string, entries []ManifestEntry) error {
-	if err := os.Mkdir(filepath.Join(dir, filepath.FromSlash(path.Dir(entries[0].Path))), 0o755); err != nil {
-		return fmt.Errorf("compile: %w", err)
+	sub := filepath.Join(dir, filepath.FromSlash(path.Dir(entries[0].Path)))
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		// A directory two or more levels down (typed/<ns>/<key>): its
+		// parents may not be there yet, or another group's may be being
+		// made at the same time, which MkdirAll allows.
+		if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("compile: %w", err)
+		}
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return fmt.Errorf("compile: %w", err)
+		}
 	}
 	for i, text := range texts {
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(entries[i].Path)), []byte(text), 0o644); err != nil {

@@ -35,6 +35,9 @@ type Config struct {
 	// Specs is a directory of canonical prompt specs (key "specs",
 	// optional) that compile assembles beside the workflow nodes.
 	Specs string
+	// Typed is a directory of typed prompt templates (key "typed",
+	// optional) that compile assembles with their fixtures.
+	Typed string
 	// TemplateExtensions are the file extensions a task_ref may omit, tried
 	// in order (key "template_extensions"; default .txt, .md, .prompt).
 	TemplateExtensions []string
@@ -211,6 +214,7 @@ type configDoc struct {
 	Log                relPath       `yaml:"log"`
 	Out                relPath       `yaml:"out"`
 	Specs              relPath       `yaml:"specs"`
+	Typed              relPath       `yaml:"typed"`
 	Budget             *budgetDoc    `yaml:"budget"`
 	Redaction          *redactionDoc `yaml:"redaction"`
 	Limits             *limitsDoc    `yaml:"limits"`
@@ -261,6 +265,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		Tasks:              string(doc.Tasks),
 		Workflows:          string(doc.Workflows),
 		Specs:              string(doc.Specs),
+		Typed:              string(doc.Typed),
 		TemplateExtensions: doc.TemplateExtensions,
 		Log:                string(doc.Log),
 		Out:                string(doc.Out),

@@ -19,23 +19,36 @@ var specExtensions = []string{".yaml", ".yml", ".json"}
 // directory (.yaml, .yml, .json), sorted; none when the config names no
 // specs directory.
 func (c *Catalog) SpecPaths(ctx context.Context) ([]string, error) {
+	return c.dirFiles(ctx, "specs", c.cfg.Specs)
+}
+
+// TypedPaths returns the paths of the typed prompt templates in the
+// config's typed directory (.yaml, .yml, .json), sorted; none when the
+// config names no typed directory.
+func (c *Catalog) TypedPaths(ctx context.Context) ([]string, error) {
+	return c.dirFiles(ctx, "typed", c.cfg.Typed)
+}
+
+// dirFiles lists the YAML and JSON files of dir, the value of the config
+// key key, sorted.
+func (c *Catalog) dirFiles(ctx context.Context, key, dir string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if c.cfg.Specs == "" {
+	if dir == "" {
 		return nil, nil
 	}
-	entries, err := fs.ReadDir(c.fsys, c.cfg.Specs)
+	entries, err := fs.ReadDir(c.fsys, dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, diag.Errorf(ConfigFile, 0, "specs directory %q does not exist: create it or fix the \"specs\" key", c.cfg.Specs)
+			return nil, diag.Errorf(ConfigFile, c.cfg.lines[key], "%s directory %q does not exist: create it or fix the %q key", key, dir, key)
 		}
-		return nil, fmt.Errorf("list specs in %s: %w", c.cfg.Specs, err)
+		return nil, fmt.Errorf("list %s in %s: %w", key, dir, err)
 	}
 	var paths []string
 	for _, e := range entries {
 		if !e.IsDir() && slices.Contains(specExtensions, path.Ext(e.Name())) {
-			paths = append(paths, path.Join(c.cfg.Specs, e.Name()))
+			paths = append(paths, path.Join(dir, e.Name()))
 		}
 	}
 	slices.Sort(paths)

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/tessera-dev/tessera/preset/agent"
 	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/preset/template"
+	"github.com/tessera-dev/tessera/preset/typed"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/provider"
 	"github.com/tessera-dev/tessera/render"
@@ -30,9 +32,9 @@ import (
 )
 
 // DefaultRegistry returns a registry of Tessera's presets: template,
-// canonical and agent.
+// canonical, agent and typed.
 func DefaultRegistry() *preset.Registry {
-	r, err := preset.NewRegistry(template.New(), canonical.NewPreset(), agent.New())
+	r, err := preset.NewRegistry(template.New(), canonical.NewPreset(), agent.New(), typed.New())
 	if err != nil {
 		panic(err) // the built-in presets are valid; a test keeps them so
 	}
@@ -310,7 +312,7 @@ func layoutMessages(l *preset.Layout) int { return max(l.Messages, 1) }
 // finish renders the layout, fits it when counter is set, checks the
 // output cap, and collects the sections, tools and output.
 func (e *Engine) finish(ctx context.Context, p preset.Preset, l *preset.Layout, env *preset.Env, counter tokenizer.Counter, b budget.Budget) (*Result, error) {
-	res := &Result{Preset: p.Name(), Label: l.Label, Output: l.Output, fitted: l.Sections, style: l.Style}
+	res := &Result{Preset: p.Name(), Label: l.Label, Output: l.Output, Notes: slices.Clone(l.Notes), fitted: l.Sections, style: l.Style}
 	if counter != nil {
 		fit, err := budget.Fit(ctx, l.Sections, func(s []prompt.Section) prompt.Prompt { return render.Render(s, l.Style) }, b, budget.Options{Counter: counter, Cache: e.Cache})
 		if err != nil {

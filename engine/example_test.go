@@ -103,6 +103,8 @@ func ExampleEngine_Compile() {
 	// technical_arch.v1/review.txt 6762520bb7ec
 	// specs/support-ticket.txt 3a9d29f93d73
 	// specs/v2-example.txt 8a120d7ea951
+	// typed/review/code-review/small-change.txt 4d10fbb8362e
+	// typed/review/code-review/strict-expanded.txt b84487cdf780
 }
 
 // Log an assembly and replay it later by correlation id: the preset the

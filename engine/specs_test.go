@@ -70,7 +70,7 @@ func TestBuildSpecsErrors(t *testing.T) {
 		want  []string
 	}{
 		{map[string]string{"tessera.yaml": "tasks: t\nworkflows: w\nspecs: s\n", "w/x.json": `{"nodes": []}`},
-			[]string{`tessera.yaml: specs directory "s" does not exist`}},
+			[]string{`tessera.yaml:3: specs directory "s" does not exist`}},
 		{map[string]string{"tessera.yaml": "tasks: t\nworkflows: w\nspecs: s\n", "w/specs.json": `{"nodes": []}`, "s/a.yaml": planSpec},
 			[]string{`w/specs.json: a workflow named "specs" would be compiled into the directory the specs go to`}},
 		{map[string]string{"tessera.yaml": "tasks: t\nworkflows: w\nspecs: s\n", "w/x.json": `{"nodes": []}`, "s/a.yaml": planSpec, "s/a.yml": planSpec, "s/bad.json": `{"task": []}`},

@@ -122,6 +122,10 @@ type Layout struct {
 	// file, when the preset knows: problems found after Load, such as a
 	// prompt that does not fit its budget, are reported there.
 	At Location
+	// Notes are what the caller should know about the layout that did not
+	// stop it, such as an override left out because its section changed;
+	// each starts with "note: " or "warning: ".
+	Notes []string
 	// Record writes into an audit record what Rebuild needs to lay the
 	// prompt out again (the preset's inputs, as opaque data for audit);
 	// nil records nothing beyond the text and its provenance.

@@ -42,7 +42,7 @@ func (a *app) assembleCmd() *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use:   "assemble (" + strings.Join(uses, " | ") + ")",
-		Short: "Assemble a workflow node's prompt, a canonical prompt spec or an agent step's prompt, and print it",
+		Short: "Assemble a workflow node's prompt, a canonical prompt spec, an agent step's prompt or a typed template, and print it",
 		Long: `Assemble one prompt and print its exact text, or with --json the full
 audit record (text, hash, sources or spec, timestamp, correlation id,
 budget). With --log, or a "log" path in tessera.yaml, the record is also
@@ -53,7 +53,9 @@ preset). --spec assembles a canonical prompt spec (design 004) from a YAML
 or JSON file; a catalog is optional then, and gives its redaction patterns,
 budget and log when there is one. --agent-role and the --agent-* inputs
 assemble an agent step's prompt (design 000; "tessera agent" is the same
-with shorter flags). Each preset's inputs are the flags listed below.`,
+with shorter flags). --typed assembles a typed template (design 003) with
+the values of --typed-params FILE or --typed-fixture NAME. Each preset's
+inputs are the flags listed below.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.assemble(cmd, &o) },
 	}

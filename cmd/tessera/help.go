@@ -27,7 +27,10 @@ var examples = map[string]string{
   tessera assemble --spec examples/canonical/support-ticket.yaml --provider anthropic --model claude-sonnet-4-6
 
   # an agent step's prompt (see "tessera agent")
-  tessera assemble --agent-role planner --agent-goal "Add type hints" --agent-workspace examples/agent/workspace`,
+  tessera assemble --agent-role planner --agent-goal "Add type hints" --agent-workspace examples/agent/workspace
+
+  # a typed template with its parameters' values, one summarized section in full
+  tessera assemble --typed examples/typed/code-review.yaml --typed-params examples/typed/params/code-review.yaml --typed-expand rules`,
 	"tessera compile": `  # what CI runs: build every prompt, write nothing, list every problem
   tessera compile --root examples --check
 

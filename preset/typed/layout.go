@@ -1,0 +1,259 @@
+package typed
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/guard"
+	"github.com/tessera-dev/tessera/internal/yamldoc"
+	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/render"
+)
+
+// OpenSectionsTool is the name of the tool offered with summarized
+// sections: the model calls it with the keys of the sections it needs in
+// full, and the caller lays the prompt out again with them expanded.
+const OpenSectionsTool = "open_sections"
+
+// Style is how typed prompts are written: "## 1. Title" at the top,
+// "### 1.1. Child" below it, sections joined by a blank line.
+var Style = render.Style{Heading: render.Heading{Level: 2, Deeper: true, Numbered: true}}
+
+// Options are the choices of one layout beyond the parameters' values.
+type Options struct {
+	// Expand lists the paths of summarized sections to render in full.
+	Expand []string
+	// Overrides replace section bodies and tool descriptions; nil means
+	// none.
+	Overrides *Overrides
+	// Redactor, when set, redacts secrets from text and list values
+	// before they are substituted (and recorded).
+	Redactor *guard.Redactor
+}
+
+// Layout lays out t with vals (completed with the defaults) for the
+// engine: its enabled sections in order, numbered, with summaries where a
+// section is summarized and not expanded, and the output schema. A
+// required parameter without a value, or an expansion of a section that
+// is not summarized, is an error.
+func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
+	vals, err := t.resolve(vals)
+	if err != nil {
+		return nil, err
+	}
+	var counts guard.Counts
+	if opts.Redactor != nil {
+		for _, p := range t.Params {
+			v := vals[p.Name]
+			if p.Type != String && p.Type != List {
+				continue
+			}
+			red, c := opts.Redactor.RedactSecrets(v.Text)
+			if len(c) == 0 {
+				continue
+			}
+			for _, x := range c {
+				counts.Add(x.Label, x.N)
+			}
+			if p.Type == String {
+				vals[p.Name] = stringValue(red)
+			} else {
+				vals[p.Name] = listValue(redactItems(opts.Redactor, v))
+			}
+		}
+	}
+	expand := map[string]bool{}
+	for _, path := range opts.Expand {
+		s := t.Section(path)
+		switch {
+		case s == nil:
+			return nil, &preset.InputError{Input: InputExpand, Err: fmt.Errorf("%q: template %s/%s has no section %q: the summarized sections are %s", strings.Join(opts.Expand, ","), t.NS, t.Key, path, t.summarized())}
+		case !s.Summarized:
+			return nil, &preset.InputError{Input: InputExpand, Err: fmt.Errorf("section %q is not summarized: it is always rendered in full; the summarized sections are %s", path, t.summarized())}
+		}
+		expand[path] = true
+	}
+	ov := opts.Overrides
+	if ov == nil {
+		ov = &Overrides{}
+	}
+	b := layoutBuilder{t: t, vals: vals, expand: expand, ov: ov, system: map[string]bool{}}
+	secs := b.sections("", t.Sections)
+	if len(b.hidden) > 0 {
+		b.attachOpenSections(secs)
+	}
+	l := &preset.Layout{
+		Sections:   secs,
+		Style:      Style,
+		Messages:   1,
+		Label:      t.NS + "/" + t.Key,
+		Redactions: counts,
+		At:         preset.Location{Path: t.path},
+		Notes:      slices.Clone(ov.Notes),
+	}
+	if len(b.system) > 0 {
+		l.Messages = 2
+	}
+	if o := t.Output; o != nil {
+		l.Output = &preset.Output{Name: o.Name, Schema: o.requestSchema()}
+	}
+	rec := record{Template: t.text, Path: t.path, Values: map[string]json.RawMessage{}, Expand: sortedKeys(expand), Sections: ov.applied(ov.sections), Tools: ov.applied(ov.tools)}
+	for name, v := range vals {
+		rec.Values[name] = v.JSON
+	}
+	l.Record = func(r *audit.Record) error {
+		data, err := json.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("typed: recording the inputs: %w", err)
+		}
+		r.Inputs = data
+		return nil
+	}
+	return l, nil
+}
+
+func redactItems(r *guard.Redactor, v Value) []string {
+	var items []string
+	_ = json.Unmarshal(v.JSON, &items)
+	for i, it := range items {
+		items[i], _ = r.RedactSecrets(it)
+	}
+	return items
+}
+
+// summarized lists the paths of t's summarized sections, for messages.
+func (t *Template) summarized() string {
+	var paths []string
+	t.Walk(func(path string, s *SectionSpec) {
+		if s.Summarized {
+			paths = append(paths, path)
+		}
+	})
+	if len(paths) == 0 {
+		return "none"
+	}
+	return strings.Join(paths, ", ")
+}
+
+// requestSchema is the schema a request asks for: the object's, or for
+// an array {"items": [...]} around the item's.
+func (o *Output) requestSchema() json.RawMessage {
+	if !o.Array {
+		return o.Schema
+	}
+	b := []byte(`{"type":"object","properties":{"items":{"type":"array","items":`)
+	b = append(b, o.Schema...)
+	b = append(b, `}},"required":["items"],"additionalProperties":false}`...)
+	return b
+}
+
+type layoutBuilder struct {
+	t      *Template
+	vals   Values
+	expand map[string]bool
+	ov     *Overrides
+	hidden []string        // summarized sections shown as their summary
+	system map[string]bool // paths of the sections sent as system instructions
+}
+
+func (b *layoutBuilder) sections(parent string, specs []*SectionSpec) []prompt.Section {
+	var out []prompt.Section
+	for _, s := range specs {
+		if s.Enabled != "" && b.vals[s.Enabled].Bool == s.Negate {
+			continue
+		}
+		path := prompt.JoinKey(parent, s.Key)
+		sec := prompt.Section{
+			Key:      s.Key,
+			Title:    s.Title,
+			Priority: s.Priority,
+			Trim:     s.Trim,
+			Source:   b.t.path,
+		}
+		if s.Untrusted {
+			sec.Trust = prompt.Untrusted
+		}
+		if s.System || parent != "" && b.system[parent] {
+			sec.Role = prompt.RoleSystem
+			b.system[path] = true
+		}
+		body := s.Body
+		if o, ok := b.ov.sections[path]; ok && o.text != nil {
+			body = o.text
+		}
+		if body != nil {
+			sec.Body = body.render(b.vals)
+		}
+		if s.Summarized && !b.expand[path] {
+			sec.Visibility = prompt.Summary
+			sec.Summary = s.Summary.render(b.vals) + "\n\n" + fmt.Sprintf("(This is a summary. Call %s with %q for the full section.)", OpenSectionsTool, path)
+			b.hidden = append(b.hidden, path)
+		}
+		for _, tl := range s.Tools {
+			desc := tl.Description
+			if o, ok := b.ov.tools[tl.Name]; ok {
+				desc = o.body
+			}
+			sec.Tools = append(sec.Tools, prompt.Tool{Name: tl.Name, Description: desc, Parameters: tl.Parameters})
+		}
+		if sec.Visibility != prompt.Summary {
+			sec.Children = b.sections(path, s.Children)
+		}
+		out = append(out, sec)
+	}
+	return out
+}
+
+// attachOpenSections offers the open_sections tool with the first
+// summarized section, naming every summarized one.
+func (b *layoutBuilder) attachOpenSections(secs []prompt.Section) {
+	var enum []byte
+	for i, p := range b.hidden {
+		if i > 0 {
+			enum = append(enum, ',')
+		}
+		enum = yamldoc.AppendJSONString(enum, p)
+	}
+	params := `{"type":"object","properties":{"section_keys":{"type":"array","items":{"type":"string","enum":[` + string(enum) + `]},"description":"The sections to read in full."},"reason":{"type":"string","description":"Why they are needed."}},"required":["section_keys","reason"],"additionalProperties":false}`
+	tool := prompt.Tool{Name: OpenSectionsTool, Description: "Read summarized sections of the instructions in full. Call it when a section's summary is not enough for the task.", Parameters: json.RawMessage(params)}
+	var attach func(parent string, secs []prompt.Section) bool
+	attach = func(parent string, secs []prompt.Section) bool {
+		for i := range secs {
+			path := prompt.JoinKey(parent, secs[i].Key)
+			if path == b.hidden[0] {
+				secs[i].Tools = append(secs[i].Tools, tool)
+				return true
+			}
+			if attach(path, secs[i].Children) {
+				return true
+			}
+		}
+		return false
+	}
+	attach("", secs)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// record is what an audit record keeps to lay the prompt out again: the
+// template's text, the values (redacted), the expansions, and the
+// overrides that were applied.
+type record struct {
+	Template string                     `json:"template"`
+	Path     string                     `json:"path"`
+	Values   map[string]json.RawMessage `json:"values"`
+	Expand   []string                   `json:"expand,omitempty"`
+	Sections map[string]string          `json:"override_sections,omitempty"`
+	Tools    map[string]string          `json:"override_tools,omitempty"`
+}
