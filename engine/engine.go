@@ -100,6 +100,11 @@ type Request struct {
 	NoLog bool
 	// AllowEmpty accepts an empty prompt, which is otherwise an error.
 	AllowEmpty bool
+	// Layout, when set, is the prompt already laid out by a preset's own
+	// Go API (such as a typed template bound to Go structs), used in
+	// place of Load; Preset must name the preset that made it, whose
+	// Rebuild replays the record, and Args must be empty.
+	Layout *preset.Layout
 }
 
 // Budget is a token budget for Request.
@@ -221,8 +226,13 @@ func (e *Engine) Assemble(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := p.Load(ctx, env, req.Args)
-	if err != nil {
+	var l *preset.Layout
+	if req.Layout != nil {
+		if req.Preset == "" || len(req.Args) > 0 {
+			return nil, errors.New("engine: a request with a Layout names its preset and has no Args")
+		}
+		l = req.Layout
+	} else if l, err = p.Load(ctx, env, req.Args); err != nil {
 		return nil, err
 	}
 	counter, b, err := ResolveBudget(req.Catalog, req.Budget, req.Delivery, layoutMessages(l))

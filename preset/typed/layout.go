@@ -101,7 +101,8 @@ func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
 	if o := t.Output; o != nil {
 		l.Output = &preset.Output{Name: o.Name, Schema: o.requestSchema()}
 	}
-	rec := record{Template: t.text, Path: t.path, Values: map[string]json.RawMessage{}, Expand: sortedKeys(expand), Sections: ov.applied(ov.sections), Tools: ov.applied(ov.tools)}
+	desc := t.Descriptor()
+	rec := record{Template: t.text, Path: t.path, Values: map[string]json.RawMessage{}, Expand: sortedKeys(expand), Sections: ov.applied(ov.sections), Tools: ov.applied(ov.tools), Descriptor: &desc}
 	for name, v := range vals {
 		rec.Values[name] = v.JSON
 	}
@@ -256,4 +257,7 @@ type record struct {
 	Expand   []string                   `json:"expand,omitempty"`
 	Sections map[string]string          `json:"override_sections,omitempty"`
 	Tools    map[string]string          `json:"override_tools,omitempty"`
+	// Descriptor is the template's, for writing overrides; Rebuild
+	// does not read it.
+	Descriptor *Descriptor `json:"descriptor,omitempty"`
 }

@@ -17,11 +17,12 @@ import (
 // for; when the template's hash differs, the override is stale.
 type Descriptor struct {
 	// NS and Key name the template.
-	NS, Key string
+	NS  string `json:"ns"`
+	Key string `json:"key"`
 	// Sections maps each overridable section's path to its hash.
-	Sections map[string]string
+	Sections map[string]string `json:"sections"`
 	// Tools maps each tool's name to its contract's hash.
-	Tools map[string]string
+	Tools map[string]string `json:"tools"`
 }
 
 // Descriptor returns t's descriptor.

@@ -527,6 +527,9 @@ func (b *builder) sections(t *Template, at, parent string, list *sectionList) []
 			s.Tools = append(s.Tools, Tool{Name: td.Name, Description: td.Description, Parameters: params})
 		}
 		s.Children = b.sections(t, sat+".children", path, &sd.Children)
+		if sd.Title == "" && !b.d.Failed(sat+".title") {
+			b.errorf(n.Line, n.Column, "section %q has no title: add title:, its heading", path)
+		}
 		if s.Body == nil && len(s.Children) == 0 && !b.d.Failed(sat) {
 			b.errorf(n.Line, n.Column, "section %q has neither a template nor children: write its template: or remove it", path)
 		}
