@@ -225,27 +225,3 @@ func FuzzInputFiles(f *testing.F) {
 		}
 	})
 }
-
-// FuzzExtractJSON checks that what ExtractJSON finds is where it says,
-// opens as asked, and is balanced.
-func FuzzExtractJSON(f *testing.F) {
-	for _, s := range []string{"{}", "x {\"a\": [1]} y", "```json\n[1]\n```", "~~~\n{\"a\": \"}\"}\n~~~", "{\"a\": \"\\\"}\"}", "[{]}"} {
-		f.Add([]byte(s), true)
-	}
-	f.Fuzz(func(t *testing.T, data []byte, object bool) {
-		open := byte('[')
-		if object {
-			open = '{'
-		}
-		got, off, ok := ExtractJSON(data, open)
-		if !ok {
-			return
-		}
-		if off < 0 || off+len(got) > len(data) || string(data[off:off+len(got)]) != string(got) {
-			t.Fatalf("offset %d does not locate %q", off, got)
-		}
-		if len(got) == 0 || got[0] != open {
-			t.Fatalf("%q does not open with %c", got, open)
-		}
-	})
-}

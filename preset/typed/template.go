@@ -11,6 +11,7 @@ import (
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
+	"github.com/tessera-dev/tessera/output"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -177,6 +178,8 @@ type Output struct {
 	Array bool
 	// Schema is the JSON Schema of the object (of one item for Array).
 	Schema json.RawMessage
+
+	check *output.Schema // Schema compiled; for Array, of the array
 }
 
 // Fixture is a named set of values the template is compiled with.
@@ -430,7 +433,18 @@ func (b *builder) output(o *outputDoc) *Output {
 	}
 	if err := json.Unmarshal(out.Schema, &probe); err != nil || probe.Type != "object" {
 		b.at("output.schema", "output schema: want a JSON Schema with \"type\": \"object\" (for an array, the schema of one item)")
+		return out
 	}
+	whole := out.Schema
+	if out.Array {
+		whole = json.RawMessage(`{"type":"array","items":` + string(out.Schema) + `}`)
+	}
+	check, err := output.Compile(out.Name, whole)
+	if err != nil {
+		b.at("output.schema", "%v", err)
+		return out
+	}
+	out.check = check
 	return out
 }
 

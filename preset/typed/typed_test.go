@@ -234,6 +234,7 @@ func TestParseErrors(t *testing.T) {
 		{"ns: t\nkey: k\nparams:\n  - {name: n, type: integer, default: two}\nsections: [{key: a, template: x}]\n", `t.yaml:4:39: n: want a whole number, found the text "two"`},
 		{"ns: t\nkey: k\nsections: [{key: a, template: x}]\noutput: {schema: {type: array}}\n", `output schema: want a JSON Schema with "type": "object"`},
 		{"ns: t\nkey: k\nsections: [{key: a, template: x}]\noutput: {container: list, schema: {type: object}}\n", `output container "list": use object`},
+		{"ns: t\nkey: k\nsections: [{key: a, template: x}]\noutput: {schema: {type: object, properties: {a: {$ref: \"https://example.com/a.json\"}}}}\n", `may not refer to other documents`},
 	}
 	for _, tt := range tests {
 		_, err := Parse("t.yaml", []byte(tt.src))
@@ -388,5 +389,38 @@ func TestRedaction(t *testing.T) {
 	text, l := layoutText(t, tpl, vals, Options{Redactor: guard.Default()})
 	if strings.Contains(text, key) || len(l.Redactions) == 0 {
 		t.Errorf("secret not redacted (%v):\n%s", l.Redactions, text)
+	}
+}
+
+func TestParseReply(t *testing.T) {
+	tpl := parseExample(t)
+	good := `{"file":"invoice/total.go","line":12,"severity":"blocking","comment":"Off by one."}`
+	tests := []struct{ reply, want, err string }{
+		{reply: "```json\n{\"items\": [" + good + "]}\n```", want: "[" + good + "]"},
+		{reply: "Comments:\n[" + good + "]\nDone.", want: "[" + good + "]"},
+		{reply: "[]", want: "[]"},
+		{reply: `{"items": [{"file": "a.go", "line": "12", "severity": "major", "comment": "x", "extra": 1}]}`, err: `review_comments:1:1: /items/0: additional properties 'extra' not allowed; /items/0/line: got string, want integer; /items/0/severity: value must be one of 'blocking', 'suggestion', 'nit'`},
+		{reply: "[" + good + ", {\"file\": \"b.go\"}]", err: `review_comments:1:1: /1: missing properties 'line', 'severity', 'comment'`},
+		{reply: "I have no comments.", err: "review_comments: the reply holds no JSON array (fenced as ```json, or bare)"},
+	}
+	for _, tt := range tests {
+		got, err := tpl.ParseReply([]byte(tt.reply))
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%q:\n got %v\nwant %s", tt.reply, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%q: %s %v, want %s", tt.reply, got, err, tt.want)
+		}
+	}
+	obj := mustParse(t, "ns: t\nkey: k\nsections: [{key: a, title: A, template: x}]\noutput: {schema: {type: object, properties: {ok: {type: boolean}}, required: [ok]}}\n")
+	if got, err := obj.ParseReply([]byte(`Sure: {"ok": true}`)); err != nil || string(got) != `{"ok":true}` {
+		t.Errorf("object reply: %s %v", got, err)
+	}
+	none := mustParse(t, "ns: t\nkey: k\nsections: [{key: a, title: A, template: x}]\n")
+	if _, err := none.ParseReply([]byte(`{}`)); err == nil || !strings.Contains(err.Error(), "declares no output") {
+		t.Errorf("no output: %v", err)
 	}
 }

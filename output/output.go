@@ -1,0 +1,180 @@
+// Package output is the return path: it finds the JSON value in a model's
+// reply (a fenced block first, then a balanced run of brackets, so prose
+// around it does no harm) and checks it against the JSON Schema the
+// prompt declared, reporting every problem with its place in the reply
+// and its JSON Pointer in the value.
+//
+// Schemas are compiled with github.com/santhosh-tekuri/jsonschema/v6,
+// offline: a schema that refers to another document by URL is an error,
+// never a download.
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tessera-dev/tessera/diag"
+)
+
+// Schema is a compiled JSON Schema. It is safe for concurrent use.
+type Schema struct {
+	name string
+	s    *jsonschema.Schema
+}
+
+// Compile compiles schema, a JSON Schema document (draft 2020-12 unless
+// it says otherwise with $schema); name names it in messages. References
+// to other documents are refused.
+func Compile(name string, schema []byte) (*Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, fmt.Errorf("output schema %s: not JSON: %w", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	const url = "tessera:///output.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("output schema %s: %w", name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("output schema %s: %w", name, err)
+	}
+	return &Schema{name: name, s: s}, nil
+}
+
+// noLoader refuses every document a schema refers to by URL.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s: a schema may not refer to other documents; put the definition under $defs", url)
+}
+
+// Problem is one way a value does not match its schema.
+type Problem struct {
+	// Pointer is the JSON Pointer of the value at fault ("" for the
+	// whole value, "/items/0/severity").
+	Pointer string
+	// Msg says what is wrong.
+	Msg string
+}
+
+func (p Problem) String() string {
+	at := p.Pointer
+	if at == "" {
+		at = "the value"
+	}
+	return at + ": " + p.Msg
+}
+
+// Check returns every problem with the JSON value data against s, in the
+// order of their pointers; none when it matches. Data that is not JSON is
+// one problem.
+func (s *Schema) Check(data []byte) []Problem {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return []Problem{{Msg: "not valid JSON: " + err.Error()}}
+	}
+	err = s.s.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Problem{{Msg: err.Error()}}
+	}
+	var out []Problem
+	leaves(ve, &out)
+	slices.SortStableFunc(out, func(a, b Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
+	return slices.Compact(out)
+}
+
+// leaves collects the innermost causes of e, which say what is wrong
+// where; the outer ones only say that something below them is.
+func leaves(e *jsonschema.ValidationError, out *[]Problem) {
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			leaves(c, out)
+		}
+		return
+	}
+	leaf := *e
+	leaf.Causes = nil
+	msg := leaf.Error()
+	// "at '/a/b': msg": keep the message; the pointer is kept apart.
+	if _, rest, ok := strings.Cut(msg, "': "); ok && strings.HasPrefix(msg, "at '") {
+		msg = rest
+	}
+	ptr := ""
+	for _, tok := range e.InstanceLocation {
+		ptr += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+	}
+	*out = append(*out, Problem{Pointer: ptr, Msg: msg})
+}
+
+// Error is a reply that holds no value of the declared kind, or one that
+// does not match its schema. It keeps the reply, for the caller's logs.
+type Error struct {
+	// Name names what was expected ("reply", a schema's name).
+	Name string
+	// Reply is the reply as it was given.
+	Reply string
+	// Line and Col are where the value starts in the reply (1-based, in
+	// bytes), 0 when no value was found.
+	Line, Col int
+	// Problems are what is wrong with the value; empty when none was
+	// found (Msg says so).
+	Problems []Problem
+	// Msg is the problem when there is no value to check.
+	Msg string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "%s:%d:%d: ", e.Name, e.Line, e.Col)
+	} else {
+		b.WriteString(e.Name + ": ")
+	}
+	if e.Msg != "" {
+		b.WriteString(e.Msg)
+	}
+	for i, p := range e.Problems {
+		if i > 0 || e.Msg != "" {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// Parse finds in reply the JSON value that opens with open ('{' or '[';
+// see Extract) and checks it against s (nil checks nothing); it returns
+// the value, compacted, or an *Error.
+func Parse(name string, reply []byte, open byte, s *Schema) (json.RawMessage, error) {
+	data, off, ok := Extract(reply, open)
+	if !ok {
+		what := "JSON object"
+		if open == '[' {
+			what = "JSON array"
+		}
+		return nil, &Error{Name: name, Reply: string(reply), Msg: "the reply holds no " + what + " (fenced as ```json, or bare)"}
+	}
+	line, col := diag.Position(reply, off)
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, data); err != nil {
+		return nil, &Error{Name: name, Reply: string(reply), Line: line, Col: col, Msg: "the value is not valid JSON: " + err.Error()}
+	}
+	if s != nil {
+		if probs := s.Check(buf.Bytes()); len(probs) > 0 {
+			return nil, &Error{Name: name, Reply: string(reply), Line: line, Col: col, Problems: probs}
+		}
+	}
+	return buf.Bytes(), nil
+}

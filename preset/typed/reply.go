@@ -1,0 +1,48 @@
+package typed
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/output"
+)
+
+// ParseReply finds the declared output in a model's reply and checks it
+// against the template's schema (design 003's parse_structured_output):
+// the JSON in a fenced block, else a bare one, with prose around it
+// allowed. For an object container it returns the object; for an array,
+// the array, from a reply that gives it bare or as {"items": [...]} (the
+// form a request asks for). A reply without the value, or whose value
+// does not match the schema (a missing or extra key, a wrong type), is an
+// *output.Error that keeps the reply and names each problem by its JSON
+// Pointer.
+func (t *Template) ParseReply(reply []byte) (json.RawMessage, error) {
+	o := t.Output
+	if o == nil {
+		return nil, fmt.Errorf("typed %s/%s declares no output: add output: with a schema to parse replies", t.NS, t.Key)
+	}
+	if !o.Array {
+		return output.Parse(o.Name, reply, '{', o.check)
+	}
+	if data, off, ok := output.Extract(reply, '{'); ok {
+		var wrapped struct {
+			Items json.RawMessage `json:"items"`
+		}
+		if json.Unmarshal(data, &wrapped) == nil && len(wrapped.Items) > 0 && wrapped.Items[0] == '[' {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, wrapped.Items); err == nil {
+				if probs := o.check.Check(buf.Bytes()); len(probs) > 0 {
+					for i := range probs {
+						probs[i].Pointer = "/items" + probs[i].Pointer
+					}
+					line, col := diag.Position(reply, off)
+					return nil, &output.Error{Name: o.Name, Reply: string(reply), Line: line, Col: col, Problems: probs}
+				}
+				return buf.Bytes(), nil
+			}
+		}
+	}
+	return output.Parse(o.Name, reply, '[', o.check)
+}
