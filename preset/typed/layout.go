@@ -3,6 +3,7 @@ package typed
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -102,7 +103,7 @@ func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
 		l.Output = &preset.Output{Name: o.Name, Schema: o.requestSchema()}
 	}
 	desc := t.Descriptor()
-	rec := record{Template: t.text, Path: t.path, Values: map[string]json.RawMessage{}, Expand: sortedKeys(expand), Sections: ov.applied(ov.sections), Tools: ov.applied(ov.tools), Descriptor: &desc}
+	rec := record{Template: t.text, Path: t.path, Values: map[string]json.RawMessage{}, Expand: slices.Sorted(maps.Keys(expand)), Sections: ov.applied(ov.sections), Tools: ov.applied(ov.tools), Descriptor: &desc}
 	for name, v := range vals {
 		rec.Values[name] = v.JSON
 	}
@@ -236,15 +237,6 @@ func (b *layoutBuilder) attachOpenSections(secs []prompt.Section) {
 		return false
 	}
 	attach("", secs)
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // record is what an audit record keeps to lay the prompt out again: the

@@ -2,7 +2,9 @@ package typed
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v4"
 
@@ -109,11 +111,7 @@ var overridesSchema = yamldoc.NewSchema[overridesDoc](yamldoc.Options{Doc: "an o
 // placeholders t does not declare, are errors. An override whose hash is
 // not t's is stale: it is left out, with a note that gives the hash now.
 func (t *Template) ParseOverrides(path string, data []byte) (*Overrides, error) {
-	text, err := prompt.Normalize(data)
-	if err != nil {
-		return nil, yamldoc.EncodingError(path, err)
-	}
-	top, err := parser.ParseText(path, text)
+	text, top, err := parseDoc(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -203,14 +201,5 @@ func keyList(m map[string]string) string {
 	if len(m) == 0 {
 		return "none"
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	s := keys[0]
-	for _, k := range keys[1:] {
-		s += ", " + k
-	}
-	return s
+	return strings.Join(slices.Sorted(maps.Keys(m)), ", ")
 }

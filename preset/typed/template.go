@@ -291,11 +291,7 @@ var (
 // keys, wrong types, invalid names, repeated keys or parameters, a
 // placeholder or an enabling parameter that is not declared, a lone '$'.
 func Parse(path string, data []byte) (*Template, error) {
-	text, err := prompt.Normalize(data)
-	if err != nil {
-		return nil, yamldoc.EncodingError(path, err)
-	}
-	top, err := parser.ParseText(path, text)
+	text, top, err := parseDoc(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -314,6 +310,17 @@ func Parse(path string, data []byte) (*Template, error) {
 		return nil, b.errs
 	}
 	return t, nil
+}
+
+// parseDoc normalises data, the file path, and parses it into its top
+// node (nil for an empty document); every file of the preset is read so.
+func parseDoc(path string, data []byte) (string, *yaml.Node, error) {
+	text, err := prompt.Normalize(data)
+	if err != nil {
+		return "", nil, yamldoc.EncodingError(path, err)
+	}
+	top, err := parser.ParseText(path, text)
+	return text, top, err
 }
 
 // builder checks a decoded file and builds its Template.

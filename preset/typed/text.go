@@ -2,6 +2,7 @@ package typed
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -30,20 +31,11 @@ type textError struct {
 func (t *Text) Params() []string {
 	var names []string
 	for _, s := range t.segs {
-		if s.param != "" && !contains(names, s.param) {
+		if s.param != "" && !slices.Contains(names, s.param) {
 			names = append(names, s.param)
 		}
 	}
 	return names
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // parseText splits src into literal text and placeholders: $name or

@@ -15,7 +15,6 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/internal/suggest"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
-	"github.com/tessera-dev/tessera/prompt"
 )
 
 // Value is a parameter's value: the text a placeholder is replaced with,
@@ -131,11 +130,7 @@ type Values map[string]Value
 // reported at once: a name t does not declare (with the nearest declared
 // one), a value of the wrong type, a repeated name.
 func (t *Template) ParseValues(path string, data []byte) (Values, error) {
-	text, err := prompt.Normalize(data)
-	if err != nil {
-		return nil, yamldoc.EncodingError(path, err)
-	}
-	top, err := parser.ParseText(path, text)
+	_, top, err := parseDoc(path, data)
 	if err != nil {
 		return nil, err
 	}
