@@ -46,3 +46,27 @@ func (t *Template) ParseReply(reply []byte) (json.RawMessage, error) {
 	}
 	return output.Parse(o.Name, reply, '[', o.check)
 }
+
+// Expansion reads the arguments of the model's open_sections call (the
+// JSON object the provider returns with the tool call) and returns the
+// section paths to expand, for Options.Expand in the next layout. Paths
+// that are not summarized sections of t are an error, so a model cannot
+// make the caller render what the template does not offer.
+func (t *Template) Expansion(args []byte) ([]string, error) {
+	var call struct {
+		SectionKeys []string `json:"section_keys"`
+		Reason      string   `json:"reason"`
+	}
+	if err := json.Unmarshal(args, &call); err != nil {
+		return nil, fmt.Errorf("%s call: %w", OpenSectionsTool, err)
+	}
+	if len(call.SectionKeys) == 0 {
+		return nil, fmt.Errorf("%s call names no section_keys", OpenSectionsTool)
+	}
+	for _, p := range call.SectionKeys {
+		if s := t.Section(p); s == nil || !s.Summarized {
+			return nil, fmt.Errorf("%s call: %q is not a summarized section of %s/%s; they are %s", OpenSectionsTool, p, t.NS, t.Key, t.summarized())
+		}
+	}
+	return call.SectionKeys, nil
+}

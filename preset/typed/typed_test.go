@@ -424,3 +424,20 @@ func TestParseReply(t *testing.T) {
 		t.Errorf("no output: %v", err)
 	}
 }
+
+func TestExpansion(t *testing.T) {
+	tpl := parseExample(t)
+	got, err := tpl.Expansion([]byte(`{"section_keys": ["rules"], "reason": "need the rules"}`))
+	if err != nil || strings.Join(got, ",") != "rules" {
+		t.Errorf("Expansion: %v %v", got, err)
+	}
+	for _, bad := range []struct{ args, want string }{
+		{`{"section_keys": ["role"]}`, `"role" is not a summarized section of review/code-review; they are rules`},
+		{`{"section_keys": []}`, "names no section_keys"},
+		{`not json`, "open_sections call: invalid character"},
+	} {
+		if _, err := tpl.Expansion([]byte(bad.args)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Expansion(%s): %v, want %q", bad.args, err, bad.want)
+		}
+	}
+}
