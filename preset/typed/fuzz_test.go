@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -236,7 +237,7 @@ func FuzzParseText(f *testing.F) {
 				continue
 			}
 			name := strings.Trim(m, "${}")
-			if !contains(names, name) {
+			if !slices.Contains(names, name) {
 				names = append(names, name)
 			}
 		}
