@@ -15,6 +15,7 @@ import (
 
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/output"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -491,4 +492,55 @@ func fuzzHasNote(notes []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// FuzzParseReply checks the return path on arbitrary replies: no panic;
+// what it returns is compact JSON, an array for the example's array
+// output, every item of which matches the item schema; an error keeps
+// the reply.
+func FuzzParseReply(f *testing.F) {
+	data, err := os.ReadFile("../../examples/typed/code-review.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	tpl, err := Parse("typed/code-review.yaml", data)
+	if err != nil {
+		f.Fatal(err)
+	}
+	item := `{"file":"a.go","line":1,"severity":"nit","comment":"x"}`
+	for _, r := range []string{
+		"[" + item + "]",
+		`{"items": [` + item + `]}`,
+		"```json\n[" + item + "]\n```",
+		"prose [" + item + ", {\"file\": 2}] more",
+		`{"items": 5}`,
+		`{"items": [}`,
+		"",
+		"[[[[",
+	} {
+		f.Add([]byte(r))
+	}
+	itemSchema, err := output.Compile("item", tpl.Output.Schema)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, reply []byte) {
+		got, err := tpl.ParseReply(reply)
+		if err != nil {
+			var oe *output.Error
+			if !errors.As(err, &oe) || oe.Reply != string(reply) {
+				t.Fatalf("error %T %v does not keep the reply", err, err)
+			}
+			return
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(got, &items); err != nil {
+			t.Fatalf("ParseReply returned %q, not an array: %v", got, err)
+		}
+		for i, it := range items {
+			if probs := itemSchema.Check(it); len(probs) > 0 {
+				t.Fatalf("item %d %s does not match the schema: %v", i, it, probs)
+			}
+		}
+	})
 }
