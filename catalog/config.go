@@ -38,6 +38,10 @@ type Config struct {
 	// Typed is a directory of typed prompt templates (key "typed",
 	// optional) that compile assembles with their fixtures.
 	Typed string
+	// Layered is the directory of the layered preset's setup (key
+	// "layered", optional): constitution.md, rules.md, rules/<mode>.md
+	// and layered.yaml.
+	Layered string
 	// TemplateExtensions are the file extensions a task_ref may omit, tried
 	// in order (key "template_extensions"; default .txt, .md, .prompt).
 	TemplateExtensions []string
@@ -215,6 +219,7 @@ type configDoc struct {
 	Out                relPath       `yaml:"out"`
 	Specs              relPath       `yaml:"specs"`
 	Typed              relPath       `yaml:"typed"`
+	Layered            relPath       `yaml:"layered"`
 	Budget             *budgetDoc    `yaml:"budget"`
 	Redaction          *redactionDoc `yaml:"redaction"`
 	Limits             *limitsDoc    `yaml:"limits"`
@@ -266,6 +271,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		Workflows:          string(doc.Workflows),
 		Specs:              string(doc.Specs),
 		Typed:              string(doc.Typed),
+		Layered:            string(doc.Layered),
 		TemplateExtensions: doc.TemplateExtensions,
 		Log:                string(doc.Log),
 		Out:                string(doc.Out),

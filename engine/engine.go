@@ -23,6 +23,7 @@ import (
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/agent"
 	"github.com/tessera-dev/tessera/preset/canonical"
+	"github.com/tessera-dev/tessera/preset/layered"
 	"github.com/tessera-dev/tessera/preset/template"
 	"github.com/tessera-dev/tessera/preset/typed"
 	"github.com/tessera-dev/tessera/prompt"
@@ -32,9 +33,9 @@ import (
 )
 
 // DefaultRegistry returns a registry of Tessera's presets: template,
-// canonical, agent and typed.
+// canonical, agent, typed and layered.
 func DefaultRegistry() *preset.Registry {
-	r, err := preset.NewRegistry(template.New(), canonical.NewPreset(), agent.New(), typed.New())
+	r, err := preset.NewRegistry(template.New(), canonical.NewPreset(), agent.New(), typed.New(), layered.New())
 	if err != nil {
 		panic(err) // the built-in presets are valid; a test keeps them so
 	}

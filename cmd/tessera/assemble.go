@@ -42,7 +42,7 @@ func (a *app) assembleCmd() *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use:   "assemble (" + strings.Join(uses, " | ") + ")",
-		Short: "Assemble a workflow node's prompt, a canonical prompt spec, an agent step's prompt or a typed template, and print it",
+		Short: "Assemble a workflow node's prompt, a canonical prompt spec, an agent step's prompt, a typed template or a layered prompt, and print it",
 		Long: `Assemble one prompt and print its exact text, or with --json the full
 audit record (text, hash, sources or spec, timestamp, correlation id,
 budget). With --log, or a "log" path in tessera.yaml, the record is also
@@ -54,8 +54,10 @@ or JSON file; a catalog is optional then, and gives its redaction patterns,
 budget and log when there is one. --agent-role and the --agent-* inputs
 assemble an agent step's prompt (design 000; "tessera agent" is the same
 with shorter flags). --typed assembles a typed template (design 003) with
-the values of --typed-params FILE or --typed-fixture NAME. Each preset's
-inputs are the flags listed below.`,
+the values of --typed-params FILE or --typed-fixture NAME. --layered-task
+builds a trust-layered agent prompt (design 002) from the setup directory
+(--layered-dir, or tessera.yaml's layered) and --layered-context FILE.
+Each preset's inputs are the flags listed below.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.assemble(cmd, &o) },
 	}

@@ -30,7 +30,10 @@ var examples = map[string]string{
   tessera assemble --agent-role planner --agent-goal "Add type hints" --agent-workspace examples/agent/workspace
 
   # a typed template with its parameters' values, one summarized section in full
-  tessera assemble --typed examples/typed/code-review.yaml --typed-params examples/typed/params/code-review.yaml --typed-expand rules`,
+  tessera assemble --typed examples/typed/code-review.yaml --typed-params examples/typed/params/code-review.yaml --typed-expand rules
+
+  # a trust-layered agent prompt: tools, skills and memories selected for the task
+  tessera assemble --root examples --layered-task "Fix the failing invoice tests" --layered-context examples/layered/context.yaml`,
 	"tessera compile": `  # what CI runs: build every prompt, write nothing, list every problem
   tessera compile --root examples --check
 

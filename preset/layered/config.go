@@ -1,0 +1,273 @@
+package layered
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/yamldoc"
+	"github.com/tessera-dev/tessera/prompt"
+)
+
+//go:embed defaults
+var defaults embed.FS
+
+// Modes are the modes a prompt is built for, in the order they are
+// tried when inferring one.
+var Modes = []string{"plan", "act", "review"}
+
+// Setup is a layered prompt's fixed parts, from a directory: the
+// constitution and rules (text), and layered.yaml (limits, scores, modes,
+// the tools and skills manifests, injection examples).
+type Setup struct {
+	// Constitution is the immutable part, always first.
+	Constitution string
+	// Rules are general rules; ModeRules each mode's own.
+	Rules     string
+	ModeRules map[string]string
+	// Limits cap what is selected.
+	Limits Limits
+	// Scores are the similarity thresholds.
+	Scores Scores
+	// ModeSpecs are each mode's keywords, base tools and base skills.
+	ModeSpecs map[string]ModeSpec
+	// Tools and Skills are the capability manifests.
+	Tools, Skills []Capability
+	// Injection are examples of injection: the built-in ones and the
+	// directory's own.
+	Injection []string
+
+	dir string
+}
+
+// Limits are the caps of selection.
+type Limits struct {
+	MaxTools    int `yaml:"max_tools"`
+	MaxSkills   int `yaml:"max_skills"`
+	MaxMemories int `yaml:"max_memories"`
+	MaxActivity int `yaml:"max_activity"`
+}
+
+// Scores are the similarity thresholds of selection: a capability or an
+// untrusted entry is kept at Min or MemoryMin and above; an entry as
+// similar as InjectionMin to an injection example is dropped. They
+// depend on the embedder: the defaults suit the built-in lexical one.
+type Scores struct {
+	Min          float64 `yaml:"min"`
+	MemoryMin    float64 `yaml:"memory_min"`
+	InjectionMin float64 `yaml:"injection_min"`
+}
+
+// ModeSpec is what a mode brings: the words that infer it from a task,
+// and the tools and skills it always offers.
+type ModeSpec struct {
+	Keywords []string `yaml:"keywords"`
+	Tools    []string `yaml:"tools"`
+	Skills   []string `yaml:"skills"`
+}
+
+// Capability is a tool or a skill of a manifest.
+type Capability struct {
+	Name        string    `yaml:"name" json:"name"`
+	Description string    `yaml:"description" json:"description"`
+	Keywords    []string  `yaml:"keywords" json:"-"`
+	Modes       []string  `yaml:"modes" json:"-"`
+	Embedding   []float32 `yaml:"embedding" json:"-"`
+}
+
+// text is what a capability is embedded from.
+func (c *Capability) text() string {
+	s := c.Name + " " + c.Description
+	for _, k := range c.Keywords {
+		s += " " + k
+	}
+	return s
+}
+
+func (c *Capability) inMode(mode string) bool {
+	return len(c.Modes) == 0 || slices.Contains(c.Modes, mode) || slices.Contains(c.Modes, "any")
+}
+
+type setupDoc struct {
+	Limits    Limits              `yaml:"limits"`
+	Scores    scoresDoc           `yaml:"scores"`
+	ModesNode nodeOf              `yaml:"modes"`
+	Tools     []Capability        `yaml:"tools"`
+	Skills    []Capability        `yaml:"skills"`
+	Injection []string            `yaml:"injection"`
+}
+
+type scoresDoc struct {
+	Min          *float64 `yaml:"min"`
+	MemoryMin    *float64 `yaml:"memory_min"`
+	InjectionMin *float64 `yaml:"injection_min"`
+}
+
+type nodeOf struct{ n *yaml.Node }
+
+func (v *nodeOf) UnmarshalYAMLNode(_ *yamldoc.Decoder, n *yaml.Node, _ string) { v.n = n }
+
+var (
+	parser      = yamldoc.Parser{Columns: true}
+	setupSchema = yamldoc.NewSchema[setupDoc](yamldoc.Options{Doc: "layered.yaml", Columns: true})
+	modeSchema  = yamldoc.NewSchema[ModeSpec](yamldoc.Options{Doc: "layered.yaml", Columns: true})
+)
+
+// DefaultLimits and DefaultScores are used for what layered.yaml leaves
+// out.
+var (
+	DefaultLimits = Limits{MaxTools: 10, MaxSkills: 3, MaxMemories: 3, MaxActivity: 3}
+	DefaultScores = Scores{Min: 0.2, MemoryMin: 0.15, InjectionMin: 0.5}
+)
+
+// read reads a file of the setup; path is for diagnostics.
+type read func(name string) (path string, data []byte, err error)
+
+// ParseSetup builds a setup from the files rd reads: constitution.md
+// (required unless the defaults are used), rules.md and rules/<mode>.md
+// (optional), and layered.yaml. Every problem in layered.yaml is
+// reported at once, at its line and column.
+func ParseSetup(rd read) (*Setup, error) {
+	s := &Setup{Limits: DefaultLimits, Scores: DefaultScores, ModeRules: map[string]string{}, ModeSpecs: map[string]ModeSpec{}}
+	text := func(name string, required bool) (string, error) {
+		path, data, err := rd(name)
+		if err != nil {
+			if !required && isNotExist(err) {
+				return "", nil
+			}
+			return "", err
+		}
+		t, err := prompt.Normalize(data)
+		if err != nil {
+			return "", yamldoc.EncodingError(path, err)
+		}
+		return t, nil
+	}
+	var err error
+	if s.Constitution, err = text("constitution.md", true); err != nil {
+		return nil, err
+	}
+	if s.Rules, err = text("rules.md", false); err != nil {
+		return nil, err
+	}
+	for _, m := range Modes {
+		if s.ModeRules[m], err = text("rules/"+m+".md", false); err != nil {
+			return nil, err
+		}
+	}
+	path, data, err := rd("layered.yaml")
+	if err != nil {
+		return nil, err
+	}
+	top, err := parser.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	var doc setupDoc
+	d := setupSchema.Decode(path, top, &doc)
+	errs := d.Errors()
+	at := func(key, format string, args ...any) {
+		line, col := d.Pos(key)
+		errs = append(errs, diag.ErrorfAt(path, line, col, format, args...))
+	}
+	if doc.Limits != (Limits{}) {
+		l := doc.Limits
+		for _, f := range []struct {
+			key string
+			v   *int
+			def int
+		}{{"max_tools", &l.MaxTools, DefaultLimits.MaxTools}, {"max_skills", &l.MaxSkills, DefaultLimits.MaxSkills}, {"max_memories", &l.MaxMemories, DefaultLimits.MaxMemories}, {"max_activity", &l.MaxActivity, DefaultLimits.MaxActivity}} {
+			if *f.v < 0 {
+				at("limits."+f.key, "limits.%s: want 0 or more", f.key)
+			}
+			if *f.v == 0 {
+				if line, _ := d.Pos("limits." + f.key); line == 0 {
+					*f.v = f.def
+				}
+			}
+		}
+		s.Limits = l
+	}
+	for _, f := range []struct {
+		key string
+		v   *float64
+		dst *float64
+	}{{"min", doc.Scores.Min, &s.Scores.Min}, {"memory_min", doc.Scores.MemoryMin, &s.Scores.MemoryMin}, {"injection_min", doc.Scores.InjectionMin, &s.Scores.InjectionMin}} {
+		if f.v == nil {
+			continue
+		}
+		if *f.v < -1 || *f.v > 1 {
+			at("scores."+f.key, "scores.%s: %v is not a cosine similarity: want a number from -1 to 1", f.key, *f.v)
+		}
+		*f.dst = *f.v
+	}
+	if n := doc.ModesNode.n; n != nil {
+		if n.Kind != yaml.MappingNode {
+			errs = append(errs, diag.ErrorfAt(path, n.Line, n.Column, "modes: want a mapping of plan, act and review to their keywords, tools and skills"))
+		} else {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if !slices.Contains(Modes, k.Value) {
+					errs = append(errs, diag.ErrorfAt(path, k.Line, k.Column, "modes: unknown mode %q: the modes are plan, act and review", k.Value))
+					continue
+				}
+				var ms ModeSpec
+				md := modeSchema.Decode(path, v, &ms)
+				errs = append(errs, md.Errors()...)
+				s.ModeSpecs[k.Value] = ms
+			}
+		}
+	}
+	s.Tools, s.Skills = doc.Tools, doc.Skills
+	for _, list := range []struct {
+		key  string
+		caps []Capability
+	}{{"tools", s.Tools}, {"skills", s.Skills}} {
+		seen := map[string]bool{}
+		for i, c := range list.caps {
+			cat := fmt.Sprintf("%s[%d]", list.key, i)
+			switch {
+			case c.Name == "":
+				at(cat, "%s %d has no name", list.key, i+1)
+			case seen[c.Name]:
+				at(cat+".name", "%s: %q is listed twice", list.key, c.Name)
+			}
+			seen[c.Name] = true
+			for _, m := range c.Modes {
+				if m != "any" && !slices.Contains(Modes, m) {
+					at(cat+".modes", "%s %q: unknown mode %q: use plan, act, review or any", list.key, c.Name, m)
+				}
+			}
+		}
+	}
+	for m, ms := range s.ModeSpecs {
+		for _, t := range ms.Tools {
+			if !slices.ContainsFunc(s.Tools, func(c Capability) bool { return c.Name == t }) {
+				at("modes", "modes.%s.tools names %q, which tools: does not list", m, t)
+			}
+		}
+		for _, k := range ms.Skills {
+			if !slices.ContainsFunc(s.Skills, func(c Capability) bool { return c.Name == k }) {
+				at("modes", "modes.%s.skills names %q, which skills: does not list", m, k)
+			}
+		}
+	}
+	builtin, _ := defaults.ReadFile("defaults/injection.yaml")
+	var patterns []string
+	if err := yaml.Unmarshal(builtin, &patterns); err != nil {
+		return nil, fmt.Errorf("layered: the built-in injection examples: %w", err)
+	}
+	s.Injection = append(patterns, doc.Injection...)
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	return s, nil
+}
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -1,0 +1,84 @@
+package layered
+
+import (
+	"fmt"
+
+	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/yamldoc"
+)
+
+// Context is the runtime state of one assembly: trusted facts about the
+// repository and the environment, and untrusted entries (memories,
+// activity) to select from.
+type Context struct {
+	Git      *Git    `yaml:"git"`
+	Env      *Env    `yaml:"env"`
+	Memories []Entry `yaml:"memories"`
+	Activity []Entry `yaml:"activity"`
+}
+
+// Git is the repository's state.
+type Git struct {
+	Branch  string `yaml:"branch" json:"branch"`
+	Summary string `yaml:"summary" json:"summary"`
+	// Changed counts files changed and not committed; more than none
+	// hints the act mode.
+	Changed int `yaml:"changed" json:"changed"`
+}
+
+// Env is the environment.
+type Env struct {
+	CWD string `yaml:"cwd" json:"cwd"`
+	OS  string `yaml:"os" json:"os"`
+}
+
+// Entry is a memory or activity entry: untrusted text, with the vector a
+// memory store kept for it (reused, never recomputed, when it comes from
+// the same embedder), and a kind. Entries of the kinds system, meta and
+// override are instruction-like and never injected.
+type Entry struct {
+	ID        string    `yaml:"id"`
+	Text      string    `yaml:"text"`
+	Kind      string    `yaml:"kind"`
+	Embedding []float32 `yaml:"embedding"`
+	// Embedder names the vector space of Embedding; empty means the
+	// assembly's embedder.
+	Embedder string `yaml:"embedder"`
+}
+
+var contextSchema = yamldoc.NewSchema[Context](yamldoc.Options{Doc: "a context file", Columns: true})
+
+// ParseContext reads a context file (YAML or JSON; path names it in
+// diagnostics): git, env, memories and activity. Every problem is
+// reported at once, at its line and column.
+func ParseContext(path string, data []byte) (*Context, error) {
+	top, err := parser.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	var c Context
+	d := contextSchema.Decode(path, top, &c)
+	errs := d.Errors()
+	for _, list := range []struct {
+		key     string
+		entries []Entry
+	}{{"memories", c.Memories}, {"activity", c.Activity}} {
+		seen := map[string]bool{}
+		for i, e := range list.entries {
+			at := fmt.Sprintf("%s[%d]", list.key, i)
+			line, col := d.Pos(at)
+			switch {
+			case e.Text == "" && !d.Failed(at):
+				errs = append(errs, diag.ErrorfAt(path, line, col, "%s entry %d has no text", list.key, i+1))
+			case e.ID != "" && seen[e.ID]:
+				errs = append(errs, diag.ErrorfAt(path, line, col, "%s: id %q is repeated", list.key, e.ID))
+			}
+			seen[e.ID] = true
+		}
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	return &c, nil
+}

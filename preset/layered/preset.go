@@ -1,0 +1,135 @@
+package layered
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strconv"
+
+	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/preset"
+)
+
+// Name is the preset's name in records.
+const Name = "layered"
+
+// The preset's inputs, which are assemble's flags.
+const (
+	InputTask        = "layered-task"
+	InputMode        = "layered-mode"
+	InputDir         = "layered-dir"
+	InputContext     = "layered-context"
+	InputInteractive = "layered-interactive"
+)
+
+// Preset is the layered preset for the engine, with the built-in
+// lexical embedder (embed.Hash). The zero value is ready to use. From Go,
+// an Assembler with an Embedder of your own makes the selection, and
+// engine.Request.Layout assembles its layout.
+type Preset struct{}
+
+// New returns the layered preset.
+func New() *Preset { return &Preset{} }
+
+// Name implements preset.Preset.
+func (*Preset) Name() string { return Name }
+
+// Inputs implements preset.Preset.
+func (*Preset) Inputs() []preset.Input {
+	return []preset.Input{
+		{Name: InputTask, Usage: "assemble a trust-layered agent prompt (design 002) for this task", Selects: true},
+		{Name: InputMode, Usage: "with --layered-task: plan, act, review or auto (default auto: inferred from hints and the task's words)"},
+		{Name: InputDir, Usage: "with --layered-task: the setup directory (constitution.md, rules.md, layered.yaml); default: tessera.yaml's layered"},
+		{Name: InputContext, Usage: "with --layered-task: the runtime context, YAML or JSON: git, env, memories, activity", Kind: preset.File},
+		{Name: InputInteractive, Usage: "with --layered-task: an interactive session (hints the plan mode)", Kind: preset.Bool},
+	}
+}
+
+// Load implements preset.Preset: it reads the setup (from --layered-dir,
+// else the catalog's layered directory) and the context file, makes the
+// selection with the built-in embedder, and lays it out.
+func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*preset.Layout, error) {
+	setup, err := loadSetup(ctx, env, args)
+	if err != nil {
+		return nil, err
+	}
+	req := Request{Task: args[InputTask], Mode: args[InputMode]}
+	if v, ok := args[InputInteractive]; ok {
+		if req.Interactive, err = strconv.ParseBool(v); err != nil {
+			return nil, &preset.InputError{Input: InputInteractive, Err: fmt.Errorf("%q: use true or false", v)}
+		}
+	}
+	if f, ok := args[InputContext]; ok {
+		data, err := fileread.File(f, env.Limits.MaxFileBytes)
+		if err != nil {
+			return nil, err
+		}
+		if req.Context, err = ParseContext(filepath.ToSlash(f), data); err != nil {
+			return nil, err
+		}
+	}
+	if _, _, err := InferMode(setup, req); err != nil {
+		return nil, &preset.InputError{Input: InputMode, Err: err}
+	}
+	if req.Context != nil && env.Redactor != nil {
+		redactContext(env, req.Context)
+	}
+	sel, err := (&Assembler{Setup: setup}).Select(ctx, req)
+	if err != nil {
+		return nil, &preset.InputError{Input: InputTask, Err: err}
+	}
+	return sel.Layout(), nil
+}
+
+// redactContext redacts secrets from the untrusted entries' text.
+func redactContext(env *preset.Env, c *Context) {
+	for _, list := range [][]Entry{c.Memories, c.Activity} {
+		for i := range list {
+			list[i].Text, _ = env.Redactor.RedactSecrets(list[i].Text)
+		}
+	}
+}
+
+func loadSetup(ctx context.Context, env *preset.Env, args preset.Args) (*Setup, error) {
+	if dir, ok := args[InputDir]; ok {
+		return ParseSetup(func(name string) (string, []byte, error) {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			data, err := fileread.File(p, env.Limits.MaxFileBytes)
+			return filepath.ToSlash(p), data, err
+		})
+	}
+	c := env.Catalog
+	if c == nil || c.Config().Layered == "" {
+		return nil, &preset.InputError{Input: InputDir, Err: errors.New("is needed: name the setup directory (constitution.md, rules.md, layered.yaml), or set layered: in tessera.yaml")}
+	}
+	dir := c.Config().Layered
+	return ParseSetup(func(name string) (string, []byte, error) {
+		p := path.Join(dir, name)
+		text, err := c.ReadFile(ctx, p)
+		return p, []byte(text), err
+	})
+}
+
+// Rebuild implements preset.Preset: the record keeps the whole
+// selection, so the prompt is laid out again without the embedder or the
+// setup.
+func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record) (*preset.Layout, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var sel Selection
+	if err := json.Unmarshal(rec.Inputs, &sel); err != nil || sel.Task == "" {
+		return nil, fmt.Errorf("record has no layered selection to rebuild from")
+	}
+	return sel.Layout(), nil
+}
+
+// Units implements preset.Preset: a layered prompt is built for a task
+// at run time, so the catalog holds none to compile.
+func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, error) {
+	return nil, nil
+}
