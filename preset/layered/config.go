@@ -94,12 +94,12 @@ func (c *Capability) inMode(mode string) bool {
 }
 
 type setupDoc struct {
-	Limits    Limits              `yaml:"limits"`
-	Scores    scoresDoc           `yaml:"scores"`
-	ModesNode nodeOf              `yaml:"modes"`
-	Tools     []Capability        `yaml:"tools"`
-	Skills    []Capability        `yaml:"skills"`
-	Injection []string            `yaml:"injection"`
+	Limits    Limits       `yaml:"limits"`
+	Scores    scoresDoc    `yaml:"scores"`
+	ModesNode nodeOf       `yaml:"modes"`
+	Tools     []Capability `yaml:"tools"`
+	Skills    []Capability `yaml:"skills"`
+	Injection []string     `yaml:"injection"`
 }
 
 type scoresDoc struct {
