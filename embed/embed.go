@@ -45,12 +45,15 @@ func Cosine(a, b Vector) float64 {
 	if len(a) != len(b) || len(a) == 0 {
 		return 0
 	}
+	// The explicit conversions round each product, so that no platform
+	// fuses multiply and add: the same vectors give the same bits on
+	// every OS and architecture.
 	var dot, na, nb float64
 	for i := range a {
 		x, y := float64(a[i]), float64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
+		dot += float64(x * y)
+		na += float64(x * x)
+		nb += float64(y * y)
 	}
 	if na == 0 || nb == 0 {
 		return 0
@@ -149,7 +152,7 @@ func (h Hash) Vector(text string) Vector {
 	}
 	var n float64
 	for _, x := range v {
-		n += x * x
+		n += float64(x * x) // rounded: no fused multiply-add
 	}
 	out := make(Vector, d)
 	if n == 0 {

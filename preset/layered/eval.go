@@ -1,0 +1,80 @@
+package layered
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// EvalCase is one task of an evaluation set, with the tools and skills a
+// person expects for it (design 002's selection quality, tracked on a
+// fixed set).
+type EvalCase struct {
+	Task string   `yaml:"task" json:"task"`
+	Mode string   `yaml:"mode" json:"mode,omitempty"`
+	Want []string `yaml:"want" json:"want"`
+}
+
+// EvalResult is one case's outcome.
+type EvalResult struct {
+	Task string `json:"task"`
+	// Got are the names selected, tools then skills, in the selection's
+	// order, the first K of them considered.
+	Got []string `json:"got"`
+	// Precision is the share of the first K selected that were wanted;
+	// Recall the share of the wanted among the first K.
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+}
+
+// EvalReport is an evaluation's outcome: each case's and the means.
+type EvalReport struct {
+	K             int          `json:"k"`
+	Cases         []EvalResult `json:"cases"`
+	MeanPrecision float64      `json:"mean_precision"`
+	MeanRecall    float64      `json:"mean_recall"`
+}
+
+// Evaluate selects for every case and measures precision@k and recall@k
+// of the tools and skills selected against those wanted. The mode's base
+// tools count like any other selection: a base tool nobody wanted lowers
+// precision.
+func (a *Assembler) Evaluate(ctx context.Context, cases []EvalCase, k int) (*EvalReport, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("evaluate: k must be 1 or more, not %d", k)
+	}
+	r := &EvalReport{K: k}
+	for _, c := range cases {
+		sel, err := a.Select(ctx, Request{Task: c.Task, Mode: c.Mode})
+		if err != nil {
+			return nil, fmt.Errorf("evaluate %q: %w", c.Task, err)
+		}
+		var got []string
+		for _, p := range append(slices.Clone(sel.Tools), sel.Skills...) {
+			got = append(got, p.Name)
+		}
+		if len(got) > k {
+			got = got[:k]
+		}
+		hits := 0
+		for _, g := range got {
+			if slices.Contains(c.Want, g) {
+				hits++
+			}
+		}
+		res := EvalResult{Task: c.Task, Got: got}
+		if len(got) > 0 {
+			res.Precision = float64(hits) / float64(len(got))
+		}
+		if len(c.Want) > 0 {
+			res.Recall = float64(hits) / float64(len(c.Want))
+		}
+		r.Cases = append(r.Cases, res)
+		r.MeanPrecision += res.Precision
+		r.MeanRecall += res.Recall
+	}
+	if n := float64(len(r.Cases)); n > 0 {
+		r.MeanPrecision, r.MeanRecall = round(r.MeanPrecision/n), round(r.MeanRecall/n)
+	}
+	return r, nil
+}
