@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 
 	"go.yaml.in/yaml/v4"
@@ -41,8 +42,6 @@ type Setup struct {
 	// Injection are examples of injection: the built-in ones and the
 	// directory's own.
 	Injection []string
-
-	dir string
 }
 
 // Limits are the caps of selection.
@@ -175,24 +174,21 @@ func ParseSetup(rd read) (*Setup, error) {
 		line, col := d.Pos(key)
 		errs = append(errs, diag.ErrorfAt(path, line, col, format, args...))
 	}
-	if doc.Limits != (Limits{}) {
-		l := doc.Limits
-		for _, f := range []struct {
-			key string
-			v   *int
-			def int
-		}{{"max_tools", &l.MaxTools, DefaultLimits.MaxTools}, {"max_skills", &l.MaxSkills, DefaultLimits.MaxSkills}, {"max_memories", &l.MaxMemories, DefaultLimits.MaxMemories}, {"max_activity", &l.MaxActivity, DefaultLimits.MaxActivity}} {
-			if *f.v < 0 {
-				at("limits."+f.key, "limits.%s: want 0 or more", f.key)
-			}
-			if *f.v == 0 {
-				if line, _ := d.Pos("limits." + f.key); line == 0 {
-					*f.v = f.def
-				}
-			}
+	// A limit not written keeps its default; one written, even 0, is
+	// the writer's.
+	l := doc.Limits
+	for _, f := range []struct {
+		key string
+		v   *int
+		def int
+	}{{"max_tools", &l.MaxTools, DefaultLimits.MaxTools}, {"max_skills", &l.MaxSkills, DefaultLimits.MaxSkills}, {"max_memories", &l.MaxMemories, DefaultLimits.MaxMemories}, {"max_activity", &l.MaxActivity, DefaultLimits.MaxActivity}} {
+		if line, _ := d.Pos("limits." + f.key); line == 0 {
+			*f.v = f.def
+		} else if *f.v < 0 {
+			at("limits."+f.key, "limits.%s: want 0 or more", f.key)
 		}
-		s.Limits = l
 	}
+	s.Limits = l
 	for _, f := range []struct {
 		key string
 		v   *float64
@@ -201,7 +197,7 @@ func ParseSetup(rd read) (*Setup, error) {
 		if f.v == nil {
 			continue
 		}
-		if *f.v < -1 || *f.v > 1 {
+		if math.IsNaN(*f.v) || *f.v < -1 || *f.v > 1 {
 			at("scores."+f.key, "scores.%s: %v is not a cosine similarity: want a number from -1 to 1", f.key, *f.v)
 		}
 		*f.dst = *f.v

@@ -300,6 +300,7 @@ func TestParseSetupErrors(t *testing.T) {
 		{"tools: [{name: a, modes: [fix]}]\n", `tools "a": unknown mode "fix"`},
 		{"tools: [{description: x}]\n", "tools 1 has no name"},
 		{"tool: []\n", `unknown key "tool"`},
+		{"scores: {injection_min: .nan}\n", "scores.injection_min: NaN is not a cosine similarity"},
 	} {
 		_, err := ParseSetup(files(tt.yml))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -309,6 +310,11 @@ func TestParseSetupErrors(t *testing.T) {
 	s, err := ParseSetup(files("{}\n"))
 	if err != nil || s.Limits != DefaultLimits || s.Scores != DefaultScores || len(s.Injection) < 30 {
 		t.Errorf("defaults: %+v %v", s, err)
+	}
+	// A limit written as 0 is 0, alone or not; one not written is its default.
+	s, err = ParseSetup(files("limits: {max_tools: 0}\n"))
+	if want := (Limits{MaxTools: 0, MaxSkills: 3, MaxMemories: 3, MaxActivity: 3}); err != nil || s.Limits != want {
+		t.Errorf("max_tools 0: %+v %v", s.Limits, err)
 	}
 	missing := func(name string) (string, []byte, error) {
 		return name, nil, fmt.Errorf("open %s: %w", name, fs.ErrNotExist)
