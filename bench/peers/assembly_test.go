@@ -206,47 +206,54 @@ func BenchmarkAssemblyPeers(b *testing.B) {
 			}
 		})
 	}
-	b.Run("interleaved", func(b *testing.B) {
-		allocs := make([]float64, len(as))
-		for i, a := range as {
-			allocs[i] = testing.AllocsPerRun(20, func() {
-				if _, err := a.assemble(); err != nil {
-					b.Fatal(err)
-				}
-			})
-		}
-		// Each call's time, and its ratio to the canonical call of the
-		// same round; medians, so that a pause of the machine in one call
-		// does not count for all of them.
-		took := make([][]float64, len(as))
-		ratio := make([][]float64, len(as))
-		for b.Loop() {
-			var first float64
-			for i, a := range as {
-				t0 := time.Now()
-				if _, err := a.assemble(); err != nil {
-					b.Fatal(err)
-				}
-				d := float64(time.Since(t0))
-				if i == 0 {
-					first = d
-				}
-				took[i] = append(took[i], d)
-				ratio[i] = append(ratio[i], d/first)
+	b.Run("interleaved", func(b *testing.B) { interleave(b, as, "canonical") })
+}
+
+// interleave times the assemblers in rounds, one call of each per round,
+// so that every one sees the same machine; it reports each one's median
+// time per call and the median of its ratio to the first one's call of
+// the same round, with allocations per call, and logs them as a table
+// whose ratio columns are headed "× "+first.
+func interleave(b *testing.B, as []assembler, first string) {
+	allocs := make([]float64, len(as))
+	for i, a := range as {
+		allocs[i] = testing.AllocsPerRun(20, func() {
+			if _, err := a.assemble(); err != nil {
+				b.Fatal(err)
 			}
-		}
-		var table strings.Builder
-		fmt.Fprintf(&table, "\n%-18s %12s %12s %12s %12s\n", "", "µs/op", "× canonical", "allocs/op", "× canonical")
+		})
+	}
+	// Each call's time, and its ratio to the first call of the same
+	// round; medians, so that a pause of the machine in one call does
+	// not count for all of them.
+	took := make([][]float64, len(as))
+	ratio := make([][]float64, len(as))
+	for b.Loop() {
+		var base float64
 		for i, a := range as {
-			us, x := medianOf(took[i])/1e3, medianOf(ratio[i])
-			fmt.Fprintf(&table, "%-18s %12.1f %12.2f %12.0f %12.2f\n", a.name, us, x, allocs[i], allocs[i]/allocs[0])
-			b.ReportMetric(us, a.name+"-µs/op")
-			if i > 0 {
-				b.ReportMetric(x, a.name+"-x")
+			t0 := time.Now()
+			if _, err := a.assemble(); err != nil {
+				b.Fatal(err)
 			}
+			d := float64(time.Since(t0))
+			if i == 0 {
+				base = d
+			}
+			took[i] = append(took[i], d)
+			ratio[i] = append(ratio[i], d/base)
 		}
-		b.Log(table.String())
-	})
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "\n%-18s %12s %12s %12s %12s\n", "", "µs/op", "× "+first, "allocs/op", "× "+first)
+	for i, a := range as {
+		us, x := medianOf(took[i])/1e3, medianOf(ratio[i])
+		fmt.Fprintf(&table, "%-18s %12.1f %12.2f %12.0f %12.2f\n", a.name, us, x, allocs[i], allocs[i]/allocs[0])
+		b.ReportMetric(us, a.name+"-µs/op")
+		if i > 0 {
+			b.ReportMetric(x, a.name+"-x")
+		}
+	}
+	b.Log(table.String())
 }
 
 // medianOf returns the median of v, which it sorts.

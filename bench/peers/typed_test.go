@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 	"text/template"
-	"time"
 
 	"github.com/google/dotprompt/go/dotprompt"
 
@@ -229,41 +228,5 @@ func TestTypedPeersAgree(t *testing.T) {
 // target: it shows where the typed preset stands beside the template
 // engines a team would otherwise use.
 func BenchmarkTypedPeers(b *testing.B) {
-	as := typedAssemblers(b, b.TempDir())
-	allocs := make([]float64, len(as))
-	for i, a := range as {
-		allocs[i] = testing.AllocsPerRun(20, func() {
-			if _, err := a.assemble(); err != nil {
-				b.Fatal(err)
-			}
-		})
-	}
-	took := make([][]float64, len(as))
-	ratio := make([][]float64, len(as))
-	for b.Loop() {
-		var first float64
-		for i, a := range as {
-			t0 := time.Now()
-			if _, err := a.assemble(); err != nil {
-				b.Fatal(err)
-			}
-			d := float64(time.Since(t0))
-			if i == 0 {
-				first = d
-			}
-			took[i] = append(took[i], d)
-			ratio[i] = append(ratio[i], d/first)
-		}
-	}
-	var table strings.Builder
-	fmt.Fprintf(&table, "\n%-18s %12s %12s %12s %12s\n", "", "µs/op", "× typed", "allocs/op", "× typed")
-	for i, a := range as {
-		us, x := medianOf(took[i])/1e3, medianOf(ratio[i])
-		fmt.Fprintf(&table, "%-18s %12.1f %12.2f %12.0f %12.2f\n", a.name, us, x, allocs[i], allocs[i]/allocs[0])
-		b.ReportMetric(us, a.name+"-µs/op")
-		if i > 0 {
-			b.ReportMetric(x, a.name+"-x")
-		}
-	}
-	b.Log(table.String())
+	interleave(b, typedAssemblers(b, b.TempDir()), "typed")
 }
