@@ -31,7 +31,11 @@ type Record struct {
 	NodeID              string            `json:"node_id,omitempty"`
 	// Preset names the preset that laid the prompt out; replay asks it
 	// to lay the prompt out again.
-	Preset  string          `json:"preset"`
+	Preset string `json:"preset"`
+	// Label names the prompt for people, as its preset does
+	// ("review/code-review", "layered act", a spec's path); replay's
+	// messages use it.
+	Label   string          `json:"label,omitempty"`
 	Sources []prompt.Source `json:"sources,omitempty"`
 	// Inputs are the preset's own inputs, as the preset wrote them
 	// (redacted): opaque here, enough for the preset to lay the prompt

@@ -395,6 +395,7 @@ func (e *Engine) record(res *Result, l *preset.Layout, id string) (*audit.Record
 		AssemblyTimestamp:   audit.Timestamp(e.now()),
 		CorrelationID:       id,
 		Preset:              res.Preset,
+		Label:               l.Label,
 		Sources:             res.Prompt.Sources,
 		Sections:            res.Prompt.Sections,
 		Budget:              res.Budget,

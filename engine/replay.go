@@ -77,13 +77,16 @@ func (e *Engine) rebuilder(c *catalog.Catalog) (audit.RebuildFunc, error) {
 }
 
 // Describe names the prompt a record holds, for messages: its workflow
-// and node, else its task_ref, else its preset's spec.
+// and node, else its task_ref, else its preset and label, else its
+// preset's spec.
 func Describe(rec *audit.Record) string {
 	switch {
 	case rec.WorkflowID != "":
 		return rec.WorkflowID + "/" + rec.NodeID
 	case rec.TaskRef != "":
 		return rec.TaskRef
+	case rec.Label != "":
+		return rec.Preset + " " + rec.Label
 	}
 	return rec.Preset + " spec"
 }
