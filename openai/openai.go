@@ -15,6 +15,9 @@
 // alphabetical order; the parameters returned here carry each schema as
 // the raw JSON of the body instead, so the order written is the order
 // sent.
+//
+// Embedder embeds texts with the embeddings API for the layered preset's
+// selection, one request per assembly.
 package openai
 
 import (
