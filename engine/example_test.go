@@ -105,6 +105,8 @@ func ExampleEngine_Compile() {
 	// specs/v2-example.txt 8a120d7ea951
 	// typed/review/code-review/small-change.txt 4d10fbb8362e
 	// typed/review/code-review/strict-expanded.txt b84487cdf780
+	// layered/fix-tests.txt 745657a7a908
+	// layered/review-pt.txt 596114274307
 }
 
 // Log an assembly and replay it later by correlation id: the preset the

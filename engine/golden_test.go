@@ -23,8 +23,8 @@ func TestExamplesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Prompts) != 8 {
-		t.Errorf("compiled %d prompts, want 4 workflow nodes, 2 specs and 2 typed fixtures", len(m.Prompts))
+	if len(m.Prompts) != 10 {
+		t.Errorf("compiled %d prompts, want 4 workflow nodes, 2 specs, 2 typed and 2 layered fixtures", len(m.Prompts))
 	}
 	// A compiled spec is what the canonical preset renders for it: the
 	// canonical package's own golden file, which adds a final newline.

@@ -42,6 +42,20 @@ type Setup struct {
 	// Injection are examples of injection: the built-in ones and the
 	// directory's own.
 	Injection []string
+	// Fixtures are tasks compile builds prompts for, to check the setup.
+	Fixtures []Fixture
+}
+
+// Fixture is a task of layered.yaml that compile builds a prompt for.
+type Fixture struct {
+	Name        string `yaml:"name"`
+	Task        string `yaml:"task"`
+	Mode        string `yaml:"mode"`
+	Interactive bool   `yaml:"interactive"`
+	// Context is a context file, relative to the setup directory.
+	Context string `yaml:"context"`
+
+	line, col int
 }
 
 // Limits are the caps of selection.
@@ -99,6 +113,7 @@ type setupDoc struct {
 	Tools     []Capability `yaml:"tools"`
 	Skills    []Capability `yaml:"skills"`
 	Injection []string     `yaml:"injection"`
+	Fixtures  []Fixture    `yaml:"fixtures"`
 }
 
 type scoresDoc struct {
@@ -252,6 +267,30 @@ func ParseSetup(rd read) (*Setup, error) {
 				at("modes", "modes.%s.skills names %q, which skills: does not list", m, k)
 			}
 		}
+	}
+	seenFixture := map[string]bool{}
+	for i, f := range doc.Fixtures {
+		fat := fmt.Sprintf("fixtures[%d]", i)
+		f.line, f.col = d.Pos(fat)
+		switch {
+		case d.Failed(fat):
+			continue
+		case !prompt.ValidKey(f.Name):
+			at(fat, "fixture %d: name %q: use lower-case letters, digits, '.', '_' and '-' (it names the compiled file)", i+1, f.Name)
+			continue
+		case seenFixture[f.Name]:
+			at(fat, "fixture %q is repeated", f.Name)
+			continue
+		case f.Task == "":
+			at(fat, "fixture %q has no task", f.Name)
+			continue
+		}
+		seenFixture[f.Name] = true
+		if _, _, err := InferMode(s, Request{Task: f.Task, Mode: f.Mode}); err != nil {
+			at(fat+".mode", "fixture %q: %v", f.Name, err)
+			continue
+		}
+		s.Fixtures = append(s.Fixtures, f)
 	}
 	builtin, _ := defaults.ReadFile("defaults/injection.yaml")
 	var patterns []string

@@ -301,6 +301,10 @@ func TestParseSetupErrors(t *testing.T) {
 		{"tools: [{description: x}]\n", "tools 1 has no name"},
 		{"tool: []\n", `unknown key "tool"`},
 		{"scores: {injection_min: .nan}\n", "scores.injection_min: NaN is not a cosine similarity"},
+		{"fixtures: [{name: a}]\n", `layered.yaml:1:12: fixture "a" has no task`},
+		{"fixtures: [{name: a, task: x}, {name: a, task: y}]\n", `fixture "a" is repeated`},
+		{"fixtures: [{name: A, task: x}]\n", `fixture 1: name "A"`},
+		{"fixtures: [{name: a, task: x, mode: fix}]\n", `fixture "a": mode "fix": use plan, act, review or auto`},
 	} {
 		_, err := ParseSetup(files(tt.yml))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/preset"
 )
@@ -75,7 +78,7 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 	if _, _, err := InferMode(setup, req); err != nil {
 		return nil, &preset.InputError{Input: InputMode, Err: err}
 	}
-	if req.Context != nil && env.Redactor != nil {
+	if req.Context != nil {
 		redactContext(env, req.Context)
 	}
 	sel, err := (&Assembler{Setup: setup}).Select(ctx, req)
@@ -87,6 +90,9 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 
 // redactContext redacts secrets from the untrusted entries' text.
 func redactContext(env *preset.Env, c *Context) {
+	if env.Redactor == nil {
+		return
+	}
 	for _, list := range [][]Entry{c.Memories, c.Activity} {
 		for i := range list {
 			list[i].Text, _ = env.Redactor.RedactSecrets(list[i].Text)
@@ -128,8 +134,63 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 	return sel.Layout(), nil
 }
 
-// Units implements preset.Preset: a layered prompt is built for a task
-// at run time, so the catalog holds none to compile.
+// Out is the directory, under compile's output, that layered fixtures go
+// to: <out>/layered/<fixture>.txt.
+const Out = "layered"
+
+// Units implements preset.Preset: when the catalog names a layered
+// setup, compile reads it (so a broken layered.yaml fails the build) and
+// builds each of its fixtures into layered/<name>.txt with the built-in
+// embedder.
 func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, error) {
-	return nil, nil
+	c := env.Catalog
+	if c == nil || c.Config().Layered == "" {
+		return nil, nil
+	}
+	setup, err := loadSetup(ctx, env, preset.Args{})
+	if err != nil {
+		return nil, err
+	}
+	dir := c.Config().Layered
+	var errs []error
+	if ids, err := c.WorkflowIDs(ctx); err == nil && slices.Contains(ids, Out) {
+		errs = append(errs, preset.Problem(path.Join(c.Config().Workflows, Out+".json"), 0, "a workflow named %q would be compiled into the directory the layered fixtures go to: rename the workflow", Out))
+	}
+	a := &Assembler{Setup: setup}
+	cfg := path.Join(dir, "layered.yaml")
+	var units []preset.Unit
+	for _, f := range setup.Fixtures {
+		at := preset.Location{Path: cfg, Line: f.line, Col: f.col}
+		units = append(units, preset.Unit{
+			Load: func(ctx context.Context) (*preset.Layout, error) {
+				req := Request{Task: f.Task, Mode: f.Mode, Interactive: f.Interactive}
+				if f.Context != "" {
+					cp := path.Join(dir, f.Context)
+					text, err := c.ReadFile(ctx, cp)
+					if err != nil {
+						return nil, err
+					}
+					if req.Context, err = ParseContext(cp, []byte(text)); err != nil {
+						return nil, err
+					}
+					redactContext(env, req.Context)
+				}
+				sel, err := a.Select(ctx, req)
+				if err != nil {
+					return nil, diag.ErrorfAt(cfg, f.line, f.col, "fixture %q: %v", f.Name, err)
+				}
+				l := sel.Layout()
+				l.Label, l.At = "fixture "+f.Name, at
+				return l, nil
+			},
+			Out:     path.Join(Out, f.Name+".txt"),
+			Entry:   catalog.ManifestEntry{Spec: cfg, Fixture: f.Name},
+			At:      at,
+			Subject: fmt.Sprintf("layered fixture %q", f.Name),
+		})
+	}
+	if len(errs) > 0 {
+		return units, preset.JoinErrors(errs)
+	}
+	return units, nil
 }
