@@ -65,6 +65,7 @@ type Problem struct {
 	Msg string
 }
 
+// String is "pointer: message", "the value" standing for the empty pointer.
 func (p Problem) String() string {
 	at := p.Pointer
 	if at == "" {
@@ -135,6 +136,7 @@ type Error struct {
 	Msg string
 }
 
+// Error is "name:line:col: " and every problem, joined by "; ".
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.Line > 0 {

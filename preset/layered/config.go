@@ -124,6 +124,7 @@ type scoresDoc struct {
 
 type nodeOf struct{ n *yaml.Node }
 
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
 func (v *nodeOf) UnmarshalYAMLNode(_ *yamldoc.Decoder, n *yaml.Node, _ string) { v.n = n }
 
 var (

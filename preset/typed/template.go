@@ -103,6 +103,7 @@ const (
 
 var typeNames = []string{"", "string", "integer", "number", "boolean", "list"}
 
+// String returns the type's name as templates write it ("string", "list").
 func (t Type) String() string {
 	if int(t) < len(typeNames) && t != 0 {
 		return typeNames[t]

@@ -340,6 +340,7 @@ type MissingError struct {
 	detail string
 }
 
+// Error names the template's file and every parameter without a value.
 func (e *MissingError) Error() string {
 	return fmt.Sprintf("%s: template %s needs a value for %s: give them in the params file (--typed-params), or defaults in the template", e.Path, e.Template, e.detail)
 }
