@@ -341,3 +341,32 @@ func TestParseContextErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectConcurrent: one Assembler serves many goroutines (run with
+// -race), and each gets the selection a lone call gets.
+func TestSelectConcurrent(t *testing.T) {
+	a := &Assembler{Setup: exampleSetup(t)}
+	c := exampleContext(t)
+	want, err := (&Assembler{Setup: exampleSetup(t)}).Select(context.Background(), Request{Task: "Fix the failing invoice tests", Context: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON, _ := json.Marshal(want)
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			sel, err := a.Select(context.Background(), Request{Task: "Fix the failing invoice tests", Context: c})
+			if err == nil {
+				if got, _ := json.Marshal(sel); string(got) != string(wantJSON) {
+					err = fmt.Errorf("a concurrent selection differs:\n%s\nwant\n%s", got, wantJSON)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
