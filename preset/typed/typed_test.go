@@ -441,3 +441,39 @@ func TestExpansion(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateConcurrent: a parsed template lays out and parses replies
+// from many goroutines at once (run with -race), each as alone.
+func TestTemplateConcurrent(t *testing.T) {
+	tpl := parseExample(t)
+	vals, err := tpl.valuesOf(tpl.Path(), tpl.Fixtures[0].Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := layoutText(t, tpl, vals, Options{})
+	reply := []byte(`{"items": [{"file":"a.go","line":1,"severity":"nit","comment":"x"}]}`)
+	errs := make(chan string, 8)
+	for range 8 {
+		go func() {
+			l, err := tpl.Layout(vals, Options{})
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			if got := render.Render(l.Sections, l.Style).Text; got != want {
+				errs <- "a concurrent layout differs"
+				return
+			}
+			if _, err := tpl.ParseReply(reply); err != nil {
+				errs <- err.Error()
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range 8 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+}
