@@ -477,3 +477,27 @@ func TestTemplateConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleOverrides keeps the example's overrides honest: the task's
+// applies, the rules' is stale on purpose. An edit to the template's task
+// section fails here until the example override's hash is updated.
+func TestExampleOverrides(t *testing.T) {
+	tpl := parseExample(t)
+	data, err := os.ReadFile("../../examples/typed/overrides/code-review.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, err := tpl.ParseOverrides("overrides/code-review.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ov.Notes) != 1 || !strings.Contains(ov.Notes[0], `section "rules" is stale`) {
+		t.Errorf("notes %q, want the rules override alone stale", ov.Notes)
+	}
+	if _, ok := ov.sections["task"]; !ok {
+		t.Error("the task override does not apply")
+	}
+	if _, ok := ov.tools["read_file"]; !ok {
+		t.Error("the read_file override does not apply")
+	}
+}
