@@ -351,15 +351,23 @@ func InferMode(s *Setup, req Request) (mode, why string, err error) {
 	words := embed.Words(req.Task)
 	for _, m := range []string{"plan", "review"} {
 		for _, k := range keywordsOf(s, m) {
-			kw := strings.Join(embed.Words(k), " ")
-			for _, w := range words {
-				if w == kw {
-					return m, fmt.Sprintf("keyword %q", k), nil
-				}
+			if kw := embed.Words(k); len(kw) > 0 && containsRun(words, kw) {
+				return m, fmt.Sprintf("keyword %q", k), nil
 			}
 		}
 	}
 	return "act", "default", nil
+}
+
+// containsRun reports whether run occurs in words, word for word: a
+// keyword of several words ("code review") matches them in a row.
+func containsRun(words, run []string) bool {
+	for i := 0; i+len(run) <= len(words); i++ {
+		if slices.Equal(words[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
 }
 
 // defaultKeywords infer the mode when layered.yaml gives none.

@@ -132,6 +132,14 @@ func TestInferMode(t *testing.T) {
 			t.Errorf("%+v: %s (%s) %v, want %s (%s)", tt.req, mode, why, err, tt.mode, tt.why)
 		}
 	}
+	// A keyword of several words matches them in a row.
+	phrase := &Setup{ModeSpecs: map[string]ModeSpec{"review": {Keywords: []string{"code review"}}}}
+	if m, why, _ := InferMode(phrase, Request{Task: "Do a Code Review of this"}); m != "review" || why != `keyword "code review"` {
+		t.Errorf("phrase keyword: %s %s", m, why)
+	}
+	if m, _, _ := InferMode(phrase, Request{Task: "review the code"}); m != "act" {
+		t.Errorf("phrase keyword out of order matched: %s", m)
+	}
 	// Without keywords in layered.yaml, the design's own words.
 	bare := &Setup{ModeSpecs: map[string]ModeSpec{}}
 	if m, _, _ := InferMode(bare, Request{Task: "audit the logs"}); m != "review" {
