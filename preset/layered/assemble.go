@@ -337,7 +337,7 @@ func InferMode(s *Setup, req Request) (mode, why string, err error) {
 	switch req.Mode {
 	case "", "auto":
 	default:
-		if !slices.Contains(Modes, req.Mode) {
+		if !slices.Contains(modes, req.Mode) {
 			return "", "", fmt.Errorf("mode %q: use plan, act, review or auto", req.Mode)
 		}
 		return req.Mode, "explicit", nil

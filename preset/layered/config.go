@@ -18,9 +18,11 @@ import (
 //go:embed defaults
 var defaults embed.FS
 
-// Modes are the modes a prompt is built for, in the order they are
-// tried when inferring one.
-var Modes = []string{"plan", "act", "review"}
+// modes are the modes a prompt is built for.
+var modes = []string{"plan", "act", "review"}
+
+// Modes returns the modes a prompt is built for: plan, act and review.
+func Modes() []string { return slices.Clone(modes) }
 
 // Setup is a layered prompt's fixed parts, from a directory: the
 // constitution and rules (text), and layered.yaml (limits, scores, modes,
@@ -133,22 +135,34 @@ var (
 	modeSchema  = yamldoc.NewSchema[ModeSpec](yamldoc.Options{Doc: "layered.yaml", Columns: true})
 )
 
-// DefaultLimits and DefaultScores are used for what layered.yaml leaves
-// out.
+// DefaultLimits returns the limits of a setup whose layered.yaml does
+// not set them: 10 tools, 3 skills, 3 memories, 3 activity entries.
+func DefaultLimits() Limits { return defaultLimits }
+
+// DefaultScores returns the thresholds of a setup whose layered.yaml does
+// not set them, which suit the built-in lexical embedder: min 0.2,
+// memory_min 0.15, injection_min 0.5.
+func DefaultScores() Scores { return defaultScores }
+
+// defaultLimits and defaultScores are used for what layered.yaml leaves
+// out; read through DefaultLimits and DefaultScores.
 var (
-	DefaultLimits = Limits{MaxTools: 10, MaxSkills: 3, MaxMemories: 3, MaxActivity: 3}
-	DefaultScores = Scores{Min: 0.2, MemoryMin: 0.15, InjectionMin: 0.5}
+	defaultLimits = Limits{MaxTools: 10, MaxSkills: 3, MaxMemories: 3, MaxActivity: 3}
+	defaultScores = Scores{Min: 0.2, MemoryMin: 0.15, InjectionMin: 0.5}
 )
 
-// read reads a file of the setup; path is for diagnostics.
-type read func(name string) (path string, data []byte, err error)
+// ReadFunc reads the file name of a setup (a slash-separated path in the
+// setup directory) and returns the path to name in diagnostics and its
+// content; a file that does not exist is an error wrapping
+// fs.ErrNotExist.
+type ReadFunc func(name string) (path string, data []byte, err error)
 
 // ParseSetup builds a setup from the files rd reads: constitution.md
 // (required unless the defaults are used), rules.md and rules/<mode>.md
 // (optional), and layered.yaml. Every problem in layered.yaml is
 // reported at once, at its line and column.
-func ParseSetup(rd read) (*Setup, error) {
-	s := &Setup{Limits: DefaultLimits, Scores: DefaultScores, ModeRules: map[string]string{}, ModeSpecs: map[string]ModeSpec{}}
+func ParseSetup(rd ReadFunc) (*Setup, error) {
+	s := &Setup{Limits: defaultLimits, Scores: defaultScores, ModeRules: map[string]string{}, ModeSpecs: map[string]ModeSpec{}}
 	text := func(name string, required bool) (string, error) {
 		path, data, err := rd(name)
 		if err != nil {
@@ -170,7 +184,7 @@ func ParseSetup(rd read) (*Setup, error) {
 	if s.Rules, err = text("rules.md", false); err != nil {
 		return nil, err
 	}
-	for _, m := range Modes {
+	for _, m := range modes {
 		if s.ModeRules[m], err = text("rules/"+m+".md", false); err != nil {
 			return nil, err
 		}
@@ -197,7 +211,7 @@ func ParseSetup(rd read) (*Setup, error) {
 		key string
 		v   *int
 		def int
-	}{{"max_tools", &l.MaxTools, DefaultLimits.MaxTools}, {"max_skills", &l.MaxSkills, DefaultLimits.MaxSkills}, {"max_memories", &l.MaxMemories, DefaultLimits.MaxMemories}, {"max_activity", &l.MaxActivity, DefaultLimits.MaxActivity}} {
+	}{{"max_tools", &l.MaxTools, defaultLimits.MaxTools}, {"max_skills", &l.MaxSkills, defaultLimits.MaxSkills}, {"max_memories", &l.MaxMemories, defaultLimits.MaxMemories}, {"max_activity", &l.MaxActivity, defaultLimits.MaxActivity}} {
 		if line, _ := d.Pos("limits." + f.key); line == 0 {
 			*f.v = f.def
 		} else if *f.v < 0 {
@@ -224,7 +238,7 @@ func ParseSetup(rd read) (*Setup, error) {
 		} else {
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], n.Content[i+1]
-				if !slices.Contains(Modes, k.Value) {
+				if !slices.Contains(modes, k.Value) {
 					errs = append(errs, diag.ErrorfAt(path, k.Line, k.Column, "modes: unknown mode %q: the modes are plan, act and review", k.Value))
 					continue
 				}
@@ -251,7 +265,7 @@ func ParseSetup(rd read) (*Setup, error) {
 			}
 			seen[c.Name] = true
 			for _, m := range c.Modes {
-				if m != "any" && !slices.Contains(Modes, m) {
+				if m != "any" && !slices.Contains(modes, m) {
 					at(cat+".modes", "%s %q: unknown mode %q: use plan, act, review or any", list.key, c.Name, m)
 				}
 			}

@@ -26,7 +26,7 @@ const fuzzTask = "Fix the failing invoice tests"
 
 // fuzzRead reads the files of dir as the preset does: an absent file is
 // an error wrapping fs.ErrNotExist.
-func fuzzRead(dir string) read {
+func fuzzRead(dir string) ReadFunc {
 	return func(name string) (string, []byte, error) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		data, err := os.ReadFile(p)
@@ -141,8 +141,8 @@ func FuzzParseSetup(f *testing.F) {
 			t.Fatal("no setup and no error")
 		}
 		for m, ms := range s.ModeSpecs {
-			if !slices.Contains(Modes, m) {
-				t.Fatalf("mode %q is not one of %q", m, Modes)
+			if !slices.Contains(modes, m) {
+				t.Fatalf("mode %q is not one of %q", m, modes)
 			}
 			for _, name := range ms.Tools {
 				if !slices.ContainsFunc(s.Tools, func(c Capability) bool { return c.Name == name }) {
@@ -331,8 +331,8 @@ func FuzzSelectTask(f *testing.F) {
 			if err != nil {
 				t.Fatalf("task %q: %v", task, err)
 			}
-			if !slices.Contains(Modes, sel.Mode) {
-				t.Fatalf("mode %q is not one of %q", sel.Mode, Modes)
+			if !slices.Contains(modes, sel.Mode) {
+				t.Fatalf("mode %q is not one of %q", sel.Mode, modes)
 			}
 			lim := setup.Limits
 			if len(sel.Tools) > lim.MaxTools || len(sel.Skills) > lim.MaxSkills {

@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 const exampleDir = "../../examples/layered"
 
-func dirReader(dir string) read {
+func dirReader(dir string) ReadFunc {
 	return func(name string) (string, []byte, error) {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		data, err := os.ReadFile(p)
@@ -92,7 +92,7 @@ func TestLayersInOrder(t *testing.T) {
 		}
 		last = i
 	}
-	for _, r := range TrustRules {
+	for _, r := range trustRules {
 		if !strings.Contains(got, r) {
 			t.Errorf("the constitution lacks %q", r)
 		}
@@ -288,7 +288,7 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestParseSetupErrors(t *testing.T) {
-	files := func(yml string) read {
+	files := func(yml string) ReadFunc {
 		return func(name string) (string, []byte, error) {
 			switch name {
 			case "constitution.md":
@@ -320,7 +320,7 @@ func TestParseSetupErrors(t *testing.T) {
 		}
 	}
 	s, err := ParseSetup(files("{}\n"))
-	if err != nil || s.Limits != DefaultLimits || s.Scores != DefaultScores || len(s.Injection) < 30 {
+	if err != nil || s.Limits != defaultLimits || s.Scores != defaultScores || len(s.Injection) < 30 {
 		t.Errorf("defaults: %+v %v", s, err)
 	}
 	// A limit written as 0 is 0, alone or not; one not written is its default.

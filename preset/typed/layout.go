@@ -20,9 +20,9 @@ import (
 // full, and the caller lays the prompt out again with them expanded.
 const OpenSectionsTool = "open_sections"
 
-// Style is how typed prompts are written: "## 1. Title" at the top,
+// style is how typed prompts are written: "## 1. Title" at the top,
 // "### 1.1. Child" below it, sections joined by a blank line.
-var Style = render.Style{Heading: render.Heading{Level: 2, Deeper: true, Numbered: true}}
+var style = render.Style{Heading: render.Heading{Level: 2, Deeper: true, Numbered: true}}
 
 // Options are the choices of one layout beyond the parameters' values.
 type Options struct {
@@ -89,7 +89,7 @@ func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
 	}
 	l := &preset.Layout{
 		Sections:   secs,
-		Style:      Style,
+		Style:      style,
 		Messages:   1,
 		Label:      t.NS + "/" + t.Key,
 		Redactions: counts,
