@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -179,4 +180,29 @@ func Parse(name string, reply []byte, open byte, s *Schema) (json.RawMessage, er
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// Decode finds the JSON value in reply (as Parse does, '{' for a struct
+// or map, '[' for a slice), checks it against s when s is not nil, and
+// decodes it into a T with unknown fields refused, so a reply is checked
+// against a Go type as well as, or instead of, a schema. A field the type
+// lacks, or a value of the wrong type, is an *Error naming it.
+func Decode[T any](name string, reply []byte, s *Schema) (T, error) {
+	var v T
+	open := byte('{')
+	if k := reflect.TypeFor[T]().Kind(); k == reflect.Slice || k == reflect.Array {
+		open = '['
+	}
+	data, err := Parse(name, reply, open, s)
+	if err != nil {
+		return v, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		_, off, _ := Extract(reply, open)
+		line, col := diag.Position(reply, off)
+		return v, &Error{Name: name, Reply: string(reply), Line: line, Col: col, Msg: "does not fit " + reflect.TypeFor[T]().String() + ": " + strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	return v, nil
 }

@@ -57,3 +57,36 @@ func TestCompileRefusesRemoteRefs(t *testing.T) {
 		t.Error("an invalid schema compiled")
 	}
 }
+
+type comment struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Severity string `json:"severity"`
+}
+
+func TestDecode(t *testing.T) {
+	got, err := Decode[[]comment]("review", []byte("Here:\n```json\n[{\"file\": \"a.go\", \"line\": 3, \"severity\": \"nit\"}]\n```"), nil)
+	if err != nil || len(got) != 1 || got[0] != (comment{"a.go", 3, "nit"}) {
+		t.Errorf("Decode: %+v %v", got, err)
+	}
+	one, err := Decode[comment]("review", []byte(`{"file": "a.go", "line": 3, "severity": "nit"}`), nil)
+	if err != nil || one.Line != 3 {
+		t.Errorf("Decode one: %+v %v", one, err)
+	}
+	for _, tt := range []struct{ reply, want string }{
+		{"x\n{\"file\": \"a.go\", \"line\": 3, \"severity\": \"nit\", \"extra\": 1}", `review:2:1: does not fit output.comment: unknown field "extra"`},
+		{`{"file": "a.go", "line": "3"}`, `review:1:1: does not fit output.comment: cannot unmarshal string into Go struct field comment.line of type int`},
+	} {
+		_, err := Decode[comment]("review", []byte(tt.reply), nil)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%q:\n got %v\nwant %s", tt.reply, err, tt.want)
+		}
+	}
+	s, err := Compile("review", []byte(itemSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode[comment]("review", []byte(`{"file": "a.go", "line": 0, "severity": "nit"}`), s); err == nil || !strings.Contains(err.Error(), "/line: minimum") {
+		t.Errorf("schema and type: %v", err)
+	}
+}
