@@ -103,7 +103,7 @@ func ExampleEngine_Compile() {
 	// technical_arch.v1/review.txt 6762520bb7ec
 	// specs/support-ticket.txt 3a9d29f93d73
 	// specs/v2-example.txt 8a120d7ea951
-	// typed/review/code-review/small-change.txt 4d10fbb8362e
+	// typed/review/code-review/small-change.txt 8412672af0a0
 	// typed/review/code-review/strict-expanded.txt b84487cdf780
 	// layered/fix-tests.txt 745657a7a908
 	// layered/review-pt.txt 596114274307

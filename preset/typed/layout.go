@@ -15,10 +15,16 @@ import (
 	"github.com/tessera-dev/tessera/render"
 )
 
-// OpenSectionsTool is the name of the tool offered with summarized
-// sections: the model calls it with the keys of the sections it needs in
-// full, and the caller lays the prompt out again with them expanded.
-const OpenSectionsTool = "open_sections"
+// The progressive-disclosure tools, as design 003 names them. A
+// summarized section that carries tools (itself or below it) is opened
+// with OpenSectionsTool: the caller lays the prompt out again with it
+// expanded (Template.Expansion), and its tools come with it. A summarized
+// section without tools is read with ReadSectionTool: the caller answers
+// the call with Template.ReadSection, and the prompt stays as it is.
+const (
+	OpenSectionsTool = "open_sections"
+	ReadSectionTool  = "read_section"
+)
 
 // style is how typed prompts are written: "## 1. Title" at the top,
 // "### 1.1. Child" below it, sections joined by a blank line.
@@ -84,9 +90,7 @@ func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
 	}
 	b := layoutBuilder{t: t, vals: vals, expand: expand, ov: ov, system: map[string]bool{}}
 	secs := b.sections("", t.Sections)
-	if len(b.hidden) > 0 {
-		b.attachOpenSections(secs)
-	}
+	b.attachDisclosure(secs)
 	l := &preset.Layout{
 		Sections:   secs,
 		Style:      style,
@@ -158,7 +162,8 @@ type layoutBuilder struct {
 	vals   Values
 	expand map[string]bool
 	ov     *Overrides
-	hidden []string        // summarized sections shown as their summary
+	opened []string        // summarized sections with tools: open_sections
+	read   []string        // summarized sections without tools: read_section
 	system map[string]bool // paths of the sections sent as system instructions
 }
 
@@ -192,8 +197,17 @@ func (b *layoutBuilder) sections(parent string, specs []*SectionSpec) []prompt.S
 		}
 		if s.Summarized && !b.expand[path] {
 			sec.Visibility = prompt.Summary
-			sec.Summary = s.Summary.render(b.vals) + "\n\n" + fmt.Sprintf("(This is a summary. Call %s with %q for the full section.)", OpenSectionsTool, path)
-			b.hidden = append(b.hidden, path)
+			note := fmt.Sprintf("(This is a summary. Call %s with %q for the full section.)", ReadSectionTool, path)
+			if s.hasTools() {
+				note = fmt.Sprintf("(This is a summary. Call %s with %q to open the full section and its tools.)", OpenSectionsTool, path)
+				b.opened = append(b.opened, path)
+			} else {
+				b.read = append(b.read, path)
+			}
+			sec.Summary = s.Summary.render(b.vals) + "\n\n" + note
+			// A summarized section's tools come when it is opened.
+			out = append(out, sec)
+			continue
 		}
 		for _, tl := range s.Tools {
 			desc := tl.Description
@@ -202,35 +216,48 @@ func (b *layoutBuilder) sections(parent string, specs []*SectionSpec) []prompt.S
 			}
 			sec.Tools = append(sec.Tools, prompt.Tool{Name: tl.Name, Description: desc, Parameters: tl.Parameters})
 		}
-		if sec.Visibility != prompt.Summary {
-			sec.Children = b.sections(path, s.Children)
-		}
+		sec.Children = b.sections(path, s.Children)
 		out = append(out, sec)
 	}
 	return out
 }
 
-// attachOpenSections offers the open_sections tool with the first
-// summarized section, naming every summarized one.
-func (b *layoutBuilder) attachOpenSections(secs []prompt.Section) {
-	var enum []byte
-	for i, p := range b.hidden {
+// attachDisclosure offers open_sections with the first summarized
+// section that has tools, naming every such section, and read_section
+// with the first summarized section without, naming every such one.
+func (b *layoutBuilder) attachDisclosure(secs []prompt.Section) {
+	if len(b.opened) > 0 {
+		params := `{"type":"object","properties":{"section_keys":{"type":"array","items":{"type":"string","enum":` + enumOf(b.opened) + `},"description":"The sections to open in full, with their tools."},"reason":{"type":"string","description":"Why they are needed."}},"required":["section_keys","reason"],"additionalProperties":false}`
+		attachAt(secs, b.opened[0], prompt.Tool{Name: OpenSectionsTool, Description: "Open summarized sections of the instructions in full, with the tools they bring. Call it when a section's summary is not enough for the task.", Parameters: json.RawMessage(params)})
+	}
+	if len(b.read) > 0 {
+		params := `{"type":"object","properties":{"section_key":{"type":"string","enum":` + enumOf(b.read) + `,"description":"The section to read."}},"required":["section_key"],"additionalProperties":false}`
+		attachAt(secs, b.read[0], prompt.Tool{Name: ReadSectionTool, Description: "Read a summarized section of the instructions in full. Call it when the section's summary is not enough for the task.", Parameters: json.RawMessage(params)})
+	}
+}
+
+func enumOf(paths []string) string {
+	enum := []byte{'['}
+	for i, p := range paths {
 		if i > 0 {
 			enum = append(enum, ',')
 		}
 		enum = yamldoc.AppendJSONString(enum, p)
 	}
-	params := `{"type":"object","properties":{"section_keys":{"type":"array","items":{"type":"string","enum":[` + string(enum) + `]},"description":"The sections to read in full."},"reason":{"type":"string","description":"Why they are needed."}},"required":["section_keys","reason"],"additionalProperties":false}`
-	tool := prompt.Tool{Name: OpenSectionsTool, Description: "Read summarized sections of the instructions in full. Call it when a section's summary is not enough for the task.", Parameters: json.RawMessage(params)}
+	return string(append(enum, ']'))
+}
+
+// attachAt adds tool to the section at path.
+func attachAt(secs []prompt.Section, path string, tool prompt.Tool) {
 	var attach func(parent string, secs []prompt.Section) bool
 	attach = func(parent string, secs []prompt.Section) bool {
 		for i := range secs {
-			path := prompt.JoinKey(parent, secs[i].Key)
-			if path == b.hidden[0] {
+			p := prompt.JoinKey(parent, secs[i].Key)
+			if p == path {
 				secs[i].Tools = append(secs[i].Tools, tool)
 				return true
 			}
-			if attach(path, secs[i].Children) {
+			if attach(p, secs[i].Children) {
 				return true
 			}
 		}

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/output"
+	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/render"
 )
 
 // ParseReply finds the declared output in a model's reply and checks it
@@ -69,4 +73,60 @@ func (t *Template) Expansion(args []byte) ([]string, error) {
 		}
 	}
 	return call.SectionKeys, nil
+}
+
+// ReadSection answers the model's read_section call. args is the call's
+// JSON arguments ({"section_key": "rules"}); vals and opts are those the
+// prompt was laid out with. It returns the section in full, as it would
+// be written expanded (its title, body and subsections, headings without
+// numbers), for the tool's result; the prompt itself stays as it is. A
+// key that is not a summarized section without tools is an error.
+func (t *Template) ReadSection(args []byte, vals Values, opts Options) (string, error) {
+	var call struct {
+		SectionKey string `json:"section_key"`
+	}
+	if err := json.Unmarshal(args, &call); err != nil {
+		return "", fmt.Errorf("%s call: %w", ReadSectionTool, err)
+	}
+	s := t.Section(call.SectionKey)
+	if s == nil || !s.Summarized || s.hasTools() {
+		return "", fmt.Errorf("%s call: %q is not a summarized section without tools of %s/%s; those are %s", ReadSectionTool, call.SectionKey, t.NS, t.Key, t.readable())
+	}
+	opts.Expand = append(slices.Clone(opts.Expand), call.SectionKey)
+	l, err := t.Layout(vals, opts)
+	if err != nil {
+		return "", err
+	}
+	sec := findSection(l.Sections, "", call.SectionKey)
+	if sec == nil {
+		return "", fmt.Errorf("%s call: section %q is not enabled with these values", ReadSectionTool, call.SectionKey)
+	}
+	return render.Render([]prompt.Section{*sec}, render.Style{Heading: render.Heading{Level: 2, Deeper: true}}).Text, nil
+}
+
+// readable lists the summarized sections without tools, for messages.
+func (t *Template) readable() string {
+	var paths []string
+	t.Walk(func(path string, s *SectionSpec) {
+		if s.Summarized && !s.hasTools() {
+			paths = append(paths, path)
+		}
+	})
+	if len(paths) == 0 {
+		return "none"
+	}
+	return strings.Join(paths, ", ")
+}
+
+func findSection(secs []prompt.Section, parent, path string) *prompt.Section {
+	for i := range secs {
+		p := prompt.JoinKey(parent, secs[i].Key)
+		if p == path {
+			return &secs[i]
+		}
+		if s := findSection(secs[i].Children, p, path); s != nil {
+			return s
+		}
+	}
+	return nil
 }

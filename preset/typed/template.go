@@ -161,6 +161,19 @@ type SectionSpec struct {
 	line, col int
 }
 
+// hasTools reports whether the section or one below it carries tools.
+func (s *SectionSpec) hasTools() bool {
+	if len(s.Tools) > 0 {
+		return true
+	}
+	for _, c := range s.Children {
+		if c.hasTools() {
+			return true
+		}
+	}
+	return false
+}
+
 // Tool is a tool attached to a section.
 type Tool struct {
 	Name        string

@@ -145,8 +145,8 @@ func TestSummaryAndExpand(t *testing.T) {
 			tools = append(tools, tl.Name)
 		}
 	}
-	if strings.Join(tools, ",") != "open_sections,read_file" {
-		t.Errorf("tools %v, want open_sections with the summarized section, then read_file", tools)
+	if strings.Join(tools, ",") != "read_section,read_file" {
+		t.Errorf("tools %v, want read_section with the summarized section (it has no tools), then read_file", tools)
 	}
 	text, l = layoutText(t, tpl, vals, Options{Expand: []string{"rules"}})
 	if !strings.Contains(text, "Correctness first") {
@@ -154,8 +154,8 @@ func TestSummaryAndExpand(t *testing.T) {
 	}
 	for _, s := range l.Sections {
 		for _, tl := range s.Tools {
-			if tl.Name == OpenSectionsTool {
-				t.Errorf("open_sections offered with nothing summarized")
+			if tl.Name == OpenSectionsTool || tl.Name == ReadSectionTool {
+				t.Errorf("%s offered with nothing summarized", tl.Name)
 			}
 		}
 	}
@@ -499,5 +499,71 @@ func TestExampleOverrides(t *testing.T) {
 	}
 	if _, ok := ov.tools["read_file"]; !ok {
 		t.Error("the read_file override does not apply")
+	}
+}
+
+// TestDisclosureTools: a summarized section with tools is opened with
+// open_sections and its tools wait until then; one without is read with
+// read_section, whose answer is the section in full.
+func TestDisclosureTools(t *testing.T) {
+	tpl := mustParse(t, `ns: t
+key: k
+params: [{name: who, type: string, default: Ada}]
+sections:
+  - {key: a, title: A, template: "Hello $who."}
+  - key: policy
+    title: Policy
+    visibility: summary
+    summary: Be brief.
+    template: Never use first names, $who included.
+    children:
+      - {key: tone, title: Tone, template: Plain words.}
+  - key: admin
+    title: Admin
+    visibility: summary
+    summary: Admin tools.
+    template: Use the admin tools with care.
+    tools: [{name: reset_password, description: Reset a password.}]
+`)
+	text, l := layoutText(t, tpl, nil, Options{})
+	tools := map[string]string{}
+	for _, s := range l.Sections {
+		for _, tl := range s.Tools {
+			tools[tl.Name] = s.Key + " " + string(tl.Parameters)
+		}
+	}
+	if _, ok := tools["reset_password"]; ok {
+		t.Error("a summarized section's tool was offered before it was opened")
+	}
+	if !strings.HasPrefix(tools[ReadSectionTool], `policy {"type":"object","properties":{"section_key":{"type":"string","enum":["policy"]`) || !strings.HasPrefix(tools[OpenSectionsTool], `admin {"type":"object","properties":{"section_keys":{"type":"array","items":{"type":"string","enum":["admin"]}`) {
+		t.Errorf("disclosure tools %v", tools)
+	}
+	for _, want := range []string{`(This is a summary. Call read_section with "policy" for the full section.)`, `(This is a summary. Call open_sections with "admin" to open the full section and its tools.)`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, text)
+		}
+	}
+	got, err := tpl.ReadSection([]byte(`{"section_key": "policy"}`), nil, Options{})
+	if want := "## Policy\nNever use first names, Ada included.\n\n### Tone\nPlain words."; err != nil || got != want {
+		t.Errorf("ReadSection = %q, %v; want %q", got, err, want)
+	}
+	for _, bad := range []string{`{"section_key": "admin"}`, `{"section_key": "a"}`, `{"section_key": "nope"}`} {
+		if _, err := tpl.ReadSection([]byte(bad), nil, Options{}); err == nil || !strings.Contains(err.Error(), "those are policy") {
+			t.Errorf("ReadSection(%s): %v", bad, err)
+		}
+	}
+	paths, err := tpl.Expansion([]byte(`{"section_keys": ["admin"], "reason": "reset"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, l = layoutText(t, tpl, nil, Options{Expand: paths})
+	var opened []string
+	for _, s := range l.Sections {
+		for _, tl := range s.Tools {
+			opened = append(opened, tl.Name)
+		}
+	}
+	if strings.Join(opened, ",") != "read_section,reset_password" {
+		t.Errorf("tools once admin is open: %v", opened)
 	}
 }
