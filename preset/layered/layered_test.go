@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-dev/tessera/embed"
 	"github.com/tessera-dev/tessera/internal/golden"
 	"github.com/tessera-dev/tessera/render"
+	"github.com/tessera-dev/tessera/tokenizer"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden from current output")
@@ -377,4 +378,50 @@ func TestSelectConcurrent(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// TestTokenReduction measures design 002's token check: the selected
+// prompt against the monolithic one (every tool, skill and untrusted
+// entry of the mode, nothing filtered but injection), counted with
+// o200k_base over the evaluation set's tasks with the example context.
+// It logs the mean reduction and fails if selection ever makes a prompt
+// larger.
+func TestTokenReduction(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "eval.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []EvalCase
+	if err := yaml.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	enc, err := tokenizer.EncodingNamed(tokenizer.O200kBaseName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dynamic := &Assembler{Setup: exampleSetup(t)}
+	all := exampleSetup(t)
+	all.Limits = Limits{MaxTools: 1000, MaxSkills: 1000, MaxMemories: 1000, MaxActivity: 1000}
+	all.Scores.Min, all.Scores.MemoryMin = -1, -1
+	mono := &Assembler{Setup: all}
+	c := exampleContext(t)
+	var sumDyn, sumMono int
+	for _, tc := range cases {
+		req := Request{Task: tc.Task, Mode: tc.Mode, Context: c}
+		d, err := dynamic.Select(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := mono.Select(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nd, nm := enc.Count(text(t, d)), enc.Count(text(t, m))
+		if nd > nm {
+			t.Errorf("%q: the selected prompt counts %d tokens, the monolithic %d", tc.Task, nd, nm)
+		}
+		sumDyn += nd
+		sumMono += nm
+	}
+	t.Logf("mean tokens: selected %d, monolithic %d: %.0f%% fewer", sumDyn/len(cases), sumMono/len(cases), 100*(1-float64(sumDyn)/float64(sumMono)))
 }
