@@ -166,6 +166,13 @@ func TestAssemblyPeersAgree(t *testing.T) {
 	if len(want) < 8000 {
 		t.Fatalf("the canonical text is %d bytes, want about 8.5 KB", len(want))
 	}
+	agree(t, as, want)
+}
+
+// agree checks that every assembler after the first gives want, the
+// first's text, and shows where one does not.
+func agree(t *testing.T, as []assembler, want string) {
+	t.Helper()
 	for _, a := range as[1:] {
 		got, err := a.assemble()
 		if err != nil {
@@ -176,7 +183,7 @@ func TestAssemblyPeersAgree(t *testing.T) {
 			for i < len(got) && i < len(want) && got[i] == want[i] {
 				i++
 			}
-			t.Errorf("%s differs from tessera-canonical at byte %d:\n%q\nwant\n%q", a.name, i, got[max(0, i-40):min(len(got), i+40)], want[max(0, i-40):min(len(want), i+40)])
+			t.Errorf("%s differs from %s at byte %d:\n%q\nwant\n%q", a.name, as[0].name, i, got[max(0, i-40):min(len(got), i+40)], want[max(0, i-40):min(len(want), i+40)])
 		}
 	}
 }

@@ -207,19 +207,7 @@ func TestTypedPeersAgree(t *testing.T) {
 	if !strings.Contains(want, "## 5. Strict mode") {
 		t.Fatalf("the typed text lacks its enabled section:\n%s", want)
 	}
-	for _, a := range as[1:] {
-		got, err := a.assemble()
-		if err != nil {
-			t.Fatalf("%s: %v", a.name, err)
-		}
-		if got != want {
-			i := 0
-			for i < len(got) && i < len(want) && got[i] == want[i] {
-				i++
-			}
-			t.Errorf("%s differs from tessera-typed at byte %d:\n%q\nwant\n%q", a.name, i, got[max(0, i-40):min(len(got), i+40)], want[max(0, i-40):min(len(want), i+40)])
-		}
-	}
+	agree(t, as, want)
 }
 
 // BenchmarkTypedPeers times the three interleaved, one call of each per
