@@ -264,14 +264,7 @@ func TestSelectionLimits(t *testing.T) {
 // is what the built-in lexical embedder reaches, so a change that makes
 // selection worse fails.
 func TestEvaluate(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "eval.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []EvalCase
-	if err := yaml.Unmarshal(data, &cases); err != nil {
-		t.Fatal(err)
-	}
+	cases := evalCases(t)
 	r, err := (&Assembler{Setup: exampleSetup(t)}).Evaluate(context.Background(), cases, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -387,14 +380,7 @@ func TestSelectConcurrent(t *testing.T) {
 // It logs the mean reduction and fails if selection ever makes a prompt
 // larger.
 func TestTokenReduction(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "eval.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []EvalCase
-	if err := yaml.Unmarshal(data, &cases); err != nil {
-		t.Fatal(err)
-	}
+	cases := evalCases(t)
 	enc, err := tokenizer.EncodingNamed(tokenizer.O200kBaseName)
 	if err != nil {
 		t.Fatal(err)
@@ -424,4 +410,18 @@ func TestTokenReduction(t *testing.T) {
 		sumMono += nm
 	}
 	t.Logf("mean tokens: selected %d, monolithic %d: %.0f%% fewer", sumDyn/len(cases), sumMono/len(cases), 100*(1-float64(sumDyn)/float64(sumMono)))
+}
+
+// evalCases reads the evaluation set, testdata/eval.yaml.
+func evalCases(t *testing.T) []EvalCase {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "eval.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []EvalCase
+	if err := yaml.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	return cases
 }
