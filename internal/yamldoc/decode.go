@@ -245,7 +245,7 @@ func (d *Decoder) Wrong(n *yaml.Node, at, want string) {
 		d.Errorf(n, at, "aliases (*%s) are not supported in %s: write the value out", n.Value, doc)
 		return
 	}
-	d.Errorf(n, at, "%s", d.typeError(want, describe(n)))
+	d.Errorf(n, at, "%s", d.typeError(want, Describe(n)))
 }
 
 // Text returns the text of a scalar. Numbers and times are taken as
@@ -372,7 +372,7 @@ func (d *Decoder) mapping(p *plan, n *yaml.Node, at string, v reflect.Value) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			d.Errorf(k, at, "a key must be a name, found %s", describe(k))
+			d.Errorf(k, at, "a key must be a name, found %s", Describe(k))
 			continue
 		}
 		fi := p.find(k.Value)
@@ -498,8 +498,9 @@ func isNull(n *yaml.Node) bool {
 
 func index(at string, i int) string { return at + "[" + strconv.Itoa(i) + "]" }
 
-// describe says what a node is, for "want X, found Y".
-func describe(n *yaml.Node) string {
+// Describe says what a node is, for messages of the form "want X, found
+// Y": "a mapping", "the text \"two\"", "the number 1.5", "nothing".
+func Describe(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"

@@ -42,7 +42,7 @@ func (d *Decoder) writeJSON(b *bytes.Buffer, n *yaml.Node, at string) bool {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Kind != yaml.ScalarNode || k.Tag == "!!null" {
-				d.Errorf(k, at, "a JSON object key must be text, found %s", describe(k))
+				d.Errorf(k, at, "a JSON object key must be text, found %s", Describe(k))
 				return false
 			}
 			if seen != nil {

@@ -262,7 +262,7 @@ sections: [{key: a, title: A, template: "$repo $n $x $on $files"}]
 		{"on: yes\n", `p.yaml:1:5: on: want true or false, found the text "yes"`},
 		{"files: a\n", `p.yaml:1:8: files: want a list of text`},
 		{"files: [a, {b: c}]\n", `p.yaml:1:12: files: item 2: want text, found a mapping`},
-		{"repo: true\n", `p.yaml:1:7: repo: want text (quote it if it looks like another type), found the boolean true`},
+		{"repo: true\n", `p.yaml:1:7: repo: want text, found true (quote it to use it as text)`},
 		{"[1]\n", `p.yaml:1:1: want a mapping of parameter names to values`},
 		{"repo: a\nrepo: b\n", `repeated`},
 	}

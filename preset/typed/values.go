@@ -56,13 +56,13 @@ func listValue(items []string) Value {
 // valueOf reads node n of the file path as a value of p's type.
 func valueOf(path string, p *Param, n *yaml.Node) (Value, *diag.Error) {
 	bad := func(want string) (Value, *diag.Error) {
-		return Value{}, diag.ErrorfAt(path, n.Line, n.Column, "%s: want %s, found %s", p.Name, want, describe(n))
+		return Value{}, diag.ErrorfAt(path, n.Line, n.Column, "%s: want %s, found %s", p.Name, want, yamldoc.Describe(n))
 	}
 	scalar := n.Kind == yaml.ScalarNode
 	switch p.Type {
 	case String:
 		if !scalar || n.Tag == "!!null" || n.Tag == "!!bool" {
-			return bad("text (quote it if it looks like another type)")
+			return bad("text")
 		}
 		return stringValue(n.Value), nil
 	case Integer:
@@ -92,34 +92,13 @@ func valueOf(path string, p *Param, n *yaml.Node) (Value, *diag.Error) {
 		items := make([]string, 0, len(n.Content))
 		for i, c := range n.Content {
 			if c.Kind != yaml.ScalarNode || c.Tag == "!!null" {
-				return Value{}, diag.ErrorfAt(path, c.Line, c.Column, "%s: item %d: want text, found %s", p.Name, i+1, describe(c))
+				return Value{}, diag.ErrorfAt(path, c.Line, c.Column, "%s: item %d: want text, found %s", p.Name, i+1, yamldoc.Describe(c))
 			}
 			items = append(items, c.Value)
 		}
 		return listValue(items), nil
 	}
 	return bad("a value")
-}
-
-// describe says what a node holds, for "found ...".
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	switch n.Tag {
-	case "!!null":
-		return "nothing"
-	case "!!bool":
-		return "the boolean " + n.Value
-	case "!!int", "!!float":
-		return "the number " + n.Value
-	}
-	return fmt.Sprintf("the text %q", n.Value)
 }
 
 // Values are the values bound to a template's parameters, by name.
