@@ -122,20 +122,7 @@ func assemblers(tb testing.TB, dir string) []assembler {
 			if err != nil {
 				return "", err
 			}
-			dp := dotprompt.NewDotprompt(nil)
-			out, err := dp.Render(string(source), &dotprompt.DataArgument{Input: map[string]any{"state": state, "task": task, "input": input}}, nil)
-			if err != nil {
-				return "", err
-			}
-			var b strings.Builder
-			for _, m := range out.Messages {
-				for _, p := range m.Content {
-					if t, ok := p.(*dotprompt.TextPart); ok {
-						b.WriteString(t.Text)
-					}
-				}
-			}
-			return b.String(), nil
+			return renderDotprompt(source, map[string]any{"state": state, "task": task, "input": input})
 		}},
 		{"text-template", func() (string, error) {
 			t, err := template.ParseFiles(goFile)
@@ -153,6 +140,24 @@ func assemblers(tb testing.TB, dir string) []assembler {
 			return b.String(), nil
 		}},
 	}
+}
+
+// renderDotprompt renders a .prompt file's source with input through
+// google/dotprompt and returns the text of its messages, joined.
+func renderDotprompt(source []byte, input map[string]any) (string, error) {
+	out, err := dotprompt.NewDotprompt(nil).Render(string(source), &dotprompt.DataArgument{Input: input}, nil)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, m := range out.Messages {
+		for _, p := range m.Content {
+			if t, ok := p.(*dotprompt.TextPart); ok {
+				b.WriteString(t.Text)
+			}
+		}
+	}
+	return b.String(), nil
 }
 
 // TestAssemblyPeersAgree checks that the four assemblers give the same

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"text/template"
 
-	"github.com/google/dotprompt/go/dotprompt"
-
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/typed"
@@ -165,19 +163,7 @@ func typedAssemblers(tb testing.TB, dir string) []assembler {
 			if err != nil {
 				return "", err
 			}
-			out, err := dotprompt.NewDotprompt(nil).Render(string(source), &dotprompt.DataArgument{Input: vals}, nil)
-			if err != nil {
-				return "", err
-			}
-			var b strings.Builder
-			for _, m := range out.Messages {
-				for _, p := range m.Content {
-					if t, ok := p.(*dotprompt.TextPart); ok {
-						b.WriteString(t.Text)
-					}
-				}
-			}
-			return b.String(), nil
+			return renderDotprompt(source, vals)
 		}},
 		{"text-template", func() (string, error) {
 			t, err := template.ParseFiles(goFile)
