@@ -334,12 +334,10 @@ func sign(f float64) float64 {
 // the first mode (plan, then review) one of whose keywords is a word of
 // the task; else act.
 func InferMode(s *Setup, req Request) (mode, why string, err error) {
-	switch req.Mode {
-	case "", "auto":
-	default:
-		if !slices.Contains(modes, req.Mode) {
-			return "", "", fmt.Errorf("mode %q: use plan, act, review or auto", req.Mode)
-		}
+	if err := checkMode(req.Mode); err != nil {
+		return "", "", err
+	}
+	if req.Mode != "" && req.Mode != "auto" {
 		return req.Mode, "explicit", nil
 	}
 	if req.Interactive {
@@ -368,6 +366,14 @@ func containsRun(words, run []string) bool {
 		}
 	}
 	return false
+}
+
+// checkMode refuses a mode that is not plan, act, review, auto or empty.
+func checkMode(mode string) error {
+	if mode == "" || mode == "auto" || slices.Contains(modes, mode) {
+		return nil
+	}
+	return fmt.Errorf("mode %q: use plan, act, review or auto", mode)
 }
 
 // defaultKeywords infer the mode when layered.yaml gives none.

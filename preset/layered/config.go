@@ -301,7 +301,7 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 			continue
 		}
 		seenFixture[f.Name] = true
-		if _, _, err := InferMode(s, Request{Task: f.Task, Mode: f.Mode}); err != nil {
+		if err := checkMode(f.Mode); err != nil {
 			at(fat+".mode", "fixture %q: %v", f.Name, err)
 			continue
 		}

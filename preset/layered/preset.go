@@ -75,7 +75,7 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 			return nil, err
 		}
 	}
-	if _, _, err := InferMode(setup, req); err != nil {
+	if err := checkMode(req.Mode); err != nil {
 		return nil, &preset.InputError{Input: InputMode, Err: err}
 	}
 	if req.Context != nil {

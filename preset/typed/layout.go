@@ -106,8 +106,7 @@ func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
 	if o := t.Output; o != nil {
 		l.Output = &preset.Output{Name: o.Name, Schema: o.requestSchema()}
 	}
-	desc := t.Descriptor()
-	rec := record{Template: t.text, Path: t.path, Values: map[string]json.RawMessage{}, Expand: slices.Sorted(maps.Keys(expand)), Sections: ov.applied(ov.sections), Tools: ov.applied(ov.tools), Descriptor: &desc}
+	rec := record{Template: t.text, Path: t.path, Values: map[string]json.RawMessage{}, Expand: slices.Sorted(maps.Keys(expand)), Sections: ov.applied(ov.sections), Tools: ov.applied(ov.tools), Descriptor: t.descriptor()}
 	for name, v := range vals {
 		rec.Values[name] = v.JSON
 	}
@@ -123,8 +122,7 @@ func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
 }
 
 func redactItems(r *guard.Redactor, v Value) []string {
-	var items []string
-	_ = json.Unmarshal(v.JSON, &items)
+	items := slices.Clone(v.items)
 	for i, it := range items {
 		items[i], _ = r.RedactSecrets(it)
 	}

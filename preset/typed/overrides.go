@@ -29,6 +29,20 @@ type Descriptor struct {
 
 // Descriptor returns t's descriptor.
 func (t *Template) Descriptor() Descriptor {
+	d := *t.descriptor()
+	d.Sections, d.Tools = maps.Clone(d.Sections), maps.Clone(d.Tools)
+	return d
+}
+
+// descriptor returns t's descriptor, hashed on first use and kept: the
+// template does not change, and every layout records it. Read it, never
+// change it.
+func (t *Template) descriptor() *Descriptor {
+	t.descOnce.Do(func() { t.desc = t.hashDescriptor() })
+	return &t.desc
+}
+
+func (t *Template) hashDescriptor() Descriptor {
 	d := Descriptor{NS: t.NS, Key: t.Key, Sections: map[string]string{}, Tools: map[string]string{}}
 	t.Walk(func(path string, s *SectionSpec) {
 		if s.Overridable && s.Body != nil {
@@ -132,7 +146,7 @@ func (t *Template) ParseOverrides(path string, data []byte) (*Overrides, error) 
 	if doc.NS != t.NS || doc.Key != t.Key {
 		at("ns", "overrides for %s/%s, but the template is %s/%s: set ns and key to the template's", doc.NS, doc.Key, t.NS, t.Key)
 	}
-	desc := t.Descriptor()
+	desc := t.descriptor()
 	b := builder{path: path, text: text, d: d}
 	for i, so := range doc.Sections {
 		sat := fmt.Sprintf("sections[%d]", i)

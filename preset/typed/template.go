@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v4"
 
@@ -34,6 +35,9 @@ type Template struct {
 
 	path string // the file, for diagnostics
 	text string // the file's normalised text, for positions and records
+
+	descOnce sync.Once
+	desc     Descriptor // see descriptor
 }
 
 // Path returns the path the template was parsed from.

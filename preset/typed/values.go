@@ -28,6 +28,8 @@ type Value struct {
 	Bool bool
 	// JSON is the value as JSON, for the record.
 	JSON json.RawMessage
+
+	items []string // a list's items
 }
 
 func stringValue(s string) Value {
@@ -50,7 +52,7 @@ func listValue(items []string) Value {
 		text.WriteString(it)
 		js = yamldoc.AppendJSONString(js, it)
 	}
-	return Value{Text: text.String(), JSON: append(js, ']')}
+	return Value{Text: text.String(), JSON: append(js, ']'), items: items}
 }
 
 // valueOf reads node n of the file path as a value of p's type.
