@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,10 +116,11 @@ func memoryItems(entries []MemoryEntry, prefix, subtask string, detail bool) []p
 }
 
 // toolSections lays out the tools as parts the budget may drop one by
-// one, each carrying its tool: the ones sub names when it names any (in
-// the order given), else all; most relevant first (by score, else in the
-// order given), so the budget, which drops later parts first, drops the
-// least relevant first.
+// one, each carrying its tool: the ones sub names when it names any, else
+// all; most relevant first (see byScore: tools with a score by score,
+// highest first, then those without one, each group in the order given),
+// so the budget, which drops later parts first, drops the least relevant
+// first.
 func toolSections(tools []Tool, sub *Subtask) ([]prompt.Section, error) {
 	if len(tools) == 0 {
 		return nil, nil
@@ -145,18 +147,7 @@ func toolSections(tools []Tool, sub *Subtask) ([]prompt.Section, error) {
 			chosen = append(chosen, i)
 		}
 	}
-	slices.SortStableFunc(chosen, func(a, b int) int {
-		sa, sb := tools[a].Score, tools[b].Score
-		switch {
-		case sa == nil || sb == nil:
-			return 0
-		case *sa > *sb:
-			return -1
-		case *sa < *sb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(chosen, func(a, b int) int { return byScore(tools[a].Score, tools[b].Score) })
 	out := make([]prompt.Section, 0, len(chosen))
 	keys := make(map[string]bool, len(chosen))
 	for n, i := range chosen {
@@ -184,6 +175,22 @@ func toolSections(tools []Tool, sub *Subtask) ([]prompt.Section, error) {
 		})
 	}
 	return out, nil
+}
+
+// byScore orders tools most relevant first: scored tools by score,
+// highest first, then the unscored ones. Tools it finds equal (the same
+// score, or both unscored) are left to a stable sort, which keeps them
+// in the order given. NaN scores are taken as the lowest scores.
+func byScore(a, b *float64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	return -cmp.Compare(*a, *b)
 }
 
 // validKeyTail reports whether "tool."+name is a valid section key (see
