@@ -171,10 +171,23 @@ type InputError struct {
 	Err error
 }
 
-func (e *InputError) Error() string { return "--" + e.Input + " " + e.Err.Error() }
+func (e *InputError) Error() string {
+	switch {
+	case e == nil:
+		return "preset: an input error with no detail"
+	case e.Err == nil:
+		return "--" + e.Input + " is not valid"
+	}
+	return "--" + e.Input + " " + e.Err.Error()
+}
 
 // Unwrap returns the cause.
-func (e *InputError) Unwrap() error { return e.Err }
+func (e *InputError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Err
+}
 
 // Problem returns a diagnostic at path and line, for presets to report
 // problems with their inputs the way every other part of Tessera does.
@@ -218,8 +231,14 @@ func NewRegistry(presets ...Preset) (*Registry, error) {
 }
 
 // Register adds p. Two presets may not share a name, nor an input that
-// selects them.
+// selects them. A nil registry or preset is an error.
 func (r *Registry) Register(p Preset) error {
+	switch {
+	case r == nil:
+		return errors.New("preset: Register on a nil *Registry: make one with NewRegistry, or use a zero Registry")
+	case p == nil:
+		return errors.New("preset: Register of a nil Preset: give a preset")
+	}
 	name := p.Name()
 	if !validName(name) {
 		return fmt.Errorf("preset: name %q: use lower-case letters, digits and '-', starting with a letter", name)
@@ -243,11 +262,21 @@ func (r *Registry) Register(p Preset) error {
 	return nil
 }
 
-// Presets returns the registered presets, in registration order.
-func (r *Registry) Presets() []Preset { return slices.Clone(r.presets) }
+// Presets returns the registered presets, in registration order; none
+// for a nil registry.
+func (r *Registry) Presets() []Preset {
+	if r == nil {
+		return nil
+	}
+	return slices.Clone(r.presets)
+}
 
-// Lookup returns the preset named name, or nil.
+// Lookup returns the preset named name, or nil (also from a nil
+// registry).
 func (r *Registry) Lookup(name string) Preset {
+	if r == nil {
+		return nil
+	}
 	for _, p := range r.presets {
 		if p.Name() == name {
 			return p
@@ -261,6 +290,9 @@ func (r *Registry) Lookup(name string) Preset {
 // none, or more than one, is selected, or when given names an input of a
 // preset not selected; the messages name the flags as "--name".
 func (r *Registry) Select(given []string) (Preset, error) {
+	if r == nil || len(r.presets) == 0 {
+		return nil, errors.New("preset: no preset is registered to select from: register presets first")
+	}
 	var chosen []Preset
 	for _, p := range r.presets {
 		for _, in := range p.Inputs() {

@@ -91,8 +91,12 @@ type Plan struct {
 	line, col int    // where its subtasks are in source; 0 when unknown
 }
 
-// Subtask returns the subtask with the given id, or nil.
+// Subtask returns the subtask with the given id, or nil (also for a nil
+// plan).
 func (p *Plan) Subtask(id string) *Subtask {
+	if p == nil {
+		return nil
+	}
 	for i := range p.Subtasks {
 		if p.Subtasks[i].ID == id {
 			return &p.Subtasks[i]

@@ -39,8 +39,11 @@ func blockText(s string) string {
 
 // FormatMemoryEntry writes one memory entry as the prompt shows it,
 // concisely: "- [type] summary (tags: a, b)", with the detail indented
-// on the lines below when detail is true.
+// on the lines below when detail is true. A nil entry is "".
 func FormatMemoryEntry(e *MemoryEntry, detail bool) string {
+	if e == nil {
+		return ""
+	}
 	var b strings.Builder
 	size := len(e.Type) + len(e.Summary) + 16
 	for _, t := range e.Tags {
@@ -285,8 +288,11 @@ func callItems(calls []ToolCall) []prompt.Item {
 
 // FormatToolCall writes tool call n as the prompt shows it: "n. name
 // arguments", then "result:" or "error:" and the text on the lines
-// below.
+// below. A nil call is "".
 func FormatToolCall(n int, c *ToolCall) string {
+	if c == nil {
+		return ""
+	}
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(n))
 	b.WriteString(". ")

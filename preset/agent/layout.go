@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -77,6 +78,9 @@ type InputError struct {
 }
 
 func (e *InputError) Error() string {
+	if e == nil {
+		return "agent: an input error with no detail"
+	}
 	if e.Missing {
 		return fmt.Sprintf("agent: the %s needs %s", e.Role, e.Field)
 	}
@@ -185,6 +189,9 @@ func (v *value) empty() bool { return v.text == "" && len(v.items) == 0 && len(v
 func Build(t *Templates, in *Input) (*preset.Layout, error) {
 	if t == nil {
 		t = DefaultTemplates()
+	}
+	if in == nil {
+		return nil, errors.New("agent: no input (nil *Input): give the role and the values its prompt shows")
 	}
 	if _, err := ParseRole(string(in.Role)); err != nil {
 		return nil, fmt.Errorf("agent: %w", err)

@@ -21,12 +21,22 @@ type Library struct {
 	apply map[Role][]string
 }
 
-// Path returns the file the library was read from.
-func (l *Library) Path() string { return l.path }
+// Path returns the file the library was read from; "" for a nil
+// library.
+func (l *Library) Path() string {
+	if l == nil {
+		return ""
+	}
+	return l.path
+}
 
 // For returns the constraints the library adds to r's prompt: its sets,
-// in the order "apply" lists them, one after the other.
+// in the order "apply" lists them, one after the other; "" for a nil
+// library.
 func (l *Library) For(r Role) string {
+	if l == nil {
+		return ""
+	}
 	var b strings.Builder
 	for _, name := range l.apply[r] {
 		if b.Len() > 0 {
@@ -37,8 +47,14 @@ func (l *Library) For(r Role) string {
 	return b.String()
 }
 
-// Sets returns the names of the sets applied to r, in order.
-func (l *Library) Sets(r Role) []string { return slices.Clone(l.apply[r]) }
+// Sets returns the names of the sets applied to r, in order; none for a
+// nil library.
+func (l *Library) Sets(r Role) []string {
+	if l == nil {
+		return nil
+	}
+	return slices.Clone(l.apply[r])
+}
 
 var setName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 

@@ -159,6 +159,9 @@ func flagList(names []string) string {
 // there is a catalog, replaced by the --agent-templates directory's when
 // given. Every problem in every file is reported at once.
 func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*preset.Layout, error) {
+	if env == nil {
+		env = &preset.Env{}
+	}
 	r, err := ParseRole(args[InputRole])
 	if err != nil {
 		return nil, &preset.InputError{Input: InputRole, Err: err}
@@ -429,7 +432,7 @@ type file struct {
 // again.
 func (p *Preset) Rebuild(_ context.Context, _ *preset.Env, rec *audit.Record) (*preset.Layout, error) {
 	var r record
-	if len(rec.Inputs) == 0 {
+	if rec == nil || len(rec.Inputs) == 0 {
 		return nil, errors.New("agent record has no inputs to rebuild from")
 	}
 	if err := json.Unmarshal(rec.Inputs, &r); err != nil {
@@ -455,6 +458,9 @@ func (p *Preset) Rebuild(_ context.Context, _ *preset.Env, rec *audit.Record) (*
 // library in it are checked, so the compile guardrail reports a broken
 // template before an agent meets it.
 func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, error) {
+	if env == nil || env.Catalog == nil {
+		return nil, nil
+	}
 	c := env.Catalog
 	if c == nil {
 		return nil, nil

@@ -52,16 +52,29 @@ type templateKey struct {
 	segs      []segment
 }
 
-// Role returns the role the template is for.
-func (t *Template) Role() Role { return t.role }
+// Role returns the role the template is for; "" for a nil template.
+func (t *Template) Role() Role {
+	if t == nil {
+		return ""
+	}
+	return t.role
+}
 
 // Path returns the file the template was read from, as given to
-// ParseTemplate.
-func (t *Template) Path() string { return t.path }
+// ParseTemplate; "" for a nil template.
+func (t *Template) Path() string {
+	if t == nil {
+		return ""
+	}
+	return t.path
+}
 
 // Keys returns the template's keys in the order their sections are
-// written.
+// written; none for a nil template.
 func (t *Template) Keys() []string {
+	if t == nil {
+		return nil
+	}
 	keys := make([]string, len(t.keys))
 	for i, k := range t.keys {
 		keys[i] = k.key
@@ -321,7 +334,9 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // Templates is a template for each role and the constraint library. It is
 // immutable and safe for concurrent use; With and WithLibrary return
-// changed copies.
+// changed copies. A nil *Templates stands for DefaultTemplates, and a
+// role or library a Templates lacks (as the zero Templates lacks them
+// all) is the default one.
 type Templates struct {
 	roles [5]*Template
 	lib   *Library
@@ -331,6 +346,9 @@ type Templates struct {
 func (t *Templates) Template(r Role) *Template {
 	for i, x := range Roles() {
 		if x == r {
+			if t == nil || t.roles[i] == nil {
+				return defaults().roles[i]
+			}
 			return t.roles[i]
 		}
 	}
@@ -338,13 +356,29 @@ func (t *Templates) Template(r Role) *Template {
 }
 
 // Library returns the constraint library.
-func (t *Templates) Library() *Library { return t.lib }
+func (t *Templates) Library() *Library {
+	if t == nil || t.lib == nil {
+		return defaults().lib
+	}
+	return t.lib
+}
 
 // With returns a copy of t with each given template in place of its
-// role's.
+// role's; nil templates are ignored.
 func (t *Templates) With(ts ...*Template) *Templates {
+	if t == nil {
+		t = defaults()
+	}
+	return t.with(ts...)
+}
+
+// with is With for a non-nil t.
+func (t *Templates) with(ts ...*Template) *Templates {
 	c := *t
 	for _, x := range ts {
+		if x == nil {
+			continue
+		}
 		for i, r := range Roles() {
 			if x.role == r {
 				c.roles[i] = x
@@ -354,8 +388,12 @@ func (t *Templates) With(ts ...*Template) *Templates {
 	return &c
 }
 
-// WithLibrary returns a copy of t with library l.
+// WithLibrary returns a copy of t with library l (nil: the default
+// library).
 func (t *Templates) WithLibrary(l *Library) *Templates {
+	if t == nil {
+		t = defaults()
+	}
 	c := *t
 	c.lib = l
 	return &c
@@ -412,7 +450,7 @@ func loadFrom(base *Templates, rd read, roles []Role) (*Templates, error) {
 			errs.Add(err)
 			continue
 		}
-		t = t.With(tmpl)
+		t = t.with(tmpl)
 	}
 	p, data, err := rd(LibraryFile)
 	switch {
@@ -457,8 +495,11 @@ func fileError(p string, err error) error {
 // files it lacks keep base's. Only roles' templates are read (all when
 // roles is empty); a .yaml file in dir with another name is an error, so a
 // misspelt file name is not silently ignored. Each file is read bounded by
-// max bytes (0: the default cap).
+// max bytes (0: the default cap). A nil base is DefaultTemplates.
 func LoadDir(base *Templates, dir string, max int64, roles ...Role) (*Templates, error) {
+	if base == nil {
+		base = DefaultTemplates()
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("templates directory %s: %w", dir, err)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -277,8 +278,12 @@ func (r *reply) subtask(e *jsonNode, i int, missing map[int]map[string]bool) Sub
 // depends_on names another subtask of the plan, and no dependencies form
 // a cycle; model_tier 1, 2 or 3; verification_tier 1 or 2; description
 // and acceptance_criteria not empty. Every problem is returned, as a
-// diag.List naming the subtask; nil when the plan is valid.
+// diag.List naming the subtask; nil when the plan is valid. A nil plan
+// is an error.
 func ValidatePlan(p *Plan) error {
+	if p == nil {
+		return errNilPlan("plan")
+	}
 	errs := validate(p, func(int, string) bool { return false })
 	errs.Sort()
 	return errs.Err()
@@ -352,6 +357,11 @@ func validate(p *Plan, skip func(i int, field string) bool) diag.List {
 	return errs
 }
 
+// errNilPlan is the error for a nil plan where one is checked.
+func errNilPlan(what string) error {
+	return fmt.Errorf("agent: no %s to check (nil *Plan): read it with ParsePlan", what)
+}
+
 func labelOf(s *Subtask, i int) string {
 	if s.ID != "" {
 		return fmt.Sprintf("subtask %q", s.ID)
@@ -423,8 +433,19 @@ func cycles(p *Plan, index map[string]int) [][]int {
 // unchanged: the same description, dependencies (in any order), tiers,
 // critical-path mark and acceptance criteria, and no status but
 // "completed". Every problem is returned, as a diag.List naming the
-// subtask; nil when the revised plan keeps the completed work.
+// subtask; nil when the revised plan keeps the completed work. A nil
+// plan, original or revised, is an error.
 func ValidateReplan(original, revised *Plan, completed ...string) error {
+	var nils []error
+	if original == nil {
+		nils = append(nils, errNilPlan("original plan"))
+	}
+	if revised == nil {
+		nils = append(nils, errNilPlan("revised plan"))
+	}
+	if len(nils) > 0 {
+		return errors.Join(nils...)
+	}
 	errs := validate(revised, func(int, string) bool { return false })
 	errs = append(errs, preserved(original, revised, completed)...)
 	errs.Sort()

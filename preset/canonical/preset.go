@@ -60,6 +60,9 @@ func (*Preset) Inputs() []preset.Input {
 // path on disk, bounded by env's limits), parses it, redacts it with
 // env's redactor and lays it out.
 func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*preset.Layout, error) {
+	if env == nil {
+		env = &preset.Env{}
+	}
 	cfg := Config{Redactor: env.Redactor}
 	if v, ok := args["heading-level"]; ok {
 		n, err := strconv.Atoi(v)
@@ -95,8 +98,12 @@ func (p *Preset) layout(ctx context.Context, name string, data []byte, cfg Confi
 // written into its assembler block, so Rebuild can lay it out again
 // without the original file. What was redacted is counted, never kept.
 // The style's slots and notes are shared by every layout: read them,
-// never change them (Style returns a copy of one's own).
+// never change them (Style returns a copy of one's own). A nil Result has
+// no layout: nil.
 func (r *Result) Layout(label string) *preset.Layout {
+	if r == nil || r.Spec == nil {
+		return nil
+	}
 	l := &preset.Layout{
 		Sections:   r.Sections,
 		Style:      style(r.Config),
@@ -129,7 +136,7 @@ func (r *Result) Layout(label string) *preset.Layout {
 // redacted; redacting it again could change placeholders that look like
 // secrets, so it is laid out as it is.
 func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record) (*preset.Layout, error) {
-	if len(rec.Inputs) == 0 {
+	if rec == nil || len(rec.Inputs) == 0 {
 		return nil, fmt.Errorf("record has no spec to rebuild from")
 	}
 	none, err := guard.NewRedactor(nil, false)
@@ -144,6 +151,9 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 // specs whose names differ only by extension would write to the same
 // place and are an error.
 func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, error) {
+	if env == nil || env.Catalog == nil {
+		return nil, nil
+	}
 	c := env.Catalog
 	if c == nil {
 		return nil, nil

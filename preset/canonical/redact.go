@@ -20,8 +20,15 @@ import (
 // returns it as it is rather than a copy, and the parts of the spec that
 // nothing was redacted in (the identity, the tools...) are shared with
 // it. A schema that a redaction would
-// leave as invalid JSON is an error naming the field.
+// leave as invalid JSON is an error naming the field. A nil redactor
+// redacts nothing; a nil spec is an error.
 func (s *Spec) Redacted(r *guard.Redactor) (*Spec, guard.Counts, error) {
+	switch {
+	case s == nil:
+		return nil, nil, errNilSpec
+	case r == nil:
+		return s, nil, nil
+	}
 	var counts guard.Counts
 	var changed []string // new values, by the order eachText visits fields
 	var at []int

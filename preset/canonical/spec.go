@@ -213,7 +213,7 @@ type TaskAnnotation struct {
 }
 
 // IsRequired reports whether the annotation is required (the default).
-func (t *TaskAnnotation) IsRequired() bool { return t.Required == nil || *t.Required }
+func (t *TaskAnnotation) IsRequired() bool { return t == nil || t.Required == nil || *t.Required }
 
 // InputPayload is the immediate input: the user's query, free-form
 // context and attachments. All of it is untrusted and rendered fenced.

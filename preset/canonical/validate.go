@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -41,6 +42,9 @@ type fieldError struct {
 	err   *diag.Error
 }
 
+// errNilSpec is the error of a method called on a nil *Spec.
+var errNilSpec = errors.New("canonical: no spec (nil *Spec): parse one with ParseSpec")
+
 // Validate checks the spec against the design's rules: at least one task
 // annotation, each with an instruction; a user query; priorities 1 to 5
 // (0 means the default, 3); transcript roles user, assistant or tool;
@@ -48,8 +52,12 @@ type fieldError struct {
 // names well formed and unique; JSON Schemas that are JSON objects;
 // attachments with a name, a media type and valid base64; text that is
 // valid UTF-8. It returns every problem as a diag.List, located in the
-// file the spec was parsed from when there is one.
+// file the spec was parsed from when there is one. A nil spec is an
+// error.
 func (s *Spec) Validate() error {
+	if s == nil {
+		return errNilSpec
+	}
 	var errs diag.List
 	for _, e := range s.validate() {
 		errs = append(errs, e.err)

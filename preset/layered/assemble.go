@@ -2,6 +2,7 @@ package layered
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -159,7 +160,11 @@ func (a *Assembler) prepare(ctx context.Context, e embed.Embedder) (*vectors, er
 // to the limits), and the untrusted entries (instruction-like kinds and
 // injection-like entries dropped and counted, then the most similar). If
 // the embedder fails, the lexical one stands in and the metrics say why.
+// An Assembler without a Setup is an error.
 func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error) {
+	if a == nil || a.Setup == nil {
+		return nil, errNilSetup
+	}
 	s := a.Setup
 	if strings.TrimSpace(req.Task) == "" {
 		return nil, fmt.Errorf("the task is empty: say what the agent should do")
@@ -329,11 +334,17 @@ func sign(f float64) float64 {
 	return 1
 }
 
+// errNilSetup is the error of a selection without a setup.
+var errNilSetup = errors.New("layered: no setup (nil *Setup): read one with ParseSetup and set Assembler.Setup")
+
 // InferMode returns the mode of req and the reason: the explicit mode;
 // else plan for an interactive session, act when git shows changes; else
 // the first mode (plan, then review) one of whose keywords is a word of
-// the task; else act.
+// the task; else act. A nil setup is an error.
 func InferMode(s *Setup, req Request) (mode, why string, err error) {
+	if s == nil {
+		return "", "", errNilSetup
+	}
 	if err := checkMode(req.Mode); err != nil {
 		return "", "", err
 	}

@@ -160,8 +160,11 @@ type ReadFunc func(name string) (path string, data []byte, err error)
 // ParseSetup builds a setup from the files rd reads: constitution.md
 // (required unless the defaults are used), rules.md and rules/<mode>.md
 // (optional), and layered.yaml. Every problem in layered.yaml is
-// reported at once, at its line and column.
+// reported at once, at its line and column. A nil rd is an error.
 func ParseSetup(rd ReadFunc) (*Setup, error) {
+	if rd == nil {
+		return nil, errors.New("layered: no ReadFunc (nil): give one that reads the setup's files")
+	}
 	s := &Setup{Limits: defaultLimits, Scores: defaultScores, ModeRules: map[string]string{}, ModeSpecs: map[string]ModeSpec{}}
 	text := func(name string, required bool) (string, error) {
 		path, data, err := rd(name)

@@ -46,8 +46,12 @@ var style = render.Style{
 // Layout lays the selection out in the five layers, for the engine. The
 // constitution (with the rules and the trust rules) and the task are
 // never trimmed; untrusted entries, then tools and skills, go first,
-// least similar first; the mode's base tools stay.
+// least similar first; the mode's base tools stay. A nil selection has no
+// layout: nil.
 func (s *Selection) Layout() *preset.Layout {
+	if s == nil {
+		return nil
+	}
 	var secs []prompt.Section
 	var con strings.Builder
 	con.WriteString(strings.TrimSpace(s.Constitution))

@@ -56,6 +56,9 @@ func (*Preset) Inputs() []preset.Input {
 // else the catalog's layered directory) and the context file, makes the
 // selection with the built-in embedder, and lays it out.
 func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*preset.Layout, error) {
+	if env == nil {
+		env = &preset.Env{}
+	}
 	setup, err := loadSetup(ctx, env, args)
 	if err != nil {
 		return nil, err
@@ -128,6 +131,9 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 		return nil, err
 	}
 	var sel Selection
+	if rec == nil {
+		return nil, fmt.Errorf("record has no layered selection to rebuild from")
+	}
 	if err := json.Unmarshal(rec.Inputs, &sel); err != nil || sel.Task == "" {
 		return nil, fmt.Errorf("record has no layered selection to rebuild from")
 	}
@@ -143,6 +149,9 @@ const Out = "layered"
 // builds each of its fixtures into layered/<name>.txt with the built-in
 // embedder.
 func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, error) {
+	if env == nil || env.Catalog == nil {
+		return nil, nil
+	}
 	c := env.Catalog
 	if c == nil || c.Config().Layered == "" {
 		return nil, nil

@@ -48,7 +48,7 @@ var style = render.Style{Whole: true}
 // Load implements preset.Preset: it assembles the node args["workflow"],
 // args["node"] of env's catalog.
 func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*preset.Layout, error) {
-	if env.Catalog == nil {
+	if env == nil || env.Catalog == nil {
 		return nil, preset.ErrNoCatalog
 	}
 	wf, node := args["workflow"], args["node"]
@@ -62,10 +62,10 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 // Rebuild implements preset.Preset: it assembles the record's task_ref
 // with its includes_resolved, from the catalog's files as they are now.
 func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record) (*preset.Layout, error) {
-	if env.Catalog == nil {
+	if env == nil || env.Catalog == nil {
 		return nil, fmt.Errorf("a %q record is rebuilt from its catalog, and there is no %s here: pass --root DIR", Name, catalog.ConfigFile)
 	}
-	if rec.TaskRef == "" {
+	if rec == nil || rec.TaskRef == "" {
 		return nil, fmt.Errorf("record has no task_ref to rebuild from")
 	}
 	a, err := env.Catalog.AssembleTask(ctx, rec.TaskRef, rec.IncludesResolved)
@@ -80,6 +80,9 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 // workflow id order and then file order. Problems with workflow files are
 // returned together with the units of the others.
 func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, error) {
+	if env == nil || env.Catalog == nil {
+		return nil, nil
+	}
 	c := env.Catalog
 	if c == nil {
 		return nil, nil

@@ -48,6 +48,9 @@ type Options struct {
 // required parameter without a value, or an expansion of a section that
 // is not summarized, is an error.
 func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
+	if t == nil {
+		return nil, errNilTemplate
+	}
 	vals, err := t.resolve(vals)
 	if err != nil {
 		return nil, err

@@ -29,6 +29,9 @@ type Descriptor struct {
 
 // Descriptor returns t's descriptor.
 func (t *Template) Descriptor() Descriptor {
+	if t == nil {
+		return Descriptor{}
+	}
 	d := *t.descriptor()
 	d.Sections, d.Tools = maps.Clone(d.Sections), maps.Clone(d.Tools)
 	return d
@@ -125,6 +128,9 @@ var overridesSchema = yamldoc.NewSchema[overridesDoc](yamldoc.Options{Doc: "an o
 // placeholders t does not declare, are errors. An override whose hash is
 // not t's is stale: it is left out, with a note that gives the hash now.
 func (t *Template) ParseOverrides(path string, data []byte) (*Overrides, error) {
+	if t == nil {
+		return nil, errNilTemplate
+	}
 	text, top, err := parseDoc(path, data)
 	if err != nil {
 		return nil, err

@@ -64,6 +64,9 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if env == nil {
+		env = &preset.Env{}
+	}
 	if args.Has(InputParams) && args.Has(InputFixture) {
 		return nil, &preset.InputError{Input: InputFixture, Err: errors.New("and --typed-params both give the values: use one")}
 	}
@@ -158,6 +161,9 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 		return nil, err
 	}
 	var r record
+	if rec == nil {
+		return nil, fmt.Errorf("record has no typed template to rebuild from")
+	}
 	if err := json.Unmarshal(rec.Inputs, &r); err != nil || r.Template == "" {
 		return nil, fmt.Errorf("record has no typed template to rebuild from")
 	}
@@ -202,6 +208,9 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 // parameters do not all have defaults is an error: compile cannot build
 // it. Two templates with the same ns and key are an error.
 func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, error) {
+	if env == nil || env.Catalog == nil {
+		return nil, nil
+	}
 	c := env.Catalog
 	if c == nil {
 		return nil, nil

@@ -23,6 +23,9 @@ import (
 // *output.Error that keeps the reply and names each problem by its JSON
 // Pointer.
 func (t *Template) ParseReply(reply []byte) (json.RawMessage, error) {
+	if t == nil {
+		return nil, errNilTemplate
+	}
 	o := t.Output
 	if o == nil {
 		return nil, fmt.Errorf("typed %s/%s declares no output: add output: with a schema to parse replies", t.NS, t.Key)
@@ -57,6 +60,9 @@ func (t *Template) ParseReply(reply []byte) (json.RawMessage, error) {
 // that are not summarized sections of t are an error, so a model cannot
 // make the caller render what the template does not offer.
 func (t *Template) Expansion(args []byte) ([]string, error) {
+	if t == nil {
+		return nil, errNilTemplate
+	}
 	var call struct {
 		SectionKeys []string `json:"section_keys"`
 		Reason      string   `json:"reason"`
@@ -82,6 +88,9 @@ func (t *Template) Expansion(args []byte) ([]string, error) {
 // numbers), for the tool's result; the prompt itself stays as it is. A
 // key that is not a summarized section without tools is an error.
 func (t *Template) ReadSection(args []byte, vals Values, opts Options) (string, error) {
+	if t == nil {
+		return "", errNilTemplate
+	}
 	var call struct {
 		SectionKey string `json:"section_key"`
 	}

@@ -2,6 +2,7 @@ package typed
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -40,14 +41,33 @@ type Template struct {
 	desc     Descriptor // see descriptor
 }
 
-// Path returns the path the template was parsed from.
-func (t *Template) Path() string { return t.path }
+// errNilTemplate is the error of a method called on a nil *Template.
+var errNilTemplate = errors.New("typed: no template (nil *Template): parse one with Parse")
 
-// Text returns the template file's normalised text.
-func (t *Template) Text() string { return t.text }
+// Path returns the path the template was parsed from; "" for a nil
+// template.
+func (t *Template) Path() string {
+	if t == nil {
+		return ""
+	}
+	return t.path
+}
 
-// Param returns the parameter named name, or nil.
+// Text returns the template file's normalised text; "" for a nil
+// template.
+func (t *Template) Text() string {
+	if t == nil {
+		return ""
+	}
+	return t.text
+}
+
+// Param returns the parameter named name, or nil (also for a nil
+// template).
 func (t *Template) Param(name string) *Param {
+	if t == nil {
+		return nil
+	}
 	for i := range t.Params {
 		if t.Params[i].Name == name {
 			return &t.Params[i]
@@ -56,8 +76,12 @@ func (t *Template) Param(name string) *Param {
 	return nil
 }
 
-// Section returns the section at path (keys joined by '/'), or nil.
+// Section returns the section at path (keys joined by '/'), or nil (also
+// for a nil template).
 func (t *Template) Section(path string) *SectionSpec {
+	if t == nil {
+		return nil
+	}
 	secs := t.Sections
 	var found *SectionSpec
 	for _, key := range strings.Split(path, "/") {
@@ -78,6 +102,9 @@ func (t *Template) Section(path string) *SectionSpec {
 
 // Walk calls f for every section, parents before children, with its path.
 func (t *Template) Walk(f func(path string, s *SectionSpec)) {
+	if t == nil || f == nil {
+		return
+	}
 	var walk func(parent string, secs []*SectionSpec)
 	walk = func(parent string, secs []*SectionSpec) {
 		for _, s := range secs {
@@ -130,7 +157,7 @@ type Param struct {
 }
 
 // Required reports whether the parameter has no default.
-func (p *Param) Required() bool { return p.Default == nil }
+func (p *Param) Required() bool { return p != nil && p.Default == nil }
 
 // SectionSpec is one section of a template.
 type SectionSpec struct {

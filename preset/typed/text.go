@@ -29,6 +29,9 @@ type textError struct {
 // Params returns the names of the parameters the text refers to, in
 // order of first use.
 func (t *Text) Params() []string {
+	if t == nil {
+		return nil
+	}
 	var names []string
 	for _, s := range t.segs {
 		if s.param != "" && !slices.Contains(names, s.param) {

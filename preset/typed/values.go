@@ -111,6 +111,9 @@ type Values map[string]Value
 // reported at once: a name t does not declare (with the nearest declared
 // one), a value of the wrong type, a repeated name.
 func (t *Template) ParseValues(path string, data []byte) (Values, error) {
+	if t == nil {
+		return nil, errNilTemplate
+	}
 	_, top, err := parseDoc(path, data)
 	if err != nil {
 		return nil, err
@@ -170,6 +173,9 @@ func (t *Template) valuesOf(path string, top *yaml.Node) (Values, error) {
 // once; a parameter bound by two structs, a field no parameter matches,
 // and a field whose type does not fit its parameter are errors.
 func (t *Template) Bind(structs ...any) (Values, error) {
+	if t == nil {
+		return nil, errNilTemplate
+	}
 	vals := Values{}
 	var types []reflect.Type
 	for _, s := range structs {
@@ -323,5 +329,8 @@ type MissingError struct {
 
 // Error names the template's file and every parameter without a value.
 func (e *MissingError) Error() string {
+	if e == nil {
+		return "typed: a missing-value error with no detail"
+	}
 	return fmt.Sprintf("%s: template %s needs a value for %s: give them in the params file (--typed-params), or defaults in the template", e.Path, e.Template, e.detail)
 }

@@ -1,0 +1,30 @@
+package layered_test
+
+import (
+	"testing"
+
+	"github.com/tessera-dev/tessera/preset/layered"
+	"github.com/tessera-dev/tessera/preset/presettest"
+)
+
+// TestZeroValues: no exported function or method of the package panics
+// on zero values. Every exported function must be listed.
+func TestZeroValues(t *testing.T) {
+	presettest.CheckZeroValues(t, ".", map[string]any{
+		"Assembler.Evaluate": (*layered.Assembler).Evaluate,
+		"Assembler.Select":   (*layered.Assembler).Select,
+		"DefaultLimits":      layered.DefaultLimits,
+		"DefaultScores":      layered.DefaultScores,
+		"InferMode":          layered.InferMode,
+		"Modes":              layered.Modes,
+		"New":                layered.New,
+		"ParseContext":       layered.ParseContext,
+		"ParseSetup":         layered.ParseSetup,
+		"Preset.Inputs":      (*layered.Preset).Inputs,
+		"Preset.Load":        (*layered.Preset).Load,
+		"Preset.Name":        (*layered.Preset).Name,
+		"Preset.Rebuild":     (*layered.Preset).Rebuild,
+		"Preset.Units":       (*layered.Preset).Units,
+		"Selection.Layout":   (*layered.Selection).Layout,
+	})
+}

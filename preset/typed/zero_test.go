@@ -1,0 +1,39 @@
+package typed_test
+
+import (
+	"testing"
+
+	"github.com/tessera-dev/tessera/preset/presettest"
+	"github.com/tessera-dev/tessera/preset/typed"
+)
+
+// TestZeroValues: no exported function or method of the package panics
+// on zero values. Every exported function must be listed.
+func TestZeroValues(t *testing.T) {
+	presettest.CheckZeroValues(t, ".", map[string]any{
+		"MissingError.Error":      (*typed.MissingError).Error,
+		"New":                     typed.New,
+		"Param.Required":          (*typed.Param).Required,
+		"Parse":                   typed.Parse,
+		"Preset.Inputs":           (*typed.Preset).Inputs,
+		"Preset.Load":             (*typed.Preset).Load,
+		"Preset.Name":             (*typed.Preset).Name,
+		"Preset.Rebuild":          (*typed.Preset).Rebuild,
+		"Preset.Units":            (*typed.Preset).Units,
+		"Template.Bind":           (*typed.Template).Bind,
+		"Template.Descriptor":     (*typed.Template).Descriptor,
+		"Template.Expansion":      (*typed.Template).Expansion,
+		"Template.Layout":         (*typed.Template).Layout,
+		"Template.Param":          (*typed.Template).Param,
+		"Template.ParseOverrides": (*typed.Template).ParseOverrides,
+		"Template.ParseReply":     (*typed.Template).ParseReply,
+		"Template.ParseValues":    (*typed.Template).ParseValues,
+		"Template.Path":           (*typed.Template).Path,
+		"Template.ReadSection":    (*typed.Template).ReadSection,
+		"Template.Section":        (*typed.Template).Section,
+		"Template.Text":           (*typed.Template).Text,
+		"Template.Walk":           (*typed.Template).Walk,
+		"Text.Params":             (*typed.Text).Params,
+		"Type.String":             typed.Type.String,
+	})
+}
