@@ -94,9 +94,10 @@ func (e *StrictError) Error() string {
 
 // Encode writes req as the request body of format f. It checks what the
 // providers would reject, each problem an error naming where it is: a
-// request with no user-side text, a tool name that is empty, repeated or
-// not 1 to 64 letters, digits, '_' or '-', a schema that is not a JSON
-// object, an output name that is not such a name either, and, for the
+// request with no user-side text, a tool name that is repeated or that
+// schema.CheckToolName refuses (1 to 64 letters, digits, '_' or '-',
+// starting with a letter or '_'), a schema that is not a JSON object, an
+// output name that is not 1 to 64 letters, digits, '_' or '-', and, for the
 // OpenAI formats, a strict schema that breaks strict mode (a
 // *StrictError). Encode does no I/O; its target is under 20 µs for a
 // realistic sectioned request (see BenchmarkEncode).
@@ -246,19 +247,9 @@ func leadingStable(parts []Part) int {
 }
 
 // validName reports whether s is a name every provider accepts for a
-// function or schema: 1 to 64 ASCII letters, digits, '_' or '-'.
-func validName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// schema: 1 to 64 ASCII letters, digits, '_' or '-' (schema.ValidName).
+// A tool name must also pass schema.CheckToolName.
+func validName(s string) bool { return schema.ValidName(s) }
 
 func (e *encoder) prepare() error {
 	switch e.opts.SystemRole {
@@ -291,8 +282,8 @@ func (e *encoder) prepare() error {
 	}
 	e.schemas = make([]byte, 0, n)
 	for i, t := range e.req.Tools {
-		if !validName(t.Name) {
-			return fmt.Errorf("provider: tool %d name %q: use 1 to 64 letters, digits, '_' or '-'", i+1, t.Name)
+		if err := schema.CheckToolName(t.Name); err != nil {
+			return fmt.Errorf("provider: tool %d name %q: %w", i+1, t.Name, err)
 		}
 		for _, u := range e.req.Tools[:i] {
 			if u.Name == t.Name {

@@ -141,9 +141,12 @@ func (p *parser) literal(word string) error {
 	return nil
 }
 
+// tooDeep is the message of a document nested deeper than MaxDepth.
+var tooDeep = fmt.Sprintf("nested deeper than %d levels", MaxDepth)
+
 func (p *parser) enter() error {
 	if len(p.path) >= MaxDepth {
-		return p.fail("nested deeper than %d levels", MaxDepth)
+		return p.fail("%s", tooDeep)
 	}
 	return nil
 }

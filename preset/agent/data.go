@@ -374,6 +374,7 @@ func ParseTools(path string, data []byte) ([]Tool, error) {
 		default:
 			names[t.Name] = i + 1
 		}
+		errs = append(errs, checkTool(path, top, i, t.Name, t.Parameters)...)
 		out = append(out, Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Score: t.Score.value()})
 	}
 	return done(errs, out)

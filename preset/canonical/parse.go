@@ -83,7 +83,7 @@ func parseFull(path, text string) (*Spec, error) {
 	if top.Kind != yaml.MappingNode {
 		return nil, errs
 	}
-	s.pos = d.Pos
+	s.pos, s.text = d.Pos, text
 	for _, e := range s.validate() {
 		if !d.Bad(e.field) {
 			errs = append(errs, e.err)

@@ -100,7 +100,7 @@ func TestParseSpecErrors(t *testing.T) {
 			`spec.yaml:6:12: task[0].outputFormat.jsonSchema: the tag !!binary has no JSON form`,
 		}},
 		{"tools", minimal + "tools:\n  - name: look up\n  - description: x\n  - name: a\n    parameters: {type: object}\n  - name: a\n    parameters: \"{}\"\n", []string{
-			`spec.yaml:6:5: tools[0].name: want letters, digits, '_' and '-', at most 64, found "look up"`,
+			`spec.yaml:6:5: tools[0].name: "look up": the name holds a space at byte 5, which providers refuse: use only letters, digits, '_' and '-'`,
 			`spec.yaml:7:5: tools[1].name: missing: give the name the model calls the tool by`,
 			`spec.yaml:10:5: tools[3].name: the name "a" is also tools[2]'s: give each its own`,
 			`spec.yaml:11:17: tools[3].parameters: want a JSON Schema object, found the text "{}"`,

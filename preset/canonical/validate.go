@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/schema"
 )
 
 var (
@@ -20,21 +21,6 @@ var (
 )
 
 const nameWant = "letters, digits, '_' and '-', at most 64"
-
-// validName reports whether s has the shape of ids, output names and
-// tool names, what every provider accepts as a function or schema name:
-// ^[A-Za-z0-9_-]{1,64}$.
-func validName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
 
 // fieldError is a problem with one field.
 type fieldError struct {
@@ -100,13 +86,14 @@ func (s *Spec) errorAt(pos func(string) (int, int), field, format string, args .
 
 func (s *Spec) validate() []fieldError {
 	var (
-		errs []fieldError
-		pos  func(string) (int, int)
+		errs   []fieldError
+		pos    func(string) (int, int)
+		placed bool
 	)
 	add := func(at fieldRef, format string, args ...any) {
 		f := at.String()
-		if errs == nil {
-			pos = s.places()
+		if !placed {
+			pos, placed = s.places(), true
 		}
 		errs = append(errs, fieldError{f, s.errorAt(pos, f, "%s: %s", f, fmt.Sprintf(format, args...))})
 	}
@@ -209,6 +196,8 @@ func (s *Spec) validate() []fieldError {
 				}
 				if !jsonObject(o.JSONSchema) {
 					add(itemField("task", i, "outputFormat.jsonSchema"), "want a JSON Schema object")
+				} else {
+					errs = append(errs, s.schemaErrors(itemField("task", i, "outputFormat.jsonSchema"), o.JSONSchema)...)
 				}
 			}
 		}
@@ -246,15 +235,19 @@ func (s *Spec) validate() []fieldError {
 		switch {
 		case t.Name == "":
 			add(itemField("tools", i, "name"), "missing: give the name the model calls the tool by")
-		case !validName(t.Name):
-			add(itemField("tools", i, "name"), "want %s, found %q", nameWant, t.Name)
+		case schema.CheckToolName(t.Name) != nil:
+			add(itemField("tools", i, "name"), "%q: %v", t.Name, schema.CheckToolName(t.Name))
 		default:
 			if j, ok := tools.seen(i, t.Name, len(s.Tools), func(j int) string { return s.Tools[j].Name }); ok {
 				add(itemField("tools", i, "name"), "the name %q is also tools[%d]'s: give each its own", t.Name, j)
 			}
 		}
-		if len(t.Parameters) > 0 && !jsonObject(t.Parameters) {
+		switch {
+		case len(t.Parameters) == 0:
+		case !jsonObject(t.Parameters):
 			add(itemField("tools", i, "parameters"), "want a JSON Schema object")
+		default:
+			errs = append(errs, s.schemaErrors(itemField("tools", i, "parameters"), t.Parameters)...)
 		}
 	}
 

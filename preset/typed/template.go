@@ -348,7 +348,7 @@ func Parse(path string, data []byte) (*Template, error) {
 	}
 	var doc fileDoc
 	d := fileSchema.Decode(path, top, &doc)
-	b := builder{path: path, text: text, d: d, errs: d.Errors()}
+	b := builder{path: path, text: text, top: top, d: d, errs: d.Errors()}
 	t := b.build(&doc)
 	if len(b.errs) > 0 {
 		b.errs.Sort()
@@ -372,6 +372,7 @@ func parseDoc(path string, data []byte) (string, *yaml.Node, error) {
 type builder struct {
 	path string
 	text string
+	top  *yaml.Node
 	d    *yamldoc.Decoder
 	errs diag.List
 }
@@ -480,6 +481,10 @@ func (b *builder) output(o *outputDoc) *Output {
 		}
 		return out
 	}
+	if errs := yamldoc.SchemaErrors(b.path, b.top, "/output/schema", out.Schema, "output schema"); len(errs) > 0 {
+		b.errs = append(b.errs, errs...)
+		return out
+	}
 	var probe struct {
 		Type string `json:"type"`
 	}
@@ -586,7 +591,18 @@ func (b *builder) sections(t *Template, at, parent string, list *sectionList) []
 				b.at(tat, "section %q: tool %d: name %q: use letters, digits and '_'", path, j+1, td.Name)
 				continue
 			}
+			tp := fmt.Sprintf("/tools/%d", j)
+			if e := yamldoc.ToolNameError(b.path, n, tp+"/name", td.Name, fmt.Sprintf("section %q: tool %d", path, j+1)); e != nil {
+				b.errs = append(b.errs, e)
+				continue
+			}
 			params := json.RawMessage(td.Parameters)
+			if len(params) > 0 {
+				if errs := yamldoc.SchemaErrors(b.path, n, tp+"/parameters", params, fmt.Sprintf("section %q: tool %q: parameters", path, td.Name)); len(errs) > 0 {
+					b.errs = append(b.errs, errs...)
+					continue
+				}
+			}
 			if len(params) == 0 {
 				params = json.RawMessage(`{"type":"object","properties":{}}`)
 			}

@@ -234,7 +234,7 @@ func TestParseErrors(t *testing.T) {
 		{"ns: t\nkey: k\nparams:\n  - {name: n, type: integer, default: two}\nsections: [{key: a, template: x}]\n", `t.yaml:4:39: n: want a whole number, found the text "two"`},
 		{"ns: t\nkey: k\nsections: [{key: a, template: x}]\noutput: {schema: {type: array}}\n", `output schema: want a JSON Schema with "type": "object"`},
 		{"ns: t\nkey: k\nsections: [{key: a, template: x}]\noutput: {container: list, schema: {type: object}}\n", `output container "list": use object`},
-		{"ns: t\nkey: k\nsections: [{key: a, template: x}]\noutput: {schema: {type: object, properties: {a: {$ref: \"https://example.com/a.json\"}}}}\n", `may not refer to other documents`},
+		{"ns: t\nkey: k\nsections: [{key: a, template: x}]\noutput: {schema: {type: object, properties: {a: {$ref: \"https://example.com/a.json\"}}}}\n", `t.yaml:4:50: output schema: /properties/a/$ref: "https://example.com/a.json" refers to a schema outside this one`},
 	}
 	for _, tt := range tests {
 		_, err := Parse("t.yaml", []byte(tt.src))
