@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tessera-dev/tessera/output"
 	"io"
+	"strings"
+
+	"github.com/tessera-dev/tessera/output"
 )
 
 // ExtractJSON finds the JSON value a model's reply holds, opening with
@@ -48,7 +50,8 @@ type jsonField struct {
 	val  *jsonNode
 }
 
-// field returns the value of the member name, or nil.
+// field returns the value of the member name (in any case; see member),
+// or nil.
 func (n *jsonNode) field(name string) *jsonNode {
 	if f := n.member(name); f != nil {
 		return f.val
@@ -56,10 +59,17 @@ func (n *jsonNode) field(name string) *jsonNode {
 	return nil
 }
 
-// member returns the first member name, or nil.
+// member returns the member name, or nil. Keys match in any case, as a
+// model may write "Status" for "status": the first member named exactly
+// name, else the first whose name equals it ignoring case.
 func (n *jsonNode) member(name string) *jsonField {
 	for i := range n.keys {
 		if n.keys[i].name == name {
+			return &n.keys[i]
+		}
+	}
+	for i := range n.keys {
+		if strings.EqualFold(n.keys[i].name, name) {
 			return &n.keys[i]
 		}
 	}

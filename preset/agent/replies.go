@@ -12,9 +12,9 @@ import (
 // (one of MemoryTypes, any case), a summary of at most MaxSummary
 // characters, and optionally detail, tags and relevance_to (each a list
 // or one comma-separated string, split and trimmed). "[]" is a valid
-// reply with no entries. It returns the entries read and every problem,
-// as a diag.List naming the entry ("entry 2: ...") at its line and
-// column in the reply.
+// reply with no entries. Keys match in any case. It returns the entries
+// read and every problem, as a diag.List naming the entry ("entry 2:
+// ...") at its line and column in the reply.
 func ParseExtraction(name string, text []byte) ([]MemoryEntry, error) {
 	r := &reply{name: name, text: text}
 	n := r.extract('[', `the extractor answers with a JSON array of entries, [] when nothing is worth keeping`)
@@ -111,10 +111,10 @@ type ExecutorReply struct {
 }
 
 // ParseExecutorReply reads an executor's final reply. A JSON object in it
-// (see ExtractJSON) whose "status" is "blocked" (any case) makes it a
-// blocked result, with the object's "reason" (a reason that is not a
-// string is kept as compact JSON); any other reply is a summary of the
-// work done.
+// (see ExtractJSON) whose "status" is "blocked" (key and value in any
+// case: {"Status": "BLOCKED"} too) makes it a blocked result, with the
+// object's "reason" (a reason that is not a string is kept as compact
+// JSON); any other reply is a summary of the work done.
 func ParseExecutorReply(text string) ExecutorReply {
 	if data, _, ok := ExtractJSON([]byte(text), '{'); ok {
 		if n, err := parseJSON(data); err == nil {
@@ -145,9 +145,10 @@ type Verdict struct {
 }
 
 // ParseVerdict reads a verifier's reply: the JSON object in it (see
-// ExtractJSON) with "passed" (true or false), "reason" (a string) and
-// optionally "issues" (an array of strings, or one string). Every
-// problem is returned, as a diag.List.
+// ExtractJSON) with "passed" (true or false), "reason" (a string that is
+// not empty) and optionally "issues" (an array of strings, or one
+// string). Keys match in any case. Every problem is returned, as a
+// diag.List.
 func ParseVerdict(name string, text []byte) (*Verdict, error) {
 	r := &reply{name: name, text: text}
 	n := r.extract('{', `the verifier answers with {"passed": true or false, "reason": "...", "issues": [...]}`)
@@ -169,6 +170,8 @@ func ParseVerdict(name string, text []byte) (*Verdict, error) {
 		r.errorAt(n.off, "the verdict has no \"reason\": add one")
 	case f.kind != jsonString:
 		r.errorAt(f.off, "\"reason\" is %s: write a string", f.kind)
+	case strings.TrimSpace(f.text) == "":
+		r.errorAt(f.off, "the verdict's \"reason\" is empty: say why it passed or failed, citing the evidence")
 	default:
 		v.Reason = strings.TrimSpace(f.text)
 	}

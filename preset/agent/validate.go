@@ -128,25 +128,31 @@ func (r *reply) extract(open byte, what string) *jsonNode {
 }
 
 // repeated reports members written twice in object n, which encoding/json
-// would silently merge.
+// would silently merge. Keys match in any case (see jsonNode.member), so
+// "status" and "Status" are the same key written twice.
 func (r *reply) repeated(n *jsonNode, label string) {
-	seen := map[string]bool{}
+	seen := map[string]string{}
 	for _, f := range n.keys {
-		if seen[f.name] {
+		key := strings.ToLower(f.name)
+		switch first, ok := seen[key]; {
+		case ok && first == f.name:
 			r.errorAt(f.off, "%s: %q is written twice: keep one", label, f.name)
+		case ok:
+			r.errorAt(f.off, "%s: %q is %q written again (keys match in any case): keep one", label, f.name, first)
+		default:
+			seen[key] = f.name
 		}
-		seen[f.name] = true
 	}
 }
 
 // ParsePlan reads a planner's (or replanner's) reply: the JSON object in
 // it (see ExtractJSON), as a plan, checked with ValidatePlan, and with
-// every required field present and of the right type. name names the
-// reply in messages. It returns the plan as far as it could be read, and
-// every problem as a diag.List whose messages name the subtask ("subtask
-// \"add-types\": ...", or "subtask 4" when it has no usable id) at the
-// line and column (in bytes) in the reply of the value at fault, or of
-// the subtask.
+// every required field present and of the right type; keys match in any
+// case ("ID" is "id"). name names the reply in messages. It returns the
+// plan as far as it could be read, and every problem as a diag.List
+// whose messages name the subtask ("subtask \"add-types\": ...", or
+// "subtask 4" when it has no usable id) at the line and column (in bytes)
+// in the reply of the value at fault, or of the subtask.
 func ParsePlan(name string, text []byte) (*Plan, error) {
 	r := &reply{name: name, text: text}
 	const what = `the plan is one JSON object, {"subtasks": [...]}`
