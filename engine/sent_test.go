@@ -19,7 +19,7 @@ import (
 // layered example and the template preset's workflow node.
 func sentCases(t testing.TB) map[string]Request {
 	return map[string]Request{
-		"template": {Args: preset.Args{"workflow": "pm_discovery.v1", "node": "pgc"}, Catalog: open(t, examplePath())},
+		"template":  {Args: preset.Args{"workflow": "pm_discovery.v1", "node": "pgc"}, Catalog: open(t, examplePath())},
 		"canonical": {Args: preset.Args{"spec": examplePath("canonical", "support-ticket.yaml")}},
 		"agent": {Args: preset.Args{
 			"agent-role": "executor", "agent-state": examplePath("agent", "state.yaml"),
