@@ -28,15 +28,11 @@ func (f *fitter) trim(u *unit, need, size int) int {
 		return size
 	case prompt.TrimLowestRelevance, prompt.TrimOldest:
 		took := f.dropItems(u, need)
-		if len(s.Items) == 0 && s.Body == "" && s.Summary == "" && !f.liveKids(u) {
+		if len(s.Items) == 0 && s.Body == "" && s.Summary == "" {
 			// Nothing of the section is left but its frame (a heading, a
-			// fence) and the note about the items dropped: the section
-			// goes with its items, note and all, so no note is left
-			// saying what went from a section that is not there.
-			u.dropped = true
-			for a := u.parent; a != nil; a = a.parent {
-				a.last = -1
-			}
+			// fence, a note), which the items' own counts leave out:
+			// count the whole section as gone, and let the next round's
+			// estimate correct it if the frame stays.
 			took = max(took, size)
 		}
 		return took
@@ -190,14 +186,4 @@ func truncateText(c tokenizer.Counter, text string, max int) (string, int) {
 		}
 	}
 	return text[:offs[lo]], c.Count(text[:offs[lo]])
-}
-
-// liveKids reports whether any child of u is still kept.
-func (f *fitter) liveKids(u *unit) bool {
-	for _, k := range u.kids {
-		if !k.dropped {
-			return true
-		}
-	}
-	return false
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/catalog"
-	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/provider"
 	"github.com/tessera-dev/tessera/render"
@@ -22,16 +21,8 @@ import (
 // the tools of the sections kept and the output schema. Model and
 // MaxTokens are left for the caller.
 func (r *Result) Request() provider.Request {
-	req := requestOf(r.Sections, r.style, r.Output)
-	req.Tools = slices.Clone(r.Tools)
-	return req
-}
-
-// requestOf maps rendered sections onto a request's sides, with output
-// schema out (nil for none) and no tools.
-func requestOf(secs []Section, st render.Style, out *preset.Output) provider.Request {
 	var req provider.Request
-	for _, s := range secs {
+	for _, s := range r.Sections {
 		part := provider.Part{Key: s.Key, Text: s.Text, Stable: s.Stable}
 		if s.Role == prompt.RoleSystem {
 			req.System = append(req.System, part)
@@ -39,9 +30,10 @@ func requestOf(secs []Section, st render.Style, out *preset.Output) provider.Req
 			req.User = append(req.User, part)
 		}
 	}
-	req.Separator = st.Separator
-	if out != nil {
-		req.Output = &provider.Output{Name: out.Name, Schema: out.Schema}
+	req.Separator = r.style.Separator
+	req.Tools = slices.Clone(r.Tools)
+	if r.Output != nil {
+		req.Output = &provider.Output{Name: r.Output.Name, Schema: r.Output.Schema}
 	}
 	return req
 }
