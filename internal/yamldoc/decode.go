@@ -110,28 +110,36 @@ func NewSchema[T any](opts Options) *Schema[T] {
 // returns it), into v, and returns the decoder, which holds every problem
 // found and the line of every field. A nil or null n leaves v as it is.
 func (s *Schema[T]) Decode(path string, n *yaml.Node, v *T) *Decoder {
-	d := &Decoder{path: path, opts: &s.opts}
-	if s.opts.Columns {
-		d.places = make(map[string]place, 32)
-	} else {
-		d.lines = make(map[string]int, 32)
-	}
+	d := s.decoder(path)
 	if n != nil && !isNull(n) {
 		d.value(s.plan, n, "", reflect.ValueOf(v).Elem())
 	}
 	return d
 }
 
+// decoder returns a new decoder of s for the document path.
+func (s *Schema[T]) decoder(path string) *Decoder {
+	return &Decoder{path: path, opts: &s.opts}
+}
+
 // Decoder is the state of one Schema.Decode: the problems found and the
 // line of each field seen. A Decoder is used by one goroutine.
 type Decoder struct {
-	path   string
-	opts   *Options
-	errs   diag.List
-	errAt  []string         // the field path of each problem in errs
-	lines  map[string]int   // field path -> line of its key or list item, without Options.Columns
-	places map[string]place // the same with its column, with Options.Columns
-	bad    map[string]bool  // fields that had a problem
+	path  string
+	opts  *Options
+	errs  diag.List
+	errAt []string         // the field path of each problem in errs
+	recs  [][]record       // where each field was written, in the order seen, in blocks
+	index map[string]place // recs by field path, once asked for
+	bad   map[string]bool  // fields that had a problem
+}
+
+// record is where the field at was written: the line and column of its
+// key, or of the item for a list item. A document has fewer than 2^31
+// lines and bytes on a line, as its size is capped well below that.
+type record struct {
+	at        string
+	line, col int32
 }
 
 // Errors returns every problem found, sorted (see diag.List.Sort); it is
@@ -144,30 +152,50 @@ func (d *Decoder) Errors() diag.List {
 // Lines returns the line of each field that was written in the document,
 // keyed by dotted path ("task[0].outputFormat.type"): the line of its key,
 // or of the item for a list item. Fields whose value was null are
-// included. With Options.Columns, each call builds the map from the
-// places Pos gives.
+// included. Each call builds a new map.
 func (d *Decoder) Lines() map[string]int {
-	if d.places == nil {
-		return d.lines
-	}
-	lines := make(map[string]int, len(d.places))
-	for at, p := range d.places {
-		lines[at] = p.line
+	lines := make(map[string]int, d.count())
+	for _, b := range d.recs {
+		for _, r := range b {
+			lines[r.at] = int(r.line)
+		}
 	}
 	return lines
+}
+
+// count returns the number of fields recorded.
+func (d *Decoder) count() int {
+	n := 0
+	for _, b := range d.recs {
+		n += len(b)
+	}
+	return n
 }
 
 // place is where a field was written.
 type place struct{ line, col int }
 
 // record notes that the field at was written at node n (its key, or the
-// list item).
+// list item). The places are kept in blocks that are never copied, and
+// indexed by path only when Pos first asks, as most decodings that find
+// no problem never ask: a large document costs a few words per field.
 func (d *Decoder) record(at string, n *yaml.Node) {
-	if d.places != nil {
-		d.places[at] = place{n.Line, n.Column}
-		return
+	r := record{at: at, line: int32(n.Line)}
+	if d.opts.Columns {
+		r.col = int32(n.Column)
 	}
-	d.lines[at] = n.Line
+	if d.index != nil {
+		d.index[at] = place{int(r.line), int(r.col)}
+	}
+	if k := len(d.recs); k == 0 || len(d.recs[k-1]) == cap(d.recs[k-1]) {
+		size := 32
+		if k > 0 {
+			size = min(2*cap(d.recs[k-1]), 4096)
+		}
+		d.recs = append(d.recs, make([]record, 0, size))
+	}
+	last := &d.recs[len(d.recs)-1]
+	*last = append(*last, r)
 }
 
 // Pos returns the line and column of the field at as Lines records it:
@@ -175,11 +203,16 @@ func (d *Decoder) record(at string, n *yaml.Node) {
 // schema's Options.Columns is set; both are 0 when the field was not
 // written.
 func (d *Decoder) Pos(at string) (line, col int) {
-	if d.places != nil {
-		p := d.places[at]
-		return p.line, p.col
+	if d.index == nil {
+		d.index = make(map[string]place, d.count())
+		for _, b := range d.recs {
+			for _, r := range b {
+				d.index[r.at] = place{int(r.line), int(r.col)}
+			}
+		}
 	}
-	return d.lines[at], 0
+	p := d.index[at]
+	return p.line, p.col
 }
 
 // label is the name of the value at in messages.

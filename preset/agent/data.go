@@ -266,12 +266,11 @@ func ParseSubtask(path string, data []byte) (*Subtask, error) {
 // MemoryTypes) and a summary; ids, when given, are unique.
 func ParseMemory(path string, data []byte) ([]MemoryEntry, error) {
 	const what = "memory entry"
-	top, errs := listFile(path, data, "memory entries", "write a list of memory entries ([] for none)")
+	var docs []entryDoc
+	top, d, errs := decodeList(path, data, memorySchema, &docs, "memory entries", "write a list of memory entries ([] for none)")
 	if errs != nil {
 		return nil, errs
 	}
-	var docs []entryDoc
-	d := memorySchema.Decode(path, top, &docs)
 	errs = d.Errors()
 	out := make([]MemoryEntry, 0, len(docs))
 	ids := map[string]int{}
@@ -291,12 +290,11 @@ func ParseMemory(path string, data []byte) ([]MemoryEntry, error) {
 // an entry with that summary).
 func ParseNotes(path string, data []byte) ([]MemoryEntry, error) {
 	const what = "entry"
-	top, errs := listFile(path, data, "entries", "write a list of entries ([] for none)")
+	var docs []noteDoc
+	top, d, errs := decodeList(path, data, notesSchema, &docs, "entries", "write a list of entries ([] for none)")
 	if errs != nil {
 		return nil, errs
 	}
-	var docs []noteDoc
-	d := notesSchema.Decode(path, top, &docs)
 	errs = d.Errors()
 	out := make([]MemoryEntry, 0, len(docs))
 	ids := map[string]int{}
@@ -384,12 +382,11 @@ func ParseTools(path string, data []byte) ([]Tool, error) {
 // arguments, result, error}, from the file path. A result that is not
 // text is kept as compact JSON.
 func ParseToolCalls(path string, data []byte) ([]ToolCall, error) {
-	top, errs := listFile(path, data, "tool calls", "write a list of tool calls, each {name, arguments, result}")
+	var docs []callDoc
+	top, d, errs := decodeList(path, data, callsSchema, &docs, "tool calls", "write a list of tool calls, each {name, arguments, result}")
 	if errs != nil {
 		return nil, errs
 	}
-	var docs []callDoc
-	d := callsSchema.Decode(path, top, &docs)
 	errs = d.Errors()
 	out := make([]ToolCall, 0, len(docs))
 	for i := range docs {

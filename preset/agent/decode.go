@@ -23,11 +23,13 @@ import (
 // \"colour\": did you mean \"color\"? use ...".
 var parser = yamldoc.Parser{Columns: true}
 
-// parseFile parses data, the file path, into its top node. It returns
-// nil and the problems when the file does not parse, or is empty ("the
-// file is empty: write <what>").
+// parseFile parses data, the file path, into its top node: as JSON when
+// yamldoc.IsJSON says it is (a .json file, or one whose extension does
+// not say that opens with '{' or '['), as YAML otherwise. It returns nil
+// and the problems when the file does not parse, or is empty ("the file
+// is empty: write <what>").
 func parseFile(path string, data []byte, what string) (*yaml.Node, diag.List) {
-	top, err := parser.Parse(path, data)
+	top, err := parser.ParseFile(path, data)
 	if err != nil {
 		var errs diag.List
 		errs.Add(err)
@@ -201,6 +203,9 @@ type words []string
 func (w *words) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
 	switch n.Kind {
 	case yaml.SequenceNode:
+		if len(n.Content) > 0 {
+			*w = make(words, 0, len(n.Content))
+		}
 		for _, c := range n.Content {
 			if s, ok := d.Text(c, at); ok {
 				if s = strings.TrimSpace(s); s != "" {
@@ -278,6 +283,27 @@ func listFile(path string, data []byte, items, want string) (*yaml.Node, diag.Li
 		return nil, diag.List{at(path, top, "%s", want)}
 	}
 	return top, nil
+}
+
+// decodeList reads data, the file path, as a YAML or JSON list and
+// decodes it with s into v, as listFile and s.Decode would; a JSON list
+// is read and decoded item by item (see yamldoc.Schema.DecodeJSON), so
+// the top node's items are stubs that keep their kind and place only.
+func decodeList[T any](path string, data []byte, s *yamldoc.Schema[[]T], v *[]T, items, want string) (*yaml.Node, *yamldoc.Decoder, diag.List) {
+	top, d, err := s.DecodeFile(parser, path, data, v)
+	if err != nil {
+		var errs diag.List
+		errs.Add(err)
+		return nil, nil, errs
+	}
+	if top == nil {
+		return nil, nil, diag.List{diag.ErrorfAt(path, 1, 1, "the file is empty: write a list of %s ([] for none)", items)}
+	}
+	if top.Kind != yaml.SequenceNode {
+		*v = nil
+		return nil, nil, diag.List{at(path, top, "%s", want)}
+	}
+	return top, d, nil
 }
 
 // done returns out, or every problem in errs, sorted.
