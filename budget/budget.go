@@ -35,6 +35,26 @@ type Budget struct {
 	// Overhead is the number of tokens the provider adds around the text
 	// (message framing); it is added to the final count.
 	Overhead int
+	// Output is the tokens of the output schema the request carries
+	// beside the text; it is added to the final count.
+	Output int
+}
+
+// Framing prices what a provider receives beside the prompt's text, so
+// that the budget counts the request as it is sent: the text split into
+// the messages the body carries, and the native tool definitions of the
+// sections kept. A section's tools cost while it is kept and go when it
+// is dropped.
+type Framing interface {
+	// Count returns the tokens of the request that carries prompt p,
+	// rendered from the kept sections secs: its text as the body carries
+	// it, and apart from it the native tool definitions of secs with what
+	// frames them (0 when secs have none). count counts a string through
+	// the budget's cache.
+	Count(p prompt.Prompt, secs []prompt.Section, count func(string) int) (text, tools int)
+	// Tool returns what one tool definition costs on its own, to price a
+	// section the budget may drop; Count decides the total.
+	Tool(t prompt.Tool, count func(string) int) int
 }
 
 // Limit returns the number of tokens the prompt may use:
@@ -56,6 +76,10 @@ type Options struct {
 	// Marker is the text appended to a truncated body, with %d standing
 	// for the number of tokens cut; empty uses DefaultMarker.
 	Marker string
+	// Framing, when set, counts the request as a provider receives it:
+	// the text as its messages carry it and the native tools of the
+	// sections kept. Nil counts the rendered text whole, without tools.
+	Framing Framing
 }
 
 // DefaultMarker marks a truncated body; it is counted in the budget.
@@ -83,6 +107,18 @@ type Report struct {
 	Limit   int `json:"limit"`
 	// Overhead is the provider framing included in Before and Final.
 	Overhead int `json:"overhead"`
+	// Output is the output schema's tokens, included in Before and
+	// Final.
+	Output int `json:"output,omitempty"`
+	// Tools is the tokens of the native tool definitions sent with the
+	// fitted prompt, with what frames them, included in Final; each
+	// kept section's share is its SectionReport.Tools.
+	Tools int `json:"tools,omitempty"`
+	// Provider names the request format whose framing was counted
+	// ("openai", "anthropic", ...), and Model the model whose figures
+	// it used; empty when the text was counted whole.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
 	// Before is the untrimmed prompt's count as the sum of its sections
 	// and the text between them, each counted exactly, overhead included.
 	// Tokens that merge across the joins can make the whole text's own
@@ -108,6 +144,9 @@ type SectionReport struct {
 	// before and after fitting; After is 0 for a dropped section.
 	Before int `json:"before"`
 	After  int `json:"after"`
+	// Tools is what the section's own native tool definitions cost
+	// (priced one by one), when it has any.
+	Tools int `json:"tools,omitempty"`
 	// Dropped is true when the whole section was removed, by its own
 	// trim rule or with a dropped ancestor.
 	Dropped bool `json:"dropped,omitempty"`
@@ -177,9 +216,13 @@ type unit struct {
 	frame   int
 	frameOK bool
 	// last is the count of the section's span the last time it was
-	// rendered, which is what it costs to bring back after a drop.
+	// rendered, its tools' price included, which is what it costs to
+	// bring back after a drop.
 	last int
-	kids []*unit
+	// tools is the price of the section's own tool definitions, one by
+	// one (see Framing.Tool).
+	tools int
+	kids  []*unit
 	// touched is the version of the prompt at which refill last changed
 	// the section or one inside it.
 	touched int
@@ -198,8 +241,8 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 	if opts.Counter == nil {
 		return nil, errors.New("budget: no counter")
 	}
-	if b.Context <= 0 || b.Reserve < 0 || b.Overhead < 0 {
-		return nil, fmt.Errorf("budget: context %d, reserve %d, overhead %d: the context must be above 0, the reserve and overhead 0 or more", b.Context, b.Reserve, b.Overhead)
+	if b.Context <= 0 || b.Reserve < 0 || b.Overhead < 0 || b.Output < 0 {
+		return nil, fmt.Errorf("budget: context %d, reserve %d, overhead %d, output %d: the context must be above 0, the reserve, overhead and output 0 or more", b.Context, b.Reserve, b.Overhead, b.Output)
 	}
 	if b.Limit() <= 0 {
 		return nil, fmt.Errorf("budget: reserve %d leaves nothing of the %d-token context", b.Reserve, b.Context)
@@ -212,10 +255,12 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 	if marker == "" {
 		marker = DefaultMarker
 	}
-	f := &fitter{counter: opts.Counter, cache: cache, render: render, limit: b.Limit() - b.Overhead, marker: marker, caps: b.Caps, grewAt: -1}
+	fixed := b.Overhead + b.Output
+	f := &fitter{counter: opts.Counter, cache: cache, render: render, limit: b.Limit() - fixed, marker: marker, caps: b.Caps, grewAt: -1, framing: opts.Framing}
 	f.secs = cloneSections(sections)
-	f.report = Report{Counter: opts.Counter.Name(), Exact: opts.Counter.Exact(), Context: b.Context, Reserve: b.Reserve, Limit: b.Limit(), Overhead: b.Overhead}
+	f.report = Report{Counter: opts.Counter.Name(), Exact: opts.Counter.Exact(), Context: b.Context, Reserve: b.Reserve, Limit: b.Limit(), Overhead: b.Overhead, Output: b.Output}
 	f.walk(f.secs, "", nil)
+	f.priceTools()
 	for i, u := range f.units {
 		u.rep = &f.report.Sections[i]
 	}
@@ -231,10 +276,11 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 	p := render(f.secs)
 	counts := f.spanCounts(p)
 	est := f.estimate(p, counts)
-	f.report.Before = est + b.Overhead
+	f.report.Before = est + fixed
 	for _, u := range f.units {
-		u.rep.Before = counts[u.path]
+		u.rep.Before = counts[u.path] - f.subtreeTools(u)
 		u.rep.Cap = b.Caps[u.path]
+		u.rep.Tools = u.tools
 	}
 
 	// Per-section caps.
@@ -270,14 +316,14 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 		// by about one token per join: within that slack, or under the
 		// limit, the exact count decides.
 		if est <= f.limit+len(p.Sections)+1 {
-			total = f.countPrompt(p)
+			total = f.countTotal(p)
 			if total <= f.limit {
 				break
 			}
 			est = total
 		}
 		if !f.canTrim(order) {
-			return nil, f.neverDropError(est+b.Overhead, counts)
+			return nil, f.neverDropError(est+fixed, counts)
 		}
 		deficit := est - f.limit + round
 		for _, u := range order {
@@ -301,7 +347,13 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 		p = f.p
 		counts = f.spanCounts(p)
 	}
-	f.report.Final = f.total + b.Overhead
+	if f.framing != nil {
+		// The tools' share of the prompt kept (the last count may have
+		// been of a piece that did not fit); the counts are cached.
+		f.total = f.countTotal(p)
+		f.report.Tools = f.toolsTotal
+	}
+	f.report.Final = f.total + fixed
 	for _, u := range f.units {
 		switch {
 		case u.dropped:
@@ -315,7 +367,7 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 				}
 			}
 		default:
-			u.rep.After = counts[u.path]
+			u.rep.After = counts[u.path] - f.subtreeTools(u)
 		}
 		for _, i := range u.itemDropped {
 			u.rep.ItemsDropped = append(u.rep.ItemsDropped, u.items[i].ID)
@@ -353,6 +405,11 @@ type fitter struct {
 	// grewAt is the version at which the room last grew: a piece given
 	// back took fewer tokens than nothing, or estimates were undone.
 	grewAt int
+	// framing counts the request as sent, when set; toolsTotal is the
+	// tools' share of the last exact total.
+	framing     Framing
+	toolsTotal  int
+	toolScratch []prompt.Section // reused by countTotal
 }
 
 func (f *fitter) walk(secs []prompt.Section, parent string, up *unit) {
@@ -534,7 +591,7 @@ func cmpInt64(a, b int64) int {
 // Budget returns the budget the report was made with, caps included, so a
 // replay can fit the same sections the same way.
 func (r *Report) Budget() Budget {
-	b := Budget{Context: r.Context, Reserve: r.Reserve, Overhead: r.Overhead}
+	b := Budget{Context: r.Context, Reserve: r.Reserve, Overhead: r.Overhead, Output: r.Output}
 	for _, s := range r.Sections {
 		if s.Cap > 0 {
 			if b.Caps == nil {

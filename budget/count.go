@@ -40,9 +40,63 @@ func (f *fitter) spanCounts(p prompt.Prompt) map[string]int {
 		if _, ok := out[u.path]; !ok {
 			out[u.path] = f.contentCount(u.sec)
 		}
-		u.last = out[u.path]
+	}
+	if f.framing != nil {
+		// A section's tools cost while it is kept: its count, and each
+		// kept section's around it, carries their price.
+		for _, u := range f.units {
+			if u.tools == 0 || u.dropped || f.ancestorDropped(u) {
+				continue
+			}
+			for a := u; a != nil; a = a.parent {
+				out[a.path] += u.tools
+			}
+		}
+	}
+	for _, u := range f.units {
+		if !u.dropped && !f.ancestorDropped(u) {
+			u.last = out[u.path]
+		}
 	}
 	return out
+}
+
+// countTotal counts the request that carries p, rendered from the
+// sections now kept: without a Framing, p's text; with one, the text as
+// the provider receives it and the kept sections' tools, whose share it
+// keeps in toolsTotal.
+func (f *fitter) countTotal(p prompt.Prompt) int {
+	if f.framing == nil {
+		return f.countPrompt(p)
+	}
+	f.toolScratch = f.appendLive(f.toolScratch[:0])
+	text, tools := f.framing.Count(p, f.toolScratch, f.count)
+	f.toolsTotal = tools
+	return text + tools
+}
+
+// priceTools prices each section's own tool definitions, once.
+func (f *fitter) priceTools() {
+	if f.framing == nil {
+		return
+	}
+	for _, u := range f.units {
+		for _, t := range u.sec.Tools {
+			u.tools += f.framing.Tool(t, f.count)
+		}
+	}
+}
+
+// subtreeTools is the price of the tools of u and of the sections kept
+// inside it.
+func (f *fitter) subtreeTools(u *unit) int {
+	n := u.tools
+	for _, k := range u.kids {
+		if !k.dropped {
+			n += f.subtreeTools(k)
+		}
+	}
+	return n
 }
 
 func (f *fitter) contentCount(s *prompt.Section) int {

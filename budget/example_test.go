@@ -59,7 +59,7 @@ func ExampleReport_WriteTable() {
 	}
 	res.Report.WriteTable(os.Stdout)
 	// Output:
-	// budget: 100 context - 40 reserve = 60 tokens; counter o200k_base (exact); message overhead 0
+	// budget: 100 context - 40 reserve = 60 tokens; counter o200k_base (exact)
 	// SECTION  PRIO  RULE      BEFORE  AFTER  SHARE OF LIMIT               CUT
 	// system      0  never          3      3  █···················   5.0%
 	// context     5  truncate     241     57  ███████████████████·  95.0%  truncated by 195 tokens (902 bytes)

@@ -13,7 +13,10 @@ const barWidth = 20
 
 // WriteTable writes the report as a table a person can scan: one row per
 // section with its priority, trim rule, tokens before and after, a bar of
-// its share of the limit and what was cut, then the total.
+// its share of the limit and what was cut; then, each on a line of its
+// own, the native tools sent (when the request was counted as a
+// provider receives it), the output schema and the message framing; then
+// the total.
 func (r *Report) WriteTable(w io.Writer) error {
 	exact := "exact"
 	if !r.Exact {
@@ -23,10 +26,36 @@ func (r *Report) WriteTable(w io.Writer) error {
 	for _, s := range r.Sections {
 		rows = append(rows, []string{s.Key, strconv.Itoa(s.Priority), s.Rule, strconv.Itoa(s.Before), strconv.Itoa(s.After), share(s.After, r.Limit), cut(s)})
 	}
+	// What the request carries beside the text, each a line of its own
+	// (the names have spaces, so no section key can look like them).
+	if r.Provider != "" {
+		before, offered, sent := 0, 0, 0
+		for _, s := range r.Sections {
+			before += s.Tools
+			if s.Tools > 0 {
+				offered++
+				if !s.Dropped {
+					sent++
+				}
+			}
+		}
+		if offered > 0 {
+			rows = append(rows, []string{"native tools", "", "", strconv.Itoa(before), strconv.Itoa(r.Tools), share(r.Tools, r.Limit), fmt.Sprintf("sent with %d of %d sections", sent, offered)})
+		}
+	}
+	if r.Output > 0 {
+		rows = append(rows, []string{"output schema", "", "", strconv.Itoa(r.Output), strconv.Itoa(r.Output), share(r.Output, r.Limit), ""})
+	}
+	if r.Overhead > 0 {
+		rows = append(rows, []string{"message framing", "", "", strconv.Itoa(r.Overhead), strconv.Itoa(r.Overhead), share(r.Overhead, r.Limit), ""})
+	}
 	rows = append(rows, []string{"total", "", "", strconv.Itoa(r.Before), strconv.Itoa(r.Final), share(r.Final, r.Limit), ""})
 	var b strings.Builder
-	fmt.Fprintf(&b, "budget: %d context - %d reserve = %d tokens; counter %s (%s); message overhead %d\n",
-		r.Context, r.Reserve, r.Limit, r.Counter, exact, r.Overhead)
+	fmt.Fprintf(&b, "budget: %d context - %d reserve = %d tokens; counter %s (%s)", r.Context, r.Reserve, r.Limit, r.Counter, exact)
+	if r.Provider != "" {
+		fmt.Fprintf(&b, "; counted as the %s request for %s receives it", r.Provider, r.Model)
+	}
+	b.WriteByte('\n')
 	right := []bool{false, true, false, true, true, false, false}
 	widths := make([]int, len(right))
 	for _, row := range rows {

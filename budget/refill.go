@@ -24,7 +24,10 @@ type candidate struct {
 	u    *unit
 	item int // index into u.items for an item, else -1
 	at   int // where the item stood in u.itemDropped when given back
-	done bool
+	// revived is set while an item given back has brought back its
+	// section, which had gone with its last item.
+	revived bool
+	done    bool
 	// failed is f.version when the candidate last did not fit: until
 	// something else changes, it still does not.
 	failed int
@@ -36,6 +39,9 @@ func (c *candidate) apply(f *fitter) {
 	if c.item < 0 {
 		u.dropped = false
 		return
+	}
+	if u.dropped {
+		u.dropped, c.revived = false, true
 	}
 	c.at = slices.Index(u.itemDropped, c.item)
 	u.itemOut[c.item] = false
@@ -52,6 +58,9 @@ func (c *candidate) undo(f *fitter) {
 	u.itemOut[c.item] = true
 	u.itemDropped = slices.Insert(u.itemDropped, c.at, c.item)
 	f.setItems(u)
+	if c.revived {
+		u.dropped, c.revived = true, false
+	}
 }
 
 // refill gives back what trimming took and what now fits. Trimming goes
@@ -292,7 +301,7 @@ func (f *fitter) settle() bool {
 // tokens it was over, by the limit or by the cap it was furthest over.
 func (f *fitter) attempt() int {
 	p := f.rerender()
-	n := f.countPrompt(p)
+	n := f.countTotal(p)
 	over := n - f.limit
 	for _, sp := range p.Sections {
 		if cp := f.caps[sp.Key]; cp > 0 {
@@ -460,10 +469,10 @@ func (f *fitter) alone(u *unit) int {
 	p := f.render([]prompt.Section{f.liveSection(u)})
 	for _, sp := range p.Sections {
 		if sp.Key == u.sec.Key {
-			return f.spanTokens(p, sp)
+			return f.spanTokens(p, sp) + f.subtreeTools(u)
 		}
 	}
-	return f.countPrompt(p)
+	return f.countPrompt(p) + f.subtreeTools(u)
 }
 
 // regrow lengthens a truncated body to the longest prefix of the original

@@ -28,11 +28,15 @@ func (f *fitter) trim(u *unit, need, size int) int {
 		return size
 	case prompt.TrimLowestRelevance, prompt.TrimOldest:
 		took := f.dropItems(u, need)
-		if len(s.Items) == 0 && s.Body == "" && s.Summary == "" {
+		if len(s.Items) == 0 && s.Body == "" && s.Summary == "" && !f.liveKids(u) {
 			// Nothing of the section is left but its frame (a heading, a
-			// fence, a note), which the items' own counts leave out:
-			// count the whole section as gone, and let the next round's
-			// estimate correct it if the frame stays.
+			// fence) and the note about the items dropped: the section
+			// goes with its items, note and all, so no note is left
+			// saying what went from a section that is not there.
+			u.dropped = true
+			for a := u.parent; a != nil; a = a.parent {
+				a.last = -1
+			}
 			took = max(took, size)
 		}
 		return took
@@ -186,4 +190,14 @@ func truncateText(c tokenizer.Counter, text string, max int) (string, int) {
 		}
 	}
 	return text[:offs[lo]], c.Count(text[:offs[lo]])
+}
+
+// liveKids reports whether any child of u is still kept.
+func (f *fitter) liveKids(u *unit) bool {
+	for _, k := range u.kids {
+		if !k.dropped {
+			return true
+		}
+	}
+	return false
 }

@@ -87,7 +87,7 @@ func (e *Engine) buildUnit(ctx context.Context, c *catalog.Catalog, env *preset.
 		}
 		return nil, err
 	}
-	res, err := e.finish(ctx, p, l, env, counter, b)
+	res, err := e.finish(ctx, p, l, env, counter, b, nil)
 	if err != nil && counter != nil && ctx.Err() == nil {
 		var fe *FitError
 		if errors.As(err, &fe) {

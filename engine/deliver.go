@@ -9,6 +9,7 @@ import (
 
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/provider"
 	"github.com/tessera-dev/tessera/render"
@@ -21,8 +22,16 @@ import (
 // the tools of the sections kept and the output schema. Model and
 // MaxTokens are left for the caller.
 func (r *Result) Request() provider.Request {
+	req := requestOf(r.Sections, r.style, r.Output)
+	req.Tools = slices.Clone(r.Tools)
+	return req
+}
+
+// requestOf maps rendered sections onto a request's sides, with output
+// schema out (nil for none) and no tools.
+func requestOf(secs []Section, st render.Style, out *preset.Output) provider.Request {
 	var req provider.Request
-	for _, s := range r.Sections {
+	for _, s := range secs {
 		part := provider.Part{Key: s.Key, Text: s.Text, Stable: s.Stable}
 		if s.Role == prompt.RoleSystem {
 			req.System = append(req.System, part)
@@ -30,10 +39,9 @@ func (r *Result) Request() provider.Request {
 			req.User = append(req.User, part)
 		}
 	}
-	req.Separator = r.style.Separator
-	req.Tools = slices.Clone(r.Tools)
-	if r.Output != nil {
-		req.Output = &provider.Output{Name: r.Output.Name, Schema: r.Output.Schema}
+	req.Separator = st.Separator
+	if out != nil {
+		req.Output = &provider.Output{Name: out.Name, Schema: out.Schema}
 	}
 	return req
 }

@@ -236,11 +236,24 @@ func (e *Engine) Assemble(ctx context.Context, req Request) (*Result, error) {
 	} else if l, err = p.Load(ctx, env, req.Args); err != nil {
 		return nil, err
 	}
+	if req.Delivery != nil {
+		// Tools go as native definitions: the text does not repeat them.
+		native := *l
+		native.Sections = nativeBodies(l.Sections)
+		l = &native
+	}
 	counter, b, err := ResolveBudget(req.Catalog, req.Budget, req.Delivery, layoutMessages(l))
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.finish(ctx, p, l, env, counter, b)
+	var fr *framing
+	if counter != nil && req.Delivery != nil {
+		// The budget counts the request as it is sent: the text as the
+		// body carries it, the native tools of the sections kept and the
+		// output schema.
+		fr, b.Output = sent(req.Delivery.Format, deliveryModel(req.Delivery), l, counter)
+	}
+	res, err := e.finish(ctx, p, l, env, counter, b, fr)
 	if err != nil {
 		var fe *FitError
 		if errors.As(err, &fe) && (req.Budget == nil || req.Budget.Context == 0) && req.Catalog != nil && req.Catalog.Config().Budget != nil {
@@ -322,14 +335,24 @@ func layoutMessages(l *preset.Layout) int { return max(l.Messages, 1) }
 
 // finish renders the layout, fits it when counter is set, checks the
 // output cap, and collects the sections, tools and output.
-func (e *Engine) finish(ctx context.Context, p preset.Preset, l *preset.Layout, env *preset.Env, counter tokenizer.Counter, b budget.Budget) (*Result, error) {
+//
+// With a framing fr, the budget counts the request as fr's provider
+// receives it.
+func (e *Engine) finish(ctx context.Context, p preset.Preset, l *preset.Layout, env *preset.Env, counter tokenizer.Counter, b budget.Budget, fr *framing) (*Result, error) {
 	res := &Result{Preset: p.Name(), Label: l.Label, Output: l.Output, Notes: slices.Clone(l.Notes), fitted: l.Sections, style: l.Style}
 	if counter != nil {
-		fit, err := budget.Fit(ctx, l.Sections, func(s []prompt.Section) prompt.Prompt { return render.Render(s, l.Style) }, b, budget.Options{Counter: counter, Cache: e.Cache})
+		opts := budget.Options{Counter: counter, Cache: e.Cache}
+		if fr != nil {
+			opts.Framing = fr
+		}
+		fit, err := budget.Fit(ctx, l.Sections, func(s []prompt.Section) prompt.Prompt { return render.Render(s, l.Style) }, b, opts)
 		if err != nil {
 			return nil, &FitError{Label: l.Label, Err: err, At: l.At}
 		}
 		res.Prompt, res.fitted, res.Budget = fit.Prompt, fit.Sections, &fit.Report
+		if fr != nil {
+			res.Budget.Provider, res.Budget.Model = fr.format.String(), fr.model
+		}
 	} else {
 		res.Prompt = render.Render(l.Sections, l.Style)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/provider"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
@@ -54,17 +55,31 @@ func (e *Engine) rebuilder(c *catalog.Catalog) (audit.RebuildFunc, error) {
 		if err != nil {
 			return nil, err
 		}
+		if rec.Delivery != nil {
+			// Sent with native tools: the text did not repeat them.
+			native := *lay
+			native.Sections = nativeBodies(lay.Sections)
+			lay = &native
+		}
 		var (
 			counter tokenizer.Counter
 			b       budget.Budget
+			fr      *framing
 		)
 		if rec.Budget != nil {
 			if counter, err = tokenizer.CounterNamed(rec.Budget.Counter); err != nil {
 				return nil, fmt.Errorf("record's budget: %w", err)
 			}
 			b = rec.Budget.Budget()
+			if rec.Budget.Provider != "" {
+				f, err := provider.ParseFormat(rec.Budget.Provider)
+				if err != nil {
+					return nil, fmt.Errorf("record's budget: %w", err)
+				}
+				fr = &framing{format: f, model: rec.Budget.Model, style: lay.Style}
+			}
 		}
-		res, err := e.finish(ctx, p, lay, env, counter, b)
+		res, err := e.finish(ctx, p, lay, env, counter, b, fr)
 		if err != nil {
 			if fe, ok := err.(*FitError); ok {
 				return nil, fmt.Errorf("record's budget: %w", fe.Err)

@@ -169,6 +169,11 @@ type Section struct {
 	Role Role
 	// Tools are offered to the model while the section is kept.
 	Tools []Tool
+	// NativeBody, when set, is shown in place of Body when the request
+	// carries the section's Tools as native tool definitions: the
+	// section's text without what those definitions already say (their
+	// schemas), so that a tool is sent once. Empty keeps Body.
+	NativeBody string
 	// Trim is what the budget may do to this section.
 	Trim TrimRule
 	// Source is where the section came from, for diagnostics and audit.

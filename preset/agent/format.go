@@ -171,10 +171,13 @@ func toolSections(tools []Tool, sub *Subtask) ([]prompt.Section, error) {
 		}
 		keys[key], keys[t.Name] = true, true
 		out = append(out, prompt.Section{
-			Key:   key,
-			Body:  FormatTool(t.Name, t.Description, params),
-			Trim:  prompt.TrimDrop,
-			Tools: []prompt.Tool{{Name: t.Name, Description: oneLine(t.Description), Parameters: params}},
+			Key:  key,
+			Body: FormatTool(t.Name, t.Description, params),
+			// Sent as a native tool, the definition is the body's: the
+			// section only names the tool.
+			NativeBody: "- " + t.Name,
+			Trim:       prompt.TrimDrop,
+			Tools:      []prompt.Tool{{Name: t.Name, Description: oneLine(t.Description), Parameters: params}},
 		})
 	}
 	return out, nil

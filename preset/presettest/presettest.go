@@ -201,17 +201,24 @@ func checkBudget(ctx context.Context, e *engine.Engine, req engine.Request, l *p
 	counter := tokenizer.O200kBase()
 	full := counter.Count(text) + tokenizer.MessageOverhead(max(l.Messages, 1))
 	var never []prompt.Section
-	var walk func(ss []prompt.Section)
-	walk = func(ss []prompt.Section) {
+	// listOnly are the sections that are a list and nothing else, by key
+	// path, with how many items they have.
+	listOnly := map[string]int{}
+	var walk func(parent string, ss []prompt.Section)
+	walk = func(parent string, ss []prompt.Section) {
 		for _, s := range ss {
 			if s.Trim == prompt.TrimNever {
 				never = append(never, s)
 			}
-			walk(s.Children)
+			path := prompt.JoinKey(parent, s.Key)
+			if len(s.Items) > 0 && render.Body(&s) == "" && len(s.Children) == 0 {
+				listOnly[path] = len(s.Items)
+			}
+			walk(path, s.Children)
 		}
 	}
-	walk(l.Sections)
-	for _, limit := range []int{full, full/2 + 1} {
+	walk("", l.Sections)
+	for _, limit := range []int{full, full*3/4 + 1, full/2 + 1, full/3 + 1} {
 		r := req
 		r.Budget = &engine.Budget{Model: "gpt-4o", Context: max(limit, 1), Reserve: 0}
 		res, err := e.Assemble(ctx, r)
@@ -231,6 +238,13 @@ func checkBudget(ctx context.Context, e *engine.Engine, req engine.Request, l *p
 		for _, s := range never {
 			if b := render.Body(&s); b != "" && !strings.Contains(res.Prompt.Text, b) {
 				return []error{fmt.Errorf("budget %d: never-trimmed section %q lost its body", limit, s.Key)}
+			}
+		}
+		// A list that lost every item goes whole: no note is left saying
+		// what went from a section that shows nothing else.
+		for _, sr := range res.Budget.Sections {
+			if n, ok := listOnly[sr.Key]; ok && len(sr.ItemsDropped) == n && !sr.Dropped {
+				return []error{fmt.Errorf("budget %d: section %q lost all %d items but was kept, with only its note", limit, sr.Key, n)}
 			}
 		}
 	}
@@ -257,7 +271,8 @@ func checkReplay(ctx context.Context, e *engine.Engine, req engine.Request, dir 
 }
 
 // checkBodies encodes the result for every provider API and checks each
-// body is JSON that carries every section's text.
+// body is JSON that carries every section's text, and sends no tool
+// twice.
 func checkBodies(ctx context.Context, e *engine.Engine, req engine.Request, res *engine.Result) []error {
 	var errs []error
 	for _, f := range provider.Formats() {
@@ -274,7 +289,14 @@ func checkBodies(ctx context.Context, e *engine.Engine, req engine.Request, res 
 			continue
 		}
 		body := string(got.Body)
-		for _, s := range res.Sections {
+		// With native tools the text names them instead of repeating
+		// their schemas, so the body carries its own assembly's sections.
+		for _, tl := range got.Tools {
+			if len(tl.Parameters) > 0 && strings.Contains(got.Prompt.Text, string(tl.Parameters)) {
+				errs = append(errs, fmt.Errorf("%s body sends tool %q twice: natively and its schema in the text", f, tl.Name))
+			}
+		}
+		for _, s := range got.Sections {
 			if !strings.Contains(body, jsonText(s.Text)) {
 				errs = append(errs, fmt.Errorf("%s body lacks the text of section %q", f, s.Key))
 			}
