@@ -13,6 +13,7 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/schema"
 )
 
 //go:embed defaults
@@ -265,6 +266,8 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 				at(cat, "%s %d has no name", list.key, i+1)
 			case seen[c.Name]:
 				at(cat+".name", "%s: %q is listed twice", list.key, c.Name)
+			case list.key == "tools" && schema.CheckToolName(c.Name) != nil:
+				at(cat+".name", "tools: %q: %v", c.Name, schema.CheckToolName(c.Name))
 			}
 			seen[c.Name] = true
 			for _, m := range c.Modes {
