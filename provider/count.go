@@ -108,7 +108,10 @@ func messageCount(req *Request) int {
 }
 
 func joinParts(parts []Part, sep string) string {
-	if len(parts) == 1 {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
 		return parts[0].Text
 	}
 	n := len(sep) * (len(parts) - 1)

@@ -95,7 +95,7 @@ func TestCountMatchesMeasured(t *testing.T) {
 	}
 }
 
-func readJSON(t *testing.T, path string, v any) {
+func readJSON(t testing.TB, path string, v any) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -104,4 +104,58 @@ func readJSON(t *testing.T, path string, v any) {
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+}
+
+// BenchmarkCount counts the request of testdata/toolcount/cases.json with
+// the most tools (five, with enums and descriptions) for each format, as
+// a budget does once per exact count of a fit. Target: under 100 µs for
+// OpenAI, whose function namespace is rendered and counted whole.
+func BenchmarkCount(b *testing.B) {
+	var cases []toolCase
+	readJSON(b, "testdata/toolcount/cases.json", &cases)
+	var req Request
+	for _, c := range cases {
+		if len(c.Tools) > len(req.Tools) {
+			req = c.request()
+		}
+	}
+	c := tokenizer.O200kBase()
+	for _, f := range Formats() {
+		b.Run(f.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if t := Count(f, req, c); t.Total <= 0 {
+					b.Fatal(t)
+				}
+			}
+		})
+	}
+}
+
+// FuzzSizer checks that any tool schema, text and format is counted
+// without a panic, that no part of the count is negative, and that the
+// parts add up to the total.
+func FuzzSizer(f *testing.F) {
+	f.Add("sys", "user", "tool_a", "does a", `{"type":"object","properties":{"a":{"type":"string","enum":["x","y"]},"b":{"type":"object","properties":{"c":{"type":"array","items":{"type":"integer"}}}}},"required":["a"]}`)
+	f.Add("", "u", "t", "", `{"properties":{"a":{"anyOf":[{"type":"null"},{"type":"number","enum":[1,2.5]}]}}}`)
+	f.Add("s\n", "u", "t", "d", `{"properties":[]}`)
+	f.Add("s", "u", "t", "d", `not json`)
+	f.Add("s", "u", "t", "d", `{"properties":{"x":{"type":"object"}}}`)
+	c := tokenizer.O200kBase()
+	f.Fuzz(func(t *testing.T, system, user, name, desc, params string) {
+		req := Request{User: []Part{{Text: user}}, Tools: []prompt.Tool{{Name: name, Description: desc, Parameters: json.RawMessage(params)}}, Output: &Output{Schema: json.RawMessage(params)}}
+		if system != "" {
+			req.System = []Part{{Text: system, Stable: true}}
+		}
+		for _, f := range Formats() {
+			s := NewSizer(f, "claude-sonnet-4-6", c)
+			got := s.Tally(&req)
+			if got.Text < 0 || got.Framing < 0 || got.Output < 0 || got.Total != got.Text+got.Framing+got.Tools+got.Output {
+				t.Fatalf("%s: %+v", f, got)
+			}
+			if one := s.Tool(req.Tools[0]); one < 0 {
+				t.Fatalf("%s: tool priced %d", f, one)
+			}
+		}
+	})
 }
