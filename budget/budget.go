@@ -352,6 +352,17 @@ func Fit(ctx context.Context, sections []prompt.Section, render Render, b Budget
 		// been of a piece that did not fit); the counts are cached.
 		f.total = f.countTotal(p)
 		f.report.Tools = f.toolsTotal
+		// What frames the tools' list (not in any one tool's price) was
+		// sent with the untrimmed prompt too.
+		frame := f.toolsTotal
+		for _, u := range f.units {
+			if !u.dropped && !f.ancestorDropped(u) {
+				frame -= u.tools
+			}
+		}
+		if frame > 0 {
+			f.report.Before += frame
+		}
 	}
 	f.report.Final = f.total + fixed
 	for _, u := range f.units {

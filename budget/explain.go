@@ -29,12 +29,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 	// What the request carries beside the text, each a line of its own
 	// (the names have spaces, so no section key can look like them).
 	if r.Provider != "" {
-		before, offered, sent := 0, 0, 0
+		// Before: each tool's price, and what frames the list as sent.
+		before, offered, sent := r.Tools, 0, 0
 		for _, s := range r.Sections {
-			before += s.Tools
 			if s.Tools > 0 {
 				offered++
-				if !s.Dropped {
+				if s.Dropped {
+					before += s.Tools
+				} else {
 					sent++
 				}
 			}
