@@ -13,13 +13,17 @@ import (
 	"github.com/tessera-dev/tessera/prompt"
 )
 
-// normalize gives text "\n" line ends.
+// normalize gives text "\n" line ends: "\r\n", and '\r', vertical tab,
+// form feed and NEL (U+0085), which a fence reads as line ends too,
+// become '\n'.
 func normalize(s string) string {
-	if strings.IndexByte(s, '\r') < 0 {
+	if !strings.ContainsAny(s, "\r\v\f\u0085") {
 		return s
 	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	return lineEnds.Replace(s)
 }
+
+var lineEnds = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\v", "\n", "\f", "\n", "\u0085", "\n")
 
 // inlineText is a value written inside a line: trimmed.
 func inlineText(s string) string { return strings.TrimSpace(normalize(s)) }

@@ -183,9 +183,12 @@ func (v *value) empty() bool { return v.text == "" && len(v.items) == 0 && len(v
 // in a section that shows something else is written "(none)". Untrusted
 // values (the workspace listing, memory entries, the original plan,
 // discoveries, errors, tool calls, the model's output and the result)
-// are marked so the renderer fences them. The layout's Record writes the
-// role's template, the library and in into an audit record, so Rebuild
-// lays out the same prompt without any file.
+// are marked so the renderer fences them. No control character but '\n'
+// and '\t' reaches the prompt, from any value or template: '\r', vertical
+// tab, form feed and NEL (U+0085) become '\n'; every other C0 or C1
+// control and DEL (ESC and BEL among them) becomes U+FFFD. The layout's
+// Record writes the role's template, the library and in (as given) into
+// an audit record, so Rebuild lays out the same prompt without any file.
 func Build(t *Templates, in *Input) (*preset.Layout, error) {
 	if t == nil {
 		t = DefaultTemplates()
@@ -215,6 +218,7 @@ func Build(t *Templates, in *Input) (*preset.Layout, error) {
 		}
 		secs = append(secs, s)
 	}
+	cleanSections(secs)
 	l := &preset.Layout{
 		Sections: secs,
 		Style:    Style(),

@@ -44,8 +44,8 @@ func IgnoredDirs() []string {
 // Version-control and build directories (IgnoredDirs, and *.egg-info) are
 // left out. The listing stops at opts.MaxDepth levels (a directory with
 // deeper entries is marked "/ …") and opts.MaxEntries entries, and says
-// so in a note at its end. A name with control characters is written
-// quoted.
+// so in a note at its end. A name with control characters (C0, DEL or
+// C1) is written quoted, as a Go string, so "\x1b" shows as \x1b.
 func ListWorkspace(dir string, opts ListOptions) (string, error) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = DefaultListDepth
@@ -124,7 +124,7 @@ func (l *lister) walk(dir string, depth int) {
 			return
 		}
 		shown := name
-		if strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		if strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }) {
 			shown = strconv.Quote(name)
 		}
 		switch {
