@@ -326,3 +326,33 @@ func recount(t testing.TB, f provider.Format, model string, data []byte, c token
 	}
 	return n
 }
+
+// TestBudgetAsSentReplays logs assemblies fitted as their provider
+// request is counted, with tools dropped and shown by name only, and
+// replays each to the same bytes from its record.
+func TestBudgetAsSentReplays(t *testing.T) {
+	for _, f := range provider.Formats() {
+		for _, name := range []string{"agent", "typed", "canonical"} {
+			req := sentCases(t)[name]
+			req.Delivery = &Delivery{Format: f}
+			model := DefaultModel(f)
+			counter, err := tokenizer.ForModel(model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			size := recount(t, f, model, assemble(t, req).Body, counter)
+			req.Budget = &Budget{Context: size * 9 / 10}
+			req.CorrelationID = "sent-1"
+			if _, err := (&Engine{}).Assemble(t.Context(), Request{Args: req.Args, Budget: req.Budget, Delivery: req.Delivery, NoLog: true}); err != nil {
+				req.Budget.Context = size // its never-trimmed sections alone are over 90%
+			}
+			res, l := assembleLogged(t, req)
+			if res.Budget.Provider != f.String() {
+				t.Fatalf("%s/%s: report %+v", name, f, res.Budget)
+			}
+			if v := replay(t, l, "sent-1"); !v.OK() || v.NewHash != res.Prompt.Hash {
+				t.Errorf("%s/%s: replay %s (%v)", name, f, v.Status, v.Err)
+			}
+		}
+	}
+}
