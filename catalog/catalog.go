@@ -171,6 +171,11 @@ func (c *Catalog) readFile(ctx context.Context, p string) (string, error) {
 
 // limitDiag places a fileread limit error at the file.
 func limitDiag(p string, err error) *diag.Error {
+	var tl *fileread.TooLargeError
+	if errors.As(err, &tl) {
+		// The command line's flag does not reach a catalog's own files.
+		return diag.Wrap(p, 0, err, "is %d bytes, over the %d-byte cap on a file Tessera reads: make it smaller, or raise limits.max_file_bytes in tessera.yaml", tl.Size, tl.Max)
+	}
 	var r interface{ Reason() string }
 	if errors.As(err, &r) {
 		return diag.Wrap(p, 0, err, "%s", r.Reason())

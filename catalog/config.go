@@ -457,7 +457,14 @@ func parseSize(v *yaml.Node) (int64, bool) {
 	if v.Kind != yaml.ScalarNode {
 		return 0, false
 	}
-	s := strings.TrimSpace(v.Value)
+	return ParseSize(v.Value)
+}
+
+// ParseSize reads a size as tessera.yaml's limits write it: a whole
+// number of bytes, or a number with a unit (KiB, MiB, GiB, KB, MB, GB,
+// B), from 1 byte to 1 GiB. It reports whether s is such a size.
+func ParseSize(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
 	mult := int64(1)
 	for _, u := range []struct {
 		suffix string

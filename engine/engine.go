@@ -101,6 +101,10 @@ type Request struct {
 	NoLog bool
 	// AllowEmpty accepts an empty prompt, which is otherwise an error.
 	AllowEmpty bool
+	// MaxFileBytes, when above 0, caps each input file the preset reads
+	// in place of the catalog's limits.max_file_bytes (or the default);
+	// the catalog's own files keep its cap.
+	MaxFileBytes int64
 	// Layout, when set, is the prompt already laid out by a preset's own
 	// Go API (such as a typed template bound to Go structs), used in
 	// place of Load; Preset must name the preset that made it, whose
@@ -226,6 +230,9 @@ func (e *Engine) Assemble(ctx context.Context, req Request) (*Result, error) {
 	env, err := Env(req.Catalog)
 	if err != nil {
 		return nil, err
+	}
+	if req.MaxFileBytes > 0 {
+		env.Limits.MaxFileBytes = req.MaxFileBytes
 	}
 	var l *preset.Layout
 	if req.Layout != nil {

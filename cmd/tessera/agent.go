@@ -217,7 +217,11 @@ acceptance criteria.`,
 			if original == "" {
 				return errors.New("check replan needs --plan ORIGINAL: the plan the replanner was given")
 			}
-			odata, err := fileread.File(original, 0)
+			max, err := a.maxFileBytes()
+			if err != nil {
+				return err
+			}
+			odata, err := fileread.File(original, max)
 			if err != nil {
 				return failure{err}
 			}
@@ -304,18 +308,26 @@ acceptance criteria.`,
 	return cmd
 }
 
-// readReply reads a reply file, or standard input for "-", bounded.
+// readReply reads a reply file, or standard input for "-", bounded by
+// --max-file-bytes.
 func (a *app) readReply(cmd *cobra.Command, name string) ([]byte, error) {
+	max, err := a.maxFileBytes()
+	if err != nil {
+		return nil, err
+	}
+	if max <= 0 {
+		max = fileread.DefaultMaxBytes
+	}
 	if name != "-" {
-		data, err := fileread.File(name, 0)
+		data, err := fileread.File(name, max)
 		if err != nil {
 			return nil, failure{err}
 		}
 		return data, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), fileread.DefaultMaxBytes+1))
-	if err == nil && int64(len(data)) > fileread.DefaultMaxBytes {
-		err = &fileread.TooLargeError{Path: name, Size: int64(len(data)), Max: fileread.DefaultMaxBytes}
+	data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), max+1))
+	if err == nil && int64(len(data)) > max {
+		err = &fileread.TooLargeError{Path: name, Size: int64(len(data)), Max: max}
 	}
 	if err != nil {
 		return nil, failure{err}

@@ -154,6 +154,9 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 		}
 	}
 	req.CorrelationID = o.correlationID
+	if req.MaxFileBytes, err = a.maxFileBytes(); err != nil {
+		return err
+	}
 	ctx := cmd.Context()
 	c, err := a.openCatalogIfAny(ctx)
 	if err != nil {

@@ -44,6 +44,11 @@ standard error, then the total. docs/REDACTION.md lists the patterns.`,
 			if c != nil {
 				limits = c.Config().Limits
 			}
+			if n, err := a.maxFileBytes(); err != nil {
+				return err
+			} else if n > 0 {
+				limits.MaxFileBytes = n
+			}
 			_, data, err := readInput(cmd, args, limits.MaxFileBytes)
 			if err != nil {
 				return failure{err}

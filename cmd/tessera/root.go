@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/engine"
+	"github.com/tessera-dev/tessera/internal/fileread"
 )
 
 // failure is an error in the catalog, an assembly or a replay: exit 1.
@@ -48,6 +49,7 @@ func exitCode(err error, stderr io.Writer) int {
 type app struct {
 	stdout, stderr io.Writer
 	root           string // --root
+	maxFile        string // --max-file-bytes
 	dir            string // the root in use, once found
 	engine         *engine.Engine
 }
@@ -71,11 +73,32 @@ node in CI.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&a.root, "root", "", "catalog root, the directory holding tessera.yaml (default: the nearest one at or above the current directory)")
+	root.PersistentFlags().StringVar(&a.maxFile, "max-file-bytes", "", "cap, a `SIZE` such as 64MiB, on each file named on the command line and on standard input (default: $"+fileread.EnvMaxBytes+", else the catalog's limits.max_file_bytes, else 16MiB)")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.tokensCmd(), a.redactCmd(), a.versionCmd())
 	root.AddCommand(a.agentCmd())
 	finishHelp(root)
 	return root
+}
+
+// maxFileBytes returns the cap on each file named on the command line
+// and on standard input: --max-file-bytes, else $TESSERA_MAX_FILE_BYTES,
+// else 0, which leaves the catalog's limits.max_file_bytes or the
+// default.
+func (a *app) maxFileBytes() (int64, error) {
+	name, v := "--max-file-bytes", a.maxFile
+	if v == "" {
+		name = fileread.EnvMaxBytes
+		v = strings.TrimSpace(os.Getenv(fileread.EnvMaxBytes))
+		if v == "" {
+			return 0, nil
+		}
+	}
+	n, ok := catalog.ParseSize(v)
+	if !ok {
+		return 0, fmt.Errorf("%s %q: write a size such as 64MiB or 67108864, from 1 byte to 1GiB", name, v)
+	}
+	return n, nil
 }
 
 // openCatalog opens the catalog named by --root, or the nearest one found

@@ -35,7 +35,11 @@ as it is, with a warning on standard error.`,
 			if err != nil {
 				return fmt.Errorf("--model: %w", err)
 			}
-			name, data, err := readInput(cmd, args, 0)
+			max, err := a.maxFileBytes()
+			if err != nil {
+				return err
+			}
+			name, data, err := readInput(cmd, args, max)
 			if err != nil {
 				return failure{err}
 			}

@@ -17,6 +17,11 @@ import (
 // other is configured (16 MiB).
 const DefaultMaxBytes int64 = 16 << 20
 
+// EnvMaxBytes is the environment variable the tessera command reads for
+// the size cap on the files named on its command line (and standard
+// input), as its --max-file-bytes flag sets it.
+const EnvMaxBytes = "TESSERA_MAX_FILE_BYTES"
+
 // TooLargeError reports a file over the size cap.
 type TooLargeError struct {
 	Path string
@@ -28,7 +33,7 @@ func (e *TooLargeError) Error() string { return e.Path + " " + e.Reason() }
 
 // Reason is the message without the path.
 func (e *TooLargeError) Reason() string {
-	return fmt.Sprintf("is %d bytes, over the %d-byte cap on a file Tessera reads: make it smaller, or raise limits.max_file_bytes in tessera.yaml", e.Size, e.Max)
+	return fmt.Sprintf("is %d bytes, over the %d-byte cap on a file Tessera reads: make it smaller, or raise the cap with --max-file-bytes SIZE or %s=SIZE (or limits.max_file_bytes in tessera.yaml)", e.Size, e.Max, EnvMaxBytes)
 }
 
 // NotRegularError reports a path that is not a regular file.

@@ -77,7 +77,7 @@ func TestSizeCap(t *testing.T) {
 	}
 	_, err := File(p, 1000)
 	var tl *TooLargeError
-	if !errors.As(err, &tl) || tl.Size != 1001 || tl.Max != 1000 || !strings.Contains(err.Error(), "raise limits.max_file_bytes in tessera.yaml") {
+	if !errors.As(err, &tl) || tl.Size != 1001 || tl.Max != 1000 || !strings.Contains(err.Error(), "--max-file-bytes SIZE or TESSERA_MAX_FILE_BYTES=SIZE (or limits.max_file_bytes in tessera.yaml)") {
 		t.Errorf("err = %v, want a TooLargeError of 1001 over 1000", err)
 	}
 	if data, err := File(p, 1001); err != nil || len(data) != 1001 {

@@ -159,6 +159,7 @@ type jsonReader struct {
 	charOff, charCol int
 
 	depth int
+	comma mark        // the last comma read
 	err   *diag.Error // the syntax error that ended the reading
 	dups  diag.List   // repeated keys
 
@@ -259,6 +260,22 @@ func (r *jsonReader) fail(off int, format string, args ...any) {
 	r.err = diag.Errorf(r.path, r.line, "not valid JSON: "+format, args...)
 	if r.cols {
 		r.err.Col = r.col(off)
+	}
+}
+
+// mark is a place in the text: a byte offset, its line and where that
+// line starts.
+type mark struct{ off, line, lineStart int }
+
+// failAt ends the reading with a syntax error at m, a place before the
+// current one.
+func (r *jsonReader) failAt(m mark, format string, args ...any) {
+	if r.err != nil {
+		return
+	}
+	r.err = diag.Errorf(r.path, m.line, "not valid JSON: "+format, args...)
+	if r.cols {
+		r.err.Col = m.off - m.lineStart + 1
 	}
 }
 
@@ -392,7 +409,7 @@ func (r *jsonReader) array(each func(i int, v *yaml.Node)) *yaml.Node {
 		r.space()
 		if r.off < len(r.text) && r.text[r.off] == ']' {
 			if i > 0 {
-				r.fail(r.off, "a \",\" before \"]\": remove the trailing comma")
+				r.failAt(r.comma, "a \",\" before \"]\": remove the trailing comma")
 				return nil
 			}
 			break
@@ -414,6 +431,7 @@ func (r *jsonReader) array(each func(i int, v *yaml.Node)) *yaml.Node {
 		r.open = append(r.open, v)
 		r.space()
 		if r.off < len(r.text) && r.text[r.off] == ',' {
+			r.comma = mark{r.off, r.line, r.lineStart}
 			r.off++
 			continue
 		}
@@ -468,7 +486,7 @@ func (r *jsonReader) object() *yaml.Node {
 		r.space()
 		if r.off < len(r.text) && r.text[r.off] == '}' {
 			if i > 0 {
-				r.fail(r.off, "a \",\" before \"}\": remove the trailing comma")
+				r.failAt(r.comma, "a \",\" before \"}\": remove the trailing comma")
 				return nil
 			}
 			break
@@ -504,6 +522,7 @@ func (r *jsonReader) object() *yaml.Node {
 		r.open = append(r.open, k, v)
 		r.space()
 		if r.off < len(r.text) && r.text[r.off] == ',' {
+			r.comma = mark{r.off, r.line, r.lineStart}
 			r.off++
 			continue
 		}

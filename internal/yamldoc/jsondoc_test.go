@@ -188,7 +188,7 @@ func TestDecodeJSONMatchesDecode(t *testing.T) {
 func TestJSONErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"[\n  {\"a\": 1},\n  {\"b\": [1, 2,, 3]}\n]", `f.json:3:15: not valid JSON: found "," where a value should be`},
-		{"{\"a\": 1,}", `f.json:1:9: not valid JSON: a "," before "}": remove the trailing comma`},
+		{"{\"a\": 1,}", `f.json:1:8: not valid JSON: a "," before "}": remove the trailing comma`},
 		{"[1, 2", `f.json:1:6: not valid JSON: the text ends inside the list opened at line 1, column 1: close it with ']'`},
 		{"{\"a\" 1}", `f.json:1:6: not valid JSON: found "1" after the key "a": write ":" and the key's value`},
 		{"{a: 1}", `f.json:1:2: not valid JSON: found "a" where a key should be: write the key in double quotes`},
