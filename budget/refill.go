@@ -374,7 +374,15 @@ func (f *fitter) restoreSection(c *candidate) bool {
 func (f *fitter) restoreItem(c *candidate) bool {
 	u := c.u
 	for {
-		if frame, ok := f.frame(u); ok {
+		if u.dropped {
+			// The section went with its last item: the item brings it
+			// back, so it costs at least its own count.
+			if no, again := f.refuse(u, f.itemCount(u, c.item)); again {
+				continue
+			} else if no {
+				return false
+			}
+		} else if frame, ok := f.frame(u); ok {
 			if no, again := f.refuse(u, f.itemCount(u, c.item)+1-frame); again {
 				continue
 			} else if no {
