@@ -44,8 +44,12 @@ func IgnoredDirs() []string {
 // Version-control and build directories (IgnoredDirs, and *.egg-info) are
 // left out. The listing stops at opts.MaxDepth levels (a directory with
 // deeper entries is marked "/ …") and opts.MaxEntries entries, and says
-// so in a note at its end. A name with control characters (C0, DEL or
-// C1) is written quoted, as a Go string, so "\x1b" shows as \x1b.
+// so in a note at its end. Entries are taken breadth-first: every entry
+// of a level before any of the next, so a cut listing still shows every
+// top-level entry (when there are no more of them than the cap), and the
+// entries taken are written as a tree. A name with control characters
+// (C0, DEL or C1) is written quoted, as a Go string, so "\x1b" shows as
+// \x1b.
 func ListWorkspace(dir string, opts ListOptions) (string, error) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = DefaultListDepth
@@ -61,21 +65,29 @@ func ListWorkspace(dir string, opts ListOptions) (string, error) {
 		return "", fmt.Errorf("workspace %s is not a directory: give the directory the agent works in", dir)
 	}
 	l := &lister{opts: opts, ignored: IgnoredDirs()}
-	l.walk(dir, 0)
+	root := l.walk(dir)
 	var b strings.Builder
-	for i, line := range l.lines {
-		if i > 0 {
-			b.WriteByte('\n')
+	var write func(n *entry, depth int)
+	write = func(n *entry, depth int) {
+		for _, c := range n.children {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			for range depth {
+				b.WriteString("  ")
+			}
+			b.WriteString(c.line)
+			write(c, depth+1)
 		}
-		b.WriteString(line)
 	}
+	write(root, 0)
 	note := func(s string) {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(s)
 	}
-	if len(l.lines) == 0 && !l.cut {
+	if l.count == 0 && !l.cut {
 		note("(empty)")
 	}
 	if l.deep {
@@ -94,54 +106,73 @@ func ListWorkspace(dir string, opts ListOptions) (string, error) {
 	return b.String(), nil
 }
 
+// entry is a listed entry: its line (the name as shown, with its mark),
+// and the entries listed under it.
+type entry struct {
+	line     string
+	children []*entry
+}
+
 type lister struct {
 	opts       ListOptions
 	ignored    []string
-	lines      []string
+	count      int
 	cut, deep  bool
 	unreadable int
 }
 
-func (l *lister) walk(dir string, depth int) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		l.unreadable++
-		return
+// walk lists dir breadth-first: the entries of each level, directory by
+// directory in the order they were listed, before those of the next
+// level, until opts.MaxEntries are taken. It returns dir's entry.
+func (l *lister) walk(dir string) *entry {
+	root := &entry{}
+	type pending struct {
+		path  string
+		depth int
+		e     *entry
 	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	indent := strings.Repeat("  ", depth)
-	for _, e := range entries {
-		if l.cut {
-			return
-		}
-		name := e.Name()
-		isDir := e.IsDir()
-		if isDir && (slices.Contains(l.ignored, name) || strings.HasSuffix(name, ".egg-info")) {
+	queue := []pending{{dir, 0, root}}
+	for len(queue) > 0 && !l.cut {
+		d := queue[0]
+		queue = queue[1:]
+		entries, err := os.ReadDir(d.path)
+		if err != nil {
+			l.unreadable++
 			continue
 		}
-		if len(l.lines) == l.opts.MaxEntries {
-			l.cut = true
-			return
-		}
-		shown := name
-		if strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }) {
-			shown = strconv.Quote(name)
-		}
-		switch {
-		case e.Type()&fs.ModeSymlink != 0:
-			l.lines = append(l.lines, indent+shown+"@")
-		case isDir && depth+1 >= l.opts.MaxDepth:
-			line := indent + shown + "/"
-			if sub, err := os.ReadDir(filepath.Join(dir, name)); err == nil && len(sub) > 0 {
-				line += " …"
-				l.deep = true
+		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		for _, e := range entries {
+			name := e.Name()
+			isDir := e.IsDir()
+			if isDir && (slices.Contains(l.ignored, name) || strings.HasSuffix(name, ".egg-info")) {
+				continue
 			}
-			l.lines = append(l.lines, line)
-		case isDir:
-			l.lines = append(l.lines, indent+shown+"/")
-			l.walk(filepath.Join(dir, name), depth+1)
-		default:
-			l.lines = append(l.lines, indent+shown)
+			if l.count == l.opts.MaxEntries {
+				l.cut = true
+				break
+			}
+			l.count++
+			shown := name
+			if strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }) {
+				shown = strconv.Quote(name)
+			}
+			n := &entry{line: shown}
+			path := filepath.Join(d.path, name)
+			switch {
+			case e.Type()&fs.ModeSymlink != 0:
+				n.line += "@"
+			case isDir && d.depth+1 >= l.opts.MaxDepth:
+				n.line += "/"
+				if sub, err := os.ReadDir(path); err == nil && len(sub) > 0 {
+					n.line += " …"
+					l.deep = true
+				}
+			case isDir:
+				n.line += "/"
+				queue = append(queue, pending{path, d.depth + 1, n})
+			}
+			d.e.children = append(d.e.children, n)
 		}
 	}
+	return root
 }

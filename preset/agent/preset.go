@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,11 +154,12 @@ func flagList(names []string) string {
 }
 
 // Load implements preset.Preset: it reads the role's files (each bounded
-// by env's limits), lists the workspace, redacts secrets from every value
-// with env's redactor, and builds the role's prompt from the templates:
-// the defaults, replaced by the catalog's agent/templates files when
-// there is a catalog, replaced by the --agent-templates directory's when
-// given. Every problem in every file is reported at once.
+// by env's limits), lists the workspace (shown by its absolute path),
+// redacts secrets from every value with env's redactor, and builds the
+// role's prompt from the templates: the defaults, replaced by the
+// catalog's agent/templates files when there is a catalog, replaced by
+// the --agent-templates directory's when given. Every problem in every
+// file is reported at once.
 func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*preset.Layout, error) {
 	if env == nil {
 		env = &preset.Env{}
@@ -241,7 +243,13 @@ func readInput(r Role, env *preset.Env, args preset.Args) (*Input, error) {
 	in.UserContext = args[InputContext]
 	in.Detail = args[InputDetail] == "true"
 	if dir, ok := args[InputWorkspace]; ok {
-		in.Workspace = dir
+		// The prompt shows the directory the agent runs in, not the
+		// "." that was typed.
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, &preset.InputError{Input: InputWorkspace, Err: fmt.Errorf("%q: %v: give the directory the agent works in", dir, err)}
+		}
+		in.Workspace = abs
 		opts := ListOptions{}
 		opts.MaxDepth, _ = strconv.Atoi(args[InputListingDepth])
 		opts.MaxEntries, _ = strconv.Atoi(args[InputListingEntries])
