@@ -34,7 +34,9 @@ const MaxJSONDepth = 10000
 // JSON: its extension is .json, or its extension does not say (neither
 // .json nor .yaml nor .yml; standard input has none) and its first byte
 // that is not white space (after any byte-order mark) is '{' or '['.
-func IsJSON(path string, data []byte) bool {
+func IsJSON(path string, data []byte) bool { return isJSON(path, data) }
+
+func isJSON[T string | []byte](path string, data T) bool {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
 		return true
@@ -46,7 +48,7 @@ func IsJSON(path string, data []byte) bool {
 
 // sniffJSON reports whether the first byte of data that is not white
 // space or a byte-order mark opens a JSON array or object.
-func sniffJSON(data []byte) bool {
+func sniffJSON[T string | []byte](data T) bool {
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
 		case ' ', '\t', '\n', '\r':
@@ -76,6 +78,15 @@ func (p Parser) ParseFile(path string, data []byte) (*yaml.Node, error) {
 	text, err := prompt.Normalize(data)
 	if err != nil {
 		return nil, diag.List{p.EncodingError(path, err)}
+	}
+	return p.ParseFileText(path, text)
+}
+
+// ParseFileText is ParseFile for text already normalised (see
+// prompt.Normalize).
+func (p Parser) ParseFileText(path, text string) (*yaml.Node, error) {
+	if !isJSON(path, text) {
+		return p.ParseText(path, text)
 	}
 	top, jerr := p.ParseJSONText(path, text)
 	if jerr == nil || strings.EqualFold(filepath.Ext(path), ".json") || !isSyntaxError(jerr) {

@@ -70,7 +70,7 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 // parseFull parses text with the full YAML parser and decoder, which
 // report every problem.
 func parseFull(path, text string) (*Spec, error) {
-	top, err := specParser.ParseText(path, text)
+	top, err := specParser.ParseFileText(path, text)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func (s *Spec) tree() *yaml.Node {
 	if s.text == "" {
 		return nil
 	}
-	top, err := specParser.ParseText(s.source, s.text)
+	top, err := specParser.ParseFileText(s.source, s.text)
 	if err != nil {
 		return nil // not reached: the text parsed before
 	}

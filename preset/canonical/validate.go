@@ -60,7 +60,7 @@ func (s *Spec) places() func(field string) (line, col int) {
 	if s.pos != nil || s.text == "" {
 		return s.pos
 	}
-	top, err := specParser.ParseText(s.source, s.text)
+	top, err := specParser.ParseFileText(s.source, s.text)
 	if err != nil {
 		return nil // not reached: the text parsed before
 	}

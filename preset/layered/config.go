@@ -197,7 +197,7 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	top, err := parser.Parse(path, data)
+	top, err := parser.ParseFile(path, data)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ var contextSchema = yamldoc.NewSchema[Context](yamldoc.Options{Doc: "a context f
 // diagnostics): git, env, memories and activity. Every problem is
 // reported at once, at its line and column.
 func ParseContext(path string, data []byte) (*Context, error) {
-	top, err := parser.Parse(path, data)
+	top, err := parser.ParseFile(path, data)
 	if err != nil {
 		return nil, err
 	}

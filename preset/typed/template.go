@@ -364,7 +364,7 @@ func parseDoc(path string, data []byte) (string, *yaml.Node, error) {
 	if err != nil {
 		return "", nil, yamldoc.EncodingError(path, err)
 	}
-	top, err := parser.ParseText(path, text)
+	top, err := parser.ParseFileText(path, text)
 	return text, top, err
 }
 
