@@ -18,6 +18,7 @@ func TestZeroValues(t *testing.T) {
 		"DefaultTemplates":      agent.DefaultTemplates,
 		"ExtractJSON":           agent.ExtractJSON,
 		"FileName":              agent.FileName,
+		"Fit":                   agent.Fit,
 		"FormatMemoryEntry":     agent.FormatMemoryEntry,
 		"FormatPlan":            agent.FormatPlan,
 		"FormatTaskState":       agent.FormatTaskState,
