@@ -597,6 +597,9 @@ func (w *metaWalker) meta(v *Value) {
 		}
 	}
 	for _, at := range order {
+		// The validator walks some objects in map order: sort, so that
+		// the words are the same from one run to the next.
+		slices.Sort(msgs[at])
 		w.problems = append(w.problems, Problem{Pointer: at, Msg: strings.Join(msgs[at], "; or ")})
 	}
 }
