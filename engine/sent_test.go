@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -98,24 +99,8 @@ func TestBudgetCountsWhatIsSent(t *testing.T) {
 // native tools array was left out of the count, and each tool was sent
 // twice.
 func TestAgentToolsCountedOnce(t *testing.T) {
-	dir := t.TempDir()
-	var mem, tools []string
-	for i := range 50 {
-		mem = append(mem, fmt.Sprintf(`{"id":"m%d","type":"discovery","summary":"Entry %d: module foo%d calls bar%d to parse the configuration and cache it."}`, i, i, i, i))
-	}
-	for i := range 20 {
-		tools = append(tools, fmt.Sprintf(`{"name":"tool_%d","description":"Tool %d: runs operation %d on the workspace and reports what changed.","parameters":{"type":"object","properties":{"path":{"type":"string","description":"Path in the workspace"},"mode":{"type":"string","enum":["fast","slow"]}},"required":["path"]}}`, i, i, i))
-	}
-	writeFiles(t, dir, map[string]string{
-		"memory.json":  "[" + strings.Join(mem, ",") + "]",
-		"tools.json":   "[" + strings.Join(tools, ",") + "]",
-		"subtask.yaml": "id: add-type-hints\ndescription: Add type hints to slug.py.\nacceptance_criteria: slugify is annotated.\n",
-	})
 	req := Request{
-		Args: preset.Args{
-			"agent-role": "executor", "agent-state": examplePath("agent", "state.yaml"),
-			"agent-subtask": dir + "/subtask.yaml", "agent-memory": dir + "/memory.json", "agent-tools": dir + "/tools.json",
-		},
+		Args:     AgentToolsArgs(t),
 		Budget:   &Budget{Context: 1000},
 		Delivery: &Delivery{Format: provider.OpenAIChat},
 	}
@@ -354,5 +339,29 @@ func TestBudgetAsSentReplays(t *testing.T) {
 				t.Errorf("%s/%s: replay %s (%v)", name, f, v.Status, v.Err)
 			}
 		}
+	}
+}
+
+// AgentToolsArgs writes, under a temporary directory, the inputs of an
+// executor prompt with 50 memory entries and 20 tools (each with a
+// parameters schema), and returns them with the example task state. It
+// is exported for the benchmarks of package engine_test.
+func AgentToolsArgs(tb testing.TB) preset.Args {
+	dir := tb.TempDir()
+	var mem, tools []string
+	for i := range 50 {
+		mem = append(mem, fmt.Sprintf(`{"id":"m%d","type":"discovery","summary":"Entry %d: module foo%d calls bar%d to parse the configuration and cache it."}`, i, i, i, i))
+	}
+	for i := range 20 {
+		tools = append(tools, fmt.Sprintf(`{"name":"tool_%d","description":"Tool %d: runs operation %d on the workspace and reports what changed.","parameters":{"type":"object","properties":{"path":{"type":"string","description":"Path in the workspace"},"mode":{"type":"string","enum":["fast","slow"]}},"required":["path"]}}`, i, i, i))
+	}
+	writeFiles(tb, dir, map[string]string{
+		"memory.json":  "[" + strings.Join(mem, ",") + "]",
+		"tools.json":   "[" + strings.Join(tools, ",") + "]",
+		"subtask.yaml": "id: add-type-hints\ndescription: Add type hints to slug.py.\nacceptance_criteria: slugify is annotated.\n",
+	})
+	return preset.Args{
+		"agent-role": "executor", "agent-state": examplePath("agent", "state.yaml"),
+		"agent-subtask": filepath.Join(dir, "subtask.yaml"), "agent-memory": filepath.Join(dir, "memory.json"), "agent-tools": filepath.Join(dir, "tools.json"),
 	}
 }
