@@ -218,7 +218,9 @@ func (r *renderer) top(s *prompt.Section, fallback string) {
 	if isEmpty && title == "" && st.Empty == "" {
 		return // nothing at all to write
 	}
-	if r.b.Len() > 0 {
+	// A separator after every section written before, even one whose
+	// text is empty, so the parts joined by it are the text.
+	if r.count > 0 {
 		if st.Separator == "" {
 			r.b.WriteString("\n\n")
 		} else {

@@ -31,6 +31,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
 
@@ -48,9 +49,10 @@ func Parse(path string, data []byte) (*yaml.Node, error) {
 // diagnostics only) as one YAML document and returns its top node, or nil
 // when the document is empty (only comments or nothing). Every problem is
 // a diag.List entry with its line:
-//   - NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR, which YAML reads as
-//     line breaks while editors do not, are refused, so that every line
-//     number counts '\n' as an editor does;
+//   - a carriage return (which normalised text never holds), NEL, LINE
+//     SEPARATOR and PARAGRAPH SEPARATOR, which YAML reads as line breaks
+//     while editors do not, are refused, so that every line number counts
+//     '\n' as an editor does;
 //   - a syntax error is placed at the line and column where the parser
 //     found it;
 //   - a second document ("---") is an error;
@@ -107,9 +109,9 @@ func (p Parser) EncodingError(path string, err error) *diag.Error {
 // ParseText parses text as the package's ParseText does, with p's
 // options.
 func (p Parser) ParseText(path, text string) (*yaml.Node, error) {
-	if i := strings.IndexAny(text, "\u0085\u2028\u2029"); i >= 0 {
+	if i := strings.IndexAny(text, "\r\u0085\u2028\u2029"); i >= 0 {
 		line := 1 + strings.Count(text[:i], "\n")
-		r := []rune(text[i:])[0]
+		r, _ := utf8.DecodeRuneInString(text[i:])
 		e := diag.Errorf(path, line, "holds the character %U, which YAML reads as a line break: remove it, or write it as \\u%04X inside a double-quoted string", r, r)
 		if p.Columns {
 			e.Col = i - strings.LastIndexByte(text[:i], '\n')
