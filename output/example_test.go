@@ -25,5 +25,5 @@ func ExampleDecode() {
 	fmt.Println(err)
 	// Output:
 	// {Passed:false Reason:TestTotalEmpty still fails} <nil>
-	// verdict:1:1: the value: missing property 'reason'; /passed: got string, want boolean
+	// verdict:1:1: /reason: missing: the schema requires it; /passed: got string, want boolean
 }

@@ -2,61 +2,162 @@ package output
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 )
-
-// maxCandidates bounds how many bare '{' or '[' Extract tries as the
-// start of a value, so that a long reply full of braces costs linear
-// time.
-const maxCandidates = 32
 
 // Extract finds the JSON value a model's reply holds, opening with
 // open ('{' for an object, '[' for an array), and returns it with its
 // byte offset in reply. It takes, in this order: the first fenced block
-// (``` or ~~~, with the info "json" or none) whose content starts with
-// open; else the first balanced run from open to its matching close (JSON
-// strings respected) that is valid JSON; else the first balanced run,
-// invalid, so the caller can say what is wrong with it. ok is false when
-// the reply holds none of these.
+// (``` or ~~~, with the info "json" or none) whose content is such a
+// value; else the first value, bare in the text, that opens with open and
+// is not inside a value that opens so; else the balanced run of brackets
+// that reads furthest as JSON before it fails, invalid, so the caller can
+// say what is wrong with it. ok is false when the reply holds none of
+// these.
+//
+// Every '{' or '[' of the reply is a candidate, however many there are:
+// a candidate that fails marks the brackets it opened as failing too, so
+// they are not read again, and the whole scan is bounded by a number of
+// steps proportional to the reply's length.
 func Extract(reply []byte, open byte) (data []byte, offset int, ok bool) {
 	if open != '{' && open != '[' {
 		return nil, 0, false
 	}
-	if d, off, ok := fenced(reply, open); ok {
-		return d, off, true
+	// The first fenced block that opens so, valid or not.
+	for _, blk := range fencedBlocks(reply) {
+		if reply[blk.start] == open {
+			end := blk.start + len(bytes.TrimRight(reply[blk.start:blk.end], " \t\r\n"))
+			return reply[blk.start:end], blk.start, true
+		}
 	}
-	first, firstOff := []byte(nil), -1
-	from := 0
-	for tries := 0; tries < maxCandidates; tries++ {
-		i := bytes.IndexByte(reply[from:], open)
-		if i < 0 {
-			break
-		}
-		start := from + i
-		end := balanced(reply, start)
-		if end < 0 {
-			from = start + 1
-			continue
-		}
-		cand := reply[start:end]
-		if json.Valid(cand) {
-			return cand, start, true
-		}
-		if first == nil {
-			first, firstOff = cand, start
-		}
-		from = start + 1
+	want := func(v *value) bool { return v.kind == open }
+	sc := newScan(reply, false)
+	sc.nested = true
+	sc.noFences = true
+	if f := sc.find(want); f != nil {
+		return reply[f.start:f.end], f.start, true
 	}
-	if first != nil {
-		return first, firstOff, true
+	if sc.bad != nil && reply[sc.badStart] == open {
+		if end := balanced(reply, sc.badStart); end > 0 {
+			return reply[sc.badStart:end], sc.badStart, true
+		}
 	}
 	return nil, 0, false
 }
 
-// fenced returns the content of the first fenced block whose info is
-// empty or "json" and whose content, trimmed, starts with open.
-func fenced(reply []byte, open byte) ([]byte, int, bool) {
+// found is a value found in a reply.
+type found struct {
+	v          *value
+	start, end int // its bytes in the reply
+	fenced     bool
+	repairs    []Repair
+}
+
+// scan finds values in one reply.
+type scan struct {
+	reply    []byte
+	tolerant bool
+	nested   bool // look inside values that are not wanted
+	noFences bool // look at bare values only
+	steps    int
+	failed   []bool // offsets of brackets known to open no value
+
+	other *found // the first value found that was not wanted
+
+	bad      *syntaxError // of the candidate that read furthest
+	badStart int
+}
+
+func newScan(reply []byte, tolerant bool) *scan {
+	return &scan{reply: reply, tolerant: tolerant, steps: 16*len(reply) + 4096}
+}
+
+// find returns the first fenced value want accepts, else the first bare
+// one not inside another value; nil when there is none.
+func (s *scan) find(want func(*value) bool) *found {
+	var blocks []block
+	if !s.noFences {
+		blocks = fencedBlocks(s.reply)
+	}
+	for _, blk := range blocks {
+		f := s.read(blk.start, blk.end, false)
+		if f == nil {
+			continue
+		}
+		// The block holds the value and nothing else.
+		r := reader{src: s.reply[:blk.end], i: f.end, tolerant: s.tolerant}
+		r.ws()
+		if r.i < blk.end {
+			continue
+		}
+		f.fenced = true
+		if want(f.v) {
+			return f
+		}
+		if s.other == nil {
+			s.other = f
+		}
+	}
+	for pos := 0; pos < len(s.reply) && s.steps > 0; {
+		i := bytes.IndexAny(s.reply[pos:], "{[")
+		if i < 0 {
+			break
+		}
+		start := pos + i
+		if s.failed != nil && s.failed[start] {
+			pos = start + 1
+			continue
+		}
+		f := s.read(start, len(s.reply), true)
+		if f == nil {
+			pos = start + 1
+			continue
+		}
+		if want(f.v) {
+			return f
+		}
+		if s.other == nil {
+			s.other = f
+		}
+		pos = f.end
+		if s.nested {
+			pos = start + 1
+		}
+	}
+	return nil
+}
+
+// read reads the value at start, the reply cut at end; on failure it
+// keeps the failure when it reads furthest so far, and, when mark is
+// set, marks the brackets that were open as failing.
+func (s *scan) read(start, end int, mark bool) *found {
+	r := reader{src: s.reply[:end], i: start, tolerant: s.tolerant, steps: &s.steps}
+	v := r.read(0)
+	if v != nil {
+		return &found{v: v, start: start, end: r.i, repairs: r.repairs}
+	}
+	if s.bad == nil || r.err.off-start > s.bad.off-s.badStart {
+		s.bad, s.badStart = r.err, start
+	}
+	if mark && s.steps > 0 {
+		if s.failed == nil {
+			s.failed = make([]bool, len(s.reply))
+		}
+		for _, o := range r.opened {
+			s.failed[o] = true
+		}
+	}
+	return nil
+}
+
+// block is the content of a fenced block.
+type block struct{ start, end int }
+
+// fencedBlocks returns the contents of the fenced blocks (``` or ~~~,
+// with the info "json" or none) whose content, trimmed, starts with '{'
+// or '[', in order; start is the content's first non-space byte.
+func fencedBlocks(reply []byte) []block {
+	var out []block
 	for at := 0; at < len(reply); {
 		end := bytes.IndexByte(reply[at:], '\n')
 		lineEnd := len(reply)
@@ -88,12 +189,11 @@ func fenced(reply []byte, open byte) ([]byte, int, bool) {
 			}
 			p = le + 1
 		}
-		if info == "" || info == "json" {
+		if info == "" || info == "json" || info == "jsonc" || info == "json5" {
 			content := reply[body:close]
 			lead := len(content) - len(bytes.TrimLeft(content, " \t\r\n"))
-			content = bytes.TrimSpace(content)
-			if len(content) > 0 && content[0] == open {
-				return content, body + lead, true
+			if t := bytes.TrimSpace(content); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+				out = append(out, block{start: body + lead, end: close})
 			}
 		}
 		// Skip the block and its closing line.
@@ -103,7 +203,7 @@ func fenced(reply []byte, open byte) ([]byte, int, bool) {
 		}
 		at = close + next + 1
 	}
-	return nil, 0, false
+	return out
 }
 
 // fenceRun returns the run of three or more backticks or tildes that line
@@ -124,6 +224,7 @@ func fenceRun(line []byte) string {
 
 // balanced returns the end (exclusive) of the bracketed run that starts
 // at s[start], or -1 when it is not closed or its brackets do not match.
+// It is used only to show an invalid value whole in a message.
 func balanced(s []byte, start int) int {
 	var stack []byte
 	inString := false

@@ -19,14 +19,13 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"github.com/tessera-dev/tessera/diag"
 )
 
 // Schema is a compiled JSON Schema. It is safe for concurrent use.
 type Schema struct {
-	name string
-	s    *jsonschema.Schema
+	name  string
+	s     *jsonschema.Schema
+	shape *orderNode // key order and declared keys, from the document
 }
 
 // Compile compiles schema, a JSON Schema document (draft 2020-12 unless
@@ -47,7 +46,9 @@ func Compile(name string, schema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output schema %s: %w", name, err)
 	}
-	return &Schema{name: name, s: s}, nil
+	r := reader{src: schema}
+	r.ws()
+	return &Schema{name: name, s: s, shape: shapeOf(r.read(0))}, nil
 }
 
 // noLoader refuses every document a schema refers to by URL.
@@ -60,8 +61,13 @@ func (noLoader) Load(url string) (any, error) {
 // Problem is one way a value does not match its schema.
 type Problem struct {
 	// Pointer is the JSON Pointer of the value at fault ("" for the
-	// whole value, "/items/0/severity").
+	// whole value, "/items/0/severity"); a missing or extra key is named
+	// by its own pointer ("/line").
 	Pointer string
+	// Line and Col are where the value at fault starts in the reply (for
+	// a missing key, the object that lacks it; for an extra key, the
+	// key), 1-based, in bytes; 0 when the problem was found by Check.
+	Line, Col int
 	// Msg says what is wrong.
 	Msg string
 }
@@ -135,6 +141,9 @@ type Error struct {
 	Problems []Problem
 	// Msg is the problem when there is no value to check.
 	Msg string
+	// Repairs are the changes tolerant parsing made before the value was
+	// checked.
+	Repairs []Repair
 }
 
 // Error is "name:line:col: " and every problem, joined by "; ".
@@ -157,52 +166,61 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Parse finds in reply the JSON value that opens with open ('{' or '[';
-// see Extract) and checks it against s (nil checks nothing); it returns
-// the value, compacted, or an *Error.
+// Parse finds in reply the JSON value that opens with open ('{' for an
+// object, '[' for an array) and checks it against s (nil checks
+// nothing), keys s does not declare forbidden; it returns the value,
+// compact, or an *Error. It is Spec.Parse with those choices.
 func Parse(name string, reply []byte, open byte, s *Schema) (json.RawMessage, error) {
-	data, off, ok := Extract(reply, open)
-	if !ok {
-		what := "JSON object"
-		if open == '[' {
-			what = "JSON array"
-		}
-		return nil, &Error{Name: name, Reply: string(reply), Msg: "the reply holds no " + what + " (fenced as ```json, or bare)"}
-	}
-	line, col := diag.Position(reply, off)
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, data); err != nil {
-		return nil, &Error{Name: name, Reply: string(reply), Line: line, Col: col, Msg: "the value is not valid JSON: " + err.Error()}
-	}
-	if s != nil {
-		if probs := s.Check(buf.Bytes()); len(probs) > 0 {
-			return nil, &Error{Name: name, Reply: string(reply), Line: line, Col: col, Problems: probs}
+	sp := Spec{Name: name, Schema: s}
+	if open == '[' {
+		sp.Container = Array
+		if s != nil {
+			// s is the whole array's: read it as such, item by item
+			// being the schema's business.
+			sp.Schema = nil
 		}
 	}
-	return buf.Bytes(), nil
+	res, err := sp.Parse(reply)
+	if err != nil {
+		return nil, err
+	}
+	if open == '[' && s != nil {
+		if probs := s.Check(res.Value); len(probs) > 0 {
+			return nil, &Error{Name: sp.Name, Reply: string(reply), Line: res.Line, Col: res.Col, Problems: probs}
+		}
+	}
+	return res.Value, nil
 }
 
-// Decode finds the JSON value in reply (as Parse does, '{' for a struct
-// or map, '[' for a slice), checks it against s when s is not nil, and
-// decodes it into a T with unknown fields refused, so a reply is checked
-// against a Go type as well as, or instead of, a schema. A field the type
-// lacks, or a value of the wrong type, is an *Error naming it.
+// Decode finds the JSON value in reply (as Parse does, an object for a
+// struct or map, an array for a slice), checks it against s when s is not
+// nil, and decodes it into a T with unknown fields refused, so a reply is
+// checked against a Go type as well as, or instead of, a schema. A field
+// the type lacks, or a value of the wrong type, is an *Error naming it.
 func Decode[T any](name string, reply []byte, s *Schema) (T, error) {
 	var v T
 	open := byte('{')
 	if k := reflect.TypeFor[T]().Kind(); k == reflect.Slice || k == reflect.Array {
 		open = '['
 	}
-	data, err := Parse(name, reply, open, s)
+	sp := Spec{Name: name, Schema: s}
+	if open == '[' {
+		sp.Container = Array
+		sp.Schema = nil
+	}
+	res, err := sp.Parse(reply)
+	if err == nil && open == '[' && s != nil {
+		if probs := s.Check(res.Value); len(probs) > 0 {
+			err = &Error{Name: name, Reply: string(reply), Line: res.Line, Col: res.Col, Problems: probs}
+		}
+	}
 	if err != nil {
 		return v, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := json.NewDecoder(bytes.NewReader(res.Value))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&v); err != nil {
-		_, off, _ := Extract(reply, open)
-		line, col := diag.Position(reply, off)
-		return v, &Error{Name: name, Reply: string(reply), Line: line, Col: col, Msg: "does not fit " + reflect.TypeFor[T]().String() + ": " + strings.TrimPrefix(err.Error(), "json: ")}
+		return v, &Error{Name: name, Reply: string(reply), Line: res.Line, Col: res.Col, Msg: "does not fit " + reflect.TypeFor[T]().String() + ": " + strings.TrimPrefix(err.Error(), "json: ")}
 	}
 	return v, nil
 }

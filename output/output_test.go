@@ -18,7 +18,7 @@ func TestParse(t *testing.T) {
 		{reply: "Here it is:\n```json\n{\"file\": \"a.go\", \"line\": 3, \"severity\": \"nit\"}\n```\nThanks.", want: `{"file":"a.go","line":3,"severity":"nit"}`},
 		{reply: `{"file":"a.go","line":3,"severity":"nit"}`, want: `{"file":"a.go","line":3,"severity":"nit"}`},
 		{reply: "no json here", err: "review: the reply holds no JSON object (fenced as ```json, or bare)"},
-		{reply: "x\n  {\"file\": 1, \"line\": 0, \"severity\": \"major\", \"extra\": true}", err: `review:2:3: the value: additional properties 'extra' not allowed; /file: got number, want string; /line: minimum: got 0, want 1; /severity: value must be one of 'blocking', 'nit'`},
+		{reply: "x\n  {\"file\": 1, \"line\": 0, \"severity\": \"major\", \"extra\": true}", err: `review:2:3: /file: got number, want string; /line: minimum: got 0, want 1; /severity: value must be one of 'blocking', 'nit'; /extra: a key the schema does not declare`},
 		{reply: "{\"file\": \"a.go\",}", err: "review:1:1: the value is not valid JSON"},
 	}
 	for _, tt := range tests {

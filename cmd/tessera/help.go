@@ -44,6 +44,14 @@ var examples = map[string]string{
 
   # every logged assembly of one exact prompt (its sha256, as assemble | sha256sum prints it)
   tessera replay --root examples --log /tmp/assemblies.jsonl --hash e859b9ca235c5c5157d39ad983a82495697dc71b4ad35c1c83daaf603cc33266`,
+	"tessera parse": `  # a reply checked against the output a typed template declares
+  tessera parse --typed examples/typed/code-review.yaml examples/typed/replies/review.txt
+
+  # against a JSON Schema of one item, the reply a list of them, keys it does not declare dropped
+  tessera parse --schema examples/typed/replies/comment.schema.json --array --extra ignore examples/typed/replies/review.txt
+
+  # from standard input, repairing what models write that JSON is not
+  echo "{file: 'a.go', line: 3, severity: 'nit', comment: 'x',}" | tessera parse --schema examples/typed/replies/comment.schema.json --tolerant`,
 	"tessera tokens": `  tessera tokens --model gpt-4o examples/seed/prompts/shared/review_rules.txt
   tessera tokens --model claude-sonnet-4-6 examples/canonical/v2-example.yaml
   git show HEAD:README.md | tessera tokens -`,

@@ -77,6 +77,7 @@ node in CI.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.tokensCmd(), a.redactCmd(), a.versionCmd())
 	root.AddCommand(a.agentCmd())
+	root.AddCommand(a.parseCmd())
 	finishHelp(root)
 	return root
 }

@@ -51,6 +51,9 @@ func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
 	if t == nil {
 		return nil, errNilTemplate
 	}
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	vals, err := t.resolve(vals)
 	if err != nil {
 		return nil, err

@@ -1,28 +1,49 @@
 package typed
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/output"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/render"
 )
 
+// ReplyOptions are the choices of one ParseReplyWith call.
+type ReplyOptions struct {
+	// Extra, when set, overrides the template's policy for keys the
+	// schema does not declare (output: extra:, forbid by default).
+	Extra *output.Extra
+	// Tolerant repairs what models often write that JSON is not (see
+	// output.Spec.Tolerant); the result lists each repair.
+	Tolerant bool
+}
+
 // ParseReply finds the declared output in a model's reply and checks it
-// against the template's schema (design 003's parse_structured_output):
-// the JSON in a fenced block, else a bare one, with prose around it
-// allowed. For an object container it returns the object; for an array,
-// the array, from a reply that gives it bare or as {"items": [...]} (the
-// form a request asks for). A reply without the value, or whose value
-// does not match the schema (a missing or extra key, a wrong type), is an
-// *output.Error that keeps the reply and names each problem by its JSON
-// Pointer.
+// against the template's schema (design 003's parse_structured_output),
+// as ParseReplyWith does with the template's own choices, and returns the
+// value.
 func (t *Template) ParseReply(reply []byte) (json.RawMessage, error) {
+	res, err := t.ParseReplyWith(reply, ReplyOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return res.Value, nil
+}
+
+// ParseReplyWith finds the declared output in a model's reply and checks
+// it: the JSON in a fenced block, else a bare one, with prose around it
+// allowed. For an object container the reply must hold an object; for an
+// array, an array, bare or as {"items": [...]} (the form a request asks
+// for), and nothing else. Keys the schema does not declare are problems
+// or are dropped, as the template's output says or opts overrides. A
+// reply without the value, or whose value does not match, is an
+// *output.Error that keeps the reply and names each problem by its JSON
+// Pointer and its line and column in the reply. The value comes back
+// compact, its keys in the schema's order.
+func (t *Template) ParseReplyWith(reply []byte, opts ReplyOptions) (*output.Result, error) {
 	if t == nil {
 		return nil, errNilTemplate
 	}
@@ -30,28 +51,18 @@ func (t *Template) ParseReply(reply []byte) (json.RawMessage, error) {
 	if o == nil {
 		return nil, fmt.Errorf("typed %s/%s declares no output: add output: with a schema to parse replies", t.NS, t.Key)
 	}
-	if !o.Array {
-		return output.Parse(o.Name, reply, '{', o.check)
+	s, err := o.compiled()
+	if err != nil {
+		return nil, fmt.Errorf("typed %s/%s: %w", t.NS, t.Key, err)
 	}
-	if data, off, ok := output.Extract(reply, '{'); ok {
-		var wrapped struct {
-			Items json.RawMessage `json:"items"`
-		}
-		if json.Unmarshal(data, &wrapped) == nil && len(wrapped.Items) > 0 && wrapped.Items[0] == '[' {
-			var buf bytes.Buffer
-			if err := json.Compact(&buf, wrapped.Items); err == nil {
-				if probs := o.check.Check(buf.Bytes()); len(probs) > 0 {
-					for i := range probs {
-						probs[i].Pointer = "/items" + probs[i].Pointer
-					}
-					line, col := diag.Position(reply, off)
-					return nil, &output.Error{Name: o.Name, Reply: string(reply), Line: line, Col: col, Problems: probs}
-				}
-				return buf.Bytes(), nil
-			}
-		}
+	sp := output.Spec{Name: o.Name, Schema: s, Extra: o.Extra, Tolerant: opts.Tolerant}
+	if o.Array {
+		sp.Container = output.Array
 	}
-	return output.Parse(o.Name, reply, '[', o.check)
+	if opts.Extra != nil {
+		sp.Extra = *opts.Extra
+	}
+	return sp.Parse(reply)
 }
 
 // Expansion reads the arguments of the model's open_sections call (the

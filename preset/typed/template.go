@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.yaml.in/yaml/v4"
 
@@ -87,7 +88,7 @@ func (t *Template) Section(path string) *SectionSpec {
 	for _, key := range strings.Split(path, "/") {
 		found = nil
 		for _, s := range secs {
-			if s.Key == key {
+			if s != nil && s.Key == key {
 				found = s
 				break
 			}
@@ -108,6 +109,9 @@ func (t *Template) Walk(f func(path string, s *SectionSpec)) {
 	var walk func(parent string, secs []*SectionSpec)
 	walk = func(parent string, secs []*SectionSpec) {
 		for _, s := range secs {
+			if s == nil {
+				continue
+			}
 			p := prompt.JoinKey(parent, s.Key)
 			f(p, s)
 			walk(p, s.Children)
@@ -194,6 +198,9 @@ type SectionSpec struct {
 
 // hasTools reports whether the section or one below it carries tools.
 func (s *SectionSpec) hasTools() bool {
+	if s == nil {
+		return false
+	}
 	if len(s.Tools) > 0 {
 		return true
 	}
@@ -222,9 +229,42 @@ type Output struct {
 	// object at the top, and ParseReply unwraps it.
 	Array bool
 	// Schema is the JSON Schema of the object (of one item for Array).
+	// It is compiled when a reply is first parsed, and again when it has
+	// changed since.
 	Schema json.RawMessage
+	// Extra is what ParseReply does with keys the schema does not
+	// declare, unless a call says otherwise: output.Forbid (the default)
+	// or output.Ignore.
+	Extra output.Extra
 
-	check *output.Schema // Schema compiled; for Array, of the array
+	check atomic.Pointer[compiled] // Schema compiled, and the bytes it came from
+}
+
+// compiled is an output schema compiled, with the bytes it came from.
+type compiled struct {
+	src    string
+	schema *output.Schema
+}
+
+// compiled returns o's schema compiled, compiling it when it is not yet,
+// or when Schema has changed since.
+func (o *Output) compiled() (*output.Schema, error) {
+	if c := o.check.Load(); c != nil && c.src == string(o.Schema) {
+		return c.schema, nil
+	}
+	name := o.Name
+	if name == "" {
+		name = "reply"
+	}
+	if len(o.Schema) == 0 {
+		return nil, fmt.Errorf("output %s has no schema: set Output.Schema to the JSON Schema of the reply (of one item, for an array)", name)
+	}
+	s, err := output.Compile(name, o.Schema)
+	if err != nil {
+		return nil, err
+	}
+	o.check.Store(&compiled{src: string(o.Schema), schema: s})
+	return s, nil
 }
 
 // Fixture is a named set of values the template is compiled with.
@@ -279,6 +319,7 @@ type toolDoc struct {
 type outputDoc struct {
 	Name      string    `yaml:"name"`
 	Container string    `yaml:"container"`
+	Extra     string    `yaml:"extra"`
 	Schema    jsonValue `yaml:"schema"`
 }
 
@@ -469,6 +510,11 @@ func (b *builder) output(o *outputDoc) *Output {
 	default:
 		b.at("output.container", "output container %q: use object (the reply is one JSON object) or array (a JSON array of them)", o.Container)
 	}
+	if x, err := output.ParseExtra(o.Extra); err != nil {
+		b.at("output.extra", "output %v", err)
+	} else {
+		out.Extra = x
+	}
 	if out.Name == "" {
 		out.Name = "reply"
 	}
@@ -492,16 +538,9 @@ func (b *builder) output(o *outputDoc) *Output {
 		b.at("output.schema", "output schema: want a JSON Schema with \"type\": \"object\" (for an array, the schema of one item)")
 		return out
 	}
-	whole := out.Schema
-	if out.Array {
-		whole = json.RawMessage(`{"type":"array","items":` + string(out.Schema) + `}`)
-	}
-	check, err := output.Compile(out.Name, whole)
-	if err != nil {
+	if _, err := out.compiled(); err != nil {
 		b.at("output.schema", "%v", err)
-		return out
 	}
-	out.check = check
 	return out
 }
 

@@ -135,6 +135,9 @@ func validName(s string) bool { return s != "" && nameLen(s) == len(s) }
 // text, and trims the surrounding white space (as design 003's sections
 // dedent and strip).
 func (t *Text) render(vals map[string]Value) string {
+	if t == nil {
+		return ""
+	}
 	if len(t.segs) == 1 && t.segs[0].param == "" {
 		return strings.TrimSpace(t.segs[0].lit)
 	}

@@ -399,9 +399,9 @@ func TestParseReply(t *testing.T) {
 		{reply: "```json\n{\"items\": [" + good + "]}\n```", want: "[" + good + "]"},
 		{reply: "Comments:\n[" + good + "]\nDone.", want: "[" + good + "]"},
 		{reply: "[]", want: "[]"},
-		{reply: `{"items": [{"file": "a.go", "line": "12", "severity": "major", "comment": "x", "extra": 1}]}`, err: `review_comments:1:1: /items/0: additional properties 'extra' not allowed; /items/0/line: got string, want integer; /items/0/severity: value must be one of 'blocking', 'suggestion', 'nit'`},
-		{reply: "[" + good + ", {\"file\": \"b.go\"}]", err: `review_comments:1:1: /1: missing properties 'line', 'severity', 'comment'`},
-		{reply: "I have no comments.", err: "review_comments: the reply holds no JSON array (fenced as ```json, or bare)"},
+		{reply: `{"items": [{"file": "a.go", "line": "12", "severity": "major", "comment": "x", "extra": 1}]}`, err: `review_comments:1:1: /items/0/line: got string, want integer; /items/0/severity: value must be one of 'blocking', 'suggestion', 'nit'; /items/0/extra: a key the schema does not declare: remove it, or read the reply with extra keys ignored`},
+		{reply: "[" + good + ", {\"file\": \"b.go\"}]", err: `review_comments:1:1: /1/comment: missing: the schema requires it; /1/line: missing: the schema requires it; /1/severity: missing: the schema requires it`},
+		{reply: "I have no comments.", err: "review_comments: the reply holds no JSON array (or {\"items\": [...]}) (fenced as ```json, or bare)"},
 	}
 	for _, tt := range tests {
 		got, err := tpl.ParseReply([]byte(tt.reply))

@@ -27,6 +27,7 @@ func TestZeroValues(t *testing.T) {
 		"Template.Param":          (*typed.Template).Param,
 		"Template.ParseOverrides": (*typed.Template).ParseOverrides,
 		"Template.ParseReply":     (*typed.Template).ParseReply,
+		"Template.ParseReplyWith": (*typed.Template).ParseReplyWith,
 		"Template.ParseValues":    (*typed.Template).ParseValues,
 		"Template.Path":           (*typed.Template).Path,
 		"Template.ReadSection":    (*typed.Template).ReadSection,
