@@ -23,12 +23,14 @@ import (
 // allocated in blocks.
 //
 // It keeps the rules of the YAML layer: a key repeated in an object is
-// an error naming both of its lines, and values nest at most
-// MaxJSONDepth deep, as the YAML parser allows.
+// an error naming both of its lines, values nest at most MaxDepth deep,
+// and a document holds at most MaxNodes values (for a list read item by
+// item, the items' stubs and the nodes of the item being read), each
+// checked before the node is made.
 
 // MaxJSONDepth is how deeply arrays and objects may nest in a JSON
-// document, the depth the YAML parser allows.
-const MaxJSONDepth = 10000
+// document: MaxDepth, as in YAML.
+const MaxJSONDepth = MaxDepth
 
 // IsJSON reports whether the file path, holding data, is to be read as
 // JSON: its extension is .json, or its extension does not say (neither
@@ -174,6 +176,10 @@ type jsonReader struct {
 	err   *diag.Error // the syntax error that ended the reading
 	dups  diag.List   // repeated keys
 
+	// made counts the nodes made since the last reset, stubs the stubs
+	// of a list read item by item: together at most maxNodes.
+	made, stubs, maxNodes int
+
 	nodes []yaml.Node   // the block nodes are allocated from
 	ptrs  []*yaml.Node  // the block Content slices are cut from
 	open  []*yaml.Node  // the children of the open arrays and objects
@@ -200,7 +206,7 @@ type keySeen struct {
 const manyKeys = 16
 
 func newJSONReader(path, text string, cols bool) *jsonReader {
-	return &jsonReader{path: path, text: text, cols: cols, line: 1, charCol: 1}
+	return &jsonReader{path: path, text: text, cols: cols, line: 1, charCol: 1, maxNodes: MaxNodes(len(text))}
 }
 
 // result returns the problems found, or nil.
@@ -227,13 +233,32 @@ func (r *jsonReader) col(off int) int {
 	return r.charCol
 }
 
-// node returns a new node of kind k at the byte off.
+// node returns a new node of kind k at the byte off, or nil, the reading
+// ended, when the document holds too many.
 func (r *jsonReader) node(k yaml.Kind, off int) *yaml.Node {
+	if !r.more(off) {
+		return nil
+	}
 	if len(r.nodes) == cap(r.nodes) {
 		r.nodes = make([]yaml.Node, 0, min(max(2*cap(r.nodes), 16), 4096))
 	}
 	r.nodes = append(r.nodes, yaml.Node{Kind: k, Line: r.line, Column: r.col(off)})
 	return &r.nodes[len(r.nodes)-1]
+}
+
+// more counts a node to be made at the byte off, and reports whether
+// the document may hold it; when it may not, the reading ends.
+func (r *jsonReader) more(off int) bool {
+	if r.made++; r.made+r.stubs <= r.maxNodes {
+		return true
+	}
+	if r.err == nil {
+		r.err = errTooManyNodes(r.path, r.line, r.maxNodes)
+		if r.cols {
+			r.err.Col = r.col(off)
+		}
+	}
+	return false
 }
 
 // content moves the children of the collection opened at open[from:]
@@ -257,6 +282,7 @@ func (r *jsonReader) content(from int) []*yaml.Node {
 // reset lets the blocks be used again once no node read so far is
 // needed: the next nodes overwrite them.
 func (r *jsonReader) reset() {
+	r.made = 0
 	r.nodes = r.nodes[:0]
 	clear(r.ptrs)
 	r.ptrs = r.ptrs[:0]
@@ -342,6 +368,9 @@ func (r *jsonReader) value() *yaml.Node {
 		return r.array(nil)
 	case '"':
 		n := r.node(yaml.ScalarNode, r.off)
+		if n == nil {
+			return nil
+		}
 		n.Tag, n.Style = "!!str", yaml.DoubleQuotedStyle
 		s, ok := r.str()
 		if !ok {
@@ -353,6 +382,9 @@ func (r *jsonReader) value() *yaml.Node {
 		for _, w := range [...]struct{ word, tag string }{{"true", "!!bool"}, {"false", "!!bool"}, {"null", "!!null"}} {
 			if strings.HasPrefix(r.text[r.off:], w.word) && !wordByte(r.text, r.off+len(w.word)) {
 				n := r.node(yaml.ScalarNode, r.off)
+				if n == nil {
+					return nil
+				}
 				n.Tag, n.Value = w.tag, w.word
 				r.off += len(w.word)
 				return n
@@ -404,8 +436,11 @@ func (r *jsonReader) array(each func(i int, v *yaml.Node)) *yaml.Node {
 	var n *yaml.Node
 	if each == nil {
 		n = r.node(yaml.SequenceNode, open)
-	} else {
+	} else if r.more(open) {
 		n = &yaml.Node{Kind: yaml.SequenceNode, Line: r.line, Column: r.col(open)}
+	}
+	if n == nil {
+		return nil
 	}
 	n.Tag, n.Style = "!!seq", yaml.FlowStyle
 	if !r.enter(open) {
@@ -438,6 +473,9 @@ func (r *jsonReader) array(each func(i int, v *yaml.Node)) *yaml.Node {
 			stubs = append(stubs, yaml.Node{Kind: v.Kind, Tag: v.Tag, Style: v.Style, Line: v.Line, Column: v.Column})
 			v = &stubs[len(stubs)-1]
 			r.reset()
+			if r.stubs++; !r.more(r.off) {
+				return nil
+			}
 		}
 		r.open = append(r.open, v)
 		r.space()
@@ -484,6 +522,9 @@ func (r *jsonReader) unclosed(end byte, what string, openLine, openCol int) {
 func (r *jsonReader) object() *yaml.Node {
 	open := r.off
 	n := r.node(yaml.MappingNode, open)
+	if n == nil {
+		return nil
+	}
 	n.Tag, n.Style = "!!map", yaml.FlowStyle
 	if !r.enter(open) {
 		return nil
@@ -511,6 +552,9 @@ func (r *jsonReader) object() *yaml.Node {
 			return nil
 		}
 		k := r.node(yaml.ScalarNode, r.off)
+		if k == nil {
+			return nil
+		}
 		k.Tag, k.Style = "!!str", yaml.DoubleQuotedStyle
 		s, ok := r.str()
 		if !ok {
@@ -780,6 +824,9 @@ func (r *jsonReader) number() *yaml.Node {
 		return nil
 	}
 	n := r.node(yaml.ScalarNode, start)
+	if n == nil {
+		return nil
+	}
 	n.Value = t[start:i]
 	n.Tag = "!!float"
 	if whole && n.Value != "-0" && fitsInt(n.Value) {

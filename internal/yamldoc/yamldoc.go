@@ -118,6 +118,12 @@ func (p Parser) ParseText(path, text string) (*yaml.Node, error) {
 		}
 		return nil, diag.List{e}
 	}
+	// The parser's work is bounded before it starts: the number of values
+	// and (coarsely) the depth; the tree is then checked exactly.
+	maxNodes := MaxNodes(len(text))
+	if _, e := prescan(path, text, maxNodes); e != nil {
+		return nil, diag.List{e}
+	}
 	dec := yaml.NewDecoder(strings.NewReader(text))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && err != io.EOF {
@@ -141,10 +147,10 @@ func (p Parser) ParseText(path, text string) (*yaml.Node, error) {
 	if p.Columns && !isASCII(text) {
 		byteColumns(newColumns(text), top)
 	}
-	var errs diag.List
-	repeatedKeys(path, "", top, p.Columns, &errs)
-	if len(errs) > 0 {
-		return nil, errs
+	w := walker{path: path, cols: p.Columns, maxNodes: maxNodes}
+	w.walk(top, 0)
+	if len(w.errs) > 0 {
+		return nil, w.errs
 	}
 	return top, nil
 }
@@ -184,40 +190,103 @@ func (p Parser) syntaxError(path, text string, err error) *diag.Error {
 	return diag.Wrap(path, 0, err, "not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 }
 
-// repeatedKeys reports every key that appears twice in one mapping of the
-// tree at n, named by its dotted path from the top (at is n's). Keys are
-// compared by their value, so "a" and 'a' are the same key.
-func repeatedKeys(path, at string, n *yaml.Node, cols bool, errs *diag.List) {
+// walker checks a tree the YAML parser built: the keys repeated in its
+// mappings, its depth and its number of nodes. The dotted path of a key
+// is built only for a message, from the steps down to it, so that the
+// walk is linear in the size of the tree.
+type walker struct {
+	path     string
+	cols     bool
+	errs     diag.List
+	steps    []pathSegment
+	nodes    int
+	maxNodes int
+}
+
+// walk checks the tree at n, a collection at depth collections deep when
+// it is one, and reports false when it stops at a limit.
+func (w *walker) walk(n *yaml.Node, depth int) bool {
+	if w.nodes++; w.nodes > w.maxNodes {
+		w.errs = append(w.errs, errTooManyNodes(w.path, n.Line, w.maxNodes))
+		return false
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
+		if depth++; depth > MaxDepth {
+			w.errs = append(w.errs, errTooDeep(w.path, n.Line))
+			return false
+		}
 		var first map[string]int
 		if len(n.Content) > 2 {
 			first = make(map[string]int, len(n.Content)/2)
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			p := at
-			if k.Kind == yaml.ScalarNode {
-				p = join(at, k.Value)
-				if first != nil {
-					if line, ok := first[k.Value]; ok {
-						e := diag.Errorf(path, k.Line, "key %q is repeated (first at line %d): keep one", p, line)
-						if cols {
-							e.Col = k.Column
-						}
-						*errs = append(*errs, e)
-					} else {
-						first[k.Value] = k.Line
+			if w.nodes++; w.nodes > w.maxNodes {
+				w.errs = append(w.errs, errTooManyNodes(w.path, k.Line, w.maxNodes))
+				return false
+			}
+			scalar := k.Kind == yaml.ScalarNode
+			if scalar && first != nil {
+				if line, ok := first[k.Value]; ok {
+					e := diag.Errorf(w.path, k.Line, "key %q is repeated (first at line %d): keep one", w.dotted(k.Value), line)
+					if w.cols {
+						e.Col = k.Column
 					}
+					w.errs = append(w.errs, e)
+				} else {
+					first[k.Value] = k.Line
 				}
 			}
-			repeatedKeys(path, p, n.Content[i+1], cols, errs)
+			if scalar {
+				w.steps = append(w.steps, pathSegment{key: k.Value, isKey: true})
+			}
+			ok := w.walk(n.Content[i+1], depth)
+			if scalar {
+				w.steps = w.steps[:len(w.steps)-1]
+			}
+			if !ok {
+				return false
+			}
 		}
 	case yaml.SequenceNode:
+		if depth++; depth > MaxDepth {
+			w.errs = append(w.errs, errTooDeep(w.path, n.Line))
+			return false
+		}
+		w.steps = append(w.steps, pathSegment{})
 		for i, c := range n.Content {
-			repeatedKeys(path, at+"["+strconv.Itoa(i)+"]", c, cols, errs)
+			w.steps[len(w.steps)-1].index = i
+			if !w.walk(c, depth) {
+				return false
+			}
+		}
+		w.steps = w.steps[:len(w.steps)-1]
+	}
+	return true
+}
+
+// dotted returns the path of key in the mapping the walk is in: the keys
+// down to it joined by ".", with "[i]" for an item of a list.
+func (w *walker) dotted(key string) string {
+	var b strings.Builder
+	for _, s := range w.steps {
+		if s.isKey {
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.key)
+		} else {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(s.index))
+			b.WriteByte(']')
 		}
 	}
+	if b.Len() > 0 {
+		b.WriteByte('.')
+	}
+	b.WriteString(key)
+	return b.String()
 }
 
 func join(at, key string) string {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/output"
 )
 
@@ -76,11 +77,22 @@ func (n *jsonNode) member(name string) *jsonField {
 	return nil
 }
 
-// maxDepth bounds the nesting of a JSON value parseJSON accepts.
-const maxDepth = 200
+// maxDepth bounds the nesting of arrays and objects in a JSON value
+// parseJSON accepts: the one limit of every document Tessera reads.
+const maxDepth = yamldoc.MaxDepth
 
 // errTooDeep is a JSON value nested over maxDepth levels.
 var errTooDeep = errors.New("nested too deeply")
+
+// MaxReplyValues is how many JSON values (each string, number, true,
+// false, null, array and object, an object's keys aside) a reply may
+// hold. A plan of 15 subtasks holds about 150, a long extraction a few
+// thousand; the bound keeps the checking of any reply small, and is
+// checked before each value is read.
+const MaxReplyValues = 20_000
+
+// errTooMany is a JSON value holding more than MaxReplyValues values.
+var errTooMany = errors.New("too many values")
 
 // jsonError is a syntax error at a byte offset.
 type jsonError struct {
@@ -94,7 +106,7 @@ func (e *jsonError) Error() string { return e.msg }
 func parseJSON(data []byte) (*jsonNode, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	p := &jsonParser{dec: dec, data: data}
+	p := &jsonParser{dec: dec, data: data, left: MaxReplyValues}
 	n, err := p.value(0)
 	if err != nil {
 		return nil, p.wrap(err)
@@ -108,6 +120,7 @@ func parseJSON(data []byte) (*jsonNode, error) {
 type jsonParser struct {
 	dec  *json.Decoder
 	data []byte
+	left int // the values the reply may still hold
 }
 
 // start returns the offset of the next token: past the whitespace,
@@ -133,7 +146,9 @@ func (p *jsonParser) wrap(err error) error {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return &jsonError{off: len(p.data), msg: "not valid JSON: it ends before the value does"}
 	case errors.Is(err, errTooDeep):
-		return &jsonError{off: p.start(), msg: fmt.Sprintf("not valid here: nested over %d levels deep", maxDepth)}
+		return &jsonError{off: p.start(), msg: fmt.Sprintf("not valid here: arrays and objects nest over %d levels deep: flatten the reply", maxDepth)}
+	case errors.Is(err, errTooMany):
+		return &jsonError{off: p.start(), msg: fmt.Sprintf("the reply holds more than %d JSON values, far more than any plan, verdict or extraction: ask the model for a shorter answer", MaxReplyValues)}
 	}
 	var je *jsonError
 	if errors.As(err, &je) {
@@ -142,9 +157,11 @@ func (p *jsonParser) wrap(err error) error {
 	return &jsonError{off: p.start(), msg: "not valid JSON: " + err.Error()}
 }
 
+// value reads a value inside depth arrays and objects. Each limit is
+// checked before the value is read.
 func (p *jsonParser) value(depth int) (*jsonNode, error) {
-	if depth > maxDepth {
-		return nil, errTooDeep
+	if p.left--; p.left < 0 {
+		return nil, errTooMany
 	}
 	off := p.start()
 	tok, err := p.dec.Token()
@@ -154,6 +171,9 @@ func (p *jsonParser) value(depth int) (*jsonNode, error) {
 	n := &jsonNode{off: off}
 	switch t := tok.(type) {
 	case json.Delim:
+		if depth >= maxDepth && (t == '{' || t == '[') {
+			return nil, errTooDeep
+		}
 		switch t {
 		case '{':
 			n.kind = jsonObject

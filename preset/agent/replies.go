@@ -94,8 +94,7 @@ func ParseExtraction(name string, text []byte) ([]MemoryEntry, error) {
 			out = append(out, m)
 		}
 	}
-	r.errs.Sort()
-	return out, r.errs.Err()
+	return out, r.result()
 }
 
 // ExecutorReply is what an executor's reply says: a summary of what was
@@ -194,6 +193,5 @@ func ParseVerdict(name string, text []byte) (*Verdict, error) {
 	default:
 		r.errorAt(f.off, "\"issues\" is %s: write an array of strings", f.kind)
 	}
-	r.errs.Sort()
-	return v, r.errs.Err()
+	return v, r.result()
 }

@@ -38,6 +38,8 @@ type reply struct {
 	text []byte
 	base int // offset of the extracted JSON in text
 	errs diag.List
+	// dropped counts the problems past maxProblems, not listed.
+	dropped int
 
 	// A cursor over text for pos: the offset it has reached, and the
 	// line (1-based, 0 before the first use) and offset of the line it
@@ -89,15 +91,49 @@ func partOf(field string) part {
 	return partSubtask
 }
 
+// maxProblems is how many problems of a reply are listed; the rest are
+// counted in one last line.
+const maxProblems = 100
+
+// maxPlanItems is how many subtasks a plan may hold for each to be
+// checked: beyond it, the plan's length is its one problem.
+const maxPlanItems = 100
+
+// full reports whether the reply has as many problems as are listed,
+// counting the one it would add.
+func (r *reply) full() bool {
+	if len(r.errs) < maxProblems {
+		return false
+	}
+	r.dropped++
+	return true
+}
+
 // errorAt records a problem at the JSON offset off.
 func (r *reply) errorAt(off int, format string, args ...any) {
+	if r.full() {
+		return
+	}
 	line, col := r.pos(off)
 	r.errs = append(r.errs, diag.ErrorfAt(r.name, line, col, format, args...))
 }
 
 // errorf records a problem with the reply as a whole.
 func (r *reply) errorf(format string, args ...any) {
+	if r.full() {
+		return
+	}
 	r.errs = append(r.errs, diag.Errorf(r.name, 0, format, args...))
+}
+
+// result sorts the problems, adds a line counting those not listed, and
+// returns them as an error, or nil.
+func (r *reply) result() error {
+	r.errs.Sort()
+	if r.dropped > 0 {
+		r.errs = append(r.errs, diag.Errorf(r.name, 0, "%d more problems not listed: fix those above and check again", r.dropped))
+	}
+	return r.errs.Err()
 }
 
 // extract finds the reply's JSON value opening with open and parses it;
@@ -173,13 +209,22 @@ func ParsePlan(name string, text []byte) (*Plan, error) {
 	}
 	list := key.val
 	p.line, p.col = r.pos(key.off)
+	if n := len(list.elems); n > maxPlanItems {
+		// Far too long to be a plan: its length is the problem, and its
+		// subtasks are not checked one by one.
+		r.errorAt(key.off, "the plan has %d subtasks: make it %d to %d", n, MinSubtasks, MaxSubtasks)
+		return p, r.result()
+	}
 	missing := map[int]map[string]bool{}
 	for i, e := range list.elems {
 		p.Subtasks = append(p.Subtasks, r.subtask(e, i, missing))
 	}
-	r.errs = append(r.errs, validate(p, func(i int, field string) bool { return missing[i][field] })...)
-	r.errs.Sort()
-	return p, r.errs.Err()
+	for _, e := range validate(p, func(i int, field string) bool { return missing[i][field] }) {
+		if !r.full() {
+			r.errs = append(r.errs, e)
+		}
+	}
+	return p, r.result()
 }
 
 // subtask decodes element i of a plan's subtasks, noting in missing the
