@@ -1,0 +1,315 @@
+// Package injection scores untrusted text for prompt injection: text,
+// such as a memory or a tool result, that tries to instruct the model
+// instead of informing it.
+//
+// A Detector scores texts. The built-in one, New, needs no model: it
+// reads each text several ways (normalised, with look-alike letters
+// folded, with spaced-out words joined, with encoded runs decoded) and
+// matches a bank of multilingual patterns (English, Portuguese, Spanish,
+// French, German, Chinese, Japanese, Russian), each belonging to a
+// signal such as an order to ignore the instructions, a role marker, the
+// wrapper's closing tag or a request to send secrets away. The signals
+// that fire combine into one score in [0, 1]; a Verdict says which fired
+// and where. HTTP is an adapter for a classifier served over HTTP (a
+// Prompt Guard model behind text-embeddings-inference, say), and Any
+// combines detectors.
+package injection
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// Detector scores texts for prompt injection.
+type Detector interface {
+	// Detect returns one verdict per text, in order.
+	Detect(ctx context.Context, texts []string) ([]Verdict, error)
+	// Name identifies the detector in reports.
+	Name() string
+}
+
+// Verdict is what a detector found in one text.
+type Verdict struct {
+	// Score is in [0, 1]: how likely the text is an injection.
+	Score float64 `json:"score"`
+	// Signals are the signals that fired, strongest first.
+	Signals []Signal `json:"signals,omitempty"`
+}
+
+// Names returns the names of the signals that fired, as "override" or
+// "override (base64)" for one found only in a decoded run.
+func (v Verdict) Names() []string {
+	out := make([]string, len(v.Signals))
+	for i, s := range v.Signals {
+		out[i] = s.Name
+		if s.View != "" && s.View != "text" {
+			out[i] += " (" + s.View + ")"
+		}
+	}
+	return out
+}
+
+// Signal is one kind of evidence that fired.
+type Signal struct {
+	// Name is the signal's name: override, persona, policy, reveal,
+	// exfil, conceal, role, wrapper, command, obfuscated, or a name a
+	// pattern of the caller's gave.
+	Name string `json:"name"`
+	// Weight is what the signal adds to the score.
+	Weight float64 `json:"weight"`
+	// View is the reading it was found in: "text", "folded", "joined",
+	// "base64", "hex" or "url".
+	View string `json:"view,omitempty"`
+	// Match is the text that matched, at most 80 bytes.
+	Match string `json:"match,omitempty"`
+}
+
+// Pattern is one entry of a pattern bank.
+type Pattern struct {
+	// Signal names the signal the pattern belongs to.
+	Signal string `yaml:"signal" json:"signal"`
+	// Lang is the language it is written for ("en", "pt", ..., "any").
+	Lang string `yaml:"lang" json:"lang,omitempty"`
+	// Re is a Go regular expression, matched against lower-cased,
+	// normalised text.
+	Re string `yaml:"re" json:"re"`
+	// Weight overrides the signal's weight for this pattern; 0 keeps it.
+	Weight float64 `yaml:"weight" json:"weight,omitempty"`
+}
+
+// Weights are the built-in signals' weights. Signals combine as
+// independent evidence: the score is 1 - Π(1 - weight) over the distinct
+// signals that fired, so one strong signal (an order to ignore the
+// instructions) reaches the default threshold alone, and weak ones (a
+// role marker, a request to keep something from the user) need another.
+func Weights() map[string]float64 {
+	return map[string]float64{
+		"override":   0.8,
+		"persona":    0.6,
+		"policy":     0.6,
+		"reveal":     0.6,
+		"exfil":      0.6,
+		"wrapper":    0.7,
+		"conceal":    0.4,
+		"role":       0.4,
+		"command":    0.45,
+		"obfuscated": 0.3,
+	}
+}
+
+// DefaultThreshold is the score at which the built-in detector's verdict
+// counts as an injection.
+const DefaultThreshold = 0.5
+
+//go:embed patterns.yaml
+var bankYAML []byte
+
+// Bank returns the built-in pattern bank.
+func Bank() ([]Pattern, error) {
+	var out []Pattern
+	if err := yaml.Unmarshal(bankYAML, &out); err != nil {
+		return nil, fmt.Errorf("injection: the built-in pattern bank: %w", err)
+	}
+	return out, nil
+}
+
+// compiled is a pattern ready to match.
+type compiled struct {
+	Pattern
+	re     *regexp.Regexp
+	weight float64
+	// need are strings one of which every match holds; nil when none
+	// is known (see requiredLiterals).
+	need []string
+}
+
+// builtin is the compiled built-in bank, compiled once per process and
+// never changed.
+var builtin = sync.OnceValues(func() ([]compiled, error) {
+	bank, err := Bank()
+	if err != nil {
+		return nil, err
+	}
+	return compile(bank, "patterns.yaml")
+})
+
+func compile(bank []Pattern, where string) ([]compiled, error) {
+	w := Weights()
+	out := make([]compiled, 0, len(bank))
+	var errs []error
+	for i, p := range bank {
+		re, err := regexp.Compile(p.Re)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: pattern %d (%s): %w", where, i+1, p.Signal, err))
+			continue
+		}
+		if p.Signal == "" {
+			errs = append(errs, fmt.Errorf("%s: pattern %d: no signal: name the signal it belongs to (override, exfil, ... or one of your own)", where, i+1))
+			continue
+		}
+		weight := p.Weight
+		if weight == 0 {
+			weight = w[p.Signal]
+		}
+		if weight <= 0 || weight > 1 {
+			errs = append(errs, fmt.Errorf("%s: pattern %d (%s): weight %v: give a weight above 0 and at most 1 for a signal of your own", where, i+1, p.Signal, weight))
+			continue
+		}
+		out = append(out, compiled{Pattern: p, re: re, weight: weight, need: requiredLiterals(p.Re)})
+	}
+	return out, errors.Join(errs...)
+}
+
+// Builtin is the detector that needs no model. Its zero value is not
+// usable; make one with New.
+type Builtin struct {
+	patterns []compiled
+	phrases  []string
+}
+
+// New returns the built-in detector with the built-in pattern bank, and
+// extra patterns and known phrases of the caller's (a catalog's). A
+// phrase fires the "known" signal (weight 0.7) when a reading of a text
+// holds it, normalised the same way.
+func New(extra []Pattern, phrases []string) (*Builtin, error) {
+	base, err := builtin()
+	if err != nil {
+		return nil, err
+	}
+	more, err := compile(extra, "injection_patterns")
+	if err != nil {
+		return nil, err
+	}
+	d := &Builtin{patterns: append(slices.Clip(base), more...)}
+	for _, p := range phrases {
+		if p = strings.TrimSpace(clean(p)); p != "" {
+			d.phrases = append(d.phrases, p)
+		}
+	}
+	return d, nil
+}
+
+// Name implements Detector.
+func (d *Builtin) Name() string { return "builtin" }
+
+// Detect implements Detector. It never fails but on a cancelled context.
+func (d *Builtin) Detect(ctx context.Context, texts []string) ([]Verdict, error) {
+	out := make([]Verdict, len(texts))
+	for i, t := range texts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out[i] = d.Score(t)
+	}
+	return out, nil
+}
+
+// Score scores one text.
+func (d *Builtin) Score(text string) Verdict {
+	fired := map[string]Signal{}
+	plainOnly := true
+	fire := func(s Signal) {
+		if old, ok := fired[s.Name]; ok && (old.View == "text" || s.View != "text") {
+			return
+		}
+		fired[s.Name] = s
+	}
+	for _, v := range views(text) {
+		for i := range d.patterns {
+			p := &d.patterns[i]
+			if p.need != nil && !slices.ContainsFunc(p.need, func(l string) bool { return strings.Contains(v.text, l) }) {
+				continue
+			}
+			if loc := p.re.FindStringIndex(v.text); loc != nil {
+				fire(Signal{Name: p.Signal, Weight: p.weight, View: v.how, Match: clip(v.text[loc[0]:loc[1]])})
+			}
+		}
+		for _, ph := range d.phrases {
+			if strings.Contains(v.text, ph) {
+				fire(Signal{Name: "known", Weight: 0.7, View: v.how, Match: clip(ph)})
+			}
+		}
+	}
+	var sigs []Signal
+	for _, s := range fired {
+		sigs = append(sigs, s)
+		if s.View == "text" {
+			plainOnly = false
+		}
+	}
+	if len(sigs) > 0 && plainOnly {
+		// Every signal was hidden: obfuscation is evidence too.
+		sigs = append(sigs, Signal{Name: "obfuscated", Weight: Weights()["obfuscated"], View: sigs[0].View})
+	}
+	slices.SortFunc(sigs, func(a, b Signal) int {
+		if a.Weight != b.Weight {
+			if a.Weight > b.Weight {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	keep := 1.0
+	for _, s := range sigs {
+		keep *= 1 - s.Weight
+	}
+	return Verdict{Score: round(1 - keep), Signals: sigs}
+}
+
+func clip(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	cut := 80
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// round keeps four decimals, so that reports read the same everywhere.
+func round(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
+
+// Any is a detector that runs several and takes, for each text, the
+// verdict with the highest score; the signals of the others that also
+// fired are added to it.
+type Any []Detector
+
+// Name implements Detector.
+func (a Any) Name() string {
+	names := make([]string, len(a))
+	for i, d := range a {
+		names[i] = d.Name()
+	}
+	return strings.Join(names, "+")
+}
+
+// Detect implements Detector.
+func (a Any) Detect(ctx context.Context, texts []string) ([]Verdict, error) {
+	out := make([]Verdict, len(texts))
+	for _, d := range a {
+		vs, err := d.Detect(ctx, texts)
+		if err != nil {
+			return nil, fmt.Errorf("injection: %s: %w", d.Name(), err)
+		}
+		if len(vs) != len(texts) {
+			return nil, fmt.Errorf("injection: %s gave %d verdicts for %d texts", d.Name(), len(vs), len(texts))
+		}
+		for i, v := range vs {
+			if v.Score > out[i].Score {
+				out[i].Score = v.Score
+			}
+			out[i].Signals = append(out[i].Signals, v.Signals...)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,295 @@
+package injection
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// A view is one reading of a text that the patterns are matched against:
+// the text as normalised, or an altered reading an attacker may have
+// hidden an instruction in (look-alike letters folded, letters spaced
+// out joined, an encoded run decoded).
+type view struct {
+	// how names the reading: "text", "folded", "joined", "base64",
+	// "hex" or "url"; anything but "text" counts as obfuscation.
+	how  string
+	text string
+}
+
+// maxViewBytes bounds the text a reading may hold, so that a hostile
+// entry costs time linear in its length.
+const maxViewBytes = 64 << 10
+
+// views returns the readings of text to scan: the text itself, NFKC
+// normalised (fullwidth and mathematical letters become plain ones),
+// without zero-width, bidirectional and other format characters, and
+// lower-cased; then, when they differ from it, the reading with Cyrillic
+// and Greek look-alikes folded to Latin letters, the reading with words
+// spelled out letter by letter joined, and the decoding of every base64,
+// hex or percent-encoded run long enough to hold an instruction, itself
+// read the same way (once: an encoding inside an encoding is not
+// unwrapped).
+func views(text string) []view {
+	return appendViews(nil, text, true)
+}
+
+func appendViews(out []view, text string, decode bool) []view {
+	if len(text) > maxViewBytes {
+		text = text[:maxViewBytes]
+	}
+	base := clean(text)
+	out = append(out, view{"text", base})
+	if f := fold(base); f != base {
+		out = append(out, view{"folded", f})
+	}
+	if j := joinSpaced(base); j != base {
+		out = append(out, view{"joined", j})
+		if f := fold(j); f != j {
+			out = append(out, view{"joined", f})
+		}
+	}
+	if !decode {
+		return out
+	}
+	for _, d := range decodeRuns(text) {
+		for _, v := range appendViews(nil, d.text, false) {
+			out = append(out, view{d.how, v.text})
+		}
+	}
+	return out
+}
+
+// clean is NFKC, without format characters (zero-width spaces and
+// joiners, bidirectional controls, the soft hyphen, the byte-order mark)
+// and variation selectors, lower-cased, with runs of white space as one
+// space and line ends kept.
+func clean(s string) string {
+	s = norm.NFKC.String(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteByte('\n')
+			space = false
+			continue
+		case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Variation_Selector, r), unicode.Is(unicode.Mn, r) && r >= 0x300 && r < 0x370:
+			continue
+		case unicode.IsSpace(r):
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// lookalikes maps Cyrillic and Greek letters to the Latin letters they
+// are drawn like (lower case; clean has lowered the text).
+var lookalikes = map[rune]rune{
+	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p', 'с': 'c', 'т': 't',
+	'у': 'y', 'х': 'x', 'і': 'i', 'ї': 'i', 'ј': 'j', 'ѕ': 's', 'ԁ': 'd', 'ɡ': 'g', 'һ': 'h', 'ԛ': 'q', 'ԝ': 'w',
+	'α': 'a', 'β': 'b', 'ε': 'e', 'η': 'n', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u',
+	'χ': 'x', 'γ': 'y', 'ϲ': 'c', 'ԍ': 'g', 'ɩ': 'i', 'ı': 'i', 'ℓ': 'l',
+}
+
+// fold replaces the Cyrillic and Greek look-alikes of Latin letters in
+// every word that also holds a Latin letter, and in words made only of
+// look-alikes, which read as Latin words. Other Cyrillic and Greek words
+// keep their letters, so Russian patterns still match them.
+func fold(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	start := 0
+	flush := func(end int) {
+		w := s[start:end]
+		latin, alike, other := 0, 0, 0
+		for _, r := range w {
+			switch {
+			case r < 0x80 && unicode.IsLetter(r):
+				latin++
+			case lookalikes[r] != 0:
+				alike++
+			case unicode.IsLetter(r):
+				other++
+			}
+		}
+		if alike == 0 || other > 0 || latin == 0 && alike < 3 {
+			b.WriteString(w)
+			return
+		}
+		for _, r := range w {
+			if l := lookalikes[r]; l != 0 {
+				r = l
+			}
+			b.WriteRune(r)
+		}
+	}
+	for i, r := range s {
+		if !unicode.IsLetter(r) {
+			flush(i)
+			b.WriteRune(r)
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	flush(len(s))
+	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// joinSpaced joins words spelled out letter by letter: four or more
+// single letters, each followed by one separator (a space, '.', '-', '_'
+// or '*'), become one word ("i g n o r e" and "i.g.n.o.r.e" read
+// "ignore"). Two separators in a row, or a longer word, end the run.
+func joinSpaced(s string) string {
+	rs := []rune(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	isSep := func(r rune) bool { return r == ' ' || r == '.' || r == '-' || r == '_' || r == '*' }
+	single := func(i int) bool {
+		return unicode.IsLetter(rs[i]) && (i == 0 || !unicode.IsLetter(rs[i-1])) && (i+1 == len(rs) || !unicode.IsLetter(rs[i+1]))
+	}
+	for i := 0; i < len(rs); {
+		// A run: letter, sep, letter, sep, ...
+		j, n := i, 0
+		for j < len(rs) && single(j) {
+			n++
+			if j+2 < len(rs) && isSep(rs[j+1]) && single(j+2) {
+				j += 2
+				continue
+			}
+			j++
+			break
+		}
+		if n >= 4 {
+			for k := i; k < j; k++ {
+				if unicode.IsLetter(rs[k]) {
+					b.WriteRune(rs[k])
+				}
+			}
+			// The run's end meets the next word: keep them apart.
+			if j < len(rs) && !isSep(rs[j]) {
+				b.WriteByte(' ')
+			}
+			i = j
+			continue
+		}
+		b.WriteRune(rs[i])
+		i++
+	}
+	return b.String()
+}
+
+// decoded is the text of one encoded run.
+type decoded struct{ how, text string }
+
+// maxDecoded bounds how many runs one text has decoded.
+const maxDecoded = 8
+
+// decodeRuns decodes the base64, hex and percent-encoded runs of s that
+// are long enough to hold an instruction (16 characters or more) and
+// decode to printable UTF-8 text.
+func decodeRuns(s string) []decoded {
+	var out []decoded
+	add := func(how string, b []byte) {
+		if len(out) < maxDecoded && printable(b) {
+			out = append(out, decoded{how, string(b)})
+		}
+	}
+	for _, run := range runs(s, isBase64Byte, 16) {
+		t := strings.TrimRight(run, "=")
+		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+			if b, err := enc.DecodeString(t); err == nil {
+				add("base64", b)
+				break
+			}
+		}
+	}
+	for _, run := range runs(s, isHexByte, 16) {
+		if len(run)%2 == 1 {
+			run = run[:len(run)-1]
+		}
+		if b, err := hex.DecodeString(run); err == nil {
+			add("hex", b)
+		}
+	}
+	if strings.Count(s, "%") >= 3 {
+		if u, err := url.QueryUnescape(s); err == nil && u != s {
+			add("url", []byte(u))
+		} else if u, err := url.PathUnescape(s); err == nil && u != s {
+			add("url", []byte(u))
+		}
+	}
+	return out
+}
+
+// runs returns the runs of at least min bytes for which in is true.
+func runs(s string, in func(byte) bool, min int) []string {
+	var out []string
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && in(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start >= min {
+			out = append(out, s[start:i])
+		}
+		start = -1
+	}
+	return out
+}
+
+func isBase64Byte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
+}
+
+func isHexByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// printable reports whether b is UTF-8 text of which at least 90% of the
+// runes are letters, digits, punctuation or spaces, with some letters:
+// what a hidden instruction decodes to, and what a hash or an image does
+// not.
+func printable(b []byte) bool {
+	if !utf8.Valid(b) || len(b) < 8 {
+		return false
+	}
+	total, good, letters := 0, 0, 0
+	for _, r := range string(b) {
+		total++
+		switch {
+		case unicode.IsLetter(r):
+			good++
+			letters++
+		case unicode.IsDigit(r), unicode.IsPunct(r), unicode.IsSpace(r), unicode.IsSymbol(r):
+			good++
+		}
+	}
+	return good*10 >= total*9 && letters*2 >= total
+}
