@@ -42,3 +42,62 @@ func BenchmarkCompile(b *testing.B) {
 		}
 	}
 }
+
+// reply5KB is a 5 KB reply: prose, a Go block of braces, then a fenced
+// array of 40 findings.
+func reply5KB() []byte {
+	var r strings.Builder
+	r.WriteString("I read the change. The handler:\n\n```go\nfunc h() error {\n\tif err != nil { return err }\n}\n```\n\nThe findings:\n\n```json\n{\"items\": [\n")
+	for i := range 40 {
+		if i > 0 {
+			r.WriteString(",\n")
+		}
+		r.WriteString(`  {"severity": "blocking", "line": 42, "file": "server/handler.go", "note": "the error is dropped"}`)
+	}
+	r.WriteString("\n]}\n```\n\nThat is all.")
+	return []byte(r.String())
+}
+
+// BenchmarkSpecParse5KB: a 5 KB reply read, its container, extra keys
+// and every item checked, and the value written in schema order.
+// Target (issue 20): under 100 µs.
+func BenchmarkSpecParse5KB(b *testing.B) {
+	s, err := Compile("review", []byte(`{"type":"object","properties":{"file":{"type":"string"},"line":{"type":"integer"},"severity":{"enum":["blocking","nit"]},"note":{"type":"string"}},"required":["file","line","severity"]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	reply := reply5KB()
+	sp := Spec{Name: "review", Schema: s, Container: Array}
+	if _, err := sp.Parse(reply); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(reply)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := sp.Parse(reply); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSpecParseTolerant5KB: the same reply with its JSON loosened
+// (unquoted keys, single quotes, trailing commas), repaired.
+func BenchmarkSpecParseTolerant5KB(b *testing.B) {
+	s, err := Compile("review", []byte(`{"type":"object","properties":{"file":{"type":"string"},"line":{"type":"integer"},"severity":{"enum":["blocking","nit"]},"note":{"type":"string"}},"required":["file","line","severity"]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	loose := strings.NewReplacer(`"severity"`, "severity", `"line"`, "line", `"blocking"`, "'blocking'", "\n]}", ",\n]}").Replace(string(reply5KB()))
+	reply := []byte(loose)
+	sp := Spec{Name: "review", Schema: s, Container: Array, Tolerant: true}
+	if _, err := sp.Parse(reply); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(reply)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := sp.Parse(reply); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

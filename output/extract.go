@@ -66,6 +66,7 @@ type scan struct {
 
 	bad      *syntaxError // of the candidate that read furthest
 	badStart int
+	arena    []value // shared by the reads, so a failed one costs no block
 }
 
 func newScan(reply []byte, tolerant bool) *scan {
@@ -131,11 +132,13 @@ func (s *scan) find(want func(*value) bool) *found {
 // keeps the failure when it reads furthest so far, and, when mark is
 // set, marks the brackets that were open as failing.
 func (s *scan) read(start, end int, mark bool) *found {
-	r := reader{src: s.reply[:end], i: start, tolerant: s.tolerant, steps: &s.steps}
+	r := reader{src: s.reply[:end], i: start, tolerant: s.tolerant, steps: &s.steps, arena: s.arena}
 	v := r.read(0)
 	if v != nil {
+		s.arena = nil // the values are the caller's now
 		return &found{v: v, start: start, end: r.i, repairs: r.repairs}
 	}
+	s.arena = r.arena[:0]
 	if s.bad == nil || r.err.off-start > s.bad.off-s.badStart {
 		s.bad, s.badStart = r.err, start
 	}

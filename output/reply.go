@@ -172,12 +172,16 @@ func (sp *Spec) Parse(reply []byte) (*Result, error) {
 		}
 		root, prefix = root.get("items"), "/items"
 	}
+	var base []string
+	if prefix != "" {
+		base = []string{"items"}
+	}
 	if sp.Container == Array {
 		for i, e := range root.elems {
-			c.walk(e, shape, prefix+"/"+strconv.Itoa(i))
+			c.walk(e, shape, append(base, strconv.Itoa(i)))
 		}
 	} else {
-		c.walk(root, shape, "")
+		c.walk(root, shape, nil)
 	}
 	if check != nil {
 		if sp.Container == Array {
@@ -285,37 +289,58 @@ func (c *checker) extraKey(ptr string, off int) {
 }
 
 // walk finds the keys of v that its shape does not declare, handling
-// each, and repeated keys, which are always a problem.
-func (c *checker) walk(v *value, o *orderNode, ptr string) {
+// each, and repeated keys, which are always a problem. path is v's
+// pointer as tokens, joined only for a message.
+func (c *checker) walk(v *value, o *orderNode, path []string) {
 	switch v.kind {
 	case '{':
-		kept := v.members[:0:0]
+		var kept []member
 		for i, m := range v.members {
-			p := ptr + "/" + escape(m.key)
 			for _, prev := range v.members[:i] {
 				if prev.key == m.key {
 					pl, pc := diag.Position(c.reply, prev.off)
-					c.problem(p, m.off, fmt.Sprintf("the key is repeated (first at %d:%d): give each key once", pl, pc))
+					c.problem(pointer(path, m.key), m.off, fmt.Sprintf("the key is repeated (first at %d:%d): give each key once", pl, pc))
 					break
 				}
 			}
 			if o != nil && o.closed && !o.declares(m.key) {
-				c.extraKey(p, m.off)
+				c.extraKey(pointer(path, m.key), m.off)
 				if c.extra == Ignore {
+					if kept == nil {
+						kept = append(make([]member, 0, len(v.members)), v.members[:i]...)
+					}
 					continue
 				}
 			}
-			kept = append(kept, m)
-			c.walk(m.val, o.prop(m.key), p)
+			if kept != nil {
+				kept = append(kept, m)
+			}
+			if m.val.kind == '{' || m.val.kind == '[' {
+				c.walk(m.val, o.prop(m.key), append(path, m.key))
+			}
 		}
-		if len(kept) != len(v.members) {
+		if kept != nil {
 			v.members = kept
 		}
 	case '[':
 		for i, e := range v.elems {
-			c.walk(e, o.item(i), ptr+"/"+strconv.Itoa(i))
+			if e.kind == '{' || e.kind == '[' {
+				c.walk(e, o.item(i), append(path, strconv.Itoa(i)))
+			}
 		}
 	}
+}
+
+// pointer returns the JSON Pointer of path, then key.
+func pointer(path []string, key string) string {
+	var b strings.Builder
+	for _, t := range path {
+		b.WriteByte('/')
+		b.WriteString(escape(t))
+	}
+	b.WriteByte('/')
+	b.WriteString(escape(key))
+	return b.String()
 }
 
 // validate checks v against s; ptr is v's pointer in the reply's value.

@@ -71,8 +71,17 @@ type reader struct {
 	repairs  []Repair
 	err      *syntaxError
 	steps    *int   // work left for the whole scan; shared between reads
-	opened   []int  // offsets of the containers being read, for marking
-	failed   []bool // offsets known to start no value (nil: none yet)
+	opened   []int // offsets of the containers being read, for marking
+	arena    []value
+}
+
+// alloc returns a new value, from a block allocated at once.
+func (r *reader) alloc(v value) *value {
+	if len(r.arena) == cap(r.arena) {
+		r.arena = make([]value, 0, 64)
+	}
+	r.arena = append(r.arena, v)
+	return &r.arena[len(r.arena)-1]
 }
 
 func (r *reader) fail(off int, format string, args ...any) *value {
@@ -175,7 +184,7 @@ func (r *reader) read(depth int) *value {
 			}
 			r.repair(r.i, "read Python's "+lit.word+" as "+lit.json)
 		}
-		v := &value{kind: lit.json[0], off: r.i, text: lit.json}
+		v := r.alloc(value{kind: lit.json[0], off: r.i, text: lit.json})
 		r.i += len(lit.word)
 		return v
 	}
@@ -183,7 +192,7 @@ func (r *reader) read(depth int) *value {
 }
 
 func (r *reader) object(depth int) *value {
-	v := &value{kind: '{', off: r.i}
+	v := r.alloc(value{kind: '{', off: r.i})
 	r.opened = append(r.opened, r.i)
 	r.i++
 	for first := true; ; first = false {
@@ -268,7 +277,7 @@ func (r *reader) object(depth int) *value {
 }
 
 func (r *reader) array(depth int) *value {
-	v := &value{kind: '[', off: r.i}
+	v := r.alloc(value{kind: '[', off: r.i})
 	r.opened = append(r.opened, r.i)
 	r.i++
 	for first := true; ; first = false {
@@ -314,7 +323,7 @@ func (r *reader) array(depth int) *value {
 // str reads a string in double quotes, or, tolerant, in single quotes.
 func (r *reader) str() *value {
 	q := r.src[r.i]
-	v := &value{kind: '"', off: r.i}
+	v := r.alloc(value{kind: '"', off: r.i})
 	if q == '\'' {
 		r.repair(r.i, "read a single-quoted string")
 	}
@@ -469,7 +478,7 @@ func (r *reader) number() *value {
 			return r.fail(start, "a number wants digits in its exponent")
 		}
 	}
-	return &value{kind: '0', off: start, text: string(r.src[start:r.i])}
+	return r.alloc(value{kind: '0', off: start, text: string(r.src[start:r.i])})
 }
 
 func identStart(c byte) bool {

@@ -1,9 +1,35 @@
 package typed
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/tessera-dev/tessera/render"
 )
+
+// wideTree returns a template of n sections nested MaxDepth deep.
+func wideTree(n int) string {
+	var b strings.Builder
+	b.WriteString("ns: t\nkey: k\nsections:\n")
+	made := 0
+	var level func(depth int, indent string)
+	level = func(depth int, indent string) {
+		for i := 0; i < 4 && made < n; i++ {
+			made++
+			fmt.Fprintf(&b, "%s- key: s%d\n%s  title: Section %d\n%s  template: Text of section %d.\n", indent, made, indent, made, indent, made)
+			if depth < MaxDepth && made < n {
+				fmt.Fprintf(&b, "%s  children:\n", indent)
+				level(depth+1, indent+"    ")
+			}
+		}
+	}
+	for made < n {
+		level(1, "  ")
+	}
+	return b.String()
+}
 
 // benchExample reads the example template, examples/typed/code-review.yaml.
 func benchExample(b *testing.B) []byte {
@@ -52,5 +78,55 @@ func BenchmarkLayout(b *testing.B) {
 		if _, err := t.Layout(vals, Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkRenderTwentySections lays out and renders a 20-section
+// template (each a two-line paragraph with one placeholder). Target
+// (issue 20): under 30 µs.
+func BenchmarkRenderTwentySections(b *testing.B) {
+	t, err := Parse("t.yaml", []byte(twentySections()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := t.Layout(nil, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = render.Render(l.Sections, l.Style)
+	}
+}
+
+// BenchmarkParseTooDeep parses a 1,000-level section chain, which is
+// refused at the first section past MaxDepth. Target (issue 20, "a
+// 1,000-level tree"): under 50 ms.
+func BenchmarkParseTooDeep(b *testing.B) {
+	data := []byte(chain(1000))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse("t.yaml", data); err == nil {
+			b.Fatal("parsed")
+		}
+	}
+}
+
+// BenchmarkRenderThousandSections lays out and renders a tree of 1,000
+// sections nested MaxDepth deep (five levels, each section with three
+// or four children), the largest tree shape a template may have.
+func BenchmarkRenderThousandSections(b *testing.B) {
+	t, err := Parse("t.yaml", []byte(wideTree(1000)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := t.Layout(nil, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = render.Render(l.Sections, l.Style)
 	}
 }

@@ -3,8 +3,6 @@ package typed
 import (
 	"fmt"
 	"strings"
-
-	"github.com/tessera-dev/tessera/prompt"
 )
 
 // MaxDepth is how deeply sections may nest: a top-level section is at
@@ -37,53 +35,77 @@ func (t *Template) check() error {
 		path string
 		tool Tool
 	}
-	seen := map[string]def{} // tool name -> where first defined
-	var walk func(parent string, secs []*SectionSpec, depth int) error
-	walk = func(parent string, secs []*SectionSpec, depth int) error {
-		keys := map[string]bool{}
+	var seen map[string]def // tool name -> where first defined
+	var walk func(parent []string, secs []*SectionSpec, depth int) error
+	walk = func(parent []string, secs []*SectionSpec, depth int) error {
+		at := func(key string) string { return strings.Join(append(parent[:len(parent):len(parent)], key), "/") }
 		for i, s := range secs {
 			if s == nil {
-				return fmt.Errorf("typed %s/%s: section %d under %q is nil: build templates with Parse", t.NS, t.Key, i+1, parent)
+				return fmt.Errorf("typed %s/%s: section %d under %q is nil: build templates with Parse", t.NS, t.Key, i+1, strings.Join(parent, "/"))
 			}
-			path := prompt.JoinKey(parent, s.Key)
 			switch {
-			case !prompt.ValidKey(s.Key):
-				return fmt.Errorf("typed %s/%s: section key %q under %q: use 1 to 64 lower-case letters, digits, '.', '_' and '-'", t.NS, t.Key, s.Key, parent)
-			case keys[s.Key]:
-				return fmt.Errorf("typed %s/%s: section %q is repeated: keys are unique among siblings", t.NS, t.Key, path)
+			case !validKey(s.Key):
+				return fmt.Errorf("typed %s/%s: section key %q under %q: use 1 to 64 lower-case letters, digits, '.', '_' and '-'", t.NS, t.Key, s.Key, strings.Join(parent, "/"))
 			case depth > MaxDepth:
-				return fmt.Errorf("typed %s/%s: section %q is nested %d deep: sections nest at most %d deep", t.NS, t.Key, path, depth, MaxDepth)
+				return fmt.Errorf("typed %s/%s: section %q is nested %d deep: sections nest at most %d deep", t.NS, t.Key, at(s.Key), depth, MaxDepth)
 			case s.Summarized && s.Summary == nil:
-				return fmt.Errorf("typed %s/%s: section %q is summarized but has no summary", t.NS, t.Key, path)
+				return fmt.Errorf("typed %s/%s: section %q is summarized but has no summary", t.NS, t.Key, at(s.Key))
 			}
-			keys[s.Key] = true
+			for _, prev := range secs[:i] {
+				if prev.Key == s.Key {
+					return fmt.Errorf("typed %s/%s: section %q is repeated: keys are unique among siblings", t.NS, t.Key, at(s.Key))
+				}
+			}
 			if p := titleProblem(s.Title); p != "" {
-				return fmt.Errorf("typed %s/%s: section %q: the title %s", t.NS, t.Key, path, p)
+				return fmt.Errorf("typed %s/%s: section %q: the title %s", t.NS, t.Key, at(s.Key), p)
 			}
 			if s.Enabled != "" {
 				if p := t.Param(s.Enabled); p == nil || p.Type != Boolean {
-					return fmt.Errorf("typed %s/%s: section %q: enabled names %q, which is not a declared boolean parameter", t.NS, t.Key, path, s.Enabled)
+					return fmt.Errorf("typed %s/%s: section %q: enabled names %q, which is not a declared boolean parameter", t.NS, t.Key, at(s.Key), s.Enabled)
 				}
 			}
 			for _, tl := range s.Tools {
 				if tl.Name == OpenSectionsTool || tl.Name == ReadSectionTool {
-					return fmt.Errorf("typed %s/%s: section %q: tool %q: the name is the preset's own disclosure tool: rename it", t.NS, t.Key, path, tl.Name)
+					return fmt.Errorf("typed %s/%s: section %q: tool %q: the name is the preset's own disclosure tool: rename it", t.NS, t.Key, at(s.Key), tl.Name)
 				}
 				if prev, ok := seen[tl.Name]; ok {
 					if !sameTool(prev.tool, tl) {
-						return fmt.Errorf("typed %s/%s: section %q: tool %q is defined differently by section %q: give one of them another name", t.NS, t.Key, path, tl.Name, prev.path)
+						return fmt.Errorf("typed %s/%s: section %q: tool %q is defined differently by section %q: give one of them another name", t.NS, t.Key, at(s.Key), tl.Name, prev.path)
 					}
 					continue
 				}
-				seen[tl.Name] = def{path, tl}
+				if seen == nil {
+					seen = map[string]def{}
+				}
+				seen[tl.Name] = def{at(s.Key), tl}
 			}
-			if err := walk(path, s.Children, depth+1); err != nil {
-				return err
+			if len(s.Children) > 0 {
+				if err := walk(append(parent, s.Key), s.Children, depth+1); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	}
-	return walk("", t.Sections, 1)
+	return walk(nil, t.Sections, 1)
+}
+
+// validKey is prompt.ValidKey without a regular expression:
+// ^[a-z0-9][a-z0-9._-]{0,63}$.
+func validKey(k string) bool {
+	if k == "" || len(k) > 64 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // sameTool reports whether a and b define a tool the same way.

@@ -15,8 +15,10 @@ import (
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/include"
 	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/prompt"
 )
 
 // Name is the preset's name in records.
@@ -112,7 +114,35 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 			return nil, err
 		}
 	}
-	return t.Layout(vals, opts)
+	l, err := t.Layout(vals, opts)
+	if err != nil {
+		return nil, err
+	}
+	if max := env.Limits.MaxOutputBytes; max > 0 {
+		// The text is at least its titles and bodies: a layout over the
+		// cap is refused before it is rendered, hashed and counted.
+		if n := minSize(l.Sections); n > max {
+			return nil, fmt.Errorf("%s: the prompt would be at least %d bytes, over the %d-byte output cap: shorten its values or sections, or raise %s in tessera.yaml", t.path, n, max, include.OutputCapKey)
+		}
+	}
+	return l, nil
+}
+
+// minSize is a lower bound on the rendered size of secs: their titles
+// and the text they show.
+func minSize(secs []prompt.Section) int64 {
+	var n int64
+	for i := range secs {
+		s := &secs[i]
+		n += int64(len(s.Title))
+		if s.Visibility == prompt.Summary {
+			n += int64(len(s.Summary))
+		} else {
+			n += int64(len(s.Body))
+		}
+		n += minSize(s.Children)
+	}
+	return n
 }
 
 func readTemplate(name string, max int64) (*Template, error) {

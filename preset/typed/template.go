@@ -411,11 +411,19 @@ func parseDoc(path string, data []byte) (string, *yaml.Node, error) {
 
 // builder checks a decoded file and builds its Template.
 type builder struct {
+	path  string
+	text  string
+	top   *yaml.Node
+	d     *yamldoc.Decoder
+	errs  diag.List
+	tools map[string]toolAt // the tools defined so far, by name
+}
+
+// toolAt is a tool and where it was first defined.
+type toolAt struct {
+	tool Tool
 	path string
-	text string
-	top  *yaml.Node
-	d    *yamldoc.Decoder
-	errs diag.List
+	line int
 }
 
 func (b *builder) errorf(line, col int, format string, args ...any) {
@@ -453,7 +461,7 @@ func (b *builder) build(doc *fileDoc) *Template {
 		}
 		b.errorf(line, col, "sections: write at least one section (key, title, template)")
 	}
-	t.Sections = b.sections(t, "sections", "", &doc.Sections)
+	t.Sections = b.sections(t, "sections", "", &doc.Sections, 1)
 	b.fixtures(t, doc.Fixtures)
 	return t
 }
@@ -544,13 +552,17 @@ func (b *builder) output(o *outputDoc) *Output {
 	return out
 }
 
-func (b *builder) sections(t *Template, at, parent string, list *sectionList) []*SectionSpec {
+func (b *builder) sections(t *Template, at, parent string, list *sectionList, depth int) []*SectionSpec {
 	var out []*SectionSpec
 	seen := map[string]int{}
 	for i := range list.items {
 		sd := &list.items[i]
 		n := list.nodes[i]
 		sat := fmt.Sprintf("%s[%d]", at, i)
+		if depth > MaxDepth {
+			b.errorf(n.Line, n.Column, "section %q is nested %d deep: sections nest at most %d deep (a top-level section is \"## 1.\", and \"######\" is Markdown's deepest heading); move it up a level", prompt.JoinKey(parent, sd.Key), depth, MaxDepth)
+			continue
+		}
 		s := &SectionSpec{Key: sd.Key, Title: sd.Title, Priority: sd.Priority, line: n.Line, col: n.Column, Overridable: true}
 		path := prompt.JoinKey(parent, sd.Key)
 		switch {
@@ -635,6 +647,10 @@ func (b *builder) sections(t *Template, at, parent string, list *sectionList) []
 				b.errs = append(b.errs, e)
 				continue
 			}
+			if td.Name == OpenSectionsTool || td.Name == ReadSectionTool {
+				b.at(tat+".name", "section %q: tool %q: the name is the preset's own disclosure tool, offered when a section is summarized: give yours another name", path, td.Name)
+				continue
+			}
 			params := json.RawMessage(td.Parameters)
 			if len(params) > 0 {
 				if errs := yamldoc.SchemaErrors(b.path, n, tp+"/parameters", params, fmt.Sprintf("section %q: tool %q: parameters", path, td.Name)); len(errs) > 0 {
@@ -645,11 +661,27 @@ func (b *builder) sections(t *Template, at, parent string, list *sectionList) []
 			if len(params) == 0 {
 				params = json.RawMessage(`{"type":"object","properties":{}}`)
 			}
-			s.Tools = append(s.Tools, Tool{Name: td.Name, Description: td.Description, Parameters: params})
+			tl := Tool{Name: td.Name, Description: td.Description, Parameters: params}
+			line, col := b.d.Pos(tat + ".name")
+			if prev, ok := b.tools[tl.Name]; ok {
+				if !sameTool(prev.tool, tl) {
+					b.errorf(line, col, "section %q: tool %q is defined differently by section %q at line %d: a tool has one definition; give one of them another name, or make them the same", path, tl.Name, prev.path, prev.line)
+				}
+			} else {
+				if b.tools == nil {
+					b.tools = map[string]toolAt{}
+				}
+				b.tools[tl.Name] = toolAt{tool: tl, path: path, line: line}
+			}
+			s.Tools = append(s.Tools, tl)
 		}
-		s.Children = b.sections(t, sat+".children", path, &sd.Children)
-		if sd.Title == "" && !b.d.Failed(sat+".title") {
+		s.Children = b.sections(t, sat+".children", path, &sd.Children, depth+1)
+		switch {
+		case b.d.Failed(sat + ".title"):
+		case sd.Title == "":
 			b.errorf(n.Line, n.Column, "section %q has no title: add title:, its heading", path)
+		case titleProblem(sd.Title) != "":
+			b.at(sat+".title", "section %q: the title %s", path, titleProblem(sd.Title))
 		}
 		if s.Body == nil && len(s.Children) == 0 && !b.d.Failed(sat) {
 			b.errorf(n.Line, n.Column, "section %q has neither a template nor children: write its template: or remove it", path)

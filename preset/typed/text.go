@@ -10,7 +10,8 @@ import (
 type Text struct {
 	// Source is the template as written.
 	Source string
-	segs   []segment
+	segs   []segment // of Source, for positions
+	out    []segment // of Source dedented, for rendering; nil: segs
 }
 
 // segment is literal text, or a placeholder naming a parameter.
@@ -46,6 +47,67 @@ func (t *Text) Params() []string {
 // digit; "$$" is a literal '$'. Any other '$' is a problem, as Python's
 // Template.substitute treats it: the text is returned with every problem.
 func parseText(src string) (*Text, []textError) {
+	t, errs := splitText(src)
+	if d := dedent(src); len(errs) == 0 && d != src {
+		dt, _ := splitText(d)
+		t.Source, t.out = src, dt.segs
+	}
+	return t, errs
+}
+
+// dedent removes the white space that every line of s that is not blank
+// starts with, as Python's textwrap.dedent does (design 003's sections
+// dedent, then strip): a line of white space alone becomes empty and
+// does not count, and a tab and a space are different characters.
+func dedent(s string) string {
+	margin, found := "", false
+	for line := range strings.Lines(s) {
+		body := strings.TrimRight(line, "\n")
+		trimmed := strings.TrimLeft(body, " \t")
+		if trimmed == "" {
+			continue
+		}
+		indent := body[:len(body)-len(trimmed)]
+		switch {
+		case !found:
+			margin, found = indent, true
+		case strings.HasPrefix(indent, margin):
+		case strings.HasPrefix(margin, indent):
+			margin = indent
+		default:
+			n := 0
+			for n < len(margin) && n < len(indent) && margin[n] == indent[n] {
+				n++
+			}
+			margin = margin[:n]
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	changed := false
+	for line := range strings.Lines(s) {
+		body := strings.TrimRight(line, "\n")
+		nl := line[len(body):]
+		switch {
+		case strings.TrimLeft(body, " \t") == "":
+			changed = changed || body != ""
+			b.WriteString(nl)
+		case margin != "":
+			changed = true
+			b.WriteString(body[len(margin):])
+			b.WriteString(nl)
+		default:
+			b.WriteString(line)
+		}
+	}
+	if !changed {
+		return s
+	}
+	return b.String()
+}
+
+// splitText splits src into its segments.
+func splitText(src string) (*Text, []textError) {
 	t := &Text{Source: src}
 	var (
 		errs []textError
@@ -138,11 +200,15 @@ func (t *Text) render(vals map[string]Value) string {
 	if t == nil {
 		return ""
 	}
-	if len(t.segs) == 1 && t.segs[0].param == "" {
-		return strings.TrimSpace(t.segs[0].lit)
+	segs := t.segs
+	if t.out != nil {
+		segs = t.out
+	}
+	if len(segs) == 1 && segs[0].param == "" {
+		return strings.TrimSpace(segs[0].lit)
 	}
 	var b strings.Builder
-	for _, s := range t.segs {
+	for _, s := range segs {
 		if s.param == "" {
 			b.WriteString(s.lit)
 			continue

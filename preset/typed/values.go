@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/jcs"
 	"github.com/tessera-dev/tessera/internal/suggest"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 )
@@ -78,6 +79,11 @@ func valueOf(path string, p *Param, n *yaml.Node) (Value, *diag.Error) {
 		s := strconv.FormatInt(i, 10)
 		return Value{Text: s, JSON: json.RawMessage(s)}, nil
 	case Number:
+		if scalar && yamldoc.JSONNumber(n.Value) && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
+			if _, err := strconv.ParseFloat(n.Value, 64); err != nil {
+				return Value{}, diag.ErrorfAt(path, n.Line, n.Column, "%s: the number %s is outside the range of a double (about ±1.8e308, or non-zero below 4.9e-324): write a number within it, or declare the parameter a string", p.Name, n.Value)
+			}
+		}
 		if !scalar || n.Tag != "!!int" && n.Tag != "!!float" || !yamldoc.JSONNumber(n.Value) {
 			return bad("a number written in decimal, such as 0.5")
 		}
@@ -253,7 +259,7 @@ func goValue(p *Param, v reflect.Value) (Value, error) {
 			if math.IsNaN(f) || math.IsInf(f, 0) {
 				return Value{}, fmt.Errorf("%v is not a number JSON can hold", f)
 			}
-			s := strconv.FormatFloat(f, 'f', -1, v.Type().Bits())
+			s := formatFloat(f, v.Type().Bits())
 			return Value{Text: s, JSON: json.RawMessage(s)}, nil
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			s := strconv.FormatInt(v.Int(), 10)
@@ -333,4 +339,16 @@ func (e *MissingError) Error() string {
 		return "typed: a missing-value error with no detail"
 	}
 	return fmt.Sprintf("%s: template %s needs a value for %s: give them in the params file (--typed-params), or defaults in the template", e.Path, e.Template, e.detail)
+}
+
+// formatFloat writes f, a float of the given bits, in the shortest form
+// that reads back to the same value, as JSON and ECMAScript write
+// numbers: plain decimal from 1e-6 up to 1e21 ("0.5", "1500"), exponent
+// form outside it ("1e+300", "5e-324").
+func formatFloat(f float64, bits int) string {
+	if bits == 32 {
+		// The float32's own shortest digits, not its float64 widening's.
+		f, _ = strconv.ParseFloat(strconv.FormatFloat(f, 'g', -1, 32), 64)
+	}
+	return jcs.FormatNumber(f)
 }
