@@ -110,5 +110,5 @@ func validKey(k string) bool {
 
 // sameTool reports whether a and b define a tool the same way.
 func sameTool(a, b Tool) bool {
-	return a.Name == b.Name && a.Description == b.Description && string(a.Parameters) == string(b.Parameters)
+	return a.Name == b.Name && a.Description == b.Description && string(a.Parameters) == string(b.Parameters) && string(a.Result) == string(b.Result)
 }

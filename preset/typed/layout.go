@@ -112,7 +112,7 @@ func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
 	if o := t.Output; o != nil {
 		l.Output = &preset.Output{Name: o.Name, Schema: o.requestSchema()}
 	}
-	rec := record{Template: t.text, Path: t.path, Values: map[string]json.RawMessage{}, Expand: slices.Sorted(maps.Keys(expand)), Sections: ov.applied(ov.sections), Tools: ov.applied(ov.tools), Descriptor: t.descriptor()}
+	rec := record{Template: t.text, Path: t.path, Values: map[string]json.RawMessage{}, Expand: slices.Sorted(maps.Keys(expand)), Sections: ov.applied(ov.sections), Tools: ov.applied(ov.tools), Params: ov.applied(ov.params), Descriptor: t.descriptor()}
 	for name, v := range vals {
 		rec.Values[name] = v.JSON
 	}
@@ -218,7 +218,13 @@ func (b *layoutBuilder) sections(parent string, specs []*SectionSpec) []prompt.S
 			if o, ok := b.ov.tools[tl.Name]; ok {
 				desc = o.body
 			}
-			sec.Tools = append(sec.Tools, prompt.Tool{Name: tl.Name, Description: desc, Parameters: tl.Parameters})
+			params := tl.Parameters
+			for key, o := range b.ov.params {
+				if name, param, _ := strings.Cut(key, "."); name == tl.Name {
+					params = withParamDescription(params, param, o.body)
+				}
+			}
+			sec.Tools = append(sec.Tools, prompt.Tool{Name: tl.Name, Description: desc, Parameters: params})
 		}
 		sec.Children = b.sections(path, s.Children)
 		out = append(out, sec)
@@ -280,6 +286,7 @@ type record struct {
 	Expand   []string                   `json:"expand,omitempty"`
 	Sections map[string]string          `json:"override_sections,omitempty"`
 	Tools    map[string]string          `json:"override_tools,omitempty"`
+	Params   map[string]string          `json:"override_params,omitempty"`
 	// Descriptor is the template's, for writing overrides; Rebuild
 	// does not read it.
 	Descriptor *Descriptor `json:"descriptor,omitempty"`

@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/jcs"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/prompt"
 )
@@ -58,7 +60,49 @@ func (t *Template) hashDescriptor() Descriptor {
 	return d
 }
 
-func toolHash(t Tool) string { return prompt.Hash(t.Name + "\n" + string(t.Parameters)) }
+// toolHash is a tool's contract hash: the SHA-256, as 64 lower-case hex
+// digits, of the RFC 8785 canonical form of the JSON array
+// [description, parameters, result], where description is the tool's
+// description as a JSON string and parameters and result are its
+// parameter and result schemas (null when it declares no result). Key
+// order and spacing in the schemas do not change it; a new description,
+// a parameter or a result type does.
+func toolHash(t Tool) string {
+	h, err := ContractHash(t.Description, t.Parameters, t.Result)
+	if err != nil {
+		// The schemas were checked when the template was parsed; a
+		// hand-built tool with invalid JSON hashes its bytes instead.
+		return prompt.Hash(t.Description + "\n" + string(t.Parameters) + "\n" + string(t.Result))
+	}
+	return h
+}
+
+// ContractHash returns the contract hash of a tool with this
+// description, parameter schema and result schema (nil: none): the
+// SHA-256 of the RFC 8785 form of [description, parameters, result], as
+// 64 lower-case hex digits. Schemas that are not JSON are an error.
+func ContractHash(description string, parameters, result json.RawMessage) (string, error) {
+	b := []byte{'['}
+	b = yamldoc.AppendJSONString(b, description)
+	b = append(b, ',')
+	if len(parameters) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, parameters...)
+	}
+	b = append(b, ',')
+	if len(result) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, result...)
+	}
+	b = append(b, ']')
+	canon, err := jcs.Transform(b)
+	if err != nil {
+		return "", fmt.Errorf("tool contract: %w", err)
+	}
+	return prompt.Hash(string(canon)), nil
+}
 
 // Overrides are replacements for section bodies and tool descriptions,
 // checked against a template's descriptor.
@@ -68,6 +112,7 @@ type Overrides struct {
 
 	sections map[string]override // by section path
 	tools    map[string]override // by tool name
+	params   map[string]override // by "tool.param"
 }
 
 type override struct {
@@ -90,8 +135,16 @@ func (o *Overrides) applied(m map[string]override) map[string]string {
 type overridesDoc struct {
 	NS       string               `yaml:"ns"`
 	Key      string               `yaml:"key"`
-	Sections []sectionOverrideDoc `yaml:"sections"`
-	Tools    []toolOverrideDoc    `yaml:"tools"`
+	Sections []sectionOverrideDoc `yaml:"sections,omitempty"`
+	Tools    []toolOverrideDoc    `yaml:"tools,omitempty"`
+	Params   []paramOverrideDoc   `yaml:"params,omitempty"`
+}
+
+type paramOverrideDoc struct {
+	Tool        string `yaml:"tool"`
+	Param       string `yaml:"param"`
+	Hash        string `yaml:"hash"`
+	Description string `yaml:"description"`
 }
 
 type sectionOverrideDoc struct {
@@ -120,13 +173,20 @@ var overridesSchema = yamldoc.NewSchema[overridesDoc](yamldoc.Options{Doc: "an o
 //	      New text, with $placeholders as in the template.
 //	tools:
 //	  - name: lookup_order
-//	    hash: 9ab2...
+//	    hash: 9ab2...   # the tool's contract hash
 //	    description: New description.
+//	params:
+//	  - tool: lookup_order
+//	    param: order_id
+//	    hash: 9ab2...   # the tool's contract hash too
+//	    description: New description of the parameter.
 //
-// An override for another template, for a section or tool t does not
-// have, or for a section that does not accept overrides, and a body whose
-// placeholders t does not declare, are errors. An override whose hash is
-// not t's is stale: it is left out, with a note that gives the hash now.
+// An override for another template, for a section, tool or parameter t
+// does not have, or for a section that does not accept overrides, a hash
+// that is not 64 lower-case hex digits, and two entries for one target
+// are errors, each at its line. An override whose hash is not t's, or
+// whose body names a parameter t no longer declares, is stale: it is
+// left out, with a note that says why; it never fails an assembly.
 func (t *Template) ParseOverrides(path string, data []byte) (*Overrides, error) {
 	if t == nil {
 		return nil, errNilTemplate
@@ -135,12 +195,12 @@ func (t *Template) ParseOverrides(path string, data []byte) (*Overrides, error) 
 	if err != nil {
 		return nil, err
 	}
-	ov := &Overrides{sections: map[string]override{}, tools: map[string]override{}}
+	ov := newOverrides()
 	if top == nil {
 		return ov, nil
 	}
 	if top.Kind != yaml.MappingNode {
-		return nil, diag.List{diag.ErrorfAt(path, top.Line, top.Column, "want a mapping with ns, key and sections or tools")}
+		return nil, diag.List{diag.ErrorfAt(path, top.Line, top.Column, "want a mapping with ns, key and sections, tools or params")}
 	}
 	var doc overridesDoc
 	d := overridesSchema.Decode(path, top, &doc)
@@ -153,7 +213,27 @@ func (t *Template) ParseOverrides(path string, data []byte) (*Overrides, error) 
 		at("ns", "overrides for %s/%s, but the template is %s/%s: set ns and key to the template's", doc.NS, doc.Key, t.NS, t.Key)
 	}
 	desc := t.descriptor()
-	b := builder{path: path, text: text, d: d}
+	seen := map[string]int{} // target -> line of its first entry
+	once := func(key, target, what string) bool {
+		line, _ := d.Pos(key)
+		if first, ok := seen[target]; ok {
+			at(key, "%s is overridden twice, at lines %d and %d: keep one entry", what, first, line)
+			return false
+		}
+		seen[target] = line
+		return true
+	}
+	hashOK := func(key, h string) bool {
+		if validHash(h) {
+			return true
+		}
+		shown := h
+		if shown == "" {
+			shown = "(none)"
+		}
+		at(key, "hash %q: want the 64 lower-case hex digits of the target's hash (tessera overrides seed writes them; t.Descriptor() has them)", shown)
+		return false
+	}
 	for i, so := range doc.Sections {
 		sat := fmt.Sprintf("sections[%d]", i)
 		if d.Failed(sat) {
@@ -174,14 +254,32 @@ func (t *Template) ParseOverrides(path string, data []byte) (*Overrides, error) 
 			at(sat, "override of section %q has no body: write body: with its new text", so.Path)
 			continue
 		}
-		txt := b.parseText(t, sat+".body", so.Body.n)
+		if !once(sat+".path", "section "+so.Path, fmt.Sprintf("section %q", so.Path)) || !hashOK(sat+".hash", so.Hash) {
+			continue
+		}
+		n := so.Body.n
+		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+			at(sat+".body", "override of section %q: body: want text", so.Path)
+			continue
+		}
+		txt, perrs := parseText(n.Value)
+		for _, e := range perrs {
+			line, col := yamldoc.ValuePos(text, n, e.off)
+			errs = append(errs, diag.ErrorfAt(path, line, col, "%s", e.msg))
+		}
+		if len(perrs) > 0 {
+			continue
+		}
 		if now := desc.Sections[so.Path]; so.Hash != now {
 			ov.Notes = append(ov.Notes, fmt.Sprintf("note: %s: the override of section %q is stale and left out: it was written for hash %s, and the section's template now hashes to %s; review it against the template and update its hash", path, so.Path, short(so.Hash), now))
 			continue
 		}
-		if txt != nil {
-			ov.sections[so.Path] = override{body: so.Body.n.Value, text: txt}
+		if missing := undeclared(t, txt); missing != "" {
+			line, _ := d.Pos(sat)
+			ov.Notes = append(ov.Notes, fmt.Sprintf("note: %s:%d: the override of section %q is stale and left out: its body names $%s, which the template no longer declares; review it against the template", path, line, so.Path, missing))
+			continue
 		}
+		ov.sections[so.Path] = override{body: n.Value, text: txt}
 	}
 	for i, to := range doc.Tools {
 		tat := fmt.Sprintf("tools[%d]", i)
@@ -193,18 +291,94 @@ func (t *Template) ParseOverrides(path string, data []byte) (*Overrides, error) 
 			at(tat+".name", "template %s/%s has no tool %q: its tools are %s", t.NS, t.Key, to.Name, keyList(desc.Tools))
 			continue
 		}
+		if !once(tat+".name", "tool "+to.Name, fmt.Sprintf("the description of tool %q", to.Name)) || !hashOK(tat+".hash", to.Hash) {
+			continue
+		}
 		if to.Hash != now {
 			ov.Notes = append(ov.Notes, fmt.Sprintf("note: %s: the override of tool %q is stale and left out: it was written for hash %s, and the tool's contract now hashes to %s; review it against the template and update its hash", path, to.Name, short(to.Hash), now))
 			continue
 		}
 		ov.tools[to.Name] = override{body: to.Description}
 	}
-	errs = append(errs, b.errs...)
+	for i, po := range doc.Params {
+		pat := fmt.Sprintf("params[%d]", i)
+		if d.Failed(pat) {
+			continue
+		}
+		now, ok := desc.Tools[po.Tool]
+		if !ok {
+			at(pat+".tool", "template %s/%s has no tool %q: its tools are %s", t.NS, t.Key, po.Tool, keyList(desc.Tools))
+			continue
+		}
+		tl := t.tool(po.Tool)
+		if names := paramNames(tl.Parameters); !slices.Contains(names, po.Param) {
+			at(pat+".param", "tool %q has no parameter %q: its parameters are %s", po.Tool, po.Param, strings.Join(names, ", "))
+			continue
+		}
+		target := po.Tool + "." + po.Param
+		if !once(pat+".param", "param "+target, fmt.Sprintf("the description of %s", target)) || !hashOK(pat+".hash", po.Hash) {
+			continue
+		}
+		if po.Hash != now {
+			ov.Notes = append(ov.Notes, fmt.Sprintf("note: %s: the override of %s is stale and left out: it was written for hash %s, and the tool's contract now hashes to %s; review it against the template and update its hash", path, target, short(po.Hash), now))
+			continue
+		}
+		ov.params[target] = override{body: po.Description}
+	}
 	if len(errs) > 0 {
 		errs.Sort()
 		return nil, errs
 	}
 	return ov, nil
+}
+
+func newOverrides() *Overrides {
+	return &Overrides{sections: map[string]override{}, tools: map[string]override{}, params: map[string]override{}}
+}
+
+// validHash reports whether h is 64 lower-case hex digits.
+func validHash(h string) bool {
+	if len(h) != 64 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// undeclared returns the first parameter txt names that t does not
+// declare, or "".
+func undeclared(t *Template, txt *Text) string {
+	for _, name := range txt.Params() {
+		if t.Param(name) == nil {
+			return name
+		}
+	}
+	return ""
+}
+
+// tool returns the tool named name, or nil.
+func (t *Template) tool(name string) *Tool {
+	var found *Tool
+	t.Walk(func(_ string, s *SectionSpec) {
+		for i := range s.Tools {
+			if found == nil && s.Tools[i].Name == name {
+				found = &s.Tools[i]
+			}
+		}
+	})
+	return found
+}
+
+// paramNames returns the names of a parameter schema's properties, in
+// the order written.
+func paramNames(schema json.RawMessage) []string {
+	var names []string
+	_ = walkProperties(schema, func(name string, _, _ int) { names = append(names, name) })
+	return names
 }
 
 func short(h string) string {

@@ -217,7 +217,7 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 		}
 		vals[name] = v
 	}
-	ov := &Overrides{sections: map[string]override{}, tools: map[string]override{}}
+	ov := newOverrides()
 	for sp, body := range r.Sections {
 		txt, errs := parseText(body)
 		if len(errs) > 0 {
@@ -227,6 +227,9 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 	}
 	for name, desc := range r.Tools {
 		ov.tools[name] = override{body: desc}
+	}
+	for key, desc := range r.Params {
+		ov.params[key] = override{body: desc}
 	}
 	return t.Layout(vals, Options{Expand: r.Expand, Overrides: ov})
 }

@@ -214,9 +214,15 @@ func (s *SectionSpec) hasTools() bool {
 
 // Tool is a tool attached to a section.
 type Tool struct {
-	Name        string
+	// Name is how the model calls it.
+	Name string
+	// Description says what it does, for the model.
 	Description string
-	Parameters  json.RawMessage
+	// Parameters is the JSON Schema of its arguments.
+	Parameters json.RawMessage
+	// Result is the JSON Schema of what it returns, or nil; a handler's
+	// result is checked against it.
+	Result json.RawMessage
 }
 
 // Output is the declared reply: a JSON object, or an array of objects,
@@ -314,6 +320,7 @@ type toolDoc struct {
 	Name        string    `yaml:"name"`
 	Description string    `yaml:"description"`
 	Parameters  jsonValue `yaml:"parameters"`
+	Result      jsonValue `yaml:"result"`
 }
 
 type outputDoc struct {
@@ -661,7 +668,14 @@ func (b *builder) sections(t *Template, at, parent string, list *sectionList, de
 			if len(params) == 0 {
 				params = json.RawMessage(`{"type":"object","properties":{}}`)
 			}
-			tl := Tool{Name: td.Name, Description: td.Description, Parameters: params}
+			result := json.RawMessage(td.Result)
+			if len(result) > 0 {
+				if errs := yamldoc.SchemaErrors(b.path, n, tp+"/result", result, fmt.Sprintf("section %q: tool %q: result", path, td.Name)); len(errs) > 0 {
+					b.errs = append(b.errs, errs...)
+					continue
+				}
+			}
+			tl := Tool{Name: td.Name, Description: td.Description, Parameters: params, Result: result}
 			line, col := b.d.Pos(tat + ".name")
 			if prev, ok := b.tools[tl.Name]; ok {
 				if !sameTool(prev.tool, tl) {

@@ -367,7 +367,7 @@ func TestOverrides(t *testing.T) {
 	for _, tt := range []struct{ src, want string }{
 		{"ns: review\nkey: other\n", "o.yaml:1:1: overrides for review/other, but the template is review/code-review"},
 		{"ns: review\nkey: code-review\nsections:\n  - {path: nope, hash: x, body: y}\n", `o.yaml:4:6: template review/code-review has no section "nope": the overridable sections are lookup, role, rules, strict, task, task/diff, task/files`},
-		{"ns: review\nkey: code-review\nsections:\n  - {path: task, hash: x, body: $nobody}\n", `$nobody is not a declared parameter`},
+		{"ns: review\nkey: code-review\nsections:\n  - {path: task, hash: x, body: $nobody}\n", `o.yaml:4:18: hash "x": want the 64 lower-case hex digits`},
 		{"ns: review\nkey: code-review\ntools:\n  - {name: write_file, hash: x}\n", `o.yaml:4:6: template review/code-review has no tool "write_file": its tools are read_file`},
 		{"ns: review\nkey: code-review\nsections:\n  - {path: task, hash: x}\n", `override of section "task" has no body`},
 	} {

@@ -11,6 +11,7 @@ import (
 // on zero values. Every exported function must be listed.
 func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
+		"ContractHash":            typed.ContractHash,
 		"MissingError.Error":      (*typed.MissingError).Error,
 		"New":                     typed.New,
 		"Param.Required":          (*typed.Param).Required,
