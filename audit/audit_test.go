@@ -143,14 +143,14 @@ func TestConcurrentAppend(t *testing.T) {
 	var cmds []*exec.Cmd
 	for p := range procs {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperAppend$")
-		cmd.Env = append(os.Environ(), "AUDIT_HELPER_LOG="+path, "AUDIT_HELPER_ID=p"+strconv.Itoa(p), "AUDIT_HELPER_N="+strconv.Itoa(perProc))
+		cmd.Env = append(os.Environ(), "AUDIT_HELPER_LOG="+path, "AUDIT_HELPER_ID=p"+strconv.Itoa(p), "AUDIT_HELPER_N="+strconv.Itoa(perProc), "AUDIT_HELPER_KEY="+string(testKey))
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		cmds = append(cmds, cmd)
 	}
-	l := &Log{Path: path}
+	l := &Log{Path: path, Key: testKey}
 	var wg sync.WaitGroup
 	for g := range goroutines {
 		wg.Go(func() {
@@ -184,6 +184,15 @@ func TestConcurrentAppend(t *testing.T) {
 	if want := procs*perProc + goroutines*perProc; n != want {
 		t.Errorf("%d records, want %d", n, want)
 	}
+	// Every process chained and signed its records to the line before,
+	// under the lock: the chain holds from the first line to the last.
+	rep, err := l.VerifyChain(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.First != 1 || rep.Lines != n || rep.Signed != n {
+		t.Errorf("chain after concurrent appends: %s", rep)
+	}
 }
 
 func TestHelperAppend(t *testing.T) {
@@ -192,7 +201,7 @@ func TestHelperAppend(t *testing.T) {
 		t.Skip("helper process for TestConcurrentAppend")
 	}
 	n, _ := strconv.Atoi(os.Getenv("AUDIT_HELPER_N"))
-	l := &Log{Path: path}
+	l := &Log{Path: path, Key: []byte(os.Getenv("AUDIT_HELPER_KEY"))}
 	big := strings.Repeat("y", 70_000)
 	for i := range n {
 		if err := l.Append(context.Background(), record(os.Getenv("AUDIT_HELPER_ID"), fmt.Sprint(big, i))); err != nil {

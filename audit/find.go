@@ -227,7 +227,7 @@ func (l *Log) find(ctx context.Context, kind byte, value string) ([]Entry, []Bad
 	if err := ctx.Err(); err != nil {
 		return nil, nil, info, err
 	}
-	f, err := os.Open(l.Path)
+	f, err := openLog(l.Path, os.O_RDONLY)
 	if err != nil {
 		return nil, nil, info, fmt.Errorf("audit log: %w", err)
 	}

@@ -49,6 +49,8 @@ func openIndex(path string, flag int) (*os.File, os.FileInfo, error) {
 		st, err := f.Stat()
 		if err == nil && !st.Mode().IsRegular() {
 			err = notRegular
+		} else if err == nil && flag&(os.O_WRONLY|os.O_RDWR) != 0 && links(st) > 1 {
+			err = &LinkedError{Path: path, Links: links(st)}
 		}
 		if err != nil {
 			f.Close()

@@ -25,3 +25,15 @@ func lockFile(f *os.File) error {
 }
 
 func unlockFile(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// openNonblock keeps the open of a FIFO put in a log's place from
+// blocking; the descriptor is then refused.
+const openNonblock = syscall.O_NONBLOCK
+
+// links returns the number of hard links of the file fi describes.
+func links(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}

@@ -24,6 +24,11 @@ type Log struct {
 	// left as it is; lookups with the index on check it before they use
 	// it.
 	NoIndex bool
+	// Key, when set, is the HMAC-SHA256 key of the log: Append signs
+	// every record with it, and VerifyChain and Replay check the
+	// signatures, a chained record without one breaking the chain. See
+	// CheckKey for what a key must be.
+	Key []byte
 	// Warn, if set, is told of problems with the index that do not stop
 	// an append or a lookup: an index that cannot be written (a
 	// read-only directory, a full disk), after which lookups read more
@@ -64,6 +69,13 @@ type logFile interface {
 // own bytes, so that on a system without flock, where another process may
 // append at the same time, it never cuts another writer's record.
 //
+// The line carries, as its last members, the hash of the line before it
+// (prev_hash) and, when the log has a Key, its signature (sig); see
+// VerifyChain. Both are computed under the lock, so the chain holds
+// whatever other processes append. When the append succeeds, r's PrevHash
+// and Sig are set to what the line holds, so that r marshals to the line
+// as written.
+//
 // After the record is written, and under the same lock, Append adds it to
 // the log's index (see Find). Nothing that goes wrong with the index
 // fails the append; Warn is told, and the next lookup mends the index.
@@ -71,7 +83,12 @@ func (l *Log) Append(ctx context.Context, r *Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	line, err := r.Marshal()
+	if l.Key != nil {
+		if err := CheckKey(l.Key); err != nil {
+			return fmt.Errorf("audit log %s: %w", l.Path, err)
+		}
+	}
+	line, err := sealable(r)
 	if err != nil {
 		return err
 	}
@@ -80,7 +97,7 @@ func (l *Log) Append(ctx context.Context, r *Record) error {
 			return fmt.Errorf("audit log %s: %w", l.Path, err)
 		}
 	}
-	f, err := os.OpenFile(l.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openLog(l.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}
@@ -93,28 +110,51 @@ func (l *Log) Append(ctx context.Context, r *Record) error {
 	if l.file != nil {
 		lf = l.file(f)
 	}
-	off, err := l.write(lf, line)
+	off, line, err := l.write(lf, line)
 	if err != nil {
 		return err
+	}
+	if link := parseLink(line[:len(line)-1]); link.chained {
+		r.PrevHash, r.Sig = link.prev, ""
+		if link.sig != nil {
+			r.Sig = SigPrefix + string(link.sig)
+		}
 	}
 	l.indexAppend(lf, off, line, r)
 	return nil
 }
 
-// write appends line to f, which the caller holds locked, and on failure
-// cuts f back to its length before. It returns the offset the line starts
-// at.
-func (l *Log) write(f logFile, line []byte) (int64, error) {
+// write chains line, a record from sealable, to the last line of f,
+// which the caller holds locked, signs it with the log's key, and appends
+// it; on failure it cuts f back to its length before. It returns the
+// offset the line starts at and the line as written.
+func (l *Log) write(f logFile, line []byte) (int64, []byte, error) {
+	off, line, err := l.writeSealed(f, line)
+	if err != nil {
+		return 0, nil, err
+	}
+	if line[0] == '\n' {
+		line = line[1:]
+	}
+	return off, line, nil
+}
+
+func (l *Log) writeSealed(f logFile, line []byte) (int64, []byte, error) {
 	st, err := f.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("audit log %s: %w", l.Path, err)
+		return 0, nil, fmt.Errorf("audit log %s: %w", l.Path, err)
 	}
 	size := st.Size()
+	prev, err := lastLineHash(f, size)
+	if err != nil {
+		return 0, nil, fmt.Errorf("audit log %s: read its last line to chain the record to: %w", l.Path, cause(err))
+	}
+	line = seal(line, prev, l.Key)
 	off := size
 	if size > 0 {
 		var last [1]byte
 		if _, err := f.ReadAt(last[:], size-1); err != nil {
-			return 0, fmt.Errorf("audit log %s: %w", l.Path, err)
+			return 0, nil, fmt.Errorf("audit log %s: %w", l.Path, err)
 		}
 		if last[0] != '\n' {
 			line = append([]byte{'\n'}, line...)
@@ -127,21 +167,21 @@ func (l *Log) write(f logFile, line []byte) (int64, error) {
 	}
 	if err != nil {
 		if uerr := undo(f, size, int64(n)); uerr != nil {
-			return 0, fmt.Errorf("audit log %s: append failed part-way and the partial record could not be taken out (%v): "+
+			return 0, nil, fmt.Errorf("audit log %s: append failed part-way and the partial record could not be taken out (%v): "+
 				"the log ends in a torn line, which readers report as a bad line and the next append starts after: %w", l.Path, uerr, cause(err))
 		}
-		return 0, fmt.Errorf("audit log %s: append failed, the log is unchanged: %w — free space on its disk or fix the cause, then retry", l.Path, cause(err))
+		return 0, nil, fmt.Errorf("audit log %s: append failed, the log is unchanged: %w — free space on its disk or fix the cause, then retry", l.Path, cause(err))
 	}
 	if l.Sync {
 		if err := f.Sync(); err != nil {
 			if uerr := undo(f, size, int64(n)); uerr != nil {
-				return 0, fmt.Errorf("audit log %s: sync failed and the record could not be taken out (%v): "+
+				return 0, nil, fmt.Errorf("audit log %s: sync failed and the record could not be taken out (%v): "+
 					"it is in the log but may not be on disk: %w", l.Path, uerr, cause(err))
 			}
-			return 0, fmt.Errorf("audit log %s: sync failed, the record was taken out and the log is unchanged: %w — check its disk, then retry", l.Path, cause(err))
+			return 0, nil, fmt.Errorf("audit log %s: sync failed, the record was taken out and the log is unchanged: %w — check its disk, then retry", l.Path, cause(err))
 		}
 	}
-	return off, nil
+	return off, line, nil
 }
 
 // undo cuts f back to size, after an append that wrote n bytes at its end
@@ -216,7 +256,7 @@ func (l *Log) FindHash(ctx context.Context, hash string) ([]Entry, []BadLine, er
 // or the reason the line is not one. Blank lines are skipped. Scan stops
 // at the first error fn returns and returns it.
 func (l *Log) Scan(ctx context.Context, fn func(Entry, error) error) error {
-	f, err := os.Open(l.Path)
+	f, err := openLog(l.Path, os.O_RDONLY)
 	if err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}

@@ -55,6 +55,13 @@ type Record struct {
 	// budget: the counter, the limits and every trimming decision.
 	Budget         *budget.Report `json:"budget,omitempty"`
 	TesseraVersion string         `json:"tessera_version"`
+	// PrevHash chains the record to the line before it in its log, and
+	// Sig signs the record when the log has a key: see VerifyChain for
+	// how each is computed. Append writes both as the last members of
+	// the line, whatever the record holds; they are set on records read
+	// from a log.
+	PrevHash string `json:"prev_hash,omitempty"`
+	Sig      string `json:"sig,omitempty"`
 }
 
 // Delivery records the provider request a prompt was sent as.

@@ -85,6 +85,10 @@ type Report struct {
 	// BadLines are log lines that are not records (a torn write, an edit):
 	// not part of any verdict, but worth reporting in an audit trail.
 	BadLines []BadLine
+	// Chain is the check of the whole log's chain and signatures (see
+	// Log.VerifyChain): a break anywhere fails the replay, since a log
+	// that was changed cannot vouch for the records it holds.
+	Chain *ChainReport
 }
 
 // OK reports whether every record replayed to the same bytes.
@@ -94,13 +98,16 @@ func (r *Report) OK() bool {
 			return false
 		}
 	}
-	return len(r.Verdicts) > 0
+	return len(r.Verdicts) > 0 && (r.Chain == nil || r.Chain.OK())
 }
 
 // Replay finds every record with the correlation id id and verifies each:
 // first that its stored text still hashes to its stored hash, then that
-// rebuild produces the same text now. It returns an error only when the
-// log cannot be read or holds no record with that id.
+// rebuild produces the same text now. It also checks the log's chain and,
+// when l has a Key, its signatures (Report.Chain), so that a record
+// changed consistently (inputs, text and hash together) is caught by the
+// record after it. It returns an error only when the log cannot be read
+// or holds no record with that id.
 func Replay(ctx context.Context, l *Log, id string, rebuild RebuildFunc) (*Report, error) {
 	entries, bad, err := l.Find(ctx, id)
 	return replay(ctx, l, entries, bad, err, "correlation id "+strconv.Quote(id), rebuild)
@@ -124,7 +131,11 @@ func replay(ctx context.Context, l *Log, entries []Entry, bad []BadLine, err err
 		}
 		return nil, fmt.Errorf("%s", msg)
 	}
-	rep := &Report{Verdicts: make([]Verdict, 0, len(entries)), BadLines: bad}
+	chain, err := l.VerifyChain(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Verdicts: make([]Verdict, 0, len(entries)), BadLines: bad, Chain: chain}
 	for _, e := range entries {
 		rep.Verdicts = append(rep.Verdicts, Verify(ctx, e, rebuild))
 	}

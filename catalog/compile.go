@@ -84,6 +84,9 @@ func (c *Catalog) CheckOutDir(outDir string) error {
 			return fmt.Errorf("compile: output directory %s holds the catalog: choose a directory of its own, such as %s", outDir, DefaultOut)
 		}
 	}
+	if fi, err := os.Lstat(abs); err == nil && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
+		return fmt.Errorf("compile: output directory %s is %s, not a directory: refusing to replace it; remove it or choose another --out", outDir, modeName(fi.Mode()))
+	}
 	entries, err := os.ReadDir(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -94,7 +97,7 @@ func (c *Catalog) CheckOutDir(outDir string) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	if _, err := os.Stat(filepath.Join(abs, ManifestFile)); err != nil {
+	if fi, err := os.Stat(filepath.Join(abs, ManifestFile)); err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("compile: %s exists and is not a compile output (no %s): refusing to replace it; remove it or choose another --out", outDir, ManifestFile)
 	}
 	return nil
@@ -117,9 +120,17 @@ const (
 // so a failed or interrupted write leaves the previous build as it was.
 // It returns the leftovers it removed.
 func WriteBuild(ctx context.Context, outDir string, texts []string, m *Manifest) (removed []string, err error) {
+	return writeBuild(ctx, outDir, texts, m, nil)
+}
+
+// writeBuild is WriteBuild, with swapDir's crash.
+func writeBuild(ctx context.Context, outDir string, texts []string, m *Manifest, crash func(string) error) (removed []string, err error) {
 	parent, base := filepath.Dir(outDir), filepath.Base(outDir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
+	}
+	if _, err := restoreLeftover(parent, base); err != nil {
+		return nil, err
 	}
 	removed, err = removeLeftovers(parent, base)
 	if err != nil {
@@ -144,10 +155,10 @@ func WriteBuild(ctx context.Context, outDir string, texts []string, m *Manifest)
 	if err != nil {
 		return removed, fmt.Errorf("compile: manifest: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, ManifestFile), append(data, '\n'), 0o644); err != nil {
-		return removed, fmt.Errorf("compile: %w", err)
+	if err := writeNew(filepath.Join(tmp, ManifestFile), append(data, '\n')); err != nil {
+		return removed, err
 	}
-	return removed, swapDir(tmp, outDir)
+	return removed, swapDir(tmp, outDir, crash)
 }
 
 // tempPrefix is the name prefix of a temporary directory of this process
@@ -274,16 +285,67 @@ func writeGroup(dir string, texts []string, entries []ManifestEntry) error {
 		}
 	}
 	for i, text := range texts {
-		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(entries[i].Path)), []byte(text), 0o644); err != nil {
-			return fmt.Errorf("compile: %w", err)
+		if err := writeNew(filepath.Join(dir, filepath.FromSlash(entries[i].Path)), []byte(text)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// swapDir moves dir into place at target, moving a previous target aside
-// first and removing it once the new one is in place.
-func swapDir(dir, target string) error {
+// writeNew writes data to a file at path that it creates: a name already
+// there, whatever it is (a FIFO, a link to a file elsewhere), is an
+// error, so every output is a regular file of its own.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("compile: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("compile: %w", err)
+	}
+	return nil
+}
+
+// swapDir moves dir into place at target. Where the system can exchange
+// two names in one step (Linux's renameat2 with RENAME_EXCHANGE), a
+// previous target is exchanged with dir, so that target names a complete
+// build at every instant, and the previous build, now under dir's name,
+// is removed; a kill before the removal leaves it as a leftover that the
+// next compile removes. Elsewhere, or on a file system that cannot
+// exchange, the previous target is moved aside and dir renamed into its
+// place: a kill between the two renames leaves no target, and the next
+// compile puts the previous build back (see restoreLeftover) before
+// anything else. crash, when not nil, is called between the steps, by
+// name, and an error from it stops the swap there, as a kill would.
+func swapDir(dir, target string, crash func(step string) error) error {
+	step := func(name string) error {
+		if crash == nil {
+			return nil
+		}
+		return crash(name)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		err := step("exchange") // errNoExchange from a test: rename twice
+		if err == nil {
+			err = exchange(dir, target)
+		}
+		switch {
+		case err == nil:
+			if err := step("exchanged"); err != nil {
+				return err
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("compile: remove previous output, now at %s: %w", dir, err)
+			}
+			return nil
+		case !errors.Is(err, errNoExchange):
+			return fmt.Errorf("compile: exchange the new output with %s: %w", target, err)
+		}
+	}
 	old := ""
 	if _, err := os.Lstat(target); err == nil {
 		o, err := os.MkdirTemp(filepath.Dir(target), tempPrefix(filepath.Base(target), tmpOld))
@@ -298,11 +360,17 @@ func swapDir(dir, target string) error {
 		}
 		old = o
 	}
+	if err := step("moved aside"); err != nil {
+		return err
+	}
 	if err := os.Rename(dir, target); err != nil {
 		if old != "" {
 			_ = os.Rename(old, target)
 		}
 		return fmt.Errorf("compile: move new output into place: %w", err)
+	}
+	if err := step("renamed"); err != nil {
+		return err
 	}
 	if old != "" {
 		if err := os.RemoveAll(old); err != nil {
@@ -310,4 +378,56 @@ func swapDir(dir, target string) error {
 		}
 	}
 	return nil
+}
+
+// errNoExchange: the system or file system cannot exchange two names.
+var errNoExchange = errors.New("cannot exchange names here")
+
+// restoreLeftover puts back the previous build that a compile killed
+// between its two renames (see swapDir) left moved aside: when target is
+// missing and a leftover ".<base>.tessera-old-*" of a process no longer
+// running holds a complete build (its manifest), it is renamed to
+// target. It returns the leftover restored, or "".
+func restoreLeftover(parent, base string) (string, error) {
+	target := filepath.Join(parent, base)
+	if _, err := os.Lstat(target); !errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return "", fmt.Errorf("compile: %w", err)
+	}
+	for _, e := range entries {
+		pid, ok := leftoverPID(e.Name(), base)
+		if !ok || !e.IsDir() || !strings.HasPrefix(e.Name(), "."+base+tmpOld) {
+			continue
+		}
+		if running, _ := proc.Running(pid); running {
+			continue
+		}
+		p := filepath.Join(parent, e.Name())
+		if fi, err := os.Lstat(filepath.Join(p, ManifestFile)); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := os.Rename(p, target); err != nil {
+			return "", fmt.Errorf("compile: put back the previous output %s, moved aside by an interrupted compile: %w", p, err)
+		}
+		return p, nil
+	}
+	return "", nil
+}
+
+// modeName says what a file that is not a directory or regular file is.
+func modeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsRegular():
+		return "a file"
+	}
+	return "not a directory"
 }

@@ -48,6 +48,10 @@ type Config struct {
 	// Log is the audit log every assembly appends to (key "log"); empty
 	// means no log unless the caller names one.
 	Log string
+	// LogKeyEnv names the environment variable that holds the audit log's
+	// HMAC key (key "log_key_env"); empty means records are chained but
+	// not signed. See Catalog.LogKey.
+	LogKeyEnv string
 	// Out is where compile writes (key "out"; default build/prompts).
 	Out string
 	// Budget, when set (key "budget"), is the token budget every prompt
@@ -216,6 +220,7 @@ type configDoc struct {
 	Workflows          relPath       `yaml:"workflows"`
 	TemplateExtensions extensions    `yaml:"template_extensions"`
 	Log                relPath       `yaml:"log"`
+	LogKeyEnv          envName       `yaml:"log_key_env"`
 	Out                relPath       `yaml:"out"`
 	Specs              relPath       `yaml:"specs"`
 	Typed              relPath       `yaml:"typed"`
@@ -274,6 +279,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		Layered:            string(doc.Layered),
 		TemplateExtensions: doc.TemplateExtensions,
 		Log:                string(doc.Log),
+		LogKeyEnv:          string(doc.LogKeyEnv),
 		Out:                string(doc.Out),
 		Limits:             DefaultLimits(),
 		lines:              lines,
@@ -362,6 +368,25 @@ func (p *relPath) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string)
 		return
 	}
 	*p = relPath(c)
+}
+
+// envName is the name of an environment variable: a letter or '_', then
+// letters, digits and '_'.
+type envName string
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (e *envName) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	ok := n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Value != ""
+	for i, c := range n.Value {
+		if !(c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9') {
+			ok = false
+		}
+	}
+	if !ok {
+		d.Wrong(n, at, "the name of an environment variable, such as TESSERA_LOG_KEY")
+		return
+	}
+	*e = envName(n.Value)
 }
 
 // extensions is a non-empty list of file extensions, each starting with a

@@ -11,6 +11,29 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 )
 
+// LogKey returns the audit log's HMAC key: the value of the environment
+// variable tessera.yaml's log_key_env names, or nil when it names none.
+// A named variable that is unset, or shorter than 32 bytes, is an error
+// naming the key and its line: a log meant to be signed is never written
+// or checked without its key.
+func (c *Catalog) LogKey() ([]byte, error) {
+	name := c.cfg.LogKeyEnv
+	if name == "" {
+		return nil, nil
+	}
+	v, ok := os.LookupEnv(name)
+	if !ok || v == "" {
+		return nil, diag.ErrorfAt(ConfigFile, c.cfg.Line("log_key_env"), c.cfg.Col("log_key_env"), "log_key_env: the environment variable %s is not set: set it to the log's key (at least %d bytes, such as the output of `openssl rand -hex 32`), or remove log_key_env to log without signatures", name, minLogKey)
+	}
+	if len(v) < minLogKey {
+		return nil, diag.ErrorfAt(ConfigFile, c.cfg.Line("log_key_env"), c.cfg.Col("log_key_env"), "log_key_env: %s holds %d bytes, under the %d a log key needs: use a random value such as the output of `openssl rand -hex 32`", name, len(v), minLogKey)
+	}
+	return []byte(v), nil
+}
+
+// minLogKey is audit.MinKeyBytes; catalog does not import audit.
+const minLogKey = 32
+
 // WritePath returns the path on disk of a place tessera.yaml tells Tessera
 // to write: the key "log" or "out". It must resolve inside the catalog
 // root: a catalog is something one may clone and run, so it must not be

@@ -295,6 +295,9 @@ func (e *Engine) Assemble(ctx context.Context, req Request) (*Result, error) {
 			lg = &audit.Log{Path: path}
 		}
 	}
+	if lg, err = KeyedLog(req.Catalog, lg); err != nil {
+		return nil, err
+	}
 	if lg != nil {
 		if lg.Warn == nil {
 			// Problems with the log's index do not fail the assembly;

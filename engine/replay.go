@@ -17,9 +17,16 @@ import (
 // record names must lay it out again, with the same budget and counter,
 // to the same bytes. Catalog c (nil for none) is what template records
 // are rebuilt from.
+//
+// The log's chain is checked too (audit.Report.Chain); when l has no Key
+// and the catalog's tessera.yaml names one (log_key_env), the signatures
+// are checked with it.
 func (e *Engine) Replay(ctx context.Context, c *catalog.Catalog, l *audit.Log, id string) (*audit.Report, error) {
 	rebuild, err := e.rebuilder(c)
 	if err != nil {
+		return nil, err
+	}
+	if l, err = KeyedLog(c, l); err != nil {
 		return nil, err
 	}
 	return audit.Replay(ctx, l, id, rebuild)
@@ -31,7 +38,26 @@ func (e *Engine) ReplayHash(ctx context.Context, c *catalog.Catalog, l *audit.Lo
 	if err != nil {
 		return nil, err
 	}
+	if l, err = KeyedLog(c, l); err != nil {
+		return nil, err
+	}
 	return audit.ReplayHash(ctx, l, hash, rebuild)
+}
+
+// KeyedLog returns l with the key of catalog c's log (tessera.yaml's
+// log_key_env) when l has no key of its own and c names one; l itself
+// otherwise. A named key that is not set is an error.
+func KeyedLog(c *catalog.Catalog, l *audit.Log) (*audit.Log, error) {
+	if l == nil || l.Key != nil || c == nil {
+		return l, nil
+	}
+	key, err := c.LogKey()
+	if err != nil || key == nil {
+		return l, err
+	}
+	k := *l
+	k.Key = key
+	return &k, nil
 }
 
 // rebuilder returns the function that lays a record's prompt out again

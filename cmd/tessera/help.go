@@ -44,6 +44,13 @@ var examples = map[string]string{
 
   # every logged assembly of one exact prompt (its sha256, as assemble | sha256sum prints it)
   tessera replay --root examples --log /tmp/assemblies.jsonl --hash e859b9ca235c5c5157d39ad983a82495697dc71b4ad35c1c83daaf603cc33266`,
+	"tessera log": `  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --log /tmp/assemblies.jsonl
+  tessera log verify --log /tmp/assemblies.jsonl`,
+	"tessera log verify": `  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --log /tmp/assemblies.jsonl
+  tessera log verify --log /tmp/assemblies.jsonl
+
+  # signed records: the key from the environment variable tessera.yaml's log_key_env names
+  TESSERA_LOG_KEY=$(openssl rand -hex 32) tessera log verify --log /tmp/assemblies.jsonl --key-env TESSERA_LOG_KEY`,
 	"tessera parse": `  # a reply checked against the output a typed template declares
   tessera parse --typed examples/typed/code-review.yaml examples/typed/replies/review.txt
 

@@ -71,6 +71,14 @@ record it points at is checked against the log.`,
 				}
 				fmt.Fprintf(a.stderr, "warning: %s:%d: unreadable line, not a record: %v\n", filepath.ToSlash(lp), b.Line, b.Err)
 			}
+			if ch := rep.Chain; ch != nil {
+				switch {
+				case ch.Break != nil:
+					fmt.Fprintf(a.stderr, "%s:%d: the chain breaks: %v: the log was changed, and its records cannot be trusted; see tessera log verify\n", filepath.ToSlash(lp), ch.Break.Line, ch.Break.Err)
+				case ch.Unchained > 0:
+					fmt.Fprintf(a.stderr, "note: %s: %d lines were written before records were chained: nothing shows whether they were changed\n", filepath.ToSlash(lp), ch.Unchained)
+				}
+			}
 			if !rep.OK() {
 				return silentFailure
 			}

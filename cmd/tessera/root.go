@@ -75,7 +75,7 @@ node in CI.`,
 	root.PersistentFlags().StringVar(&a.root, "root", "", "catalog root, the directory holding tessera.yaml (default: the nearest one at or above the current directory)")
 	root.PersistentFlags().StringVar(&a.maxFile, "max-file-bytes", "", "cap, a `SIZE` such as 64MiB, on each file named on the command line and on standard input (default: $"+fileread.EnvMaxBytes+", else the catalog's limits.max_file_bytes, else 16MiB)")
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.tokensCmd(), a.redactCmd(), a.versionCmd())
+	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.tokensCmd(), a.redactCmd(), a.logCmd(), a.versionCmd())
 	root.AddCommand(a.agentCmd())
 	root.AddCommand(a.parseCmd())
 	finishHelp(root)
