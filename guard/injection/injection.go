@@ -93,14 +93,20 @@ type Pattern struct {
 func Weights() map[string]float64 {
 	return map[string]float64{
 		"override":   0.8,
-		"persona":    0.6,
+		"unbound":    0.6,
 		"policy":     0.6,
 		"reveal":     0.6,
 		"exfil":      0.6,
 		"wrapper":    0.7,
-		"conceal":    0.4,
-		"role":       0.4,
+		"leak":       0.45,
+		"privilege":  0.45,
+		"conceal":    0.45,
 		"command":    0.45,
+		"role":       0.4,
+		"swap":       0.45,
+		"persona":    0.3,
+		"noask":      0.3,
+		"obey":       0.35,
 		"obfuscated": 0.3,
 	}
 }
@@ -216,8 +222,10 @@ func (d *Builtin) Detect(ctx context.Context, texts []string) ([]Verdict, error)
 func (d *Builtin) Score(text string) Verdict {
 	fired := map[string]Signal{}
 	plainOnly := true
+	// A signal keeps its strongest pattern, and among equals the one
+	// found in the plain text.
 	fire := func(s Signal) {
-		if old, ok := fired[s.Name]; ok && (old.View == "text" || s.View != "text") {
+		if old, ok := fired[s.Name]; ok && (old.Weight > s.Weight || old.Weight == s.Weight && (old.View == "text" || s.View != "text")) {
 			return
 		}
 		fired[s.Name] = s
@@ -228,7 +236,7 @@ func (d *Builtin) Score(text string) Verdict {
 			if p.need != nil && !slices.ContainsFunc(p.need, func(l string) bool { return strings.Contains(v.text, l) }) {
 				continue
 			}
-			if loc := p.re.FindStringIndex(v.text); loc != nil {
+			if loc := p.re.FindStringIndex(v.text); loc != nil && !(negatable[p.Signal] && negated(v.text[:loc[0]])) {
 				fire(Signal{Name: p.Signal, Weight: p.weight, View: v.how, Match: clip(v.text[loc[0]:loc[1]])})
 			}
 		}
@@ -263,6 +271,34 @@ func (d *Builtin) Score(text string) Verdict {
 		keep *= 1 - s.Weight
 	}
 	return Verdict{Score: round(1 - keep), Signals: sigs}
+}
+
+// negatable are the signals a negation right before the match turns
+// into a rule against the act: "never paste secrets into tickets".
+var negatable = map[string]bool{"exfil": true, "leak": true, "privilege": true}
+
+// negations are the words that, ending the text just before a match,
+// negate it.
+var negations = []string{"never", "don't", "do not", "not", "must not", "jamais", "ne pas", "nunca", "não", "nao", "jamás", "nie", "nicht", "niemals", "kein", "不要", "别", "禁止", "绝不", "切勿", "не", "никогда", "нельзя"}
+
+// negated reports whether before ends with a negation, within its last
+// three words.
+func negated(before string) bool {
+	tail := before
+	if len(tail) > 32 {
+		tail = tail[len(tail)-32:]
+	}
+	words := strings.Fields(tail)
+	if len(words) > 3 {
+		words = words[len(words)-3:]
+	}
+	last := strings.Join(words, " ")
+	for _, n := range negations {
+		if strings.Contains(last, n) && (n[0] >= 0x80 || strings.HasPrefix(last, n) || strings.Contains(last, " "+n)) {
+			return true
+		}
+	}
+	return false
 }
 
 func clip(s string) string {

@@ -43,12 +43,13 @@ func appendViews(out []view, text string, decode bool) []view {
 	if len(text) > maxViewBytes {
 		text = text[:maxViewBytes]
 	}
-	base := clean(text)
+	raw := clean(text)
+	base := squash(raw)
 	out = append(out, view{"text", base})
 	if f := fold(base); f != base {
 		out = append(out, view{"folded", f})
 	}
-	if j := joinSpaced(base); j != base {
+	if j := squash(joinSpaced(raw)); j != base {
 		out = append(out, view{"joined", j})
 		if f := fold(j); f != j {
 			out = append(out, view{"joined", f})
@@ -65,24 +66,17 @@ func appendViews(out []view, text string, decode bool) []view {
 	return out
 }
 
-// clean is NFKC, without format characters (zero-width spaces and
-// joiners, bidirectional controls, the soft hyphen, the byte-order mark)
-// and variation selectors, lower-cased, with runs of white space as one
-// space and line ends kept.
-func clean(s string) string {
-	s = norm.NFKC.String(s)
+// squash writes runs of spaces and tabs as one space.
+func squash(s string) string {
+	if !strings.Contains(s, "  ") && !strings.Contains(s, "\t") {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteByte('\n')
-			space = false
-			continue
-		case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Variation_Selector, r), unicode.Is(unicode.Mn, r) && r >= 0x300 && r < 0x370:
-			continue
-		case unicode.IsSpace(r):
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' || c == '\t' {
 			if !space {
 				b.WriteByte(' ')
 			}
@@ -90,7 +84,30 @@ func clean(s string) string {
 			continue
 		}
 		space = false
-		b.WriteRune(unicode.ToLower(r))
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// clean is NFKC, without format characters (zero-width spaces and
+// joiners, bidirectional controls, the soft hyphen, the byte-order mark),
+// variation selectors and combining accents over Latin letters,
+// lower-cased, with every other space character as a plain space and
+// line ends kept.
+func clean(s string) string {
+	s = norm.NFKC.String(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteByte('\n')
+		case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Variation_Selector, r), unicode.Is(unicode.Mn, r) && r >= 0x300 && r < 0x370:
+		case unicode.IsSpace(r):
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
 	}
 	return b.String()
 }
@@ -102,6 +119,12 @@ var lookalikes = map[rune]rune{
 	'у': 'y', 'х': 'x', 'і': 'i', 'ї': 'i', 'ј': 'j', 'ѕ': 's', 'ԁ': 'd', 'ɡ': 'g', 'һ': 'h', 'ԛ': 'q', 'ԝ': 'w',
 	'α': 'a', 'β': 'b', 'ε': 'e', 'η': 'n', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u',
 	'χ': 'x', 'γ': 'y', 'ϲ': 'c', 'ԍ': 'g', 'ɩ': 'i', 'ı': 'i', 'ℓ': 'l',
+}
+
+// cyrillicOf maps Latin letters to the Cyrillic letters drawn like them,
+// for Cyrillic words with Latin letters slipped in.
+var cyrillicOf = map[rune]rune{
+	'a': 'а', 'b': 'в', 'c': 'с', 'e': 'е', 'h': 'н', 'k': 'к', 'm': 'м', 'o': 'о', 'p': 'р', 't': 'т', 'x': 'х', 'y': 'у', 'i': 'і',
 }
 
 // fold replaces the Cyrillic and Greek look-alikes of Latin letters in
@@ -127,6 +150,16 @@ func fold(s string) string {
 			case unicode.IsLetter(r):
 				other++
 			}
+		}
+		if latin > 0 && other > 0 {
+			// A Cyrillic word with Latin look-alikes slipped in.
+			for _, r := range w {
+				if c := cyrillicOf[r]; c != 0 {
+					r = c
+				}
+				b.WriteRune(r)
+			}
+			return
 		}
 		if alike == 0 || other > 0 || latin == 0 && alike < 3 {
 			b.WriteString(w)
@@ -160,10 +193,21 @@ func isASCII(s string) bool {
 }
 
 // joinSpaced joins words spelled out letter by letter: four or more
-// single letters, each followed by one separator (a space, '.', '-', '_'
-// or '*'), become one word ("i g n o r e" and "i.g.n.o.r.e" read
-// "ignore"). Two separators in a row, or a longer word, end the run.
+// single letters, each followed by the same one separator (a space, '.',
+// '-', '_' or '*'), become one word ("i g n o r e" and "i-g-n-o-r-e"
+// read "ignore"). Two spaces, or another separator, end the word, so
+// "o l v i d a   t u s" reads "olvida tus".
 func joinSpaced(s string) string {
+	// Once a text spells one word out (four letters or more), its short
+	// words spelled out are joined too.
+	if j := joinRuns(s, 4); j != s {
+		return joinRuns(s, 2)
+	}
+	return s
+}
+
+// joinRuns joins the runs of at least min single letters.
+func joinRuns(s string, min int) string {
 	rs := []rune(s)
 	var b strings.Builder
 	b.Grow(len(s))
@@ -172,25 +216,25 @@ func joinSpaced(s string) string {
 		return unicode.IsLetter(rs[i]) && (i == 0 || !unicode.IsLetter(rs[i-1])) && (i+1 == len(rs) || !unicode.IsLetter(rs[i+1]))
 	}
 	for i := 0; i < len(rs); {
-		// A run: letter, sep, letter, sep, ...
 		j, n := i, 0
+		var sep rune
 		for j < len(rs) && single(j) {
 			n++
-			if j+2 < len(rs) && isSep(rs[j+1]) && single(j+2) {
+			if j+2 < len(rs) && isSep(rs[j+1]) && (sep == 0 || rs[j+1] == sep) && single(j+2) {
+				sep = rs[j+1]
 				j += 2
 				continue
 			}
 			j++
 			break
 		}
-		if n >= 4 {
+		if n >= min {
 			for k := i; k < j; k++ {
 				if unicode.IsLetter(rs[k]) {
 					b.WriteRune(rs[k])
 				}
 			}
-			// The run's end meets the next word: keep them apart.
-			if j < len(rs) && !isSep(rs[j]) {
+			if j < len(rs) && rs[j] != ' ' {
 				b.WriteByte(' ')
 			}
 			i = j
