@@ -15,11 +15,15 @@ const MaxDepth = 64
 // BaseNodes and BytesPerNode set how many values (scalars, mappings and
 // sequences, keys included) one document may hold: BaseNodes plus one
 // for every BytesPerNode bytes of its text (see MaxNodes). A node of the
-// tree costs some 200 bytes, so the bound keeps a document's tree within
-// about 40 MB plus 13 times its size.
+// tree costs some 240 bytes, so the bound keeps a document's tree within
+// 24 MB plus 3.75 times its size, and a command's peak memory, with the
+// garbage collector's headroom and the copies of the text, within 64 MiB
+// plus 16 times its largest input. Text counts for little (a block of
+// prose is one value), so only a dense file of about a megabyte or more
+// can reach the bound.
 const (
-	BaseNodes    = 200_000
-	BytesPerNode = 16
+	BaseNodes    = 100_000
+	BytesPerNode = 64
 )
 
 // MaxNodes returns how many values a document of size bytes may hold.

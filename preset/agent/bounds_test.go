@@ -32,6 +32,23 @@ func TestReplyBounds(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the reply holds more than 20000 JSON values") {
 		t.Errorf("parseJSON of a 2 MiB list: %v", err)
 	}
+	// Each check of a reply refuses it before searching it for its JSON.
+	for name, check := range map[string]func() error{
+		"plan":    func() error { _, err := ParsePlan("r.json", data); return err },
+		"extract": func() error { _, err := ParseExtraction("r.json", data); return err },
+		"verdict": func() error { _, err := ParseVerdict("r.json", data); return err },
+	} {
+		if n := allocated(func() { err = check() }); n > 8<<20 {
+			t.Errorf("%s of a 2 MiB list allocated %d MB", name, n>>20)
+		}
+		if err == nil || !strings.Contains(err.Error(), "r.json: the reply holds 1048578 commas and brackets, more than a reply of at most 20000 JSON values needs") {
+			t.Errorf("%s of a 2 MiB list: %v", name, err)
+		}
+	}
+	if rep := ParseExecutorReply(string(data)); rep.Blocked || len(rep.Summary) != len(data) {
+		t.Errorf("an executor's 2 MiB reply: blocked %v, summary of %d bytes", rep.Blocked, len(rep.Summary))
+	}
+
 	deep := strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1)
 	if _, err := parseJSON([]byte(deep)); err == nil || !strings.Contains(err.Error(), "nest over 64 levels") {
 		t.Errorf("parseJSON nested %d deep: %v", maxDepth+1, err)

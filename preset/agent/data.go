@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -201,15 +202,149 @@ func FormatTaskState(v any) (string, error) {
 func encodeYAML(n *yaml.Node) (string, error) {
 	plain(n, 0)
 	var b strings.Builder
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(n); err != nil {
-		return "", fmt.Errorf("agent: task state: %w", err)
-	}
-	if err := enc.Close(); err != nil {
+	if err := writeBlock(&b, n, "", "", encodeChunk); err != nil {
 		return "", fmt.Errorf("agent: task state: %w", err)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// encodeChunk is the most nodes the YAML encoder is given at once. Its
+// cost per node is some kilobytes, held until the whole tree it is given
+// is written, so a large state is written in pieces of at most this many
+// nodes, each giving the lines it gives within the whole.
+const encodeChunk = 256
+
+// writeBlock writes n as two-space block YAML, each line after the first
+// prefixed by indent, the first by first (indent, or a "- " that makes
+// it a list's item); empty lines are written empty. A mapping or list
+// of more than chunk nodes is written in runs of members of at most
+// chunk nodes in all, and each member that is larger on its own.
+func writeBlock(b *strings.Builder, n *yaml.Node, indent, first string, chunk int) error {
+	if within(n, chunk) || len(n.Content) == 0 || n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode {
+		return encodeLines(b, n, indent, first)
+	}
+	step := 1
+	if n.Kind == yaml.MappingNode {
+		step = 2
+	}
+	for i := 0; i+step <= len(n.Content); {
+		// The members from i that fit in a chunk, written together.
+		j, left := i, chunk
+		for j+step <= len(n.Content) {
+			m := n.Content[j : j+step]
+			size := nodes(m, left)
+			if size > left && (j > i || !atomic(m[step-1])) {
+				break
+			}
+			left -= size
+			j += step
+		}
+		if j > i {
+			part := *n
+			part.Content = n.Content[i:j]
+			if err := encodeLines(b, &part, indent, first); err != nil {
+				return err
+			}
+			first, i = indent, j
+			continue
+		}
+		// Member i is larger than a chunk on its own.
+		if n.Kind == yaml.SequenceNode {
+			if err := writeBlock(b, n.Content[i], indent+"  ", first+"- ", chunk); err != nil {
+				return err
+			}
+		} else {
+			key, err := keyLine(n, n.Content[i])
+			if err != nil {
+				return err
+			}
+			b.WriteString(first)
+			b.WriteString(key)
+			b.WriteString(":\n")
+			if err := writeBlock(b, n.Content[i+1], indent+"  ", indent+"  ", chunk); err != nil {
+				return err
+			}
+		}
+		first, i = indent, i+step
+	}
+	return nil
+}
+
+// atomic reports whether n is written on the line of its key or its
+// item's "- ": a scalar, an alias, or an empty mapping or list.
+func atomic(n *yaml.Node) bool {
+	return n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode || len(n.Content) == 0
+}
+
+// within reports whether the tree at n has at most max nodes.
+func within(n *yaml.Node, max int) bool {
+	return nodes([]*yaml.Node{n}, max) <= max
+}
+
+// nodes counts the nodes of the trees ns, stopping once they are more
+// than max.
+func nodes(ns []*yaml.Node, max int) int {
+	c := 0
+	for _, n := range ns {
+		c++
+		if c > max {
+			return c
+		}
+		c += nodes(n.Content, max-c)
+	}
+	return c
+}
+
+// keyLine returns the text of the key k of the mapping n as the encoder
+// writes it before ": ".
+func keyLine(n, k *yaml.Node) (string, error) {
+	pair := *n
+	pair.Content = []*yaml.Node{k, {Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}}
+	var b strings.Builder
+	if err := encodeLines(&b, &pair, "", ""); err != nil {
+		return "", err
+	}
+	key, ok := strings.CutSuffix(b.String(), ": []\n")
+	if !ok || strings.Contains(key, "\n") {
+		return "", fmt.Errorf("the key %q cannot be written on a line of its own", k.Value)
+	}
+	return key, nil
+}
+
+// dumpYAML writes n as YAML with two-space indents and lines as long as
+// their values (a line folded at a width would fold where its indent
+// says, and the pieces of writeBlock are written without it).
+func dumpYAML(w io.Writer, n *yaml.Node) error {
+	d, err := yaml.NewDumper(w, yaml.WithV3Defaults(), yaml.WithIndent(2), yaml.WithLineWidth(-1))
+	if err != nil {
+		return err
+	}
+	if err := d.Dump(n); err != nil {
+		return err
+	}
+	return d.Close()
+}
+
+// encodeLines writes n as the YAML encoder does, with two-space indents,
+// the first line prefixed by first and the others by indent.
+func encodeLines(b *strings.Builder, n *yaml.Node, indent, first string) error {
+	var out strings.Builder
+	if err := dumpYAML(&out, n); err != nil {
+		return err
+	}
+	text := out.String()
+	for i := 0; text != ""; i++ {
+		line, rest, _ := strings.Cut(text, "\n")
+		if i == 0 {
+			b.WriteString(first)
+		} else if line != "" {
+			b.WriteString(indent)
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+		text = rest
+	}
+	return nil
 }
 
 // plain drops comments and flow styles, so a state written as JSON or

@@ -113,8 +113,15 @@ type ExecutorReply struct {
 // (see ExtractJSON) whose "status" is "blocked" (key and value in any
 // case: {"Status": "BLOCKED"} too) makes it a blocked result, with the
 // object's "reason" (a reason that is not a string is kept as compact
-// JSON); any other reply is a summary of the work done.
+// JSON); any other reply is a summary of the work done, as is a reply
+// with more commas and brackets than MaxReplyValues values need, which
+// is not searched for JSON.
 func ParseExecutorReply(text string) ExecutorReply {
+	if _, over := replyMarks([]byte(text)); over {
+		// Far more commas and brackets than a status object needs: the
+		// text is the summary, unsearched.
+		return ExecutorReply{Summary: strings.TrimSpace(text)}
+	}
 	if data, _, ok := ExtractJSON([]byte(text), '{'); ok {
 		if n, err := parseJSON(data); err == nil {
 			if st := n.field("status"); st != nil && st.kind == jsonString && strings.EqualFold(strings.TrimSpace(st.text), "blocked") {

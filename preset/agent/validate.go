@@ -139,6 +139,14 @@ func (r *reply) result() error {
 // extract finds the reply's JSON value opening with open and parses it;
 // nil, with the problem recorded, when there is none or it is not valid.
 func (r *reply) extract(open byte, what string) *jsonNode {
+	// Every value of a JSON array or object but the first follows a ','
+	// and every array or object opens with '[' or '{': more of those
+	// than MaxReplyValues allows is refused before the reply is searched
+	// for its JSON, whose reading costs more per value.
+	if n, over := replyMarks(r.text); over {
+		r.errorf("the reply holds %d commas and brackets, more than a reply of at most %d JSON values needs: ask the model for a shorter answer", n, MaxReplyValues)
+		return nil
+	}
 	data, off, ok := ExtractJSON(r.text, open)
 	if !ok {
 		if len(bytes.TrimSpace(r.text)) == 0 {
@@ -161,6 +169,14 @@ func (r *reply) extract(open byte, what string) *jsonNode {
 		return nil
 	}
 	return n
+}
+
+// replyMarks counts the commas and opening brackets of a reply, and
+// reports whether they are more than a reply of MaxReplyValues values
+// needs.
+func replyMarks(text []byte) (int, bool) {
+	n := bytes.Count(text, []byte{','}) + bytes.Count(text, []byte{'['}) + bytes.Count(text, []byte{'{'})
+	return n, n > 2*MaxReplyValues
 }
 
 // repeated reports members written twice in object n, which encoding/json

@@ -1,6 +1,10 @@
 package canonical
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/tessera-dev/tessera/internal/yamldoc"
+)
 
 // Most specs are written in a small part of YAML: block mappings and
 // lists, plain and quoted scalars on one line, literal and folded block
@@ -44,12 +48,18 @@ type qnode struct {
 	n     int32 // number of children
 }
 
+// quickKeys is the most keys a mapping of the quick subset has, each
+// compared with those before it; a mapping with more is read by the full
+// parser, so that the comparisons stay few.
+const quickKeys = 64
+
 // qreader reads a text in the quick subset of YAML.
 type qreader struct {
 	text  string
 	i     int // the read position
 	line  int // start of the line i is on
 	nodes []qnode
+	max   int // the most nodes the text may hold (yamldoc.MaxNodes)
 	bad   bool
 }
 
@@ -57,6 +67,11 @@ type qreader struct {
 func (r *qreader) fail() { r.bad = true }
 
 func (r *qreader) node(kind qkind, text bool, value string) int32 {
+	if len(r.nodes) >= r.max {
+		// More values than the text may hold: the full parser says so.
+		// Every loop of the reader stops once it has failed.
+		r.fail()
+	}
 	r.nodes = append(r.nodes, qnode{kind: kind, text: text, value: value, first: -1, last: -1, next: -1})
 	return int32(len(r.nodes) - 1)
 }
@@ -133,7 +148,8 @@ func quickRead(text string, r *qreader) (root int32, ok bool) {
 	if !quickCheck(text) {
 		return -1, false
 	}
-	*r = qreader{text: text, nodes: make([]qnode, 0, 16+strings.Count(text, "\n")*2)}
+	maxNodes := yamldoc.MaxNodes(len(text))
+	*r = qreader{text: text, max: maxNodes, nodes: make([]qnode, 0, min(16+strings.Count(text, "\n")*2, maxNodes))}
 	if !r.skipBlank() {
 		return -1, false
 	}
@@ -227,6 +243,10 @@ func (r *qreader) mapping(indent int) int32 {
 		key, ok := r.key()
 		if !ok {
 			r.fail()
+			break
+		}
+		if r.nodes[m].n >= 2*quickKeys {
+			r.fail() // many keys: the full parser looks them up in a map
 			break
 		}
 		for k := r.nodes[m].first; k >= 0; k = r.nodes[r.nodes[k].next].next {
@@ -676,6 +696,10 @@ func (r *qreader) flowNode(e, depth int) int32 {
 			key, ok := r.key()
 			if !ok || r.i >= e || r.text[r.i] != ' ' {
 				r.fail()
+				return m
+			}
+			if r.nodes[m].n >= 2*quickKeys {
+				r.fail() // many keys: the full parser looks them up in a map
 				return m
 			}
 			for k := r.nodes[m].first; k >= 0; k = r.nodes[r.nodes[k].next].next {

@@ -1,0 +1,171 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tessera-dev/tessera/internal/yamldoc"
+)
+
+// TestHostileInputs runs the main commands, each in a process of its
+// own, on hostile inputs of 4 MiB (1 MiB with -short; 1, 4 and 15.9 MiB
+// with TESSERA_HEAVY=1 and without -short): lists as long as a document may hold, lists far
+// longer, nesting thousands deep, long text, replies of a million
+// values. Each command must end with exit code 0 or 1 (a problem named,
+// never a crash) and its peak resident memory must stay within 64 MiB
+// plus 16 times its largest input, the bound docs/PERFORMANCE.md
+// promises. It checks memory, never time.
+func TestHostileInputs(t *testing.T) {
+	tessera, err := exec.LookPath("tessera") // the test binary, as TestMain installs it
+	if err != nil {
+		t.Skip("no tessera command on PATH:", err)
+	}
+	sizes := []int{4 << 20}
+	if testing.Short() {
+		sizes = []int{1 << 20}
+	} else if os.Getenv("TESSERA_HEAVY") == "1" {
+		sizes = []int{1 << 20, 4 << 20, 159 << 20 / 10}
+	}
+	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range sizes {
+		dir := t.TempDir()
+		in := hostileInputs(t, dir, size)
+		// The child starts as a copy of this process: return the
+		// inputs' memory first, so that its peak is its own.
+		debug.FreeOSMemory()
+		subtask := filepath.Join(examples, "agent", "subtask.yaml")
+		state := filepath.Join(examples, "agent", "state.yaml")
+		typed := filepath.Join(examples, "typed", "code-review.yaml")
+		layered := filepath.Join(examples, "layered")
+		plan := filepath.Join(examples, "agent", "plan.json")
+		type run struct {
+			name string
+			args []string
+		}
+		var runs []run
+		for _, y := range []string{"limit.yaml", "list.yaml", "deep.yaml", "deepflow.yaml", "limit.json", "list.json", "deep.json"} {
+			runs = append(runs,
+				run{"state " + y, []string{"agent", "execute", "--state", in[y], "--subtask", subtask}},
+				run{"subtask " + y, []string{"agent", "execute", "--state", state, "--subtask", in[y]}},
+				run{"memory " + y, []string{"agent", "execute", "--state", state, "--subtask", subtask, "--memory", in[y]}},
+				run{"typed params " + y, []string{"assemble", "--typed", typed, "--typed-params", in[y]}},
+				run{"typed template " + y, []string{"assemble", "--typed", in[y]}},
+				run{"layered context " + y, []string{"assemble", "--layered-task", "t", "--layered-dir", layered, "--layered-context", in[y]}},
+				run{"canonical spec " + y, []string{"assemble", "--spec", in[y]}},
+			)
+		}
+		runs = append(runs,
+			run{"state text", []string{"agent", "execute", "--state", in["text.yaml"], "--subtask", subtask}},
+			run{"memory entries", []string{"agent", "execute", "--state", state, "--subtask", subtask, "--memory", in["memory.json"]}},
+			run{"check plan", []string{"agent", "check", "plan", in["reply.json"]}},
+			run{"check replan", []string{"agent", "check", "replan", in["reply.json"], "--plan", plan}},
+			run{"check extract", []string{"agent", "check", "extract", in["reply.json"]}},
+			run{"check verify", []string{"agent", "check", "verify", in["reply.json"]}},
+			run{"check execute", []string{"agent", "check", "execute", in["reply.json"]}},
+			run{"tokens text", []string{"tokens", in["text.txt"]}},
+		)
+		limit := int64(64<<20 + 16*size)
+		for _, r := range runs {
+			t.Run(fmt.Sprintf("%.1fMiB/%s", float64(size)/(1<<20), r.name), func(t *testing.T) {
+				cmd := exec.Command(tessera, append(r.args, "--max-file-bytes", "32MiB")...)
+				cmd.Dir = dir
+				var stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = nil, &stderr
+				start := time.Now()
+				err := cmd.Run()
+				took := time.Since(start)
+				code := cmd.ProcessState.ExitCode()
+				if code != 0 && code != 1 || strings.Contains(stderr.String(), "panic") {
+					t.Fatalf("exit code %d (%v):\n%s", code, err, clip(stderr.String()))
+				}
+				ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+				if !ok {
+					t.Skip("no resource usage for the child")
+				}
+				peak := ru.Maxrss << 10
+				// For docs/PERFORMANCE.md, with -v; never checked.
+				t.Logf("peak %d MiB, %.2f s, exit %d", peak>>20, took.Seconds(), code)
+				if peak > limit {
+					t.Errorf("peak memory %d MiB, over %d MiB (64 MiB + 16 x %.1f MiB); exit code %d:\n%s", peak>>20, limit>>20, float64(size)/(1<<20), code, clip(stderr.String()))
+				}
+			})
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "…"
+	}
+	return s
+}
+
+// hostileInputs writes the inputs of TestHostileInputs, each of about
+// size bytes, in dir, and returns their paths by name.
+func hostileInputs(t *testing.T, dir string, size int) map[string]string {
+	t.Helper()
+	files := map[string][]byte{}
+	// As many values as a document of this size may hold, padded with a
+	// comment (YAML) or spaces (JSON) to the size.
+	n := yamldoc.MaxNodes(size) - 10
+	limitYAML := []byte("x: [" + strings.Repeat("1,", n-1) + "1]\n#")
+	files["limit.yaml"] = pad(limitYAML, size, 'a')
+	limitJSON := []byte(`{"x": [` + strings.Repeat("1,", n-1) + "1]}")
+	files["limit.json"] = pad(limitJSON, size, ' ')
+	// Far more values than that.
+	ones := strings.Repeat("1,", size/2-8)
+	files["list.yaml"] = []byte("x: [" + ones + "1]\n")
+	files["list.json"] = []byte(`{"x": [` + ones + "1]}")
+	// Nesting 9,990 deep, under the YAML parser's own limit.
+	files["deep.yaml"] = []byte("x:\n" + strings.Repeat("- ", 9990) + "x\n")
+	files["deepflow.yaml"] = []byte("x: " + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + "\n")
+	files["deep.json"] = []byte(`{"x": ` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + "}")
+	// Long text: a block scalar, and plain text.
+	line := "  " + strings.Repeat("word ", 15) + "\n"
+	files["text.yaml"] = []byte("goal: |\n" + strings.Repeat(line, size/len(line)))
+	files["text.txt"] = []byte(strings.Repeat(line[2:], size/len(line)))
+	// Memory entries, read one by one.
+	var mem bytes.Buffer
+	mem.WriteString("[")
+	for i := 0; mem.Len() < size-100; i++ {
+		if i > 0 {
+			mem.WriteString(",\n")
+		}
+		fmt.Fprintf(&mem, `{"type": "discovery", "summary": "Entry %d.", "tags": ["a", "b"]}`, i)
+	}
+	mem.WriteString("]")
+	files["memory.json"] = mem.Bytes()
+	// A reply of a million values.
+	files["reply.json"] = []byte(`{"subtasks": [` + ones + "1]}")
+
+	paths := map[string]string{}
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths[name] = p
+	}
+	return paths
+}
+
+// pad fills data with c to size bytes, and ends it with a newline.
+func pad(data []byte, size int, c byte) []byte {
+	if n := size - len(data) - 1; n > 0 {
+		data = append(data, bytes.Repeat([]byte{c}, n)...)
+	}
+	return append(data, '\n')
+}
