@@ -350,6 +350,13 @@ func layoutMessages(l *preset.Layout) int { return max(l.Messages, 1) }
 // receives it.
 func (e *Engine) finish(ctx context.Context, p preset.Preset, l *preset.Layout, env *preset.Env, counter tokenizer.Counter, b budget.Budget, fr *framing) (*Result, error) {
 	res := &Result{Preset: p.Name(), Label: l.Label, Output: l.Output, Notes: slices.Clone(l.Notes), fitted: l.Sections, style: l.Style}
+	if max := env.Limits.MaxOutputBytes; counter == nil && max > 0 {
+		// Unfitted, every body and item is written whole: a text that
+		// would be over the cap is refused before it is built.
+		if n := render.MinSize(l.Sections); n > max {
+			return nil, fmt.Errorf("%s: the assembled prompt would be at least %d bytes, over the %d-byte output cap: shorten its inputs, or raise %s in tessera.yaml", l.Label, n, max, include.OutputCapKey)
+		}
+	}
 	if counter != nil {
 		opts := budget.Options{Counter: counter, Cache: e.Cache}
 		if fr != nil {

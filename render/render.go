@@ -169,6 +169,23 @@ func Render(sections []prompt.Section, s Style) prompt.Prompt {
 	return prompt.Prompt{Text: text, Hash: prompt.Hash(text), Sections: r.spans}
 }
 
+// MinSize returns a lower bound of the length of the text Render writes
+// for sections, whatever the style: the bytes of their bodies (or
+// summaries) and items, and their children's, which it writes whole. A
+// caller checks a cap on the text with it before the text is built.
+func MinSize(sections []prompt.Section) int64 {
+	var n int64
+	for i := range sections {
+		s := &sections[i]
+		n += int64(len(Body(s)))
+		for _, it := range s.Items {
+			n += int64(len(it.Text))
+		}
+		n += MinSize(s.Children)
+	}
+	return n
+}
+
 type renderer struct {
 	style  *Style
 	b      strings.Builder
