@@ -51,6 +51,14 @@ var examples = map[string]string{
 
   # signed records: the key from the environment variable tessera.yaml's log_key_env names
   TESSERA_LOG_KEY=$(openssl rand -hex 32) tessera log verify --log /tmp/assemblies.jsonl --key-env TESSERA_LOG_KEY`,
+	"tessera overrides": `  tessera overrides seed --dir /tmp/tessera-overrides --typed examples/typed/code-review.yaml
+  tessera overrides list --dir /tmp/tessera-overrides
+  tessera overrides verify --dir /tmp/tessera-overrides --typed examples/typed/code-review.yaml`,
+	"tessera overrides seed": `  # the current bodies and descriptions, with their hashes, to edit
+  tessera overrides seed --dir /tmp/tessera-overrides --typed examples/typed/code-review.yaml --tag latest`,
+	"tessera overrides list": `  tessera overrides list --dir /tmp/tessera-overrides`,
+	"tessera overrides verify": `  # exit 1, with a note for each, when an override no longer applies
+  tessera overrides verify --dir /tmp/tessera-overrides --typed examples/typed/code-review.yaml`,
 	"tessera parse": `  # a reply checked against the output a typed template declares
   tessera parse --typed examples/typed/code-review.yaml examples/typed/replies/review.txt
 

@@ -77,7 +77,7 @@ node in CI.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.tokensCmd(), a.redactCmd(), a.logCmd(), a.versionCmd())
 	root.AddCommand(a.agentCmd())
-	root.AddCommand(a.parseCmd())
+	root.AddCommand(a.parseCmd(), a.overridesCmd())
 	finishHelp(root)
 	return root
 }

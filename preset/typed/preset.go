@@ -31,6 +31,7 @@ const (
 	InputFixture   = "typed-fixture"
 	InputExpand    = "typed-expand"
 	InputOverrides = "typed-overrides"
+	InputTag       = "typed-tag"
 )
 
 // Out is the directory, under compile's output, that typed prompts go
@@ -55,6 +56,7 @@ func (*Preset) Inputs() []preset.Input {
 		{Name: InputFixture, Usage: "with --typed: take the parameters' values from this fixture of the template"},
 		{Name: InputExpand, Usage: "with --typed: render these summarized sections in full (paths joined by ',', a child as parent/child)"},
 		{Name: InputOverrides, Usage: "with --typed: replace section bodies and tool descriptions from this overrides file; stale ones are left out with a note", Kind: preset.File},
+		{Name: InputTag, Usage: "with --typed: replace section bodies and tool descriptions from the overrides store (" + StoreDir + "/<ns>/<key>/<tag>.yaml under the catalog root, else the current directory) with this tag"},
 	}
 }
 
@@ -102,6 +104,22 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 		}
 		if !args.Has(InputExpand) {
 			opts.Expand = f.Expand
+		}
+	}
+	if args.Has(InputOverrides) && args.Has(InputTag) {
+		return nil, &preset.InputError{Input: InputTag, Err: errors.New("and --typed-overrides both give the overrides: use one")}
+	}
+	if args.Has(InputTag) {
+		dir := StoreDir
+		if env.Catalog != nil {
+			dir = filepath.Join(env.Catalog.Dir(), StoreDir)
+		}
+		s, err := NewStore(dir)
+		if err != nil {
+			return nil, err
+		}
+		if opts.Overrides, err = s.Resolve(ctx, t, args[InputTag]); err != nil {
+			return nil, &preset.InputError{Input: InputTag, Err: err}
 		}
 	}
 	if args.Has(InputOverrides) {
