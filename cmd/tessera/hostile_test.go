@@ -3,12 +3,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,9 +43,6 @@ func TestHostileInputs(t *testing.T) {
 	for _, size := range sizes {
 		dir := t.TempDir()
 		in := hostileInputs(t, dir, size)
-		// The child starts as a copy of this process: return the
-		// inputs' memory first, so that its peak is its own.
-		debug.FreeOSMemory()
 		subtask := filepath.Join(examples, "agent", "subtask.yaml")
 		state := filepath.Join(examples, "agent", "state.yaml")
 		typed := filepath.Join(examples, "typed", "code-review.yaml")
@@ -114,58 +111,74 @@ func clip(s string) string {
 }
 
 // hostileInputs writes the inputs of TestHostileInputs, each of about
-// size bytes, in dir, and returns their paths by name.
+// size bytes, in dir, and returns their paths by name. Each is written a
+// piece at a time, so that this process stays small: a child's peak
+// memory counts its parent's from before it starts.
 func hostileInputs(t *testing.T, dir string, size int) map[string]string {
 	t.Helper()
-	files := map[string][]byte{}
-	// As many values as a document of this size may hold, padded with a
-	// comment (YAML) or spaces (JSON) to the size.
-	n := yamldoc.MaxNodes(size) - 10
-	limitYAML := []byte("x: [" + strings.Repeat("1,", n-1) + "1]\n#")
-	files["limit.yaml"] = pad(limitYAML, size, 'a')
-	limitJSON := []byte(`{"x": [` + strings.Repeat("1,", n-1) + "1]}")
-	files["limit.json"] = pad(limitJSON, size, ' ')
-	// Far more values than that.
-	ones := strings.Repeat("1,", size/2-8)
-	files["list.yaml"] = []byte("x: [" + ones + "1]\n")
-	files["list.json"] = []byte(`{"x": [` + ones + "1]}")
-	// Nesting 9,990 deep, under the YAML parser's own limit.
-	files["deep.yaml"] = []byte("x:\n" + strings.Repeat("- ", 9990) + "x\n")
-	files["deepflow.yaml"] = []byte("x: " + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + "\n")
-	files["deep.json"] = []byte(`{"x": ` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + "}")
-	// Long text: a block scalar, and plain text.
-	line := "  " + strings.Repeat("word ", 15) + "\n"
-	files["text.yaml"] = []byte("goal: |\n" + strings.Repeat(line, size/len(line)))
-	files["text.txt"] = []byte(strings.Repeat(line[2:], size/len(line)))
-	// Memory entries, read one by one.
-	var mem bytes.Buffer
-	mem.WriteString("[")
-	for i := 0; mem.Len() < size-100; i++ {
-		if i > 0 {
-			mem.WriteString(",\n")
-		}
-		fmt.Fprintf(&mem, `{"type": "discovery", "summary": "Entry %d.", "tags": ["a", "b"]}`, i)
-	}
-	mem.WriteString("]")
-	files["memory.json"] = mem.Bytes()
-	// A reply of a million values.
-	files["reply.json"] = []byte(`{"subtasks": [` + ones + "1]}")
-
 	paths := map[string]string{}
-	for name, data := range files {
+	write := func(name string, parts ...func(w *bufio.Writer)) {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := bufio.NewWriter(f)
+		for _, part := range parts {
+			part(w)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
 			t.Fatal(err)
 		}
 		paths[name] = p
 	}
-	return paths
-}
-
-// pad fills data with c to size bytes, and ends it with a newline.
-func pad(data []byte, size int, c byte) []byte {
-	if n := size - len(data) - 1; n > 0 {
-		data = append(data, bytes.Repeat([]byte{c}, n)...)
+	text := func(s string) func(*bufio.Writer) {
+		return func(w *bufio.Writer) { w.WriteString(s) }
 	}
-	return append(data, '\n')
+	repeat := func(s string, n int) func(*bufio.Writer) {
+		return func(w *bufio.Writer) {
+			for range n {
+				w.WriteString(s)
+			}
+		}
+	}
+	// As many values as a document of this size may hold, padded with a
+	// comment (YAML) or spaces (JSON) to the size.
+	n := yamldoc.MaxNodes(size) - 10
+	list := 2 * n
+	write("limit.yaml", text("x: ["), repeat("1,", n-1), text("1]\n#"), repeat("a", size-list-8), text("\n"))
+	write("limit.json", text(`{"x": [`), repeat("1,", n-1), text("1]}"), repeat(" ", size-list-10), text("\n"))
+	// Far more values than that.
+	ones := size/2 - 8
+	write("list.yaml", text("x: ["), repeat("1,", ones), text("1]\n"))
+	write("list.json", text(`{"x": [`), repeat("1,", ones), text("1]}"))
+	// Nesting 9,990 deep, under the YAML parser's own limit.
+	write("deep.yaml", text("x:\n"), repeat("- ", 9990), text("x\n"))
+	write("deepflow.yaml", text("x: "), repeat("[", 9990), repeat("]", 9990), text("\n"))
+	write("deep.json", text(`{"x": `), repeat("[", 9990), repeat("]", 9990), text("}"))
+	// Long text: a block scalar, and plain text.
+	line := "  " + strings.Repeat("word ", 15) + "\n"
+	write("text.yaml", text("goal: |\n"), repeat(line, size/len(line)))
+	write("text.txt", repeat(line[2:], size/len(line)))
+	// Memory entries, read one by one.
+	write("memory.json", func(w *bufio.Writer) {
+		w.WriteString("[")
+		for i := 0; ; i++ {
+			entry := fmt.Sprintf(`{"type": "discovery", "summary": "Entry %d.", "tags": ["a", "b"]}`, i)
+			if (i+1)*(len(entry)+2) > size-100 {
+				break
+			}
+			if i > 0 {
+				w.WriteString(",\n")
+			}
+			w.WriteString(entry)
+		}
+		w.WriteString("]")
+	})
+	// A reply of a million values.
+	write("reply.json", text(`{"subtasks": [`), repeat("1,", ones), text("1]}"))
+	return paths
 }
