@@ -230,10 +230,12 @@ func (d *Builtin) Score(text string) Verdict {
 		}
 		fired[s.Name] = s
 	}
+	var pairs bigrams
 	for _, v := range views(text) {
+		pairs.of(v.text)
 		for i := range d.patterns {
 			p := &d.patterns[i]
-			if p.need != nil && !slices.ContainsFunc(p.need, func(l string) bool { return strings.Contains(v.text, l) }) {
+			if p.need != nil && !slices.ContainsFunc(p.need, func(l string) bool { return pairs.has(l) && strings.Contains(v.text, l) }) {
 				continue
 			}
 			if loc := p.re.FindStringIndex(v.text); loc != nil && !(negatable[p.Signal] && negated(v.text[:loc[0]])) {
@@ -271,6 +273,27 @@ func (d *Builtin) Score(text string) Verdict {
 		keep *= 1 - s.Weight
 	}
 	return Verdict{Score: round(1 - keep), Signals: sigs}
+}
+
+// bigrams is the set of byte pairs a text holds: a literal whose first
+// two bytes are not among them is not in the text, which is cheaper to
+// learn than strings.Contains is.
+type bigrams [1024]uint64
+
+func (b *bigrams) of(text string) {
+	*b = bigrams{}
+	for i := 0; i+1 < len(text); i++ {
+		k := uint16(text[i])<<8 | uint16(text[i+1])
+		b[k>>6] |= 1 << (k & 63)
+	}
+}
+
+func (b *bigrams) has(lit string) bool {
+	if len(lit) < 2 {
+		return true
+	}
+	k := uint16(lit[0])<<8 | uint16(lit[1])
+	return b[k>>6]&(1<<(k&63)) != 0
 }
 
 // negatable are the signals a negation right before the match turns
