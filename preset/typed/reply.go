@@ -150,3 +150,127 @@ func findSection(secs []prompt.Section, parent, path string) *prompt.Section {
 	}
 	return nil
 }
+
+// ExpansionRequired is the answer to the model's open_sections call
+// (design 003's VisibilityExpansionRequired): the sections it asked to
+// see in full, and why. OpenSections and Scope.Dispatch return it as an
+// error, for errors.As; the caller applies it (Apply) and lays the
+// prompt out again, which is where the sections' tools come from.
+type ExpansionRequired struct {
+	// Requested maps each section path to its new visibility, "full".
+	Requested map[string]string
+	// Paths are the paths asked for, in the order the call gave them.
+	Paths []string
+	// Reason is why the model asked, as it said it.
+	Reason string
+}
+
+// Error says which sections are to be opened, and why.
+func (e *ExpansionRequired) Error() string {
+	if e == nil {
+		return "typed: an expansion with nothing requested"
+	}
+	return fmt.Sprintf("the model asked to open %s in full (%s): lay the prompt out again with them expanded", strings.Join(e.Paths, ", "), e.Reason)
+}
+
+// Apply returns opts with the requested sections expanded.
+func (e *ExpansionRequired) Apply(opts Options) Options {
+	if e == nil {
+		return opts
+	}
+	out := opts
+	out.Expand = slices.Clone(opts.Expand)
+	for _, p := range e.Paths {
+		if !slices.Contains(out.Expand, p) {
+			out.Expand = append(out.Expand, p)
+		}
+	}
+	return out
+}
+
+// OpenSections handles the model's open_sections call: args is its
+// JSON arguments, vals and opts those the prompt was laid out with. A
+// valid call returns an *ExpansionRequired (an error, for errors.As)
+// with the paths and the model's reason. A path is refused, with why,
+// when it is not a summarized section, when it or a section above it is
+// not enabled with vals, when a summarized section above it stays
+// summarized (neither expanded already nor asked for in the same call),
+// or when it is already expanded; the reason is required.
+func (t *Template) OpenSections(args []byte, vals Values, opts Options) error {
+	if t == nil {
+		return errNilTemplate
+	}
+	var call struct {
+		SectionKeys []string `json:"section_keys"`
+		Reason      string   `json:"reason"`
+	}
+	if err := json.Unmarshal(args, &call); err != nil {
+		return fmt.Errorf("%s call: %w", OpenSectionsTool, err)
+	}
+	if len(call.SectionKeys) == 0 {
+		return fmt.Errorf("%s call names no section_keys", OpenSectionsTool)
+	}
+	if strings.TrimSpace(call.Reason) == "" {
+		return fmt.Errorf("%s call gives no reason: the model must say why it needs the sections", OpenSectionsTool)
+	}
+	full, err := t.resolve(vals)
+	if err != nil {
+		return err
+	}
+	open := map[string]bool{}
+	for _, p := range opts.Expand {
+		open[p] = true
+	}
+	for _, p := range call.SectionKeys {
+		open[p] = true
+	}
+	var refused []string
+	for _, p := range call.SectionKeys {
+		if why := t.cannotOpen(p, full, open, opts.Expand); why != "" {
+			refused = append(refused, fmt.Sprintf("%q %s", p, why))
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("%s call refused: %s", OpenSectionsTool, strings.Join(refused, "; "))
+	}
+	e := &ExpansionRequired{Requested: map[string]string{}, Paths: slices.Clone(call.SectionKeys), Reason: call.Reason}
+	for _, p := range call.SectionKeys {
+		e.Requested[p] = "full"
+	}
+	return e
+}
+
+// cannotOpen says why the section at path cannot be opened, or "".
+func (t *Template) cannotOpen(path string, vals Values, open map[string]bool, expanded []string) string {
+	s := t.Section(path)
+	switch {
+	case s == nil:
+		return fmt.Sprintf("is not a section of %s/%s; the summarized sections are %s", t.NS, t.Key, t.summarized())
+	case !s.Summarized:
+		return "is not summarized: it is always shown in full"
+	case slices.Contains(expanded, path):
+		return "is already open"
+	}
+	keys := strings.Split(path, "/")
+	for i := range keys {
+		anc := strings.Join(keys[:i+1], "/")
+		a := t.Section(anc)
+		if a.Enabled != "" && vals[a.Enabled].Bool == a.Negate {
+			if anc == path {
+				return fmt.Sprintf("is not enabled (enabled: %s)", enabledText(a))
+			}
+			return fmt.Sprintf("is inside %q, which is not enabled (enabled: %s)", anc, enabledText(a))
+		}
+		if anc != path && a.Summarized && !open[anc] {
+			return fmt.Sprintf("is inside %q, which is still summarized: open it too", anc)
+		}
+	}
+	return ""
+}
+
+func enabledText(s *SectionSpec) string {
+	if s.Negate {
+		return "!" + s.Enabled
+	}
+	return s.Enabled
+}

@@ -190,6 +190,10 @@ type SectionSpec struct {
 	Trim     prompt.TrimRule
 	// Tools are offered to the model while the section is kept.
 	Tools []Tool
+	// Workspace is a directory (relative to the template's file) that
+	// the section gives the tools as a Workspace resource, confined to
+	// it; empty: none.
+	Workspace string
 	// Children are its subsections.
 	Children []*SectionSpec
 
@@ -313,6 +317,7 @@ type sectionDoc struct {
 	Priority    int         `yaml:"priority"`
 	Trim        string      `yaml:"trim"`
 	Tools       []toolDoc   `yaml:"tools"`
+	Workspace   string      `yaml:"workspace"`
 	Children    sectionList `yaml:"children"`
 }
 
@@ -586,6 +591,7 @@ func (b *builder) sections(t *Template, at, parent string, list *sectionList, de
 		if sd.Overridable != nil {
 			s.Overridable = *sd.Overridable
 		}
+		s.Workspace = sd.Workspace
 		if tn := sd.Template.n; tn != nil {
 			s.Body = b.parseText(t, sat+".template", tn)
 		}
