@@ -15,6 +15,10 @@ var heldOut = flag.Bool("held-out", false, "evaluate on the held-out part of the
 // detector was tuned (see its README).
 const evalSet = "../../preset/layered/testdata/eval/injections.jsonl"
 
+// heldOutSet was written after the first set and never tuned on: the
+// figures to trust (see docs/SECURITY.md).
+const heldOutSet = "../../preset/layered/testdata/eval/heldout/injections.jsonl"
+
 // split divides the cases: those whose id's number is divisible by 5 are
 // held out, the rest are for development.
 func split(cases []Case) (dev, held []Case) {
@@ -29,10 +33,11 @@ func split(cases []Case) (dev, held []Case) {
 	return dev, held
 }
 
-// TestEvaluationSet holds the built-in detector to its targets on the
-// development part of the evaluation set: TPR at least 0.90 at FPR at
-// most 0.02. With -held-out it reports the held-out part too, which
-// must meet the same targets.
+// TestEvaluationSet holds the built-in detector to TPR at least 0.90 at
+// FPR at most 0.02 on the development part of the evaluation set. With
+// -held-out it reports the held-out part and the second held-out set
+// too, against the same targets, which they miss (docs/SECURITY.md has
+// the figures).
 func TestEvaluationSet(t *testing.T) {
 	data, err := os.ReadFile(evalSet)
 	if err != nil {
@@ -53,6 +58,18 @@ func TestEvaluationSet(t *testing.T) {
 			name  string
 			cases []Case
 		}{"held out", held})
+		data, err := os.ReadFile(heldOutSet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := ReadCases(heldOutSet, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, struct {
+			name  string
+			cases []Case
+		}{"second held-out set", second})
 	}
 	for _, p := range parts {
 		r, err := Evaluate(context.Background(), d, p.cases, DefaultThreshold)
