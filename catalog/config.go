@@ -141,14 +141,19 @@ type BudgetConfig struct {
 type RedactionConfig struct {
 	Defaults bool
 	Patterns []guard.Pattern
+	// Allow (key "redaction.allow") lists the fingerprints
+	// (guard.Fingerprint, "sha256:" and 64 hex digits) of texts that
+	// match a secret pattern but are known not to be secrets: compile
+	// does not fail on them, and assembly does not redact them.
+	Allow []string
 	// Line is the line of the "redaction" key, for diagnostics.
 	Line int
 }
 
 // Redactor returns the redactor the config describes.
 func (r *RedactionConfig) Redactor() (*guard.Redactor, error) {
-	if r == nil {
-		return guard.Default(), nil
+	if r == nil || r.Defaults && len(r.Patterns) == 0 {
+		return guard.Default(), nil // compiled once, shared
 	}
 	return guard.NewRedactor(r.Patterns, r.Defaults)
 }
@@ -193,7 +198,7 @@ var configSchema = yamldoc.NewSchema[configDoc](yamldoc.Options{
 		"budget":         yamldoc.Want("a mapping with model, context and reserve"),
 		"budget.context": yamldoc.Int(1, math.MaxInt, "a whole number of tokens above 0"),
 		"budget.reserve": yamldoc.Int(0, math.MaxInt, "a whole number of tokens"),
-		"redaction":      yamldoc.Want("a mapping with defaults and patterns"),
+		"redaction":      yamldoc.Want("a mapping with defaults, patterns and allow"),
 		"limits":         yamldoc.Want("a mapping with max_file_bytes and max_output_bytes"),
 		"models":         yamldoc.Want("a mapping of model names to what they accept"),
 	},
@@ -238,8 +243,9 @@ type budgetDoc struct {
 }
 
 type redactionDoc struct {
-	Defaults *bool       `yaml:"defaults"`
-	Patterns patternList `yaml:"patterns"`
+	Defaults *bool        `yaml:"defaults"`
+	Patterns patternList  `yaml:"patterns"`
+	Allow    fingerprints `yaml:"allow"`
 }
 
 type limitsDoc struct {
@@ -314,7 +320,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		}
 	}
 	if r := doc.Redaction; r != nil {
-		cfg.Redaction = &RedactionConfig{Defaults: r.Defaults == nil || *r.Defaults, Patterns: r.Patterns, Line: lines["redaction"]}
+		cfg.Redaction = &RedactionConfig{Defaults: r.Defaults == nil || *r.Defaults, Patterns: r.Patterns, Allow: r.Allow, Line: lines["redaction"]}
 		if !d.Failed("redaction") {
 			if _, err := cfg.Redaction.Redactor(); err != nil {
 				errs = append(errs, at("redaction", "redaction: %v", err))
@@ -387,6 +393,29 @@ func (e *envName) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string)
 		return
 	}
 	*e = envName(n.Value)
+}
+
+// fingerprints is redaction.allow: a list of "sha256:" and 64 lowercase
+// hex digits, as compile's message about a secret gives them.
+type fingerprints []string
+
+// UnmarshalYAMLNode implements yamldoc.Unmarshaler.
+func (f *fingerprints) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
+	const want = "a list of fingerprints such as sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08, as compile gives them"
+	if n.Kind != yaml.SequenceNode {
+		d.Wrong(n, at, want)
+		return
+	}
+	out := fingerprints{}
+	for _, x := range n.Content {
+		h, ok := strings.CutPrefix(x.Value, "sha256:")
+		if x.Kind != yaml.ScalarNode || !ok || len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
+			d.Errorf(x, at, "%q is not a fingerprint: want sha256: and 64 lowercase hex digits, as compile's message about the secret gives it", x.Value)
+			return
+		}
+		out = append(out, x.Value)
+	}
+	*f = out
 }
 
 // extensions is a non-empty list of file extensions, each starting with a

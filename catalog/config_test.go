@@ -81,7 +81,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"tasks: t\ntasks: u\nworkflows: w\n", `tessera.yaml:2:1: key "tasks" is repeated (first at line 1): keep one`},
 		{"tasks: t\n  bad: indent\n", "tessera.yaml:2:6: not valid YAML"},
 		{"tasks: 12\nworkflows: w\n", "tessera.yaml:1:8: tasks: want a path string"},
-		{"tasks: t\nworkflows: w\nredaction: yes\n", "tessera.yaml:3:12: redaction: want a mapping with defaults and patterns"},
+		{"tasks: t\nworkflows: w\nredaction: yes\n", "tessera.yaml:3:12: redaction: want a mapping with defaults, patterns and allow"},
 		{"tasks: t\nworkflows: w\nredaction:\n  defaults: maybe\n", "tessera.yaml:4:13: redaction.defaults: want true or false"},
 		{"tasks: t\nworkflows: w\nredaction:\n  patterns:\n    - label: emp\n      regexp: 'EMP-('\n", "tessera.yaml:5:7: redaction.patterns: "},
 		{"tasks: t\nworkflows: w\nredaction:\n  patterns:\n    - label: emp\n      regex: x\n", `tessera.yaml:6:7: redaction.patterns: unknown key "regex": the keys are label, regexp, personal`},

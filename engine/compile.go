@@ -37,6 +37,7 @@ func (e *Engine) Build(ctx context.Context, c *catalog.Catalog) ([]Built, error)
 		errs diag.List
 		outs = map[string]string{} // output path or directory -> preset
 		last string                // directory of the previous unit
+		scan = newSecretScan(c, env)
 	)
 	for _, p := range e.registry().Presets() {
 		units, err := p.Units(ctx, env)
@@ -56,7 +57,7 @@ func (e *Engine) Build(ctx context.Context, c *catalog.Catalog) ([]Built, error)
 				continue
 			}
 			outs[u.Out], outs[dir+"/"], last = p.Name(), p.Name(), dir
-			res, err := e.buildUnit(ctx, c, env, p, u)
+			res, err := e.buildUnit(ctx, c, env, p, u, scan)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -74,7 +75,7 @@ func (e *Engine) Build(ctx context.Context, c *catalog.Catalog) ([]Built, error)
 	return out, nil
 }
 
-func (e *Engine) buildUnit(ctx context.Context, c *catalog.Catalog, env *preset.Env, p preset.Preset, u preset.Unit) (*Result, error) {
+func (e *Engine) buildUnit(ctx context.Context, c *catalog.Catalog, env *preset.Env, p preset.Preset, u preset.Unit, scan *secretScan) (*Result, error) {
 	l, err := u.Load(ctx)
 	if err != nil {
 		return nil, err
@@ -100,7 +101,13 @@ func (e *Engine) buildUnit(ctx context.Context, c *catalog.Catalog, env *preset.
 			return nil, d
 		}
 	}
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	if errs := scan.unit(ctx, u, l, res); len(errs) > 0 {
+		return nil, errs
+	}
+	return res, nil
 }
 
 // Compiled is what Compile wrote.

@@ -167,6 +167,7 @@ func (r *Result) deliver(d *Delivery, c *catalog.Catalog) error {
 	if err != nil {
 		return err
 	}
+	body.JSON = r.scrub.body(body.JSON) // the last pass of redaction: see scrubber
 	r.Body = body.JSON
 	r.Record.Delivery = &audit.Delivery{
 		Provider:           d.Format.String(),
@@ -182,6 +183,7 @@ func (r *Result) deliver(d *Delivery, c *catalog.Catalog) error {
 		r.Record.Delivery.BreakpointsDropped = why
 		r.Notes = append(r.Notes, "note: "+why)
 	}
+	r.scrub.delivery(r.Record)
 	return nil
 }
 

@@ -202,6 +202,7 @@ type Result struct {
 
 	fitted []prompt.Section
 	style  render.Style
+	scrub  *scrubber
 }
 
 // Env returns the environment presets get for catalog c (nil for none):
@@ -349,7 +350,9 @@ func layoutMessages(l *preset.Layout) int { return max(l.Messages, 1) }
 // With a framing fr, the budget counts the request as fr's provider
 // receives it.
 func (e *Engine) finish(ctx context.Context, p preset.Preset, l *preset.Layout, env *preset.Env, counter tokenizer.Counter, b budget.Budget, fr *framing) (*Result, error) {
-	res := &Result{Preset: p.Name(), Label: l.Label, Output: l.Output, Notes: slices.Clone(l.Notes), fitted: l.Sections, style: l.Style}
+	sc := newScrubber(env.Redactor, env.Catalog)
+	l = sc.layout(l) // the last pass of redaction: see scrubber
+	res := &Result{Preset: p.Name(), Label: l.Label, Output: l.Output, Notes: slices.Clone(l.Notes), fitted: l.Sections, style: l.Style, scrub: sc}
 	if max := env.Limits.MaxOutputBytes; counter == nil && max > 0 {
 		// Unfitted, every body and item is written whole: a text that
 		// would be over the cap is refused before it is built.
@@ -374,6 +377,9 @@ func (e *Engine) finish(ctx context.Context, p preset.Preset, l *preset.Layout, 
 		res.Prompt = render.Render(l.Sections, l.Style)
 	}
 	res.Prompt.Sources = l.Sources
+	if err := sc.check(l.Label, res.Prompt.Text); err != nil {
+		return nil, err
+	}
 	if n := int64(len(res.Prompt.Text)); env.Limits.MaxOutputBytes > 0 && n > env.Limits.MaxOutputBytes {
 		return nil, fmt.Errorf("%s: the assembled prompt is %d bytes, over the %d-byte output cap: shorten its inputs, or raise %s in tessera.yaml", l.Label, n, env.Limits.MaxOutputBytes, include.OutputCapKey)
 	}
@@ -452,6 +458,8 @@ func (e *Engine) record(res *Result, l *preset.Layout, id string) (*audit.Record
 			return nil, err
 		}
 	}
+	res.scrub.record(rec)
+	res.scrub.addCounts(rec)
 	return rec, nil
 }
 
