@@ -88,7 +88,7 @@ func prescan(path, text string, maxNodes int) (int, *diag.Error) {
 	}
 	i := 0
 	for i < len(text) {
-		if lineStart && i < len(text) {
+		if lineStart {
 			// The indentation of a new line.
 			lineBegin = i
 			j := i

@@ -1,0 +1,8 @@
+//go:build race
+
+package main
+
+// raceEnabled is true when the tests run with the race detector, which
+// multiplies each process's memory: TestHostileInputs then checks exit
+// codes but not peak memory.
+const raceEnabled = true
