@@ -2,6 +2,7 @@ package typed
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -110,5 +111,5 @@ func validKey(k string) bool {
 
 // sameTool reports whether a and b define a tool the same way.
 func sameTool(a, b Tool) bool {
-	return a.Name == b.Name && a.Description == b.Description && string(a.Parameters) == string(b.Parameters) && string(a.Result) == string(b.Result)
+	return a.Name == b.Name && a.Description == b.Description && string(a.Parameters) == string(b.Parameters) && string(a.Result) == string(b.Result) && slices.Equal(a.Examples, b.Examples)
 }

@@ -18,11 +18,12 @@ func (s *SectionSpec) Clone() *SectionSpec {
 	c.Body, c.Summary = s.Body.clone(), s.Summary.clone()
 	c.Tools = make([]Tool, len(s.Tools))
 	for i, tl := range s.Tools {
-		c.Tools[i] = Tool{Name: tl.Name, Description: tl.Description, Parameters: slices.Clone(tl.Parameters), Result: slices.Clone(tl.Result)}
+		c.Tools[i] = Tool{Name: tl.Name, Description: tl.Description, Parameters: slices.Clone(tl.Parameters), Result: slices.Clone(tl.Result), Examples: slices.Clone(tl.Examples)}
 	}
 	if s.Tools == nil {
 		c.Tools = nil
 	}
+	c.Examples = slices.Clone(s.Examples)
 	c.Children = cloneSections(s.Children)
 	return &c
 }

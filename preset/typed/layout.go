@@ -112,7 +112,7 @@ func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
 	if o := t.Output; o != nil {
 		l.Output = &preset.Output{Name: o.Name, Schema: o.requestSchema()}
 	}
-	rec := record{Template: t.text, Path: t.path, Values: map[string]json.RawMessage{}, Expand: slices.Sorted(maps.Keys(expand)), Sections: ov.applied(ov.sections), Tools: ov.applied(ov.tools), Params: ov.applied(ov.params), Descriptor: t.descriptor()}
+	rec := record{Template: t.text, Path: t.path, Values: map[string]json.RawMessage{}, Expand: slices.Sorted(maps.Keys(expand)), Sections: ov.applied(ov.sections), Tools: ov.applied(ov.tools), Params: ov.applied(ov.params), Examples: appliedExamples(ov.examples), Descriptor: t.descriptor()}
 	for name, v := range vals {
 		rec.Values[name] = v.JSON
 	}
@@ -199,6 +199,13 @@ func (b *layoutBuilder) sections(parent string, specs []*SectionSpec) []prompt.S
 		if body != nil {
 			sec.Body = body.render(b.vals)
 		}
+		if len(s.Examples) > 0 {
+			ex := b.examples("task:"+path, s.Examples)
+			if sec.Body != "" {
+				sec.Body += "\n\n"
+			}
+			sec.Body += ex
+		}
 		if s.Summarized && !b.expand[path] {
 			sec.Visibility = prompt.Summary
 			note := fmt.Sprintf("(This is a summary. Call %s with %q for the full section.)", ReadSectionTool, path)
@@ -218,6 +225,9 @@ func (b *layoutBuilder) sections(parent string, specs []*SectionSpec) []prompt.S
 			if o, ok := b.ov.tools[tl.Name]; ok {
 				desc = o.body
 			}
+			if len(tl.Examples) > 0 {
+				desc += "\n\n" + b.examples("tool:"+tl.Name, tl.Examples)
+			}
 			params := tl.Parameters
 			for key, o := range b.ov.params {
 				if name, param, _ := strings.Cut(key, "."); name == tl.Name {
@@ -230,6 +240,26 @@ func (b *layoutBuilder) sections(parent string, specs []*SectionSpec) []prompt.S
 		out = append(out, sec)
 	}
 	return out
+}
+
+// examples writes a list of examples, each overridden when the
+// overrides have one for id#index:
+//
+//	Example 1:
+//	Input: ...
+//	Output: ...
+func (b *layoutBuilder) examples(id string, list []Example) string {
+	var w strings.Builder
+	for i, e := range list {
+		if o, ok := b.ov.examples[fmt.Sprintf("%s#%d", id, i)]; ok {
+			e = o
+		}
+		if i > 0 {
+			w.WriteString("\n\n")
+		}
+		fmt.Fprintf(&w, "Example %d:\nInput: %s\nOutput: %s", i+1, strings.TrimSpace(e.Input), strings.TrimSpace(e.Output))
+	}
+	return w.String()
 }
 
 // attachDisclosure offers open_sections with the first summarized
@@ -287,7 +317,21 @@ type record struct {
 	Sections map[string]string          `json:"override_sections,omitempty"`
 	Tools    map[string]string          `json:"override_tools,omitempty"`
 	Params   map[string]string          `json:"override_params,omitempty"`
+	Examples map[string][2]string       `json:"override_examples,omitempty"`
 	// Descriptor is the template's, for writing overrides; Rebuild
 	// does not read it.
 	Descriptor *Descriptor `json:"descriptor,omitempty"`
+}
+
+// appliedExamples returns the example overrides for the record, as
+// [input, output] by "task:path#i" or "tool:name#i".
+func appliedExamples(m map[string]Example) map[string][2]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string][2]string, len(m))
+	for k, e := range m {
+		out[k] = [2]string{e.Input, e.Output}
+	}
+	return out
 }

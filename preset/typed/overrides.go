@@ -27,6 +27,11 @@ type Descriptor struct {
 	Sections map[string]string `json:"sections"`
 	// Tools maps each tool's name to its contract's hash.
 	Tools map[string]string `json:"tools"`
+	// TaskExamples and ToolExamples map each example, "path#index" or
+	// "tool#index" (from 0), to its hash: the SHA-256 of the RFC 8785
+	// form of [input, output].
+	TaskExamples map[string]string `json:"task_examples,omitempty"`
+	ToolExamples map[string]string `json:"tool_examples,omitempty"`
 }
 
 // Descriptor returns t's descriptor.
@@ -36,6 +41,7 @@ func (t *Template) Descriptor() Descriptor {
 	}
 	d := *t.descriptor()
 	d.Sections, d.Tools = maps.Clone(d.Sections), maps.Clone(d.Tools)
+	d.TaskExamples, d.ToolExamples = maps.Clone(d.TaskExamples), maps.Clone(d.ToolExamples)
 	return d
 }
 
@@ -53,11 +59,35 @@ func (t *Template) hashDescriptor() Descriptor {
 		if s.Overridable && s.Body != nil {
 			d.Sections[path] = prompt.Hash(s.Body.Source)
 		}
+		for i, e := range s.Examples {
+			if d.TaskExamples == nil {
+				d.TaskExamples = map[string]string{}
+			}
+			d.TaskExamples[fmt.Sprintf("%s#%d", path, i)] = exampleHash(e)
+		}
 		for _, tl := range s.Tools {
 			d.Tools[tl.Name] = toolHash(tl)
+			for i, e := range tl.Examples {
+				if d.ToolExamples == nil {
+					d.ToolExamples = map[string]string{}
+				}
+				d.ToolExamples[fmt.Sprintf("%s#%d", tl.Name, i)] = exampleHash(e)
+			}
 		}
 	})
 	return d
+}
+
+// exampleHash is the SHA-256 of the RFC 8785 form of [input, output].
+func exampleHash(e Example) string {
+	b := yamldoc.AppendJSONString([]byte{'['}, e.Input)
+	b = append(b, ',')
+	b = yamldoc.AppendJSONString(b, e.Output)
+	b = append(b, ']')
+	if canon, err := jcs.Transform(b); err == nil {
+		b = canon
+	}
+	return prompt.Hash(string(b))
 }
 
 // toolHash is a tool's contract hash: the SHA-256, as 64 lower-case hex
@@ -113,6 +143,7 @@ type Overrides struct {
 	sections map[string]override // by section path
 	tools    map[string]override // by tool name
 	params   map[string]override // by "tool.param"
+	examples map[string]Example  // by "task:path#i" or "tool:name#i"
 }
 
 type override struct {
@@ -138,6 +169,24 @@ type overridesDoc struct {
 	Sections []sectionOverrideDoc `yaml:"sections,omitempty"`
 	Tools    []toolOverrideDoc    `yaml:"tools,omitempty"`
 	Params   []paramOverrideDoc   `yaml:"params,omitempty"`
+	TaskEx   []taskExampleDoc     `yaml:"task_examples,omitempty"`
+	ToolEx   []toolExampleDoc     `yaml:"tool_examples,omitempty"`
+}
+
+type taskExampleDoc struct {
+	Path   string `yaml:"path"`
+	Index  int    `yaml:"index"`
+	Hash   string `yaml:"hash"`
+	Input  string `yaml:"input"`
+	Output string `yaml:"output"`
+}
+
+type toolExampleDoc struct {
+	Tool   string `yaml:"tool"`
+	Index  int    `yaml:"index"`
+	Hash   string `yaml:"hash"`
+	Input  string `yaml:"input"`
+	Output string `yaml:"output"`
 }
 
 type paramOverrideDoc struct {
@@ -325,6 +374,36 @@ func (t *Template) ParseOverrides(path string, data []byte) (*Overrides, error) 
 		}
 		ov.params[target] = override{body: po.Description}
 	}
+	example := func(xat, kind, target string, index int, hash string, now map[string]string, e Example) {
+		id := fmt.Sprintf("%s#%d", target, index)
+		h, ok := now[id]
+		switch {
+		case !ok:
+			at(xat+".index", "%s %q has no example %d: its examples are %s", kind, target, index, keyList(now))
+			return
+		case strings.TrimSpace(e.Input) == "" || strings.TrimSpace(e.Output) == "":
+			at(xat, "override of %s example %s needs an input and an output", kind, id)
+			return
+		}
+		if !once(xat+".index", kind+" example "+id, fmt.Sprintf("%s example %s", kind, id)) || !hashOK(xat+".hash", hash) {
+			return
+		}
+		if hash != h {
+			ov.Notes = append(ov.Notes, fmt.Sprintf("note: %s: the override of %s example %s is stale and left out: it was written for hash %s, and the example now hashes to %s; review it against the template and update its hash", path, kind, id, short(hash), h))
+			return
+		}
+		ov.examples[kind+":"+id] = e
+	}
+	for i, x := range doc.TaskEx {
+		if xat := fmt.Sprintf("task_examples[%d]", i); !d.Failed(xat) {
+			example(xat, "task", x.Path, x.Index, x.Hash, desc.TaskExamples, Example{Input: x.Input, Output: x.Output})
+		}
+	}
+	for i, x := range doc.ToolEx {
+		if xat := fmt.Sprintf("tool_examples[%d]", i); !d.Failed(xat) {
+			example(xat, "tool", x.Tool, x.Index, x.Hash, desc.ToolExamples, Example{Input: x.Input, Output: x.Output})
+		}
+	}
 	if len(errs) > 0 {
 		errs.Sort()
 		return nil, errs
@@ -333,7 +412,7 @@ func (t *Template) ParseOverrides(path string, data []byte) (*Overrides, error) 
 }
 
 func newOverrides() *Overrides {
-	return &Overrides{sections: map[string]override{}, tools: map[string]override{}, params: map[string]override{}}
+	return &Overrides{sections: map[string]override{}, tools: map[string]override{}, params: map[string]override{}, examples: map[string]Example{}}
 }
 
 // validHash reports whether h is 64 lower-case hex digits.

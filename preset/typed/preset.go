@@ -249,6 +249,9 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 	for key, desc := range r.Params {
 		ov.params[key] = override{body: desc}
 	}
+	for key, e := range r.Examples {
+		ov.examples[key] = Example{Input: e[0], Output: e[1]}
+	}
 	return t.Layout(vals, Options{Expand: r.Expand, Overrides: ov})
 }
 

@@ -117,6 +117,8 @@ type storeDoc struct {
 	Sections []storeSection     `yaml:"sections,omitempty"`
 	Tools    []toolOverrideDoc  `yaml:"tools,omitempty"`
 	Params   []paramOverrideDoc `yaml:"params,omitempty"`
+	TaskEx   []taskExampleDoc   `yaml:"task_examples,omitempty"`
+	ToolEx   []toolExampleDoc   `yaml:"tool_examples,omitempty"`
 }
 
 type storeSection struct {

@@ -190,6 +190,8 @@ type SectionSpec struct {
 	Trim     prompt.TrimRule
 	// Tools are offered to the model while the section is kept.
 	Tools []Tool
+	// Examples are worked examples of the task, written after the body.
+	Examples []Example
 	// Workspace is a directory (relative to the template's file) that
 	// the section gives the tools as a Workspace resource, confined to
 	// it; empty: none.
@@ -227,6 +229,16 @@ type Tool struct {
 	// Result is the JSON Schema of what it returns, or nil; a handler's
 	// result is checked against it.
 	Result json.RawMessage
+	// Examples are example calls, written after the description.
+	Examples []Example
+}
+
+// Example is a worked example: an input and the output wanted for it.
+// A section's are written after its body; a tool's (Input being the
+// call's arguments) after its description. Examples are literal text:
+// no placeholders.
+type Example struct {
+	Input, Output string
 }
 
 // Output is the declared reply: a JSON object, or an array of objects,
@@ -305,27 +317,34 @@ type paramDoc struct {
 }
 
 type sectionDoc struct {
-	Key         string      `yaml:"key"`
-	Title       string      `yaml:"title"`
-	Template    nodeOf      `yaml:"template"`
-	Summary     nodeOf      `yaml:"summary"`
-	Visibility  string      `yaml:"visibility"`
-	Enabled     string      `yaml:"enabled"`
-	Overridable *bool       `yaml:"overridable"`
-	Trust       string      `yaml:"trust"`
-	Role        string      `yaml:"role"`
-	Priority    int         `yaml:"priority"`
-	Trim        string      `yaml:"trim"`
-	Tools       []toolDoc   `yaml:"tools"`
-	Workspace   string      `yaml:"workspace"`
-	Children    sectionList `yaml:"children"`
+	Key         string       `yaml:"key"`
+	Title       string       `yaml:"title"`
+	Template    nodeOf       `yaml:"template"`
+	Summary     nodeOf       `yaml:"summary"`
+	Visibility  string       `yaml:"visibility"`
+	Enabled     string       `yaml:"enabled"`
+	Overridable *bool        `yaml:"overridable"`
+	Trust       string       `yaml:"trust"`
+	Role        string       `yaml:"role"`
+	Priority    int          `yaml:"priority"`
+	Trim        string       `yaml:"trim"`
+	Tools       []toolDoc    `yaml:"tools"`
+	Workspace   string       `yaml:"workspace"`
+	Examples    []exampleDoc `yaml:"examples"`
+	Children    sectionList  `yaml:"children"`
 }
 
 type toolDoc struct {
-	Name        string    `yaml:"name"`
-	Description string    `yaml:"description"`
-	Parameters  jsonValue `yaml:"parameters"`
-	Result      jsonValue `yaml:"result"`
+	Name        string       `yaml:"name"`
+	Description string       `yaml:"description"`
+	Parameters  jsonValue    `yaml:"parameters"`
+	Result      jsonValue    `yaml:"result"`
+	Examples    []exampleDoc `yaml:"examples"`
+}
+
+type exampleDoc struct {
+	Input  string `yaml:"input"`
+	Output string `yaml:"output"`
 }
 
 type outputDoc struct {
@@ -592,6 +611,7 @@ func (b *builder) sections(t *Template, at, parent string, list *sectionList, de
 			s.Overridable = *sd.Overridable
 		}
 		s.Workspace = sd.Workspace
+		s.Examples = b.examples(sat+".examples", fmt.Sprintf("section %q", path), sd.Examples)
 		if tn := sd.Template.n; tn != nil {
 			s.Body = b.parseText(t, sat+".template", tn)
 		}
@@ -681,7 +701,7 @@ func (b *builder) sections(t *Template, at, parent string, list *sectionList, de
 					continue
 				}
 			}
-			tl := Tool{Name: td.Name, Description: td.Description, Parameters: params, Result: result}
+			tl := Tool{Name: td.Name, Description: td.Description, Parameters: params, Result: result, Examples: b.examples(tat+".examples", fmt.Sprintf("section %q: tool %q", path, td.Name), td.Examples)}
 			line, col := b.d.Pos(tat + ".name")
 			if prev, ok := b.tools[tl.Name]; ok {
 				if !sameTool(prev.tool, tl) {
@@ -760,4 +780,21 @@ func (b *builder) fixtures(t *Template, docs []fixtureDoc) {
 		seen[fd.Name] = true
 		t.Fixtures = append(t.Fixtures, Fixture{Name: fd.Name, Params: fd.Params.n, Expand: fd.Expand, line: line, col: col})
 	}
+}
+
+// examples checks a list of examples: each has an input and an output.
+func (b *builder) examples(at, what string, docs []exampleDoc) []Example {
+	var out []Example
+	for i, e := range docs {
+		eat := fmt.Sprintf("%s[%d]", at, i)
+		if b.d.Failed(eat) {
+			continue
+		}
+		if strings.TrimSpace(e.Input) == "" || strings.TrimSpace(e.Output) == "" {
+			b.at(eat, "%s: example %d needs an input and an output", what, i+1)
+			continue
+		}
+		out = append(out, Example{Input: e.Input, Output: e.Output})
+	}
+	return out
 }
