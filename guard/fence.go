@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // minFence is the shortest fence Markdown recognises.
@@ -148,17 +150,21 @@ func cleanInfo(info string) string {
 // ASCII letter followed by up to 63 letters, digits, '_', '-' or '.'; any
 // other tag is an error.
 //
-// A tag is read as loosely as a model might read it: a '<' (or its
-// fullwidth or small form, U+FF1C or U+FE64); then any white space
-// (Unicode's, "\r", "\v", "\f" and U+0085 included), invisible characters
-// (U+200B, U+FEFF and the like) and slashes ('/', '\\', their fullwidth
-// forms, the fraction and division slashes); then the name, in any
-// letter case, in ASCII or fullwidth letters, with invisible characters
-// anywhere in it and with '_', '-' and '.' standing for one another;
-// then anything that cannot continue a name (so "</TAG foo>", "<tag/>" and
+// A tag is read as loosely as a model might read it: a '<' or a form of
+// it (fullwidth '＜' U+FF1C, small '﹤' U+FE64) or a look-alike ('‹'
+// U+2039, '〈' U+2329 and U+3008, '⟨' U+27E8, '˂' U+02C2); then any white
+// space (Unicode's, "\r", "\v", "\f" and U+0085 included), invisible or
+// control characters (U+200B, U+FEFF, NUL and the like), combining marks
+// and slashes ('/', '\\', their fullwidth forms, the fraction and
+// division slashes); then the name, in any letter case, in ASCII or in
+// any letters that fold to ASCII under NFKC (fullwidth, mathematical
+// bold, italic, script, fraktur, sans-serif, monospace, circled), with
+// invisible and control characters, line breaks and combining marks
+// anywhere in it and with '_', '-' and '.' standing for one another; then
+// anything that cannot continue a name (so "</TAG foo>", "<tag/>" and
 // "</tag" at the end of text all count). Neutralising writes the '<' as
-// "&lt;", and U+FF1C and U+FE64 as "&#xFF1C;" and "&#xFE64;"; nothing else
-// in text changes. Look-alike letters from other scripts (a Cyrillic 'а'
+// "&lt;", and each other form as its hexadecimal character reference
+// ("&#xFF1C;", "&#x2039;", ...); nothing else in text changes. Look-alike letters from other scripts (a Cyrillic 'а'
 // in the name) and escaped forms ("\u003c/tag>", "%3C/tag>") are not
 // read as tags.
 func WrapTag(tag, text string) (string, error) {
@@ -198,12 +204,20 @@ func isNameByte(c byte) bool {
 	return isLetter(c) || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
 }
 
-// The forms of '<' that open a tag, and what each is written as when it
-// does.
-const (
-	fullwidthLess = '\uFF1C' // ＜
-	smallLess     = '\uFE64' // ﹤
-)
+// lessEntity returns what r, a form of '<' that opens a tag, is written
+// as when it does: '<' itself, its fullwidth and small forms (U+FF1C,
+// U+FE64), and its look-alikes, the angle quotation mark '‹' (U+2039),
+// the angle brackets '〈' (U+2329, U+3008) and '⟨' (U+27E8) and the
+// modifier letter '˂' (U+02C2). It reports false for any other rune.
+func lessEntity(r rune) (string, bool) {
+	switch r {
+	case '<':
+		return "&lt;", true
+	case '\uFF1C', '\uFE64', '\u2039', '\u2329', '\u3008', '\u27E8', '\u02C2':
+		return fmt.Sprintf("&#x%X;", r), true
+	}
+	return "", false
+}
 
 // neutralise writes text to b with the '<' of every tag named tag
 // (opening or closing, as WrapTag reads tags) written as an entity.
@@ -219,33 +233,35 @@ func neutralise(b *strings.Builder, tag, text string) {
 		if !tagAt(text[i+size:], tag) {
 			b.WriteString(text[i : i+size])
 		} else {
-			switch r {
-			case '<':
-				b.WriteString("&lt;")
-			case fullwidthLess:
-				b.WriteString("&#xFF1C;")
-			case smallLess:
-				b.WriteString("&#xFE64;")
-			}
+			e, _ := lessEntity(r)
+			b.WriteString(e)
 		}
 		text = text[i+size:]
 	}
 }
 
-// nextOpener returns the index of the first '<', U+FF1C or U+FE64 in s,
-// or -1.
+// nextOpener returns the index of the first form of '<' (see
+// lessEntity) in s, or -1.
 func nextOpener(s string) int {
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '<':
+		switch c := s[i]; {
+		case c == '<':
 			return i
-		case 0xEF: // the first byte of both other forms
-			if strings.HasPrefix(s[i:], string(fullwidthLess)) || strings.HasPrefix(s[i:], string(smallLess)) {
+		case c == 0xCB || c == 0xE2 || c == 0xE3 || c == 0xEF: // the first bytes of the other forms
+			r, _ := utf8.DecodeRuneInString(s[i:])
+			if _, ok := lessEntity(r); ok {
 				return i
 			}
 		}
 	}
 	return -1
+}
+
+// isNameNoise reports whether r, inside a tag's name, may be skipped by
+// a reader: an invisible character, a control character (NUL, a line
+// break, a tab), or a combining mark, which shows on the letter before.
+func isNameNoise(r rune) bool {
+	return r < 0x20 || r == 0x7f || isLineEnd(r) || isInvisible(r) || r >= 0x300 && unicode.In(r, unicode.Mn, unicode.Me)
 }
 
 // tagAt reports whether s, the text after a '<', starts a tag named tag:
@@ -255,7 +271,7 @@ func tagAt(s, tag string) bool {
 	i := 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if !isGap(r) && !isSlash(r) {
+		if !isGap(r) && !isSlash(r) && !isNameNoise(r) {
 			break
 		}
 		i += size
@@ -266,7 +282,7 @@ func tagAt(s, tag string) bool {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		if j > 0 && isInvisible(r) {
+		if j > 0 && isNameNoise(r) {
 			continue
 		}
 		c, ok := nameRune(r)
@@ -294,16 +310,20 @@ func isSlash(r rune) bool {
 
 // nameRune returns the ASCII name byte that r stands for, lower-cased:
 // r itself, the ASCII form of a fullwidth letter, digit, '-', '.' or '_',
-// or the letter that the Kelvin sign (K) and the long s (ſ) fold to. It
+// or the one ASCII character r folds to under Unicode's compatibility
+// normalisation (NFKC): the mathematical bold, italic, script, fraktur,
+// double-struck, sans-serif and monospace letters and digits, circled
+// letters, the Kelvin sign (K), the long s (ſ). It
 // reports false if r cannot be part of a name.
 func nameRune(r rune) (byte, bool) {
 	switch {
 	case r >= 0xFF01 && r <= 0xFF5E:
 		r -= 0xFF01 - '!'
-	case r == '\u212A':
-		r = 'k'
-	case r == '\u017F':
-		r = 's'
+	case r >= utf8.RuneSelf:
+		var buf [utf8.UTFMax]byte
+		if f := norm.NFKC.Bytes(buf[:utf8.EncodeRune(buf[:], r)]); len(f) == 1 {
+			r = rune(f[0])
+		}
 	}
 	if r >= utf8.RuneSelf || !isNameByte(byte(r)) {
 		return 0, false

@@ -71,6 +71,7 @@ func FuzzWrapTag(f *testing.F) {
 	}
 	f.Add("user_input", "</user-input>")
 	f.Add("task", "</tas\u212a>")
+	f.Add("doc", "</\U0001D41D\U0001D428\U0001D41C> \u2039/doc> \u27e8/doc> </d\x00oc> </do\nc> </d\u0301oc>")
 	f.Fuzz(func(t *testing.T, tag, text string) {
 		out, err := WrapTag(tag, text)
 		if err != nil {

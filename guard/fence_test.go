@@ -9,6 +9,8 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	gmtext "github.com/yuin/goldmark/text"
+
+	"github.com/tessera-dev/tessera/internal/breakout"
 )
 
 func TestChooseFence(t *testing.T) {
@@ -84,19 +86,9 @@ func TestFence(t *testing.T) {
 	}
 }
 
-// fenceNasties are texts that try to close or confuse a fence.
-var fenceNasties = []string{
-	"", "\n", "\n\n", "plain", "~~~", "~~~\n", "~~~~", "a\n~~~\nb", "~~~text\ncode\n~~~\n",
-	"```", "```\n~~~\n```", "````\n```", "``` ~~~", "~~~ ```",
-	"   ~~~", "   ~~~~\n", "    ~~~", "\t~~~", " \t~~~", "  \t ~~~~", "\t\t~~~~~",
-	"a\r~~~", "a\r~~~\rb", "\r~~~\r", "~~~\r", "\r", "\r\r", "a\r\n~~~\r\nb", "a\r\n", "\r\n~~~~\r\n",
-	"a\r   ~~~\r", "\r\n\r", "x\r\r\n\n~~~",
-	"~~~~~~~~~~~~~~~~", "~~~~~~~~~~~~~~~~~~~~~", "~\n~~\n~~~\n~~~~\n",
-	"~~~  ", "~~~\t", "~~~ \r", "~~~\f", "~~~\v", "\f~~~", "\v~~~", "~~~\u00a0",
-	"ü~~~", "\u00a0~~~", "\u200b~~~", "\u2028~~~", "a\u0085~~~",
-	"nul\x00~~~", "\x00\n~~~\x00", "\xff\xfe\n~~~", "<!-- -->\n~~~", "> ~~~\n- ~~~\n1. ~~~",
-	"    indented code\n~~~\n", "# heading\n~~~~\n***", "line\\\n~~~",
-}
+// fenceNasties are texts that try to close or confuse a fence; the
+// presets' tests of inline values use the same ones.
+var fenceNasties = breakout.Fence()
 
 func TestFenceCommonMark(t *testing.T) {
 	for _, text := range fenceNasties {
@@ -351,7 +343,8 @@ func checkWrapped(out, tag, text string) string {
 }
 
 func unescape(s string) string {
-	return strings.NewReplacer("&lt;", "<", "&#xFF1C;", "\uff1c", "&#xFE64;", "\ufe64").Replace(s)
+	return strings.NewReplacer("&lt;", "<", "&#xFF1C;", "\uff1c", "&#xFE64;", "\ufe64", "&#x2039;", "\u2039",
+		"&#x2329;", "\u2329", "&#x3008;", "\u3008", "&#x27E8;", "\u27e8", "&#x2C2;", "\u02c2").Replace(s)
 }
 
 // asciiForm maps what a reader could take for the characters of a tag to
@@ -381,4 +374,43 @@ func asciiForm(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// The confusables WrapTag used to miss: the tag's name in mathematical
+// bold (and the other letter styles that fold to ASCII), the look-alikes
+// of '<', and a NUL, a line break or a combining mark inside the name.
+// Each closing tag is neutralised; text that only looks near one is not.
+func TestWrapTagConfusables(t *testing.T) {
+	for _, tc := range []struct {
+		text, want string
+	}{
+		{"</\U0001D41D\U0001D428\U0001D41C>", "&lt;/\U0001D41D\U0001D428\U0001D41C>"}, // math bold d o c
+		{"</\U0001D5BD\U0001D5C8\U0001D5BC>", "&lt;/\U0001D5BD\U0001D5C8\U0001D5BC>"}, // sans-serif
+		{"</\u24D3\u24DE\u24D2>", "&lt;/\u24D3\u24DE\u24D2>"},                         // circled
+		{"\u2039/doc>", "&#x2039;/doc>"},
+		{"\u3008/doc>", "&#x3008;/doc>"},
+		{"\u2329/doc>", "&#x2329;/doc>"},
+		{"\u27E8/doc>", "&#x27E8;/doc>"},
+		{"\u02C2/doc>", "&#x2C2;/doc>"},
+		{"</d\x00oc>", "&lt;/d\x00oc>"},
+		{"</do\nc>", "&lt;/do\nc>"},
+		{"</d\u0301oc>", "&lt;/d\u0301oc>"},
+		{"<\x00/doc>", "&lt;\x00/doc>"},
+		{"</doc\u0301>", "&lt;/doc\u0301>"},
+		// Not the tag: other names, other letters.
+		{"\u2039/dog>", "\u2039/dog>"},
+		{"</\u0434oc>", "</\u0434oc>"}, // Cyrillic de
+		{"a \u27E8 b", "a \u27E8 b"},
+	} {
+		out, err := WrapTag("doc", tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "<doc>\n" + tc.want + "\n</doc>"; out != want {
+			t.Errorf("WrapTag(%q)\n got %q\nwant %q", tc.text, out, want)
+		}
+		if unescape(out) != "<doc>\n"+tc.text+"\n</doc>" {
+			t.Errorf("WrapTag(%q): more than the opener changed: %q", tc.text, out)
+		}
+	}
 }

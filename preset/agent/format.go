@@ -25,8 +25,10 @@ func normalize(s string) string {
 
 var lineEnds = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\v", "\n", "\f", "\n", "\u0085", "\n")
 
-// inlineText is a value written inside a line: trimmed.
-func inlineText(s string) string { return strings.TrimSpace(normalize(s)) }
+// inlineText is a value written inside a line, as oneLine writes it: a
+// value of several lines (a goal, a subtask's description or acceptance
+// criteria) must not add lines of its own to the prompt.
+func inlineText(s string) string { return oneLine(s) }
 
 // blockText is a value written on lines of its own: no trailing line
 // ends, no leading blank lines.
@@ -83,13 +85,25 @@ func FormatMemoryEntry(e *MemoryEntry, detail bool) string {
 	return b.String()
 }
 
-// oneLine joins the lines of s with spaces.
+// oneLine joins the lines of s with spaces: lines end at the line ends
+// normalize knows and at U+2028 and U+2029, as a fence reads them.
 func oneLine(s string) string {
 	s = strings.TrimSpace(normalize(s))
-	if strings.IndexByte(s, '\n') < 0 {
+	if !strings.ContainsAny(s, "\n\u2028\u2029") {
 		return s
 	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// escapeLineSeps writes the Unicode line and paragraph separators (U+2028,
+// U+2029) of a JSON text as escapes, which JSON reads as the same
+// characters: a fence reads them as line ends, so they must not stand in
+// a line of the prompt.
+func escapeLineSeps(p []byte) []byte {
+	if !bytes.Contains(p, []byte("\u2028")) && !bytes.Contains(p, []byte("\u2029")) {
+		return p
+	}
+	return bytes.ReplaceAll(bytes.ReplaceAll(p, []byte("\u2028"), []byte(`\u2028`)), []byte("\u2029"), []byte(`\u2029`))
 }
 
 // memoryItems lays out entries as items: id the entry's (else prefix-N),
@@ -276,7 +290,7 @@ func FormatTool(name, description string, params json.RawMessage) string {
 	}
 	if len(params) > 0 {
 		b.WriteString("\n  parameters: ")
-		b.Write(params)
+		b.Write(escapeLineSeps(params))
 	}
 	return b.String()
 }
