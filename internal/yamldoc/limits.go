@@ -36,6 +36,12 @@ func errTooManyNodes(path string, line, limit int) *diag.Error {
 	return diag.Errorf(path, line, "holds more than %d values (a document may hold %d plus one for every %d bytes of its text): split it into smaller files", limit, BaseNodes, BytesPerNode)
 }
 
+// at sets the column of e, in bytes, and returns it.
+func at(e *diag.Error, col int) *diag.Error {
+	e.Col = col
+	return e
+}
+
 // errTooDeep is the problem of a document nested over MaxDepth levels.
 func errTooDeep(path string, line int) *diag.Error {
 	return diag.Errorf(path, line, "mappings and lists are nested more than %d levels deep here: flatten the data", MaxDepth)
@@ -125,7 +131,7 @@ func prescan(path, text string, maxNodes int) (int, *diag.Error) {
 			if len(flow) == 0 && text[i] != '#' {
 				push(ind)
 				if deep() {
-					return nodes, errTooDeep(path, line)
+					return nodes, at(errTooDeep(path, line), i-lineBegin+1)
 				}
 				if !(text[i] == '-' && spaceAt(i+1)) {
 					stack[len(stack)-1].seqSeen = false
@@ -174,7 +180,7 @@ func prescan(path, text string, maxNodes int) (int, *diag.Error) {
 				j++
 			}
 			if !count(1) {
-				return nodes, errTooManyNodes(path, line, maxNodes)
+				return nodes, at(errTooManyNodes(path, line, maxNodes), i-lineBegin+1)
 			}
 			i = j + 1
 			valueStart = false
@@ -182,21 +188,21 @@ func prescan(path, text string, maxNodes int) (int, *diag.Error) {
 		case (c == '[' || c == '{') && (valueStart || inFlow):
 			flow = append(flow, c)
 			if deep() {
-				return nodes, errTooDeep(path, line)
+				return nodes, at(errTooDeep(path, line), i-lineBegin+1)
 			}
 			if !count(1) {
-				return nodes, errTooManyNodes(path, line, maxNodes)
+				return nodes, at(errTooManyNodes(path, line, maxNodes), i-lineBegin+1)
 			}
 			valueStart = true
 		case (c == ']' || c == '}') && inFlow:
 			if flow[len(flow)-1] == '{' && !count(1) { // a last key with no value
-				return nodes, errTooManyNodes(path, line, maxNodes)
+				return nodes, at(errTooManyNodes(path, line, maxNodes), i-lineBegin+1)
 			}
 			flow = flow[:len(flow)-1]
 			valueStart = false
 		case c == ',' && inFlow:
 			if flow[len(flow)-1] == '{' && !count(1) {
-				return nodes, errTooManyNodes(path, line, maxNodes)
+				return nodes, at(errTooManyNodes(path, line, maxNodes), i-lineBegin+1)
 			}
 			valueStart = true
 		case c == ':' && (spaceAt(i+1) || inFlow && i+1 < len(text) && (text[i+1] == ',' || text[i+1] == ']' || text[i+1] == '}')):
@@ -216,7 +222,7 @@ func prescan(path, text string, maxNodes int) (int, *diag.Error) {
 				n++ // the value may be null, or a collection on the lines below
 			}
 			if !count(n) {
-				return nodes, errTooManyNodes(path, line, maxNodes)
+				return nodes, at(errTooManyNodes(path, line, maxNodes), i-lineBegin+1)
 			}
 			valueStart = true
 		case (c == '-' || c == '?') && valueStart && spaceAt(i+1):
@@ -234,7 +240,7 @@ func prescan(path, text string, maxNodes int) (int, *diag.Error) {
 				// The item's content starts a level of its own.
 				push(i - lineBegin + 2)
 				if deep() {
-					return nodes, errTooDeep(path, line)
+					return nodes, at(errTooDeep(path, line), i-lineBegin+1)
 				}
 				stack[len(stack)-1].seqSeen = false
 			}
@@ -246,14 +252,14 @@ func prescan(path, text string, maxNodes int) (int, *diag.Error) {
 				n++ // an empty item: a null
 			}
 			if !count(n) {
-				return nodes, errTooManyNodes(path, line, maxNodes)
+				return nodes, at(errTooManyNodes(path, line, maxNodes), i-lineBegin+1)
 			}
 			valueStart = true
 		case (c == '|' || c == '>') && valueStart && !inFlow:
 			// A block scalar: its lines are those below, indented more
 			// than this one.
 			if !count(1) {
-				return nodes, errTooManyNodes(path, line, maxNodes)
+				return nodes, at(errTooManyNodes(path, line, maxNodes), i-lineBegin+1)
 			}
 			blockAt = lineIndent
 			for i < len(text) && text[i] != '\n' {
@@ -265,7 +271,7 @@ func prescan(path, text string, maxNodes int) (int, *diag.Error) {
 			// An anchor or a tag: the value follows, or an empty scalar
 			// is the value.
 			if !count(1) {
-				return nodes, errTooManyNodes(path, line, maxNodes)
+				return nodes, at(errTooManyNodes(path, line, maxNodes), i-lineBegin+1)
 			}
 			for i < len(text) && !spaceAt(i) && !isFlowIndicator(text[i]) && text[i] != ':' {
 				i++
@@ -276,7 +282,7 @@ func prescan(path, text string, maxNodes int) (int, *diag.Error) {
 			// of the line, or (in a flow collection) an indicator.
 			if valueStart {
 				if !count(1) {
-					return nodes, errTooManyNodes(path, line, maxNodes)
+					return nodes, at(errTooManyNodes(path, line, maxNodes), i-lineBegin+1)
 				}
 				valueStart = false
 			}

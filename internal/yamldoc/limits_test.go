@@ -108,3 +108,17 @@ func TestJSONLimits(t *testing.T) {
 		t.Errorf("lists %d deep: %v, want too deep", MaxDepth+1, err)
 	}
 }
+
+// TestLimitColumns checks that a Parser with Columns places the limits'
+// problems at their columns too.
+func TestLimitColumns(t *testing.T) {
+	p := Parser{Columns: true}
+	_, err := p.ParseText("f.yaml", "a:\n  b: "+strings.Repeat("[", 200)+"\n")
+	if err == nil || !strings.HasPrefix(err.Error(), "f.yaml:2:") {
+		t.Errorf("nested 200 deep: %v, want a line and column", err)
+	}
+	_, err = p.ParseText("f.yaml", deepBlock(MaxDepth+1))
+	if err == nil || !strings.HasPrefix(err.Error(), "f.yaml:65:65: mappings and lists are nested more than 64 levels") {
+		t.Errorf("mappings %d deep: %v", MaxDepth+1, err)
+	}
+}

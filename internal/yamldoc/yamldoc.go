@@ -57,7 +57,11 @@ func Parse(path string, data []byte) (*yaml.Node, error) {
 //     found it;
 //   - a second document ("---") is an error;
 //   - a key repeated in any mapping, at any depth, is an error naming the
-//     line of each occurrence.
+//     line of each occurrence;
+//   - a document of more values than MaxNodes allows for its size, or
+//     nested more than MaxDepth deep, is an error at the line where the
+//     limit is passed; the number of values is checked before the parser
+//     runs.
 func ParseText(path, text string) (*yaml.Node, error) {
 	return Parser{}.ParseText(path, text)
 }
@@ -122,6 +126,9 @@ func (p Parser) ParseText(path, text string) (*yaml.Node, error) {
 	// and (coarsely) the depth; the tree is then checked exactly.
 	maxNodes := MaxNodes(len(text))
 	if _, e := prescan(path, text, maxNodes); e != nil {
+		if !p.Columns {
+			e.Col = 0
+		}
 		return nil, diag.List{e}
 	}
 	dec := yaml.NewDecoder(strings.NewReader(text))
@@ -207,13 +214,13 @@ type walker struct {
 // it is one, and reports false when it stops at a limit.
 func (w *walker) walk(n *yaml.Node, depth int) bool {
 	if w.nodes++; w.nodes > w.maxNodes {
-		w.errs = append(w.errs, errTooManyNodes(w.path, n.Line, w.maxNodes))
+		w.errs = append(w.errs, w.at(errTooManyNodes(w.path, n.Line, w.maxNodes), n))
 		return false
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		if depth++; depth > MaxDepth {
-			w.errs = append(w.errs, errTooDeep(w.path, n.Line))
+			w.errs = append(w.errs, w.at(errTooDeep(w.path, n.Line), n))
 			return false
 		}
 		var first map[string]int
@@ -223,7 +230,7 @@ func (w *walker) walk(n *yaml.Node, depth int) bool {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if w.nodes++; w.nodes > w.maxNodes {
-				w.errs = append(w.errs, errTooManyNodes(w.path, k.Line, w.maxNodes))
+				w.errs = append(w.errs, w.at(errTooManyNodes(w.path, k.Line, w.maxNodes), k))
 				return false
 			}
 			scalar := k.Kind == yaml.ScalarNode
@@ -251,7 +258,7 @@ func (w *walker) walk(n *yaml.Node, depth int) bool {
 		}
 	case yaml.SequenceNode:
 		if depth++; depth > MaxDepth {
-			w.errs = append(w.errs, errTooDeep(w.path, n.Line))
+			w.errs = append(w.errs, w.at(errTooDeep(w.path, n.Line), n))
 			return false
 		}
 		w.steps = append(w.steps, pathSegment{})
@@ -264,6 +271,14 @@ func (w *walker) walk(n *yaml.Node, depth int) bool {
 		w.steps = w.steps[:len(w.steps)-1]
 	}
 	return true
+}
+
+// at places e at n's column when the walk places problems at columns.
+func (w *walker) at(e *diag.Error, n *yaml.Node) *diag.Error {
+	if w.cols {
+		e.Col = n.Column
+	}
+	return e
 }
 
 // dotted returns the path of key in the mapping the walk is in: the keys
