@@ -352,6 +352,9 @@ func (c *Catalog) WorkflowIDs(ctx context.Context) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if c.cfg.Workflows == "" { // a catalog of layered prompts alone
+		return nil, nil
+	}
 	entries, err := fs.ReadDir(c.fsys, c.cfg.Workflows)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

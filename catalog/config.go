@@ -27,10 +27,11 @@ const ConfigFile = "tessera.yaml"
 type Config struct {
 	// Version is the config format version; 1 is the only one so far.
 	Version int
-	// Tasks is the directory of task templates (key "tasks", required).
+	// Tasks is the directory of task templates (key "tasks", required
+	// unless the catalog names a layered setup and no workflows).
 	Tasks string
 	// Workflows is the directory of workflow JSON files (key "workflows",
-	// required).
+	// required as tasks is).
 	Workflows string
 	// Specs is a directory of canonical prompt specs (key "specs",
 	// optional) that compile assembles beside the workflow nodes.
@@ -294,10 +295,12 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	for key := range lines {
 		_, cfg.cols[key] = d.Pos(key)
 	}
-	if cfg.Tasks == "" && !d.Bad("tasks") {
+	// A catalog of layered prompts alone needs no templates or workflows.
+	templates := cfg.Layered == "" || cfg.Tasks != "" || cfg.Workflows != ""
+	if templates && cfg.Tasks == "" && !d.Bad("tasks") {
 		errs = append(errs, diag.Errorf(name, 0, "missing key \"tasks\": name the directory of task templates, relative to the catalog root"))
 	}
-	if cfg.Workflows == "" && !d.Bad("workflows") {
+	if templates && cfg.Workflows == "" && !d.Bad("workflows") {
 		errs = append(errs, diag.Errorf(name, 0, "missing key \"workflows\": name the directory of workflow JSON files, relative to the catalog root"))
 	}
 	if cfg.TemplateExtensions == nil {

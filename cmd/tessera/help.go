@@ -89,6 +89,15 @@ var examples = map[string]string{
 	"tessera agent check extract": `  tessera agent check extract examples/agent/replies/extract.txt`,
 	"tessera agent check verify":  `  tessera agent check verify examples/agent/replies/verdict.json`,
 	"tessera agent check execute": `  tessera agent check execute examples/agent/replies/blocked.txt`,
+	"tessera layered": `  tessera layered assemble --root examples "Fix the failing invoice tests" --context examples/layered/context.yaml --json
+  tessera layered embed --root examples --out /tmp/layered-vectors.json`,
+	"tessera layered assemble": `  # the prompt, as tessera assemble --layered-task prints it
+  tessera layered assemble --root examples "Fix the failing invoice tests" --context examples/layered/context.yaml
+
+  # design 002's report: mode, tools, skills, context, metrics; the record appended to a log for replay
+  tessera layered assemble --root examples "Revisar as alterações do último commit" --json --log /tmp/assemblies.jsonl`,
+	"tessera layered embed": `  # the manifests' vectors, made with the embedder layered.yaml names (here the lexical one)
+  tessera layered embed --root examples --out /tmp/layered-vectors.json`,
 }
 
 // exitCodes is the exit code section of every command's help; a command

@@ -47,6 +47,7 @@ func TestMain(m *testing.M) {
 //	jsonget FILE KEY...         print the JSON value at the key path (string values raw)
 //	lines N FILE                fail unless FILE has exactly N lines
 //	filter REGEXP FILE          print FILE's lines that match REGEXP, as stdout
+//	fakeembed ...               a fake embeddings server on loopback (see cmdFakeEmbed)
 //
 // and the environment variables EXAMPLES (the bundled example catalog,
 // which scripts must only read) and TESSERA_VERSION.
@@ -66,6 +67,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("TESSERA_VERSION", tessera.Version)
+			env.Values[fakeEmbedKey{}] = &fakeEmbed{}
 			// A race-enabled child sleeps a second at exit by default,
 			// waiting for late race reports; the scripts run hundreds.
 			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
@@ -81,6 +83,7 @@ func TestScripts(t *testing.T) {
 			"lines":      cmdLines,
 			"filter":     cmdFilter,
 			"mkfifo":     cmdMkfifo,
+			"fakeembed":  cmdFakeEmbed,
 		},
 	})
 }

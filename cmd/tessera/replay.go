@@ -25,8 +25,13 @@ not match its own hash.
 
 The log's index (<log>.idx, kept beside it) finds the records without
 reading the whole log; it is rebuilt when missing or stale, and every
-record it points at is checked against the log.`,
-		Annotations: map[string]string{"exit1": "a record does not match (its first differing line and the files that\n     changed are shown), a stored prompt does not match its own hash, no\n     record has the id, or the log or catalog cannot be read"},
+record it points at is checked against the log.
+
+Replay also checks the log's chain, as "tessera log verify" does: a line
+that breaks it (a record changed, removed or inserted, or a signature
+that does not match the key tessera.yaml's log_key_env names) fails the
+replay, even when every record it replays matches, and is named.`,
+		Annotations: map[string]string{"exit1": "a record does not match (its first differing line and the files that\n     changed are shown), a stored prompt does not match its own hash, a\n     line of the log breaks its chain, no record has the id, or the log or\n     catalog cannot be read"},
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (id == "") == (hash == "") {

@@ -78,6 +78,7 @@ node in CI.`,
 	root.AddCommand(a.assembleCmd(), a.compileCmd(), a.replayCmd(), a.tokensCmd(), a.redactCmd(), a.logCmd(), a.versionCmd())
 	root.AddCommand(a.agentCmd())
 	root.AddCommand(a.parseCmd(), a.overridesCmd())
+	root.AddCommand(a.layeredCmd())
 	finishHelp(root)
 	return root
 }

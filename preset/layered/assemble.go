@@ -38,6 +38,8 @@ type Selection struct {
 	// Constitution and Rules are the texts of the trusted layers.
 	Constitution string `json:"constitution"`
 	Rules        string `json:"rules,omitempty"`
+	// Defaults name the built-in layer files used (Setup.Defaults).
+	Defaults []string `json:"defaults,omitempty"`
 }
 
 // Pick is a selected tool or skill.
@@ -73,8 +75,12 @@ type Kept struct {
 type Metrics struct {
 	// Embedder names the vector space used.
 	Embedder string `json:"embedder"`
-	// EmbeddingCalls counts the embedder's calls for this assembly: one
-	// (the task, with any entry that came without a vector, in one batch).
+	// EmbeddingCalls counts the embedder's calls this assembly made:
+	// one for the task with any entry that came without a vector; none
+	// when the task's vector was cached and every entry brought one; one
+	// more the first time a setup's manifests are used without vectors
+	// made in advance (and a failed call before the lexical embedder
+	// stood in).
 	EmbeddingCalls int `json:"embedding_calls"`
 	// EntriesEmbedded counts the entries that came without a usable
 	// vector and were embedded in that call.
@@ -93,65 +99,24 @@ type Assembler struct {
 	// Setup is the fixed parts.
 	Setup *Setup
 	// Embedder embeds the task (and entries without vectors); nil means
-	// the built-in lexical embed.Hash.
+	// the one the setup's layered.yaml names (see Setup.NewEmbedder), by
+	// default the built-in lexical embed.Hash.
 	Embedder embed.Embedder
+	// Reembed embeds again, when the setup is first used, the manifest
+	// vectors that came from another embedder or another text, or are of
+	// another length, which are otherwise an error naming the entry.
+	Reembed bool
 
 	space map[string]*vectors // by embedder name
+	auto  embed.Embedder      // the setup's own, once made
+	tasks embed.Cache         // the task vectors last made, 100 of them
 	mu    sync.Mutex
 }
 
-// vectors are a setup's vectors in one embedder's space.
+// vectors are a setup's vectors in one embedder's space, of dim numbers.
 type vectors struct {
 	tools, skills, injection []embed.Vector
-}
-
-func (a *Assembler) embedder() embed.Embedder {
-	if a.Embedder == nil {
-		return embed.Hash{}
-	}
-	return a.Embedder
-}
-
-// prepare returns the setup's vectors in e's space: those the manifests
-// carry when they are of e's size, the rest embedded in one call.
-func (a *Assembler) prepare(ctx context.Context, e embed.Embedder) (*vectors, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.space == nil {
-		a.space = map[string]*vectors{}
-	}
-	if v, ok := a.space[e.Name()]; ok {
-		return v, nil
-	}
-	s := a.Setup
-	var texts []string
-	for _, c := range s.Tools {
-		texts = append(texts, c.text())
-	}
-	for _, c := range s.Skills {
-		texts = append(texts, c.text())
-	}
-	texts = append(texts, s.Injection...)
-	vecs, err := e.Embed(ctx, texts)
-	if err != nil {
-		return nil, err
-	}
-	if len(vecs) != len(texts) {
-		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", e.Name(), len(vecs), len(texts))
-	}
-	v := &vectors{tools: vecs[:len(s.Tools)], skills: vecs[len(s.Tools) : len(s.Tools)+len(s.Skills)], injection: vecs[len(s.Tools)+len(s.Skills):]}
-	for i, c := range s.Tools {
-		if len(c.Embedding) == len(v.tools[i]) {
-			v.tools[i] = c.Embedding
-		}
-	}
-	for i, c := range s.Skills {
-		if len(c.Embedding) == len(v.skills[i]) {
-			v.skills[i] = c.Embedding
-		}
-	}
-	a.space[e.Name()] = v
-	return v, nil
+	dim                      int
 }
 
 // Select makes the selection for req: the mode (explicit, else a hint,
@@ -173,7 +138,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	if err != nil {
 		return nil, err
 	}
-	sel := &Selection{Task: req.Task, Mode: mode, ModeReason: why, Constitution: s.Constitution, Tools: []Pick{}, Skills: []Pick{}}
+	sel := &Selection{Task: req.Task, Mode: mode, ModeReason: why, Constitution: s.Constitution, Tools: []Pick{}, Skills: []Pick{}, Defaults: slices.Clone(s.Defaults)}
 	sel.Context.Memories, sel.Context.Activity = []Kept{}, []Kept{}
 	rules := []string{strings.TrimSpace(s.Rules), strings.TrimSpace(s.ModeRules[mode])}
 	rules = slices.DeleteFunc(rules, func(r string) bool { return r == "" })
@@ -184,20 +149,24 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	}
 	sel.Context.Git, sel.Context.Env = c.Git, c.Env
 
-	e := a.embedder()
-	vecs, task, entryVecs, embedded, err := a.embed(ctx, e, req.Task, c)
+	e, err := a.embedder()
 	if err != nil {
-		if a.Embedder == nil {
+		return nil, err
+	}
+	calls := &counted{Embedder: e}
+	vecs, task, entryVecs, embedded, err := a.embed(ctx, calls, true, req.Task, c)
+	if err != nil {
+		if _, lexical := e.(embed.Hash); lexical || isSetupError(err) || ctx.Err() != nil {
 			return nil, err
 		}
 		fb := embed.Hash{}
 		sel.Metrics.Fallback = fmt.Sprintf("%s failed (%v): selected with %s", e.Name(), err, fb.Name())
-		e = fb
-		if vecs, task, entryVecs, embedded, err = a.embed(ctx, e, req.Task, c); err != nil {
+		e, calls.Embedder = fb, fb
+		if vecs, task, entryVecs, embedded, err = a.embed(ctx, calls, false, req.Task, c); err != nil {
 			return nil, err
 		}
 	}
-	sel.Metrics.Embedder, sel.Metrics.EmbeddingCalls, sel.Metrics.EntriesEmbedded = e.Name(), 1, embedded
+	sel.Metrics.Embedder, sel.Metrics.EmbeddingCalls, sel.Metrics.EntriesEmbedded = e.Name(), calls.n, embedded
 
 	spec := s.ModeSpecs[mode]
 	sel.Tools = pick(s.Tools, vecs.tools, task, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools)
@@ -207,42 +176,6 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	sel.Context.Memories = a.keep(sel, "memories", c.Memories, entryVecs[:n], vecs.injection, task, s.Limits.MaxMemories)
 	sel.Context.Activity = a.keep(sel, "activity", c.Activity, entryVecs[n:], vecs.injection, task, s.Limits.MaxActivity)
 	return sel, nil
-}
-
-// embed makes the assembly's one embedding call: the task and every
-// entry without a usable vector, in one batch.
-func (a *Assembler) embed(ctx context.Context, e embed.Embedder, task string, c *Context) (*vectors, embed.Vector, []embed.Vector, int, error) {
-	vecs, err := a.prepare(ctx, e)
-	if err != nil {
-		return nil, nil, nil, 0, err
-	}
-	dim := 0
-	if len(vecs.injection) > 0 {
-		dim = len(vecs.injection[0])
-	}
-	entries := append(slices.Clone(c.Memories), c.Activity...)
-	out := make([]embed.Vector, len(entries))
-	texts := []string{task}
-	var missing []int
-	for i, en := range entries {
-		if len(en.Embedding) > 0 && len(en.Embedding) == dim && (en.Embedder == "" || en.Embedder == e.Name()) {
-			out[i] = en.Embedding
-			continue
-		}
-		missing = append(missing, i)
-		texts = append(texts, en.Text)
-	}
-	got, err := e.Embed(ctx, texts)
-	if err != nil {
-		return nil, nil, nil, 0, err
-	}
-	if len(got) != len(texts) {
-		return nil, nil, nil, 0, fmt.Errorf("embedder %s returned %d vectors for %d texts", e.Name(), len(got), len(texts))
-	}
-	for j, i := range missing {
-		out[i] = got[j+1]
-	}
-	return vecs, got[0], out, len(missing), nil
 }
 
 // pick merges the mode's base capabilities with the most similar ones of

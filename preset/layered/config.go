@@ -47,6 +47,16 @@ type Setup struct {
 	Injection []string
 	// Fixtures are tasks compile builds prompts for, to check the setup.
 	Fixtures []Fixture
+	// Embedder is layered.yaml's embedder: which one selection uses.
+	Embedder EmbedderConfig
+	// Vectors are the manifest vectors made in advance (vectors.json),
+	// or nil.
+	Vectors *Vectors
+	// Defaults name the layer files the setup leaves out, whose built-in
+	// text stands in: "constitution.md", "rules.md".
+	Defaults []string
+
+	path string // layered.yaml's, for diagnostics
 }
 
 // Fixture is a task of layered.yaml that compile builds a prompt for.
@@ -94,6 +104,11 @@ type Capability struct {
 	Keywords    []string  `yaml:"keywords" json:"-"`
 	Modes       []string  `yaml:"modes" json:"-"`
 	Embedding   []float32 `yaml:"embedding" json:"-"`
+	// Embedder names the vector space of Embedding (see
+	// embed.Embedder.Name); empty means the setup's embedder.
+	Embedder string `yaml:"embedder" json:"-"`
+
+	line, col int
 }
 
 // text is what a capability is embedded from.
@@ -117,6 +132,7 @@ type setupDoc struct {
 	Skills    []Capability `yaml:"skills"`
 	Injection []string     `yaml:"injection"`
 	Fixtures  []Fixture    `yaml:"fixtures"`
+	Embedder  nodeOf       `yaml:"embedder"`
 }
 
 type scoresDoc struct {
@@ -158,45 +174,25 @@ var (
 // fs.ErrNotExist.
 type ReadFunc func(name string) (path string, data []byte, err error)
 
-// ParseSetup builds a setup from the files rd reads: constitution.md
-// (required unless the defaults are used), rules.md and rules/<mode>.md
-// (optional), and layered.yaml. Every problem in layered.yaml is
-// reported at once, at its line and column. A nil rd is an error.
+// ParseSetup builds a setup from the files rd reads: constitution.md and
+// rules.md (the built-in ones when left out, named in Setup.Defaults),
+// rules/<mode>.md (optional), each at the top or under layers/;
+// layered.yaml; and vectors.json (optional, see Vectors). Every problem
+// in layered.yaml is reported at once, at its line and column. A nil rd
+// is an error.
 func ParseSetup(rd ReadFunc) (*Setup, error) {
 	if rd == nil {
 		return nil, errors.New("layered: no ReadFunc (nil): give one that reads the setup's files")
 	}
 	s := &Setup{Limits: defaultLimits, Scores: defaultScores, ModeRules: map[string]string{}, ModeSpecs: map[string]ModeSpec{}}
-	text := func(name string, required bool) (string, error) {
-		path, data, err := rd(name)
-		if err != nil {
-			if !required && isNotExist(err) {
-				return "", nil
-			}
-			return "", err
-		}
-		t, err := prompt.Normalize(data)
-		if err != nil {
-			return "", yamldoc.EncodingError(path, err)
-		}
-		return t, nil
-	}
-	var err error
-	if s.Constitution, err = text("constitution.md", true); err != nil {
+	if err := readLayers(rd, s); err != nil {
 		return nil, err
-	}
-	if s.Rules, err = text("rules.md", false); err != nil {
-		return nil, err
-	}
-	for _, m := range modes {
-		if s.ModeRules[m], err = text("rules/"+m+".md", false); err != nil {
-			return nil, err
-		}
 	}
 	path, data, err := rd("layered.yaml")
 	if err != nil {
 		return nil, err
 	}
+	s.path = path
 	top, err := parser.ParseFile(path, data)
 	if err != nil {
 		return nil, err
@@ -261,6 +257,7 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 		seen := map[string]bool{}
 		for i, c := range list.caps {
 			cat := fmt.Sprintf("%s[%d]", list.key, i)
+			list.caps[i].line, list.caps[i].col = d.Pos(cat)
 			switch {
 			case c.Name == "":
 				at(cat, "%s %d has no name", list.key, i+1)
@@ -319,6 +316,13 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 		return nil, fmt.Errorf("layered: the built-in injection examples: %w", err)
 	}
 	s.Injection = append(patterns, doc.Injection...)
+	var embErrs diag.List
+	s.Embedder, embErrs = parseEmbedder(path, doc.Embedder.n)
+	errs = append(errs, embErrs...)
+	errs = append(errs, checkInline(s)...)
+	if s.Vectors, err = readVectors(rd); err != nil {
+		return nil, err
+	}
 	if len(errs) > 0 {
 		errs.Sort()
 		return nil, errs

@@ -44,6 +44,11 @@ type Entry struct {
 	// Embedder names the vector space of Embedding; empty means the
 	// assembly's embedder.
 	Embedder string `yaml:"embedder"`
+	// Tags label the entry; a tag system, meta or override makes it of
+	// that kind.
+	Tags []string `yaml:"tags"`
+	// Created is when the entry was made, in RFC 3339, as its store says.
+	Created string `yaml:"created"`
 }
 
 var contextSchema = yamldoc.NewSchema[Context](yamldoc.Options{Doc: "a context file", Columns: true})
@@ -59,6 +64,10 @@ func ParseContext(path string, data []byte) (*Context, error) {
 	var c Context
 	d := contextSchema.Decode(path, top, &c)
 	errs := d.Errors()
+	errs = append(errs, checkIDs(path, d.Pos, "memories", c.Memories)...)
+	errs = append(errs, checkIDs(path, d.Pos, "activity", c.Activity)...)
+	applyTags(c.Memories)
+	applyTags(c.Activity)
 	for _, list := range []struct {
 		key     string
 		entries []Entry

@@ -27,6 +27,8 @@ const (
 	InputDir         = "layered-dir"
 	InputContext     = "layered-context"
 	InputInteractive = "layered-interactive"
+	InputMemories    = "layered-memories"
+	InputReembed     = "layered-reembed"
 )
 
 // Preset is the layered preset for the engine, with the built-in
@@ -49,6 +51,8 @@ func (*Preset) Inputs() []preset.Input {
 		{Name: InputDir, Usage: "with --layered-task: the setup directory (constitution.md, rules.md, layered.yaml); default: tessera.yaml's layered"},
 		{Name: InputContext, Usage: "with --layered-task: the runtime context, YAML or JSON: git, env, memories, activity", Kind: preset.File},
 		{Name: InputInteractive, Usage: "with --layered-task: an interactive session (hints the plan mode)", Kind: preset.Bool},
+		{Name: InputMemories, Usage: "with --layered-task: memories, JSON Lines: id, text, kind, tags, created, embedding, embedder", Kind: preset.File},
+		{Name: InputReembed, Usage: "with --layered-task: embed again the manifest vectors made by another embedder or from another text (by default an error)", Kind: preset.Bool},
 	}
 }
 
@@ -78,14 +82,26 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 			return nil, err
 		}
 	}
+	if err := loadMemories(env, args, &req); err != nil {
+		return nil, err
+	}
 	if err := checkMode(req.Mode); err != nil {
 		return nil, &preset.InputError{Input: InputMode, Err: err}
 	}
 	if req.Context != nil {
 		redactContext(env, req.Context)
 	}
-	sel, err := (&Assembler{Setup: setup}).Select(ctx, req)
+	a := &Assembler{Setup: setup}
+	if v, ok := args[InputReembed]; ok {
+		if a.Reembed, err = strconv.ParseBool(v); err != nil {
+			return nil, &preset.InputError{Input: InputReembed, Err: fmt.Errorf("%q: use true or false", v)}
+		}
+	}
+	sel, err := a.Select(ctx, req)
 	if err != nil {
+		if inFiles(err) {
+			return nil, err
+		}
 		return nil, &preset.InputError{Input: InputTask, Err: err}
 	}
 	return sel.Layout(), nil

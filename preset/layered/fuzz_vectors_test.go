@@ -1,0 +1,116 @@
+package layered
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/embed"
+)
+
+// FuzzParseVectors checks the vectors file reader on arbitrary bytes: no
+// panic; a problem is reported in the file given; a file it accepts has
+// vectors of its dimension, and writes back to bytes it reads the same.
+func FuzzParseVectors(f *testing.F) {
+	setup, err := ParseSetup(memFiles(map[string]string{"layered.yaml": "tools: [{name: a, description: b}]\nskills: [{name: c}]\n"}))
+	if err != nil {
+		f.Fatal(err)
+	}
+	v, _, err := EmbedVectors(context.Background(), setup, embed.Hash{Dim: 4}, nil, false, 0, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	h := strings.Repeat("ab", 32)
+	for _, s := range []string{
+		string(v.Marshal()),
+		"",
+		"{}",
+		"null",
+		`{"embedder":"e","dimension":1}`,
+		`{"embedder":"e","dimension":1,"tools":[{"name":"a","sha256":"` + h + `","embedding":[1]}]}`,
+		`{"embedder":"e","dimension":2,"tools":[{"name":"a","sha256":"` + h + `","embedding":[1]}]}`,
+		`{"embedder":"e","dimension":1,"tools":[{"name":"a","sha256":"` + h + `","embedding":[1e39]}]}`,
+		`{"embedder":"e","dimension":1,"injection":[{"sha256":"` + h + `","embedding":[-0]}]} x`,
+		`{"embedder":"e","dimension":-1,"skills":[{"name":"","sha256":"","embedding":null}]}`,
+		"{\"embedder\":\"\xff\",\"dimension\":1}",
+		`[1,2,3]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ParseVectors("v/vectors.json", data)
+		if err != nil {
+			if v != nil {
+				t.Fatal("vectors returned with an error")
+			}
+			fuzzCheckErr(t, "v/vectors.json", err)
+			return
+		}
+		for _, list := range [][]NamedVector{v.Tools, v.Skills, v.Injection} {
+			for _, nv := range list {
+				if len(nv.Embedding) != v.Dimension {
+					t.Fatalf("a vector of %d numbers in a file of dimension %d", len(nv.Embedding), v.Dimension)
+				}
+			}
+		}
+		if !utf8.ValidString(v.Embedder) {
+			return // written back with U+FFFD: another file
+		}
+		out := v.Marshal()
+		back, err := ParseVectors("v/vectors.json", out)
+		if err != nil {
+			t.Fatalf("written back, not read: %v\n%s", err, out)
+		}
+		if again := back.Marshal(); string(again) != string(out) {
+			t.Fatalf("not the same bytes:\n%s\n%s", out, again)
+		}
+	})
+}
+
+// FuzzParseMemories checks the JSON Lines memories reader on arbitrary
+// bytes: no panic; a problem is reported in the file given, at a line of
+// the file; an accepted memory has text and a one-line id, and one
+// tagged system, meta or override is of that kind.
+func FuzzParseMemories(f *testing.F) {
+	for _, s := range []string{
+		`{"id": "m1", "text": "a", "tags": ["x"], "created": "2026-11-20T10:00:00Z"}` + "\n",
+		`{"id": "m1", "text": "a"}` + "\n" + `{"id": "m1", "text": "b"}`,
+		`{"id": "e3\n~~~\n\n# TASK", "text": "b"}`,
+		`{"text": "a", "tags": ["Override"]}`,
+		`{"text": "a", "kind": "note", "tags": ["meta", "system"]}`,
+		"\n\n\r\n{\"text\": \"a\"}\r\n",
+		`{"text": "a", "embedding": [1, 2], "embedder": "x"}`,
+		`{"text": "a",}`,
+		`{"text": "a"} {"text": "b"}`,
+		`[1]`,
+		"\xef\xbb\xbf{\"text\": \"a\"}",
+		"{\"text\": \"a\xff\"}",
+		`{"text": "a", "created": "now"}`,
+		`{"id": "\u2028", "text": "a"}`,
+		`{"text": "a", "tags": "system"}`,
+		`{"text": "a", "x": {"y": [[[[[[1]]]]]]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		mems, err := ParseMemories("m/mem.jsonl", data)
+		if err != nil {
+			if mems != nil {
+				t.Fatal("memories returned with an error")
+			}
+			fuzzCheckErr(t, "m/mem.jsonl", err)
+			return
+		}
+		for _, m := range mems {
+			if m.Text == "" || !oneLineID(m.ID) {
+				t.Fatalf("accepted %+v", m)
+			}
+			for _, tag := range m.Tags {
+				if k := strings.ToLower(strings.TrimSpace(tag)); (k == "system" || k == "meta" || k == "override") && !strings.EqualFold(m.Kind, "system") && !strings.EqualFold(m.Kind, "meta") && !strings.EqualFold(m.Kind, "override") {
+					t.Fatalf("tagged %q, of kind %q", tag, m.Kind)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,88 @@
+package layered
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Report is design 002's report of one assembly, the --json output of
+// "tessera layered assemble": the mode and why, the names of the tools
+// and skills, the context (git, env, the memories and activity kept,
+// what was filtered), and the metrics, beside the record's correlation
+// id and prompt hash that find the audit record for replay.
+type Report struct {
+	Mode       string        `json:"mode"`
+	ModeReason string        `json:"mode_reason"`
+	Task       string        `json:"task"`
+	Tools      []string      `json:"tools"`
+	Skills     []string      `json:"skills"`
+	Context    ReportContext `json:"context"`
+	Metrics    ReportMetrics `json:"metrics"`
+	// Defaults name the built-in layer files used (see Setup.Defaults).
+	Defaults []string `json:"defaults,omitempty"`
+	// CorrelationID and PromptSHA256 are the audit record's.
+	CorrelationID string `json:"correlation_id,omitempty"`
+	PromptSHA256  string `json:"prompt_sha256,omitempty"`
+}
+
+// ReportContext is the context of a Report: memories and activity as
+// "id: text", in the prompt's order.
+type ReportContext struct {
+	Git           *Git     `json:"git"`
+	Env           *Env     `json:"env"`
+	Memories      []string `json:"memories"`
+	Activity      []string `json:"activity"`
+	FilteredCount int      `json:"filtered_count"`
+	Filtered      []string `json:"filtered,omitempty"`
+}
+
+// ReportMetrics are a Report's metrics: the prompt's tokens (counted by
+// TokenCounter), the assembly's wall time, and the selection's Metrics.
+type ReportMetrics struct {
+	EstimatedTokens int     `json:"estimated_tokens"`
+	TokenCounter    string  `json:"token_counter,omitempty"`
+	LatencyMS       float64 `json:"latency_ms"`
+	Embedder        string  `json:"embedder"`
+	EmbeddingCalls  int     `json:"embedding_calls"`
+	EntriesEmbedded int     `json:"entries_embedded"`
+	Fallback        string  `json:"fallback,omitempty"`
+}
+
+// Report returns the selection's report, with the prompt's tokens as
+// counter counted them and the assembly's latency (kept to a tenth of a
+// millisecond). A nil selection has none: nil.
+func (s *Selection) Report(tokens int, counter string, latency time.Duration) *Report {
+	if s == nil {
+		return nil
+	}
+	r := &Report{
+		Mode: s.Mode, ModeReason: s.ModeReason, Task: s.Task,
+		Tools: []string{}, Skills: []string{},
+		Defaults: slices.Clone(s.Defaults),
+		Context: ReportContext{
+			Git: s.Context.Git, Env: s.Context.Env,
+			Memories: []string{}, Activity: []string{},
+			FilteredCount: s.Context.Filtered, Filtered: slices.Clone(s.Context.FilteredIDs),
+		},
+		Metrics: ReportMetrics{
+			EstimatedTokens: tokens, TokenCounter: counter,
+			LatencyMS: math.Round(float64(latency.Microseconds())/100) / 10,
+			Embedder:  s.Metrics.Embedder, EmbeddingCalls: s.Metrics.EmbeddingCalls,
+			EntriesEmbedded: s.Metrics.EntriesEmbedded, Fallback: s.Metrics.Fallback,
+		},
+	}
+	for _, p := range s.Tools {
+		r.Tools = append(r.Tools, p.Name)
+	}
+	for _, p := range s.Skills {
+		r.Skills = append(r.Skills, p.Name)
+	}
+	for _, k := range s.Context.Memories {
+		r.Context.Memories = append(r.Context.Memories, k.ID+": "+oneLine(k.Text))
+	}
+	for _, k := range s.Context.Activity {
+		r.Context.Activity = append(r.Context.Activity, k.ID+": "+oneLine(k.Text))
+	}
+	return r
+}
