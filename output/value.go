@@ -70,7 +70,7 @@ type reader struct {
 	tolerant bool
 	repairs  []Repair
 	err      *syntaxError
-	steps    *int   // work left for the whole scan; shared between reads
+	steps    *int  // work left for the whole scan; shared between reads
 	opened   []int // offsets of the containers being read, for marking
 	arena    []value
 }

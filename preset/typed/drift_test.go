@@ -64,7 +64,9 @@ func TestDriftRules(t *testing.T) {
 	tpl := mustParse(t, driftTemplate)
 	d := tpl.Descriptor()
 	sh, th := d.Sections["a"], d.Tools["look"]
-	parse := func(src string) (*Overrides, error) { return tpl.ParseOverrides("o.yaml", []byte("ns: t\nkey: k\n"+src)) }
+	parse := func(src string) (*Overrides, error) {
+		return tpl.ParseOverrides("o.yaml", []byte("ns: t\nkey: k\n"+src))
+	}
 
 	// A body that names a parameter the template no longer declares is
 	// stale: left out with a note, never an error.

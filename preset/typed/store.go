@@ -220,7 +220,9 @@ func (s *Store) List(ctx context.Context) ([]StoredFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("overrides store %s: %w", s.dir, err)
 	}
-	slices.SortFunc(out, func(a, b StoredFile) int { return strings.Compare(a.NS+"\x00"+a.Key+"\x00"+a.Tag, b.NS+"\x00"+b.Key+"\x00"+b.Tag) })
+	slices.SortFunc(out, func(a, b StoredFile) int {
+		return strings.Compare(a.NS+"\x00"+a.Key+"\x00"+a.Tag, b.NS+"\x00"+b.Key+"\x00"+b.Tag)
+	})
 	return out, nil
 }
 

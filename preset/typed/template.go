@@ -794,7 +794,7 @@ func (b *builder) examples(at, what string, docs []exampleDoc) []Example {
 			b.at(eat, "%s: example %d needs an input and an output", what, i+1)
 			continue
 		}
-		out = append(out, Example{Input: e.Input, Output: e.Output})
+		out = append(out, Example(e))
 	}
 	return out
 }
