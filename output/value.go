@@ -42,9 +42,9 @@ func (v *value) get(key string) *value {
 // Repair is one change tolerant parsing made to a reply to read its
 // value.
 type Repair struct {
-	// Offset is the byte offset in the reply where the change was made;
+	// Offset is the byte offset in the reply where the change was made.
+	Offset int `json:"offset"`
 	// Line and Col are the same place, 1-based, in bytes.
-	Offset    int `json:"offset"`
 	Line, Col int
 	// What says what was changed ("removed a trailing comma").
 	What string `json:"what"`

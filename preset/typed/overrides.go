@@ -27,10 +27,11 @@ type Descriptor struct {
 	Sections map[string]string `json:"sections"`
 	// Tools maps each tool's name to its contract's hash.
 	Tools map[string]string `json:"tools"`
-	// TaskExamples and ToolExamples map each example, "path#index" or
-	// "tool#index" (from 0), to its hash: the SHA-256 of the RFC 8785
-	// form of [input, output].
+	// TaskExamples maps each section example, "path#index" (from 0), to
+	// its hash: the SHA-256 of the RFC 8785 form of [input, output].
 	TaskExamples map[string]string `json:"task_examples,omitempty"`
+	// ToolExamples maps each tool example, "tool#index", to its hash,
+	// made the same way.
 	ToolExamples map[string]string `json:"tool_examples,omitempty"`
 }
 

@@ -45,9 +45,11 @@ type ToolResult struct {
 	// IsError marks a call that failed: arguments that do not match the
 	// tool's schema, a handler that returned an error or panicked, a
 	// result that does not match the tool's result schema. The model is
-	// told, and may try again; Err is the cause, for the caller's logs.
+	// told, and may try again.
 	IsError bool
-	Err     error
+	// Err is the cause of a failed call, for the caller's logs; it is
+	// not sent.
+	Err error
 }
 
 // Message returns the result as the message (or input item) a provider

@@ -103,9 +103,13 @@ func (s *Store) Resolve(ctx context.Context, t *Template, tag string) (*Override
 // and Param set). Hash is the hash it was written against: the section's
 // hash, or the tool's contract hash, in t.Descriptor().
 type Entry struct {
-	Section     string
+	// Section is the path of the section whose body is overridden.
+	Section string
+	// Tool is the tool whose description is overridden, or, with Param,
+	// whose parameter's description is.
 	Tool, Param string
-	Hash        string
+	// Hash is the target's hash the entry was written against.
+	Hash string
 	// Body is the section's new template, or the new description.
 	Body string
 }

@@ -238,6 +238,8 @@ type Tool struct {
 // call's arguments) after its description. Examples are literal text:
 // no placeholders.
 type Example struct {
+	// Input is the example's input (for a tool, its arguments); Output
+	// is what is wanted for it.
 	Input, Output string
 }
 
@@ -291,8 +293,11 @@ func (o *Output) compiled() (*output.Schema, error) {
 
 // Fixture is a named set of values the template is compiled with.
 type Fixture struct {
-	Name   string
+	// Name names it, and the file compile writes it to.
+	Name string
+	// Params are its values, as written in the template.
 	Params *yaml.Node
+	// Expand lists the summarized sections it renders in full.
 	Expand []string
 
 	line, col int
