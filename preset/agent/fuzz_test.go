@@ -192,17 +192,27 @@ func checkPlaces(t *testing.T, path string, data []byte, err error) {
 // templates and its constraint library: no panic, and every problem at a
 // line and column of the file (Normalize aside: the fuzzer's text is
 // valid UTF-8 with '\n' line ends).
+//
+// Its seeds are the example files of at most 512 bytes and short texts:
+// the fuzzer minimizes each new input it finds interesting by trying to
+// cut every run of its bytes, and the kilobyte-sized role templates and
+// example lists kept it minimizing most of its run. The other tests read
+// those files.
 func FuzzInputFiles(f *testing.F) {
-	for _, name := range []string{"state.yaml", "subtask.yaml", "memory.json", "tools.json", "tool-calls.json", "discoveries.json", "errors.json"} {
+	for _, name := range []string{"state.yaml", "subtask.yaml", "tool-calls.json", "discoveries.json", "errors.json"} {
 		data, err := os.ReadFile("../../examples/agent/" + name)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(data)
 	}
-	for _, name := range append(roleFiles(), LibraryFile) {
-		data, _ := DefaultFile(name)
-		f.Add(data)
+	for _, s := range []string{
+		`[{"type": "decision", "summary": "Use A.", "tags": ["a"], "relevance_to": "x, y"}]`,
+		`[{"name": "read_file", "description": "Read a file.", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}]`,
+		"role: planner\ninstructions: |\n  Plan {goal} in {max_subtasks} steps.\nconstraints: Be brief.\n",
+		"constraints:\n  - id: c1\n    text: Run the tests.\n    apply: [executor]\n",
+	} {
+		f.Add([]byte(s))
 	}
 	for _, s := range []string{"", "- {type: hunch, summary: é, tags: {}}\n- x\n", "id: s\ndepends_on: a, b\nmodel_tier: two\n", "[{\"name\": \"ls\", \"parameters\": [1], \"score\": .nan}]",
 		"- name: x\n  arguments: &a {b: [1, 0x10]}\n  result: *a\n", "role: r\ninstructions: |\n  Ça {gaol} }\nconstraints: c\napply: {planner: [x]}\n"} {

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -21,13 +19,12 @@ import (
 // by Assemble (which redacts a copy of the parts it changes), and
 // assembles to valid, deterministic text with the seven headings in
 // order, its schemas valid JSON.
+//
+// Its seeds are small: the fuzzer minimizes each new input it finds
+// interesting by trying to cut every run of its bytes, and the example
+// specs (2.4 and 3.2 KB) as seeds kept it minimizing for its whole run,
+// at a few execs a second. The golden tests read the examples.
 func FuzzParseSpec(f *testing.F) {
-	examples, _ := filepath.Glob(filepath.Join("..", "..", "examples", "canonical", "*.yaml"))
-	for _, p := range examples {
-		if data, err := os.ReadFile(p); err == nil {
-			f.Add(data)
-		}
-	}
 	for _, s := range []string{
 		minimal,
 		"",
