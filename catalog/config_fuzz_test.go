@@ -83,6 +83,10 @@ func FuzzParseConfig(f *testing.F) {
 		"tasks: !!binary dGFza3M=\nworkflows: w\n",
 		"tasks: !custom t\nworkflows: w\n",
 		"tasks: |\n  multi\n  line\nworkflows: w\n",
+		"tasks: t\nworkflows: w\nlog: l\nlog_key_env: TESSERA_LOG_KEY\n",
+		"tasks: t\nworkflows: w\nlog_key_env: 1BAD\n",
+		"tasks: t\nworkflows: w\nredaction:\n  allow: [sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08]\n",
+		"tasks: t\nworkflows: w\nredaction:\n  allow: [ghp_x, {a: b}]\n",
 	} {
 		f.Add([]byte(s))
 	}
