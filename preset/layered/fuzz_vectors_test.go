@@ -1,7 +1,10 @@
 package layered
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -39,6 +42,18 @@ func FuzzParseVectors(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The fast reader agrees with the standard decoder on what it accepts.
+		if fast, ok := parseVectorsFast(data); ok {
+			var std Vectors
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&std); err != nil || dec.More() {
+				t.Fatalf("the fast reader accepts what the decoder refuses: %v", err)
+			}
+			if !reflect.DeepEqual(*fast, std) {
+				t.Fatalf("the fast reader reads\n%+v\nthe decoder\n%+v", *fast, std)
+			}
+		}
 		v, err := ParseVectors("v/vectors.json", data)
 		if err != nil {
 			if v != nil {
