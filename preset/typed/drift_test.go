@@ -71,7 +71,7 @@ func TestDriftRules(t *testing.T) {
 	// A body that names a parameter the template no longer declares is
 	// stale: left out with a note, never an error.
 	ov, err := parse("sections:\n  - {path: a, hash: " + sh + ", body: Hi $whom.}\n")
-	if err != nil || len(ov.Notes) != 1 || !strings.Contains(ov.Notes[0], "o.yaml:4: the override of section \"a\" is stale and left out: its body names $whom, which the template no longer declares") {
+	if err != nil || len(ov.Notes) != 1 || !strings.Contains(ov.Notes[0], "note: o.yaml: the override of section \"a\" is stale and left out (line 4): its body names $whom, which the template no longer declares") {
 		t.Errorf("undeclared parameter: %v %q", err, ov.Notes)
 	}
 	text, _ := layoutText(t, tpl, nil, Options{Overrides: ov})

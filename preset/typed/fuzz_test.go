@@ -416,6 +416,7 @@ func FuzzParseOverrides(f *testing.F) {
 		Sections []struct {
 			Path string `yaml:"path"`
 			Hash string `yaml:"hash"`
+			Body string `yaml:"body"`
 		} `yaml:"sections"`
 		Tools []struct {
 			Name string `yaml:"name"`
@@ -464,7 +465,10 @@ func FuzzParseOverrides(f *testing.F) {
 		}
 		stale := 0
 		for _, s := range doc.Sections {
-			if s.Hash != desc.Sections[s.Path] {
+			// Stale: written for another hash, or naming a parameter
+			// the template does not declare.
+			txt, _ := parseText(s.Body)
+			if s.Hash != desc.Sections[s.Path] || undeclared(tmpl, txt) != "" {
 				stale++
 				if !fuzzHasNote(ov.Notes, fmt.Sprintf("section %q is stale", s.Path)) {
 					t.Fatalf("no note for the stale override of section %q: %q", s.Path, ov.Notes)

@@ -326,7 +326,7 @@ func (t *Template) ParseOverrides(path string, data []byte) (*Overrides, error) 
 		}
 		if missing := undeclared(t, txt); missing != "" {
 			line, _ := d.Pos(sat)
-			ov.Notes = append(ov.Notes, fmt.Sprintf("note: %s:%d: the override of section %q is stale and left out: its body names $%s, which the template no longer declares; review it against the template", path, line, so.Path, missing))
+			ov.Notes = append(ov.Notes, fmt.Sprintf("note: %s: the override of section %q is stale and left out (line %d): its body names $%s, which the template no longer declares; review it against the template", path, so.Path, line, missing))
 			continue
 		}
 		ov.sections[so.Path] = override{body: n.Value, text: txt}
