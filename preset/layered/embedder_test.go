@@ -208,9 +208,16 @@ func TestVectorMismatch(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `layered.yaml:3:5: tools "a": its vector has 2 numbers, and openai-compatible/fake makes 8`) {
 		t.Errorf("endpoint, two numbers: %v", err)
 	}
+	// Re-embedding: the vector of the wrong length is made again, in a
+	// call of its own once the length is known.
+	f.take()
+	sel, err := (&Assembler{Setup: mustSetup(t, map[string]string{"layered.yaml": yml}), Reembed: true}).Select(ctx, Request{Task: "x"})
+	if calls, _ := f.take(); err != nil || sel.Metrics.EmbeddingCalls != 3 || calls != 3 {
+		t.Errorf("endpoint, two numbers, re-embedded: %v, %d requests, %+v", err, calls, sel)
+	}
 	// A failing embedder: the lexical one stands in, whatever the vectors.
 	failing := &countingEmbedder{fail: true}
-	sel, err := (&Assembler{Setup: mustSetup(t, map[string]string{"layered.yaml": base}), Embedder: failing}).Select(ctx, Request{Task: "read"})
+	sel, err = (&Assembler{Setup: mustSetup(t, map[string]string{"layered.yaml": base}), Embedder: failing}).Select(ctx, Request{Task: "read"})
 	if err != nil || sel.Metrics.Embedder != "hash-v1/256" || !strings.Contains(sel.Metrics.Fallback, "service unavailable") || sel.Metrics.EmbeddingCalls != 3 {
 		t.Errorf("fallback: %v %+v", err, sel)
 	}

@@ -95,12 +95,14 @@ func (a *Assembler) prepare(ctx context.Context, e embed.Embedder, strict bool) 
 	}
 	v := &vectors{tools: make([]embed.Vector, len(s.Tools)), skills: make([]embed.Vector, len(s.Skills)), injection: make([]embed.Vector, len(s.Injection))}
 	var (
-		problems diag.List
-		texts    []string
-		dsts     []*embed.Vector
-		given    []string // what each vector used as is is, for the length check
-		givenVec []embed.Vector
-		givenAt  []*diag.Error
+		problems  diag.List
+		texts     []string
+		dsts      []*embed.Vector
+		given     []string // the entries whose vectors are used as is, for the length check
+		givenVec  []embed.Vector
+		givenAt   []*diag.Error
+		givenText []string
+		givenDst  []*embed.Vector
 	)
 	reembed := !strict || a.Reembed
 	caps := func(kind string, list []Capability, dst []embed.Vector, fromFile map[string]NamedVector) {
@@ -130,6 +132,7 @@ func (a *Assembler) prepare(ctx context.Context, e embed.Embedder, strict bool) 
 			case from == name && !stale:
 				dst[i] = pre
 				given, givenVec, givenAt = append(given, what), append(givenVec, pre), append(givenAt, at)
+				givenText, givenDst = append(givenText, text), append(givenDst, &dst[i])
 				continue
 			case reembed:
 			case from != name:
@@ -172,10 +175,15 @@ func (a *Assembler) prepare(ctx context.Context, e embed.Embedder, strict bool) 
 	} else if file != nil && file.Embedder == name {
 		v.dim = file.Dimension
 	} else if len(givenVec) > 0 {
-		v.dim = len(givenVec[0])
+		v.dim = commonLength(givenVec)
 	}
+	var again []int
 	for i, g := range givenVec {
-		if len(g) != v.dim {
+		switch {
+		case len(g) == v.dim:
+		case reembed:
+			again = append(again, i)
+		default:
 			at := givenAt[i]
 			at.Msg = fmt.Sprintf("%s: its vector has %d numbers, and %s makes %d: run tessera layered embed, or remove the vector", given[i], len(g), name, v.dim)
 			problems = append(problems, at)
@@ -184,6 +192,22 @@ func (a *Assembler) prepare(ctx context.Context, e embed.Embedder, strict bool) 
 	if len(problems) > 0 {
 		problems.Sort()
 		return nil, &setupError{problems}
+	}
+	if len(again) > 0 {
+		texts := make([]string, len(again))
+		for j, i := range again {
+			texts[j] = givenText[i]
+		}
+		got, err := e.Embed(ctx, texts)
+		if err != nil {
+			return nil, err
+		}
+		if len(got) != len(texts) {
+			return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts", name, len(got), len(texts))
+		}
+		for j, i := range again {
+			*givenDst[i] = got[j]
+		}
 	}
 	a.space[name] = v
 	return v, nil
@@ -244,4 +268,17 @@ func inFiles(err error) bool {
 		list diag.List
 	)
 	return isSetupError(err) || errors.As(err, &one) || errors.As(err, &list)
+}
+
+// commonLength is the length most of vs have (the first one's on a tie).
+func commonLength(vs []embed.Vector) int {
+	count := map[int]int{}
+	best := len(vs[0])
+	for _, v := range vs {
+		count[len(v)]++
+		if count[len(v)] > count[best] {
+			best = len(v)
+		}
+	}
+	return best
 }
