@@ -31,10 +31,11 @@ const (
 	InputReembed     = "layered-reembed"
 )
 
-// Preset is the layered preset for the engine, with the built-in
-// lexical embedder (embed.Hash). The zero value is ready to use. From Go,
-// an Assembler with an Embedder of your own makes the selection, and
-// engine.Request.Layout assembles its layout.
+// Preset is the layered preset for the engine, with the embedder the
+// setup's layered.yaml names (the lexical embed.Hash by default; an
+// endpoint's key from the environment). The zero value is ready to use.
+// From Go, an Assembler with an Embedder of your own makes the
+// selection, and engine.Request.Layout assembles its layout.
 type Preset struct{}
 
 // New returns the layered preset.
@@ -57,8 +58,9 @@ func (*Preset) Inputs() []preset.Input {
 }
 
 // Load implements preset.Preset: it reads the setup (from --layered-dir,
-// else the catalog's layered directory) and the context file, makes the
-// selection with the built-in embedder, and lays it out.
+// else the catalog's layered directory), the context file and the
+// memories file, makes the selection with the setup's embedder, and lays
+// it out.
 func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*preset.Layout, error) {
 	if env == nil {
 		env = &preset.Env{}
@@ -162,7 +164,7 @@ const Out = "layered"
 
 // Units implements preset.Preset: when the catalog names a layered
 // setup, compile reads it (so a broken layered.yaml fails the build) and
-// builds each of its fixtures into layered/<name>.txt with the built-in
+// builds each of its fixtures into layered/<name>.txt with the setup's
 // embedder.
 func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, error) {
 	if env == nil || env.Catalog == nil {
