@@ -96,6 +96,11 @@ var examples = map[string]string{
 
   # design 002's report: mode, tools, skills, context, metrics; the record appended to a log for replay
   tessera layered assemble --root examples "Revisar as alterações do último commit" --json --log /tmp/assemblies.jsonl`,
+	"tessera layered eval": `  # the setup's injection detector on the project's held-out set: TPR and FPR by language
+  tessera layered eval --root examples --injections preset/layered/testdata/eval/heldout/injections.jsonl
+
+  # with the cases it got wrong, as JSON
+  tessera layered eval --root examples --injections preset/layered/testdata/eval/heldout/injections.jsonl --json`,
 	"tessera layered embed": `  # the manifests' vectors, made with the embedder layered.yaml names (here the lexical one)
   tessera layered embed --root examples --out /tmp/layered-vectors.json`,
 }

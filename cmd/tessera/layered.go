@@ -39,7 +39,7 @@ rules.md, layered.yaml; --dir DIR, else tessera.yaml's layered):
 		RunE:               unknownSubcommand,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 	}
-	cmd.AddCommand(a.layeredAssembleCmd(), a.layeredEmbedCmd())
+	cmd.AddCommand(a.layeredAssembleCmd(), a.layeredEmbedCmd(), a.layeredEvalCmd())
 	return cmd
 }
 

@@ -9,6 +9,10 @@ import (
 	"sync"
 
 	"github.com/tessera-dev/tessera/embed"
+	"github.com/tessera-dev/tessera/guard/injection"
+	"net/http"
+	"os"
+	"time"
 )
 
 // Request is one layered assembly's own inputs.
@@ -28,13 +32,17 @@ type Request struct {
 // metrics. It is the whole input of the layout, so a record that keeps
 // it lays the prompt out again without the embedder.
 type Selection struct {
-	Task       string   `json:"task"`
-	Mode       string   `json:"mode"`
-	ModeReason string   `json:"mode_reason"`
-	Tools      []Pick   `json:"tools"`
-	Skills     []Pick   `json:"skills"`
-	Context    Selected `json:"context"`
-	Metrics    Metrics  `json:"metrics"`
+	Task       string `json:"task"`
+	Mode       string `json:"mode"`
+	ModeReason string `json:"mode_reason"`
+	Tools      []Pick `json:"tools"`
+	Skills     []Pick `json:"skills"`
+	// Concepts are the concepts the task names (see Concepts).
+	Concepts []string `json:"concepts,omitempty"`
+	// Passed are the best tools and skills not picked, with why.
+	Passed  Passed   `json:"passed"`
+	Context Selected `json:"context"`
+	Metrics Metrics  `json:"metrics"`
 	// Constitution and Rules are the texts of the trusted layers.
 	Constitution string `json:"constitution"`
 	Rules        string `json:"rules,omitempty"`
@@ -49,6 +57,15 @@ type Pick struct {
 	Score       float64 `json:"score"`
 	// Base marks one the mode always offers.
 	Base bool `json:"base,omitempty"`
+	// Why says how it was scored, and why it was or was not picked.
+	Why string `json:"why,omitempty"`
+}
+
+// Passed are the best tools and skills a selection did not pick, at most
+// five of each, with why.
+type Passed struct {
+	Tools  []Pick `json:"tools,omitempty"`
+	Skills []Pick `json:"skills,omitempty"`
 }
 
 // Selected is the context chosen for the prompt.
@@ -58,9 +75,11 @@ type Selected struct {
 	Memories []Kept `json:"memories"`
 	Activity []Kept `json:"activity"`
 	// Filtered counts the untrusted entries dropped as instruction-like
-	// (their kind) or as injection (their similarity to an example).
+	// (their kind) or as injection (the detector's score, or their
+	// similarity to an example).
 	Filtered int `json:"filtered_count"`
-	// FilteredIDs names them, "memories/m3 (injection)".
+	// FilteredIDs names them and why: "memories/m3 (injection 0.92:
+	// override, exfil (base64))", "activity/a1 (kind system)".
 	FilteredIDs []string `json:"filtered,omitempty"`
 }
 
@@ -87,6 +106,10 @@ type Metrics struct {
 	EntriesEmbedded int `json:"entries_embedded"`
 	// Fallback says why the lexical embedder stood in, when it did.
 	Fallback string `json:"fallback,omitempty"`
+	// Detector names the injection detector; DetectorFallback says why
+	// the built-in one stood in for it, when it did.
+	Detector         string `json:"detector,omitempty"`
+	DetectorFallback string `json:"detector_fallback,omitempty"`
 }
 
 // instructionKinds are the kinds of entry never injected.
@@ -106,6 +129,14 @@ type Assembler struct {
 	// vectors that came from another embedder or another text, or are of
 	// another length, which are otherwise an error naming the entry.
 	Reembed bool
+	// Detector scores untrusted entries for injection; nil means the
+	// built-in detector with the setup's patterns and examples, joined
+	// by the setup's classifier when it names one.
+	Detector injection.Detector
+
+	detOnce sync.Once
+	det     injection.Detector
+	detErr  error
 
 	space map[string]*vectors // by embedder name
 	auto  embed.Embedder      // the setup's own, once made
@@ -169,49 +200,208 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	sel.Metrics.Embedder, sel.Metrics.EmbeddingCalls, sel.Metrics.EntriesEmbedded = e.Name(), calls.n, embedded
 
 	spec := s.ModeSpecs[mode]
-	sel.Tools = pick(s.Tools, vecs.tools, task, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools)
-	sel.Skills = pick(s.Skills, vecs.skills, task, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills)
+	concepts := s.Concepts.Of(req.Task)
+	sel.Concepts = concepts
+	sel.Tools, sel.Passed.Tools = pick(s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools)
+	sel.Skills, sel.Passed.Skills = pick(s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills)
 
 	n := len(c.Memories)
-	sel.Context.Memories = a.keep(sel, "memories", c.Memories, entryVecs[:n], vecs.injection, task, s.Limits.MaxMemories)
-	sel.Context.Activity = a.keep(sel, "activity", c.Activity, entryVecs[n:], vecs.injection, task, s.Limits.MaxActivity)
+	verdicts, err := a.detect(ctx, sel, c)
+	if err != nil {
+		return nil, err
+	}
+	sel.Context.Memories = a.keep(sel, "memories", c.Memories, entryVecs[:n], verdicts[:n], vecs.injection, task, s.Limits.MaxMemories)
+	sel.Context.Activity = a.keep(sel, "activity", c.Activity, entryVecs[n:], verdicts[n:], vecs.injection, task, s.Limits.MaxActivity)
 	return sel, nil
 }
 
-// pick merges the mode's base capabilities with the most similar ones of
-// the mode, best first, up to max.
-func pick(caps []Capability, vecs []embed.Vector, task embed.Vector, mode string, base []string, min float64, max int) []Pick {
-	out := []Pick{}
+// InjectionDetector returns the detector the assembler scores untrusted
+// entries with (see Assembler.Detector).
+func (a *Assembler) InjectionDetector() (injection.Detector, error) {
+	if a == nil || a.Setup == nil {
+		return nil, errNilSetup
+	}
+	return a.detector()
+}
+
+// detector returns the assembly's injection detector: a.Detector, else
+// the built-in one with the setup's patterns and examples, joined by the
+// setup's classifier when it names one. It is made once.
+func (a *Assembler) detector() (injection.Detector, error) {
+	a.detOnce.Do(func() {
+		if a.Detector != nil {
+			a.det = a.Detector
+			return
+		}
+		b, err := injection.New(a.Setup.InjectionPatterns, a.Setup.Injection)
+		if err != nil {
+			a.detErr = fmt.Errorf("layered: injection_patterns: %w", err)
+			return
+		}
+		a.det = b
+		if c := a.Setup.Classifier; c != nil {
+			h := &injection.HTTP{URL: c.URL, Labels: c.Labels, Client: &http.Client{Timeout: 10 * time.Second}}
+			if c.APIKeyEnv != "" {
+				if key := os.Getenv(c.APIKeyEnv); key != "" {
+					h.Header = http.Header{"Authorization": {"Bearer " + key}}
+				}
+			}
+			a.det = injection.Any{b, h}
+		}
+	})
+	return a.det, a.detErr
+}
+
+// detect scores every untrusted entry, memories then activity, in one
+// call; an entry's id is scored with its text. When a classifier fails,
+// the built-in detector scores them alone and the metrics say why.
+func (a *Assembler) detect(ctx context.Context, sel *Selection, c *Context) ([]injection.Verdict, error) {
+	det, err := a.detector()
+	if err != nil {
+		return nil, err
+	}
+	texts := make([]string, 0, len(c.Memories)+len(c.Activity))
+	for _, en := range c.Memories {
+		texts = append(texts, en.ID+"\n"+en.Text)
+	}
+	for _, en := range c.Activity {
+		texts = append(texts, en.ID+"\n"+en.Text)
+	}
+	sel.Metrics.Detector = det.Name()
+	vs, err := det.Detect(ctx, texts)
+	if err == nil {
+		return vs, nil
+	}
+	if ctx.Err() != nil {
+		return nil, err
+	}
+	all, ok := det.(injection.Any)
+	if !ok || len(all) == 0 {
+		return nil, fmt.Errorf("layered: injection detector %s: %w", det.Name(), err)
+	}
+	sel.Metrics.Detector, sel.Metrics.DetectorFallback = all[0].Name(), fmt.Sprintf("%s failed (%v): scored with %s alone", det.Name(), err, all[0].Name())
+	return all[0].Detect(ctx, texts)
+}
+
+// Selection's weights: a shared concept adds conceptWeight times the
+// concepts' overlap to a capability's similarity; a capability of
+// another mode than the task's counts otherModeFactor of its score; a
+// candidate is picked at relativeMin of the best candidate's score and
+// Scores.Min.
+const (
+	conceptWeight   = 0.5
+	otherModeFactor = 0.8
+	relativeMin     = 0.6
+)
+
+// pick merges the mode's base capabilities with the best of the rest:
+// each scored by its similarity to the task and the concepts they share,
+// capabilities of other modes scored lower, so that an ambiguous mode
+// word does not hide a tool the task plainly names. The threshold is
+// relative to the task's best candidate, so it carries across catalogs
+// and embedders: a candidate is picked at relativeMin of the best score,
+// and at least Scores.Min; when none reaches that and the mode brings no
+// base capability, the best is picked alone, so that no task is left
+// without a tool while one scores above zero. Up to max in all; passed are the best of those not picked, with
+// why.
+func pick(caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64, mode string, base []string, min float64, max int) (out, passed []Pick) {
+	out = []Pick{}
 	have := map[string]bool{}
+	score := func(i int) (float64, string) {
+		c := &caps[i]
+		cos := embed.Cosine(task, vecs[i])
+		shared := overlap(concepts, c.concepts, idf)
+		s := cos + conceptWeight*shared
+		why := fmt.Sprintf("similarity %.2f", cos)
+		if shared > 0 {
+			why += fmt.Sprintf(", concepts %.2f", shared)
+		}
+		if !c.inMode(mode) {
+			s *= otherModeFactor
+			why += ", of another mode"
+		}
+		return s, why
+	}
 	for _, name := range base {
 		for i, c := range caps {
 			if c.Name == name && !have[name] {
-				out = append(out, Pick{Name: c.Name, Description: c.Description, Score: round(embed.Cosine(task, vecs[i])), Base: true})
+				s, _ := score(i)
+				out = append(out, Pick{Name: c.Name, Description: c.Description, Score: round(s), Base: true, Why: "the mode's base"})
 				have[name] = true
 			}
 		}
 	}
-	var idx []int
-	var cand []embed.Vector
+	type cand struct {
+		i   int
+		s   float64
+		why string
+	}
+	var cands []cand
 	for i, c := range caps {
-		if c.inMode(mode) && !have[c.Name] {
-			idx = append(idx, i)
-			cand = append(cand, vecs[i])
+		if !have[c.Name] {
+			s, why := score(i)
+			cands = append(cands, cand{i, s, why})
 		}
 	}
-	for _, r := range embed.Rank(task, cand, min, 0) {
-		c := caps[idx[r.Index]]
-		out = append(out, Pick{Name: c.Name, Description: c.Description, Score: round(r.Score)})
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		switch {
+		case a.s > b.s:
+			return -1
+		case a.s < b.s:
+			return 1
+		}
+		return a.i - b.i
+	})
+	if len(cands) > 0 {
+		best := cands[0].s
+		floor := max2(min, relativeMin*best)
+		// Nothing reaches the threshold and the mode brings no base
+		// tool: the best is picked alone, so that a task the catalog's
+		// words barely cover is not left without a tool.
+		lone := best > 0 && best < floor && len(out) == 0
+		for n, c := range cands {
+			cp := &caps[c.i]
+			p := Pick{Name: cp.Name, Description: cp.Description, Score: round(c.s)}
+			switch {
+			case max >= 0 && len(out) >= max:
+				p.Why = c.why + "; over the limit"
+			case c.s >= floor && c.s > 0:
+				p.Why = c.why
+				out = append(out, p)
+				continue
+			case n == 0 && lone:
+				p.Why = c.why + "; under the threshold, but the best there is"
+				out = append(out, p)
+				continue
+			case c.s < min:
+				p.Why = c.why + fmt.Sprintf("; under scores.min %.2f", min)
+			default:
+				p.Why = c.why + fmt.Sprintf("; under %.0f%% of the best", relativeMin*100)
+			}
+			if len(passed) < maxPassed {
+				passed = append(passed, p)
+			}
+		}
 	}
 	if max >= 0 && len(out) > max {
 		out = out[:max]
 	}
-	return out
+	return out, passed
+}
+
+// maxPassed bounds the capabilities not picked that a selection reports.
+const maxPassed = 5
+
+func max2(a, b float64) float64 {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 // keep drops instruction-like and injection-like entries (counting them
 // in sel) and keeps the most similar of the rest, up to max.
-func (a *Assembler) keep(sel *Selection, list string, entries []Entry, vecs, injection []embed.Vector, task embed.Vector, max int) []Kept {
+func (a *Assembler) keep(sel *Selection, list string, entries []Entry, vecs []embed.Vector, verdicts []injection.Verdict, examples []embed.Vector, task embed.Vector, max int) []Kept {
 	var (
 		idx  []int
 		cand []embed.Vector
@@ -226,9 +416,14 @@ func (a *Assembler) keep(sel *Selection, list string, entries []Entry, vecs, inj
 			sel.Context.FilteredIDs = append(sel.Context.FilteredIDs, fmt.Sprintf("%s/%s (kind %s)", list, id, en.Kind))
 			continue
 		}
-		if best := bestScore(vecs[i], injection); best >= a.Setup.Scores.InjectionMin {
+		if v := verdicts[i]; v.Score >= a.Setup.Scores.Injection {
 			sel.Context.Filtered++
-			sel.Context.FilteredIDs = append(sel.Context.FilteredIDs, fmt.Sprintf("%s/%s (injection, %.2f)", list, id, best))
+			sel.Context.FilteredIDs = append(sel.Context.FilteredIDs, fmt.Sprintf("%s/%s (injection %.2f: %s)", list, id, v.Score, strings.Join(v.Names(), ", ")))
+			continue
+		}
+		if best := bestScore(vecs[i], examples); best >= a.Setup.Scores.InjectionMin {
+			sel.Context.Filtered++
+			sel.Context.FilteredIDs = append(sel.Context.FilteredIDs, fmt.Sprintf("%s/%s (injection, %.2f similar to an example)", list, id, best))
 			continue
 		}
 		idx = append(idx, i)
@@ -291,8 +486,13 @@ func InferMode(s *Setup, req Request) (mode, why string, err error) {
 		return "act", "git changes", nil
 	}
 	words := embed.Words(req.Task)
-	for _, m := range []string{"plan", "review"} {
+	// Act's own words come first: "check out a branch" is act, though
+	// "check" is a review word.
+	for _, m := range []string{"act", "plan", "review"} {
 		for _, k := range keywordsOf(s, m) {
+			if hasIdeograph(k) && strings.Contains(req.Task, k) {
+				return m, fmt.Sprintf("keyword %q", k), nil
+			}
 			if kw := embed.Words(k); len(kw) > 0 && containsRun(words, kw) {
 				return m, fmt.Sprintf("keyword %q", k), nil
 			}
@@ -322,8 +522,18 @@ func checkMode(mode string) error {
 
 // defaultKeywords infer the mode when layered.yaml gives none.
 var defaultKeywords = map[string][]string{
-	"plan":   {"research", "explore", "analyze", "analyse", "investigate"},
-	"review": {"review", "audit", "verify", "check"},
+	"act": {"check out", "checkout"},
+	"plan": {"research", "explore", "analyze", "analyse", "investigate",
+		"pesquisar", "pesquise", "analisar", "analise", "investigar", "investigue", "explorar",
+		"investiga", "analiza", "analizar", "explora",
+		"rechercher", "analyser", "analyse", "explorer", "enquêter", "étudier",
+		"untersuchen", "untersuche", "analysieren", "analysiere", "recherchieren", "erkunde",
+		"调查", "分析", "研究", "調査", "исследуй", "проанализируй", "изучи", "разберись"},
+	"review": {"review", "audit", "verify", "check",
+		"revisar", "revise", "revisa", "verificar", "verifique", "verifica", "auditar",
+		"relire", "relis", "vérifier", "vérifie", "auditer",
+		"überprüfen", "überprüfe", "prüfen", "prüfe", "review",
+		"审查", "审核", "检查", "レビュー", "確認", "проверь", "проверить", "ревью"},
 }
 
 func keywordsOf(s *Setup, mode string) []string {

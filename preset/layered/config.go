@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net/url"
 	"slices"
 
 	"go.yaml.in/yaml/v4"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/guard/injection"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/schema"
@@ -38,13 +40,25 @@ type Setup struct {
 	Limits Limits
 	// Scores are the similarity thresholds.
 	Scores Scores
+	// Concepts find the concepts a task names (the built-in ones and
+	// layered.yaml's concepts:).
+	Concepts   *Concepts
+	conceptIDF map[string]float64 // see conceptIDF
 	// ModeSpecs are each mode's keywords, base tools and base skills.
 	ModeSpecs map[string]ModeSpec
 	// Tools and Skills are the capability manifests.
 	Tools, Skills []Capability
 	// Injection are examples of injection: the built-in ones and the
-	// directory's own.
+	// directory's own. An entry that holds one, normalised, or whose
+	// vector is as similar as Scores.InjectionMin to one, is dropped.
 	Injection []string
+	// InjectionPatterns extend the injection detector's pattern bank
+	// (layered.yaml's injection_patterns).
+	InjectionPatterns []injection.Pattern
+	// Classifier, when set, is a classifier served over HTTP that scores
+	// untrusted entries beside the built-in detector
+	// (layered.yaml's injection_classifier).
+	Classifier *Classifier
 	// Fixtures are tasks compile builds prompts for, to check the setup.
 	Fixtures []Fixture
 	// Embedder is layered.yaml's embedder: which one selection uses.
@@ -87,6 +101,23 @@ type Scores struct {
 	Min          float64 `yaml:"min"`
 	MemoryMin    float64 `yaml:"memory_min"`
 	InjectionMin float64 `yaml:"injection_min"`
+	// Injection is the injection detector's score (0 to 1) at which an
+	// untrusted entry is dropped; the default is
+	// injection.DefaultThreshold.
+	Injection float64 `yaml:"injection"`
+}
+
+// Classifier is a prompt-injection classifier served over HTTP in the
+// form of text-embeddings-inference's /predict (see injection.HTTP).
+type Classifier struct {
+	// URL is its endpoint, such as http://localhost:8080/predict.
+	URL string `yaml:"url"`
+	// Labels are the labels that mean injection; empty means INJECTION,
+	// JAILBREAK and MALICIOUS.
+	Labels []string `yaml:"labels"`
+	// APIKeyEnv names an environment variable whose value, when set, is
+	// sent as a bearer token.
+	APIKeyEnv string `yaml:"api_key_env"`
 }
 
 // ModeSpec is what a mode brings: the words that infer it from a task,
@@ -109,6 +140,7 @@ type Capability struct {
 	Embedder string `yaml:"embedder" json:"-"`
 
 	line, col int
+	concepts  []string // the concepts its text names
 }
 
 // text is what a capability is embedded from.
@@ -133,12 +165,17 @@ type setupDoc struct {
 	Injection []string     `yaml:"injection"`
 	Fixtures  []Fixture    `yaml:"fixtures"`
 	Embedder  nodeOf       `yaml:"embedder"`
+	// InjectionPatterns and Classifier: see Setup.
+	InjectionPatterns []injection.Pattern `yaml:"injection_patterns"`
+	Classifier        *Classifier         `yaml:"injection_classifier"`
+	Concepts          nodeOf              `yaml:"concepts"`
 }
 
 type scoresDoc struct {
 	Min          *float64 `yaml:"min"`
 	MemoryMin    *float64 `yaml:"memory_min"`
 	InjectionMin *float64 `yaml:"injection_min"`
+	Injection    *float64 `yaml:"injection"`
 }
 
 type nodeOf struct{ n *yaml.Node }
@@ -165,7 +202,7 @@ func DefaultScores() Scores { return defaultScores }
 // out; read through DefaultLimits and DefaultScores.
 var (
 	defaultLimits = Limits{MaxTools: 10, MaxSkills: 3, MaxMemories: 3, MaxActivity: 3}
-	defaultScores = Scores{Min: 0.2, MemoryMin: 0.15, InjectionMin: 0.5}
+	defaultScores = Scores{Min: 0.2, MemoryMin: 0.15, InjectionMin: 0.5, Injection: injection.DefaultThreshold}
 )
 
 // ReadFunc reads the file name of a setup (a slash-separated path in the
@@ -223,7 +260,7 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 		key string
 		v   *float64
 		dst *float64
-	}{{"min", doc.Scores.Min, &s.Scores.Min}, {"memory_min", doc.Scores.MemoryMin, &s.Scores.MemoryMin}, {"injection_min", doc.Scores.InjectionMin, &s.Scores.InjectionMin}} {
+	}{{"min", doc.Scores.Min, &s.Scores.Min}, {"memory_min", doc.Scores.MemoryMin, &s.Scores.MemoryMin}, {"injection_min", doc.Scores.InjectionMin, &s.Scores.InjectionMin}, {"injection", doc.Scores.Injection, &s.Scores.Injection}} {
 		if f.v == nil {
 			continue
 		}
@@ -322,6 +359,35 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 	errs = append(errs, checkInline(s)...)
 	if s.Vectors, err = readVectors(rd); err != nil {
 		return nil, err
+	}
+	var extra map[string][]string
+	if n := doc.Concepts.n; n != nil {
+		if err := n.Decode(&extra); err != nil {
+			at("concepts", "concepts: want a mapping of each concept to a list of its words: %v", err)
+		}
+	}
+	conceptsData, _ := defaults.ReadFile("defaults/concepts.yaml")
+	if s.Concepts, err = ParseConcepts(conceptsData, extra); err != nil {
+		return nil, fmt.Errorf("layered: the built-in concepts: %w", err)
+	}
+	for i := range s.Tools {
+		s.Tools[i].concepts = s.Concepts.Of(s.Tools[i].text())
+	}
+	for i := range s.Skills {
+		s.Skills[i].concepts = s.Concepts.Of(s.Skills[i].text())
+	}
+	s.conceptIDF = conceptIDF(s.Tools, s.Skills)
+	if len(doc.InjectionPatterns) > 0 {
+		if _, err := injection.New(doc.InjectionPatterns, nil); err != nil {
+			at("injection_patterns", "%v: fix the pattern, or remove it", err)
+		}
+		s.InjectionPatterns = doc.InjectionPatterns
+	}
+	if c := doc.Classifier; c != nil {
+		if u, err := url.Parse(c.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			at("injection_classifier.url", "injection_classifier.url: %q is not an http or https URL: give the classifier's endpoint, such as http://localhost:8080/predict", c.URL)
+		}
+		s.Classifier = c
 	}
 	if len(errs) > 0 {
 		errs.Sort()

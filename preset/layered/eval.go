@@ -10,6 +10,9 @@ import (
 // person expects for it (design 002's selection quality, tracked on a
 // fixed set).
 type EvalCase struct {
+	// ID and Lang name the case and its language in reports.
+	ID   string   `yaml:"id" json:"id,omitempty"`
+	Lang string   `yaml:"lang" json:"lang,omitempty"`
 	Task string   `yaml:"task" json:"task"`
 	Mode string   `yaml:"mode" json:"mode,omitempty"`
 	Want []string `yaml:"want" json:"want"`
@@ -36,9 +39,9 @@ type EvalReport struct {
 }
 
 // Evaluate selects for every case and measures precision@k and recall@k
-// of the tools and skills selected against those wanted. The mode's base
-// tools count like any other selection: a base tool nobody wanted lowers
-// precision.
+// of the tools selected (and the skills, when the case wants one)
+// against those wanted. The mode's base tools count like any other
+// selection: a base tool nobody wanted lowers precision.
 func (a *Assembler) Evaluate(ctx context.Context, cases []EvalCase, k int) (*EvalReport, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("evaluate: k must be 1 or more, not %d", k)
@@ -49,8 +52,16 @@ func (a *Assembler) Evaluate(ctx context.Context, cases []EvalCase, k int) (*Eva
 		if err != nil {
 			return nil, fmt.Errorf("evaluate %q: %w", c.Task, err)
 		}
+		// The skills are judged when the case wants one; a case that
+		// names only tools is judged on the tools.
+		picked := slices.Clone(sel.Tools)
+		if slices.ContainsFunc(c.Want, func(w string) bool {
+			return slices.ContainsFunc(a.Setup.Skills, func(s Capability) bool { return s.Name == w })
+		}) {
+			picked = append(picked, sel.Skills...)
+		}
 		var got []string
-		for _, p := range append(slices.Clone(sel.Tools), sel.Skills...) {
+		for _, p := range picked {
 			got = append(got, p.Name)
 		}
 		if len(got) > k {

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-dev/tessera/guard/injection"
+	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/preset/layered"
+)
+
+// layeredEvalCmd is "tessera layered eval": a setup's injection detector
+// and tool selection measured on evaluation sets of the user's.
+func (a *app) layeredEvalCmd() *cobra.Command {
+	var (
+		dir, injections, selection string
+		k                          int
+		threshold                  float64
+		asJSON, verbose            bool
+	)
+	cmd := &cobra.Command{
+		Use:   "eval [--dir DIR] [--injections FILE] [--selection FILE]",
+		Short: "Measure the setup's injection detector (TPR, FPR) and tool selection (precision@K, recall@K) on evaluation sets",
+		Long: `Measure a layered setup on evaluation sets written in JSON Lines:
+
+  --injections FILE   one case a line: {"id", "lang", "label": "attack"|"benign", "text"}
+                      prints the true and false positive rates of the setup's
+                      injection detector at --threshold (default: layered.yaml's
+                      scores.injection), overall and by language
+  --selection FILE    one task a line: {"id", "lang", "task", "mode", "want": [tools]}
+                      prints precision@K and recall@K of the tools and skills
+                      selected, and how many tasks selected nothing
+
+The detector is the one assembly uses: the built-in patterns, layered.yaml's
+injection_patterns and injection examples, and its injection_classifier
+when it names one. --verbose lists the cases it got wrong.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if injections == "" && selection == "" {
+				return fmt.Errorf("name an evaluation set: --injections FILE, --selection FILE or both")
+			}
+			ctx := cmd.Context()
+			d, err := a.layeredDir(ctx, dir)
+			if err != nil {
+				return err
+			}
+			max := fileread.DefaultMaxBytes
+			setup, err := layered.ParseSetup(func(name string) (string, []byte, error) {
+				p := filepath.Join(d, filepath.FromSlash(name))
+				data, err := fileread.File(p, max)
+				return filepath.ToSlash(p), data, err
+			})
+			if err != nil {
+				return failure{err}
+			}
+			e, err := setup.NewEmbedder(os.Getenv, nil)
+			if err != nil {
+				return failure{err}
+			}
+			asm := &layered.Assembler{Setup: setup, Embedder: e}
+			out := map[string]any{}
+			if injections != "" {
+				data, err := fileread.File(injections, max)
+				if err != nil {
+					return failure{err}
+				}
+				cases, err := injection.ReadCases(injections, data)
+				if err != nil {
+					return failure{err}
+				}
+				det, err := asm.InjectionDetector()
+				if err != nil {
+					return failure{err}
+				}
+				th := setup.Scores.Injection
+				if cmd.Flags().Changed("threshold") {
+					th = threshold
+				}
+				r, err := injection.Evaluate(ctx, det, cases, th)
+				if err != nil {
+					return failure{err}
+				}
+				out["injections"] = r
+				if !asJSON {
+					fmt.Fprintf(a.stdout, "injections (%s):\n%s", injections, r)
+					if verbose {
+						for _, m := range r.Missed {
+							fmt.Fprintf(a.stdout, "missed      %s %s %.2f %v\n", m.ID, m.Lang, m.Verdict.Score, m.Verdict.Names())
+						}
+						for _, m := range r.FalseAlarms {
+							fmt.Fprintf(a.stdout, "false alarm %s %s %.2f %v\n", m.ID, m.Lang, m.Verdict.Score, m.Verdict.Names())
+						}
+					}
+				}
+			}
+			if selection != "" {
+				data, err := fileread.File(selection, max)
+				if err != nil {
+					return failure{err}
+				}
+				cases, err := readSelectionCases(selection, data)
+				if err != nil {
+					return failure{err}
+				}
+				r, err := asm.Evaluate(ctx, cases, k)
+				if err != nil {
+					return failure{err}
+				}
+				out["selection"] = r
+				if !asJSON {
+					empty := 0
+					for _, c := range r.Cases {
+						if len(c.Got) == 0 {
+							empty++
+						}
+					}
+					fmt.Fprintf(a.stdout, "selection (%s): %d tasks, precision@%d %.3f, recall@%d %.3f, %d selected nothing\n", selection, len(r.Cases), k, r.MeanPrecision, k, r.MeanRecall, empty)
+					if verbose {
+						for i, c := range r.Cases {
+							if c.Recall < 1 || c.Precision < 1 {
+								fmt.Fprintf(a.stdout, "%-4s %.2f %.2f got %v want %v\n", cases[i].ID, c.Precision, c.Recall, c.Got, cases[i].Want)
+							}
+						}
+					}
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "dir", "", "the setup directory (default: tessera.yaml's layered)")
+	f.StringVar(&injections, "injections", "", "an injection evaluation set, JSON Lines")
+	f.StringVar(&selection, "selection", "", "a selection evaluation set, JSON Lines")
+	f.IntVar(&k, "k", 3, "how many of the selected tools and skills count (precision@K, recall@K)")
+	f.Float64Var(&threshold, "threshold", injection.DefaultThreshold, "the detector's score that counts as injection (default: layered.yaml's scores.injection)")
+	f.BoolVar(&asJSON, "json", false, "print the reports as JSON")
+	f.BoolVar(&verbose, "verbose", false, "list the cases got wrong")
+	return cmd
+}
+
+// readSelectionCases reads a selection evaluation set: one JSON object a
+// line with task, mode and want (and id, lang).
+func readSelectionCases(path string, data []byte) ([]layered.EvalCase, error) {
+	var out []layered.EvalCase
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var c layered.EvalCase
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v: write one JSON object a line with id, lang, task, mode and want", path, line, err)
+		}
+		if strings.TrimSpace(c.Task) == "" || len(c.Want) == 0 {
+			return nil, fmt.Errorf("%s:%d: a case needs a task and the tools it wants", path, line)
+		}
+		out = append(out, c)
+	}
+	return out, sc.Err()
+}

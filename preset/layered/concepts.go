@@ -1,0 +1,192 @@
+package layered
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/tessera-dev/tessera/embed"
+)
+
+// Concepts find the concepts of a software agent's work that a text
+// names, in any of the languages of their words (see
+// defaults/concepts.yaml). Selection adds the concepts a task shares
+// with a tool to their similarity, so that "Leia o arquivo" finds
+// read_file as "Read the file" does.
+type Concepts struct {
+	// words are single words of letter scripts, by the concept; stems of
+	// four letters or more match words that start with them, shorter
+	// ones match whole words.
+	words []conceptTerm
+	// runs are terms of several words, matched word for word.
+	runs []conceptRun
+	// ideographs are Chinese and Japanese terms, matched anywhere.
+	ideographs []conceptTerm
+	names      []string
+}
+
+type conceptTerm struct{ term, concept string }
+
+type conceptRun struct {
+	words   []string
+	concept string
+}
+
+// ParseConcepts reads concepts written as a mapping of each concept's
+// name to its words; extra are more of them (layered.yaml's concepts:),
+// whose words are added to a concept of the same name.
+func ParseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
+	var m yaml.Node
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("concepts: %w", err)
+	}
+	c := &Concepts{}
+	add := func(concept string, terms []string) {
+		if !slices.Contains(c.names, concept) {
+			c.names = append(c.names, concept)
+		}
+		for _, t := range terms {
+			t = strings.ToLower(strings.TrimSpace(t))
+			switch {
+			case t == "":
+			case hasIdeograph(t):
+				c.ideographs = append(c.ideographs, conceptTerm{t, concept})
+			default:
+				ws := embed.Words(t)
+				switch len(ws) {
+				case 0:
+				case 1:
+					c.words = append(c.words, conceptTerm{ws[0], concept})
+				default:
+					c.runs = append(c.runs, conceptRun{ws, concept})
+				}
+			}
+		}
+	}
+	if len(m.Content) > 0 {
+		doc := m.Content[0]
+		if doc.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("concepts: want a mapping of each concept to its words")
+		}
+		for i := 0; i+1 < len(doc.Content); i += 2 {
+			var terms []string
+			if err := doc.Content[i+1].Decode(&terms); err != nil {
+				return nil, fmt.Errorf("concepts: %s (line %d): want a list of words: %w", doc.Content[i].Value, doc.Content[i].Line, err)
+			}
+			add(doc.Content[i].Value, terms)
+		}
+	}
+	for _, name := range slices.Sorted(mapsKeys(extra)) {
+		add(name, extra[name])
+	}
+	return c, nil
+}
+
+func mapsKeys(m map[string][]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func hasIdeograph(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
+			return true
+		}
+	}
+	return false
+}
+
+// Of returns the concepts text names, in the order they are defined.
+func (c *Concepts) Of(text string) []string {
+	if c == nil {
+		return nil
+	}
+	found := map[string]bool{}
+	words := embed.Words(text)
+	for _, t := range c.words {
+		if found[t.concept] {
+			continue
+		}
+		for _, w := range words {
+			if w == t.term || len(t.term) >= 4 && strings.HasPrefix(w, t.term) {
+				found[t.concept] = true
+				break
+			}
+		}
+	}
+	for _, r := range c.runs {
+		if !found[r.concept] && containsRun(words, r.words) {
+			found[r.concept] = true
+		}
+	}
+	if hasIdeograph(text) {
+		lower := strings.ToLower(text)
+		for _, t := range c.ideographs {
+			if !found[t.concept] && strings.Contains(lower, t.term) {
+				found[t.concept] = true
+			}
+		}
+	}
+	var out []string
+	for _, n := range c.names {
+		if found[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// overlap is the cosine of two sets of concepts, each concept weighted
+// by how rare it is among the capabilities (idf, see Setup.conceptIDF):
+// sharing "database" says more than sharing "edit". 0 when either set is
+// empty.
+func overlap(a, b []string, idf map[string]float64) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	w := func(c string) float64 {
+		if x, ok := idf[c]; ok {
+			return x
+		}
+		return 1
+	}
+	var dot, na, nb float64
+	for _, x := range a {
+		na += w(x) * w(x)
+		if slices.Contains(b, x) {
+			dot += w(x) * w(x)
+		}
+	}
+	for _, x := range b {
+		nb += w(x) * w(x)
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// conceptIDF weighs each concept by the capabilities that name it: ln(1 +
+// n/df), where n is the number of capabilities.
+func conceptIDF(caps ...[]Capability) map[string]float64 {
+	df, n := map[string]int{}, 0
+	for _, cs := range caps {
+		for _, c := range cs {
+			n++
+			for _, x := range c.concepts {
+				df[x]++
+			}
+		}
+	}
+	out := make(map[string]float64, len(df))
+	for c, d := range df {
+		out[c] = math.Log(1 + float64(n)/float64(d))
+	}
+	return out
+}
