@@ -25,7 +25,8 @@ import (
 type Schema struct {
 	name  string
 	s     *jsonschema.Schema
-	shape *orderNode // key order and declared keys, from the document
+	arr   *jsonschema.Schema // an array of s's values, or nil
+	shape *orderNode         // key order and declared keys, from the document
 }
 
 // Compile compiles schema, a JSON Schema document (draft 2020-12 unless
@@ -46,9 +47,17 @@ func Compile(name string, schema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output schema %s: %w", name, err)
 	}
+	// An array of such values, so that a list is checked in one call.
+	// A schema whose own $id moves it elsewhere may not resolve so: its
+	// items are then checked one by one.
+	var arr *jsonschema.Schema
+	const arrURL = "tessera:///items.json"
+	if c.AddResource(arrURL, map[string]any{"type": "array", "items": map[string]any{"$ref": url}}) == nil {
+		arr, _ = c.Compile(arrURL)
+	}
 	r := reader{src: schema}
 	r.ws()
-	return &Schema{name: name, s: s, shape: shapeOf(r.read(0))}, nil
+	return &Schema{name: name, s: s, arr: arr, shape: shapeOf(r.read(0))}, nil
 }
 
 // noLoader refuses every document a schema refers to by URL.

@@ -156,9 +156,9 @@ func (sp *Spec) Parse(reply []byte) (*Result, error) {
 		res.Repairs = append(res.Repairs, r)
 	}
 	var shape *orderNode
-	var check *jsonschema.Schema
+	var check, checkAll *jsonschema.Schema
 	if sp.Schema != nil {
-		shape, check = sp.Schema.shape, sp.Schema.s
+		shape, check, checkAll = sp.Schema.shape, sp.Schema.s, sp.Schema.arr
 	}
 	c := checker{reply: reply, extra: sp.Extra}
 	root := f.v
@@ -184,11 +184,14 @@ func (sp *Spec) Parse(reply []byte) (*Result, error) {
 		c.walk(root, shape, nil)
 	}
 	if check != nil {
-		if sp.Container == Array {
+		switch {
+		case sp.Container == Array && checkAll != nil:
+			c.validate(checkAll, root, prefix)
+		case sp.Container == Array:
 			for i, e := range root.elems {
 				c.validate(check, e, prefix+"/"+strconv.Itoa(i))
 			}
-		} else {
+		default:
 			c.validate(check, root, "")
 		}
 	}

@@ -225,3 +225,23 @@ func TestSpecNotJSON(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestSpecArrayRefs: an item schema that refers to its own $defs checks
+// every item of a list, with each problem at its index.
+func TestSpecArrayRefs(t *testing.T) {
+	s := mustCompile(t, `{"$defs":{"n":{"type":"integer"}},"type":"object","properties":{"n":{"$ref":"#/$defs/n"}},"required":["n"]}`)
+	sp := Spec{Schema: s, Container: Array}
+	if res, err := sp.Parse([]byte(`[{"n": 1}, {"n": 2}]`)); err != nil || string(res.Value) != `[{"n":1},{"n":2}]` {
+		t.Fatalf("%v %v", res, err)
+	}
+	_, err := sp.Parse([]byte(`{"items": [{"n": 1}, {"n": "x"}, {}]}`))
+	var oe *Error
+	if !errors.As(err, &oe) || len(oe.Problems) != 2 || oe.Problems[0].Pointer != "/items/1/n" || oe.Problems[1].Pointer != "/items/2/n" {
+		t.Errorf("got %v", err)
+	}
+	// A schema with an $id of its own is still checked, item by item.
+	withID := mustCompile(t, `{"$id":"https://example.com/item.json","type":"object","properties":{"n":{"type":"integer"}}}`)
+	if _, err := (&Spec{Schema: withID, Container: Array}).Parse([]byte(`[{"n": "x"}]`)); err == nil || !strings.Contains(err.Error(), "/0/n") {
+		t.Errorf("$id: %v", err)
+	}
+}

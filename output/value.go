@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -73,6 +74,20 @@ type reader struct {
 	steps    *int  // work left for the whole scan; shared between reads
 	opened   []int // offsets of the containers being read, for marking
 	arena    []value
+	keys     map[string]string // keys read, so that a repeated one is one string
+}
+
+// intern returns b as a string, the same string for the same key.
+func (r *reader) intern(b []byte) string {
+	if s, ok := r.keys[string(b)]; ok {
+		return s
+	}
+	if r.keys == nil {
+		r.keys = make(map[string]string, 16)
+	}
+	s := string(b)
+	r.keys[s] = s
+	return s
 }
 
 // alloc returns a new value, from a block allocated at once.
@@ -228,6 +243,10 @@ func (r *reader) object(depth int) *value {
 		koff := r.i
 		var key string
 		switch {
+		case r.i < len(r.src) && r.src[r.i] == '"' && r.plainKey():
+			end := r.i + 1 + bytes.IndexByte(r.src[r.i+1:], '"')
+			key = r.intern(r.src[r.i+1 : end])
+			r.i = end + 1
 		case r.i < len(r.src) && (r.src[r.i] == '"' || r.src[r.i] == '\'' && r.tolerant):
 			k := r.str()
 			if k == nil {
@@ -274,6 +293,21 @@ func (r *reader) object(depth int) *value {
 	}
 	r.opened = r.opened[:len(r.opened)-1]
 	return v
+}
+
+// plainKey reports whether the string at r.i closes on the same line
+// with no escape, control character or non-ASCII byte before its quote,
+// so that its bytes are the key.
+func (r *reader) plainKey() bool {
+	for j := r.i + 1; j < len(r.src); j++ {
+		switch c := r.src[j]; {
+		case c == '"':
+			return true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return false
+		}
+	}
+	return false
 }
 
 func (r *reader) array(depth int) *value {
