@@ -177,6 +177,11 @@ func loadMemories(env *preset.Env, args preset.Args, req *Request) error {
 	if req.Context == nil {
 		req.Context = &Context{}
 	}
+	for _, m := range mems {
+		if m.ID != "" && slices.ContainsFunc(req.Context.Memories, func(e Entry) bool { return e.ID == m.ID }) {
+			return diag.Errorf(filepath.ToSlash(f), 0, "memory id %q is also in the context file (%s): an id names one entry in the report; rename one", m.ID, filepath.ToSlash(args[InputContext]))
+		}
+	}
 	req.Context.Memories = append(req.Context.Memories, mems...)
 	return nil
 }
