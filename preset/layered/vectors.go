@@ -87,9 +87,11 @@ func ParseVectors(path string, data []byte) (*Vectors, error) {
 func checkVectors(path string, v *Vectors) (*Vectors, error) {
 	v.path = path
 	var errs diag.List
-	bad := func(format string, args ...any) { errs = append(errs, diag.Errorf(path, 0, format, args...)) }
+	bad := func(format string, args ...any) {
+		errs = append(errs, diag.Errorf(path, 0, format+": run tessera layered embed to write the file again", args...))
+	}
 	if v.Embedder == "" {
-		bad("embedder is empty: name the embedder the vectors come from")
+		bad("embedder is empty")
 	}
 	if v.Dimension < 1 {
 		bad("dimension %d: want the vectors' length, 1 or more", v.Dimension)
