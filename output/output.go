@@ -27,6 +27,7 @@ type Schema struct {
 	s     *jsonschema.Schema
 	arr   *jsonschema.Schema // an array of s's values, or nil
 	shape *orderNode         // key order and declared keys, from the document
+	fast  *fastNode          // the fast check, or nil when it does not know the schema
 }
 
 // Compile compiles schema, a JSON Schema document (draft 2020-12 unless
@@ -57,7 +58,8 @@ func Compile(name string, schema []byte) (*Schema, error) {
 	}
 	r := reader{src: schema}
 	r.ws()
-	return &Schema{name: name, s: s, arr: arr, shape: shapeOf(r.read(0))}, nil
+	root := r.read(0)
+	return &Schema{name: name, s: s, arr: arr, shape: shapeOf(root), fast: fastOf(root, 0)}, nil
 }
 
 // noLoader refuses every document a schema refers to by URL.

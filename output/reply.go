@@ -157,8 +157,9 @@ func (sp *Spec) Parse(reply []byte) (*Result, error) {
 	}
 	var shape *orderNode
 	var check, checkAll *jsonschema.Schema
+	var fast *fastNode
 	if sp.Schema != nil {
-		shape, check, checkAll = sp.Schema.shape, sp.Schema.s, sp.Schema.arr
+		shape, check, checkAll, fast = sp.Schema.shape, sp.Schema.s, sp.Schema.arr, sp.Schema.fast
 	}
 	c := checker{reply: reply, extra: sp.Extra}
 	root := f.v
@@ -185,12 +186,14 @@ func (sp *Spec) Parse(reply []byte) (*Result, error) {
 	}
 	if check != nil {
 		switch {
+		case sp.Container == Array && fast != nil && allFastOK(root.elems, fast):
 		case sp.Container == Array && checkAll != nil:
 			c.validate(checkAll, root, prefix)
 		case sp.Container == Array:
 			for i, e := range root.elems {
 				c.validate(check, e, prefix+"/"+strconv.Itoa(i))
 			}
+		case fast != nil && fastOK(root, fast):
 		default:
 			c.validate(check, root, "")
 		}
@@ -224,6 +227,16 @@ func (sp *Spec) Parse(reply []byte) (*Result, error) {
 		res.Value = appendJSON(make([]byte, 0, f.end-f.start), root, shape)
 	}
 	return res, nil
+}
+
+// allFastOK reports whether the fast check passes every item.
+func allFastOK(items []*value, n *fastNode) bool {
+	for _, e := range items {
+		if !fastOK(e, n) {
+			return false
+		}
+	}
+	return true
 }
 
 // isWrapper reports whether object v is {"items": [...]}, perhaps with
