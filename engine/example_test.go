@@ -106,7 +106,7 @@ func ExampleEngine_Compile() {
 	// typed/review/code-review/small-change.txt 8412672af0a0
 	// typed/review/code-review/strict-expanded.txt b84487cdf780
 	// layered/fix-tests.txt 745657a7a908
-	// layered/review-pt.txt 8da93c9aad6c
+	// layered/review-pt.txt 596114274307
 }
 
 // Log an assembly and replay it later by correlation id: the preset the

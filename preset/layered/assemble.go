@@ -202,8 +202,8 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	spec := s.ModeSpecs[mode]
 	concepts := s.Concepts.Of(req.Task)
 	sel.Concepts = concepts
-	sel.Tools, sel.Passed.Tools = pick(s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools)
-	sel.Skills, sel.Passed.Skills = pick(s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills)
+	sel.Tools, sel.Passed.Tools = pick(s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
+	sel.Skills, sel.Passed.Skills = pick(s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
 
 	n := len(c.Memories)
 	verdicts, err := a.detect(ctx, sel, c)
@@ -300,11 +300,12 @@ const (
 // word does not hide a tool the task plainly names. The threshold is
 // relative to the task's best candidate, so it carries across catalogs
 // and embedders: a candidate is picked at relativeMin of the best score,
-// and at least Scores.Min; when none reaches that and the mode brings no
-// base capability, the best is picked alone, so that no task is left
-// without a tool while one scores above zero. Up to max in all; passed are the best of those not picked, with
+// and at least Scores.Min; when none reaches that, the mode brings no
+// base capability and never is set (for tools, not skills), the best is
+// picked alone, so that no task is left without a tool while one scores
+// above zero. Up to max in all; passed are the best of those not picked, with
 // why.
-func pick(caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64, mode string, base []string, min float64, max int) (out, passed []Pick) {
+func pick(caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64, mode string, base []string, min float64, max int, never bool) (out, passed []Pick) {
 	out = []Pick{}
 	have := map[string]bool{}
 	score := func(i int) (float64, string) {
@@ -358,7 +359,7 @@ func pick(caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []
 		// Nothing reaches the threshold and the mode brings no base
 		// tool: the best is picked alone, so that a task the catalog's
 		// words barely cover is not left without a tool.
-		lone := best > 0 && best < floor && len(out) == 0
+		lone := never && best > 0 && best < floor && len(out) == 0
 		for n, c := range cands {
 			cp := &caps[c.i]
 			p := Pick{Name: cp.Name, Description: cp.Description, Score: round(c.s)}
