@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/tessera-dev/tessera/internal/fileread"
 )
 
 // NotRegularError is a log or index path that holds something other than
@@ -15,7 +17,7 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is %s, not a regular file: an audit log and its index must be regular files; point the log elsewhere or remove what is there", e.Path, modeName(e.Mode))
+	return fmt.Sprintf("%s is %s, not a regular file: an audit log and its index must be regular files; point the log elsewhere or remove what is there", e.Path, fileread.Kind(e.Mode))
 }
 
 // LinkedError is a log or index that has other names (hard links): an
@@ -30,21 +32,6 @@ func (e *LinkedError) Error() string {
 	return fmt.Sprintf("%s has %d hard links: Tessera does not append to a file that other names share, which may lie outside the catalog; copy it to a file of its own (cp %s %s.new && mv %s.new %s), or point the log elsewhere", e.Path, e.Links, e.Path, e.Path, e.Path, e.Path)
 }
 
-func modeName(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
-}
 
 // openLog opens the log at path with flag, refusing anything but a
 // regular file, and, when flag writes, a file with more than one hard

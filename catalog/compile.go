@@ -15,6 +15,7 @@ import (
 
 	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/internal/proc"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
@@ -85,7 +86,7 @@ func (c *Catalog) CheckOutDir(outDir string) error {
 		}
 	}
 	if fi, err := os.Lstat(abs); err == nil && !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
-		return fmt.Errorf("compile: output directory %s is %s, not a directory: refusing to replace it; remove it or choose another --out", outDir, modeName(fi.Mode()))
+		return fmt.Errorf("compile: output directory %s is %s, not a directory: refusing to replace it; remove it or choose another --out", outDir, fileread.Kind(fi.Mode()))
 	}
 	entries, err := os.ReadDir(abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -417,17 +418,3 @@ func restoreLeftover(parent, base string) (string, error) {
 	return "", nil
 }
 
-// modeName says what a file that is not a directory or regular file is.
-func modeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m.IsRegular():
-		return "a file"
-	}
-	return "not a directory"
-}

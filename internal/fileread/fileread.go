@@ -49,10 +49,14 @@ func (e *NotRegularError) Reason() string {
 	if e.Mode.IsDir() {
 		return "is a directory, not a file"
 	}
-	return fmt.Sprintf("is %s, not a regular file: Tessera reads only regular files, so a pipe or device cannot make it hang", kind(e.Mode))
+	return fmt.Sprintf("is %s, not a regular file: Tessera reads only regular files, so a pipe or device cannot make it hang", Kind(e.Mode))
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a file of mode m is, for messages about a file that
+// is not a regular one: "a directory", "a named pipe (FIFO)", "a
+// socket", "a character device", "a device", "an irregular file", or
+// "a regular file".
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
@@ -66,6 +70,8 @@ func kind(m fs.FileMode) string {
 		return "a device"
 	case m&fs.ModeIrregular != 0:
 		return "an irregular file"
+	case m.IsRegular():
+		return "a regular file"
 	}
 	return "not a regular file"
 }
