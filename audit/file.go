@@ -32,7 +32,6 @@ func (e *LinkedError) Error() string {
 	return fmt.Sprintf("%s has %d hard links: Tessera does not append to a file that other names share, which may lie outside the catalog; copy it to a file of its own (cp %s %s.new && mv %s.new %s), or point the log elsewhere", e.Path, e.Links, e.Path, e.Path, e.Path, e.Path)
 }
 
-
 // openLog opens the log at path with flag, refusing anything but a
 // regular file, and, when flag writes, a file with more than one hard
 // link. The open does not block on a FIFO: the descriptor is checked

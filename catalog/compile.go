@@ -417,4 +417,3 @@ func restoreLeftover(parent, base string) (string, error) {
 	}
 	return "", nil
 }
-
