@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/engine"
 )
 
@@ -45,21 +46,12 @@ cut from the end, which the chain alone cannot show.`,
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			c, err := a.openCatalogIfAny(ctx)
+			c, lp, err := a.logPath(ctx, logFile, "log verify")
 			if err != nil {
 				return err
 			}
 			if c != nil {
 				defer c.Close()
-			}
-			lp := logFile
-			if lp == "" && c != nil {
-				if lp, err = c.WritePath("log"); err != nil {
-					return a.fail(err)
-				}
-			}
-			if lp == "" {
-				return errors.New("log verify needs --log FILE (or a log path in tessera.yaml)")
 			}
 			l := &audit.Log{Path: lp}
 			if keyEnv != "" {
@@ -90,4 +82,29 @@ cut from the end, which the chain alone cannot show.`,
 	cmd.Flags().StringVar(&logFile, "log", "", "the JSON Lines audit log (default: tessera.yaml's log)")
 	cmd.Flags().StringVar(&keyEnv, "key-env", "", "the environment variable holding the log's HMAC key (default: tessera.yaml's log_key_env)")
 	return cmd
+}
+
+// logPath opens the catalog, if any, and returns it with the log a
+// command reads: flag (--log), else the catalog's log. what names the
+// command in the error when there is neither. The caller closes the
+// catalog.
+func (a *app) logPath(ctx context.Context, flag, what string) (*catalog.Catalog, string, error) {
+	c, err := a.openCatalogIfAny(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	lp := flag
+	if lp == "" && c != nil {
+		if lp, err = c.WritePath("log"); err != nil {
+			c.Close()
+			return nil, "", a.fail(err)
+		}
+	}
+	if lp == "" {
+		if c != nil {
+			c.Close()
+		}
+		return nil, "", fmt.Errorf("%s needs --log FILE (or a log path in tessera.yaml)", what)
+	}
+	return c, lp, nil
 }

@@ -38,21 +38,12 @@ replay, even when every record it replays matches, and is named.`,
 				return errors.New("replay needs --id or --hash, not both")
 			}
 			ctx := cmd.Context()
-			c, err := a.openCatalogIfAny(ctx)
+			c, lp, err := a.logPath(ctx, logFile, "replay")
 			if err != nil {
 				return err
 			}
 			if c != nil {
 				defer c.Close()
-			}
-			lp := logFile
-			if lp == "" && c != nil {
-				if lp, err = c.WritePath("log"); err != nil {
-					return a.fail(err)
-				}
-			}
-			if lp == "" {
-				return errors.New("replay needs --log FILE (or a log path in tessera.yaml)")
 			}
 			// The index only makes replay faster; a problem with it is a
 			// warning, and the answer comes from the log either way.
