@@ -101,3 +101,54 @@ func BenchmarkSpecParseTolerant5KB(b *testing.B) {
 		}
 	}
 }
+
+// hostileArray is a reply of about size bytes: {"x": [1,1,1,...]}.
+func hostileArray(size int) []byte {
+	b := make([]byte, 0, size+16)
+	b = append(b, `{"x": [1`...)
+	for len(b) < size-2 {
+		b = append(b, ",1"...)
+	}
+	return append(b, "]}"...)
+}
+
+// hostileDeep is a reply of about size bytes: [[[[...]]]], half of it
+// opening brackets.
+func hostileDeep(size int) []byte {
+	b := make([]byte, 0, size)
+	for range size / 2 {
+		b = append(b, '[')
+	}
+	for range size / 2 {
+		b = append(b, ']')
+	}
+	return b
+}
+
+// BenchmarkExtractHostile2MiB: Extract on 2 MiB replies built to cost
+// the most per byte, a flat array of a million numbers and brackets a
+// million deep (issue 19: they cost some 60 bytes of allocation per byte
+// of reply), and Spec.Parse on the same, tolerant. Target: under 16
+// bytes per byte.
+func BenchmarkExtractHostile2MiB(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		reply []byte
+	}{{"array", hostileArray(2 << 20)}, {"deep", hostileDeep(2 << 20)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.reply)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Extract(c.reply, c.reply[0])
+			}
+		})
+		b.Run("spec-parse-"+c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.reply)))
+			b.ReportAllocs()
+			sp := Spec{Tolerant: true}
+			for b.Loop() {
+				_, _ = sp.Parse(c.reply)
+			}
+		})
+	}
+}

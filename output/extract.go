@@ -3,7 +3,17 @@ package output
 import (
 	"bytes"
 	"strings"
+
+	"github.com/tessera-dev/tessera/internal/yamldoc"
 )
+
+// maxValues is how many JSON values (keys aside, repairs counted as
+// values) the value Spec.Parse reads from a reply of size bytes may hold:
+// the bound of every document Tessera reads, yamldoc.MaxNodes, 100,000
+// plus one for every 64 bytes.
+// It keeps the tree built, and the checks on it, within some 16 times
+// the reply plus a constant. Extract builds no tree, so needs no bound.
+func maxValues(size int) int { return yamldoc.MaxNodes(size) }
 
 // Extract finds the JSON value a model's reply holds, opening with
 // open ('{' for an object, '[' for an array), and returns it with its
@@ -18,7 +28,9 @@ import (
 // Every '{' or '[' of the reply is a candidate, however many there are:
 // a candidate that fails marks the brackets it opened as failing too, so
 // they are not read again, and the whole scan is bounded by a number of
-// steps proportional to the reply's length.
+// steps proportional to the reply's length. Each candidate is only
+// checked, building no tree, so Extract allocates about one byte per
+// byte of the reply at most, however the reply is made.
 func Extract(reply []byte, open byte) (data []byte, offset int, ok bool) {
 	if open != '{' && open != '[' {
 		return nil, 0, false
@@ -30,16 +42,16 @@ func Extract(reply []byte, open byte) (data []byte, offset int, ok bool) {
 			return reply[blk.start:end], blk.start, true
 		}
 	}
-	want := func(v *value) bool { return v.kind == open }
 	sc := newScan(reply, false)
 	sc.nested = true
 	sc.noFences = true
-	if f := sc.find(want); f != nil {
+	sc.checkOnly = true
+	if f := sc.find(func(f *found) bool { return reply[f.start] == open }); f != nil {
 		return reply[f.start:f.end], f.start, true
 	}
-	if sc.bad != nil && reply[sc.badStart] == open {
-		if end := balanced(reply, sc.badStart); end > 0 {
-			return reply[sc.badStart:end], sc.badStart, true
+	if sc.bad.ok && reply[sc.bad.start] == open {
+		if end := balanced(reply, sc.bad.start); end > 0 {
+			return reply[sc.bad.start:end], sc.bad.start, true
 		}
 	}
 	return nil, 0, false
@@ -53,29 +65,66 @@ type found struct {
 	repairs    []Repair
 }
 
-// scan finds values in one reply.
+// scan finds values in one reply. Each candidate is first only checked,
+// which builds nothing; only a value that reads whole is then read again
+// into a tree, and only while the reply's bound of values allows. So a
+// failing candidate costs no memory, and the trees built, of values that
+// do not overlap unless nested is set, hold at most maxValues.
 type scan struct {
-	reply    []byte
-	tolerant bool
-	nested   bool // look inside values that are not wanted
-	noFences bool // look at bare values only
-	steps    int
-	failed   []bool // offsets of brackets known to open no value
+	reply     []byte
+	tolerant  bool
+	nested    bool // look inside values that are not wanted
+	noFences  bool // look at bare values only
+	checkOnly bool // build no tree: a found value has v nil
+	steps     int
+	left      int    // the values the trees may still hold
+	tooMany   bool   // a value held more than the reply's bound
+	failed    []bool // offsets of brackets known to open no value
 
 	other *found // the first value found that was not wanted
 
-	bad      *syntaxError // of the candidate that read furthest
-	badStart int
-	arena    []value // shared by the reads, so a failed one costs no block
+	bad badRead // the candidate that read furthest
+
+	arena   []value     // shared by the reads, so a failed one costs no block
+	opened  []int       // shared by the checks
+	scratch value       // every value of a check
+	slot    syntaxError // the failure of a check
+}
+
+// badRead is where a candidate that does not read starts and ends, and
+// where it fails; error reads it again for the message.
+type badRead struct {
+	ok              bool
+	start, end, off int
+	tolerant        bool
+	costly          bool // the scan's work ran out in it
+}
+
+// error returns the failure of the candidate b notes, with its message.
+func (s *scan) error() *syntaxError {
+	b := s.bad
+	if !b.ok {
+		return nil
+	}
+	if b.costly {
+		return &syntaxError{off: b.off, msg: "the reply is too costly to scan"}
+	}
+	// Checked again, with messages but with no tree.
+	var scratch value
+	r := reader{src: s.reply[:b.end], i: b.start, tolerant: b.tolerant, check: true, scratch: &scratch}
+	if r.read(0) == nil && r.err != nil {
+		return r.err
+	}
+	return &syntaxError{off: b.off, msg: "the value cannot be read"}
 }
 
 func newScan(reply []byte, tolerant bool) *scan {
-	return &scan{reply: reply, tolerant: tolerant, steps: 16*len(reply) + 4096}
+	return &scan{reply: reply, tolerant: tolerant, steps: 16*len(reply) + 4096, left: maxValues(len(reply))}
 }
 
 // find returns the first fenced value want accepts, else the first bare
 // one not inside another value; nil when there is none.
-func (s *scan) find(want func(*value) bool) *found {
+func (s *scan) find(want func(*found) bool) *found {
 	var blocks []block
 	if !s.noFences {
 		blocks = fencedBlocks(s.reply)
@@ -83,6 +132,9 @@ func (s *scan) find(want func(*value) bool) *found {
 	for _, blk := range blocks {
 		f := s.read(blk.start, blk.end, false)
 		if f == nil {
+			if s.tooMany {
+				return nil
+			}
 			continue
 		}
 		// The block holds the value and nothing else.
@@ -92,14 +144,14 @@ func (s *scan) find(want func(*value) bool) *found {
 			continue
 		}
 		f.fenced = true
-		if want(f.v) {
+		if want(f) {
 			return f
 		}
 		if s.other == nil {
 			s.other = f
 		}
 	}
-	for pos := 0; pos < len(s.reply) && s.steps > 0; {
+	for pos := 0; pos < len(s.reply) && s.steps > 0 && !s.tooMany; {
 		i := bytes.IndexAny(s.reply[pos:], "{[")
 		if i < 0 {
 			break
@@ -114,7 +166,7 @@ func (s *scan) find(want func(*value) bool) *found {
 			pos = start + 1
 			continue
 		}
-		if want(f.v) {
+		if want(f) {
 			return f
 		}
 		if s.other == nil {
@@ -129,28 +181,41 @@ func (s *scan) find(want func(*value) bool) *found {
 }
 
 // read reads the value at start, the reply cut at end; on failure it
-// keeps the failure when it reads furthest so far, and, when mark is
+// notes the failure when it reads furthest so far, and, when mark is
 // set, marks the brackets that were open as failing.
 func (s *scan) read(start, end int, mark bool) *found {
-	r := reader{src: s.reply[:end], i: start, tolerant: s.tolerant, steps: &s.steps, arena: s.arena}
+	r := reader{src: s.reply[:end], i: start, tolerant: s.tolerant, steps: &s.steps,
+		check: true, scratch: &s.scratch, slot: &s.slot, opened: s.opened[:0]}
 	v := r.read(0)
-	if v != nil {
-		s.arena = nil // the values are the caller's now
-		return &found{v: v, start: start, end: r.i, repairs: r.repairs}
-	}
-	s.arena = r.arena[:0]
-	if s.bad == nil || r.err.off-start > s.bad.off-s.badStart {
-		s.bad, s.badStart = r.err, start
-	}
-	if mark && s.steps > 0 {
-		if s.failed == nil {
-			s.failed = make([]bool, len(s.reply))
+	s.opened = r.opened[:0]
+	if v == nil {
+		if !s.bad.ok || r.err.off-start > s.bad.off-s.bad.start {
+			s.bad = badRead{ok: true, start: start, end: end, off: r.err.off, tolerant: s.tolerant, costly: s.steps < 0}
 		}
-		for _, o := range r.opened {
-			s.failed[o] = true
+		if mark && s.steps > 0 {
+			if s.failed == nil {
+				s.failed = make([]bool, len(s.reply))
+			}
+			for _, o := range r.opened {
+				s.failed[o] = true
+			}
 		}
+		return nil
 	}
-	return nil
+	f := &found{start: start, end: r.i}
+	if s.checkOnly {
+		return f
+	}
+	// The value reads: read it again, building its tree.
+	t := reader{src: s.reply[:end], i: start, tolerant: s.tolerant, arena: s.arena, left: &s.left}
+	if f.v = t.read(0); f.v == nil {
+		s.arena = t.arena[:0]
+		s.tooMany = s.tooMany || t.tooMany
+		return nil
+	}
+	s.arena = nil // the values are the caller's now
+	f.repairs = t.repairs
+	return f
 }
 
 // block is the content of a fenced block.

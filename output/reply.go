@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/yamldoc"
 )
 
 // Container is the JSON value a reply is declared to hold.
@@ -114,7 +115,10 @@ type Result struct {
 // as are keys the schema does not declare (under Forbid) and every way
 // the value does not match the schema, each with its JSON Pointer and its
 // line and column in the reply. The error is an *Error, which keeps the
-// reply.
+// reply. A value holding more than 100,000 JSON values (and repairs)
+// plus one for every 64 bytes of the reply is refused before more are
+// read, which keeps the memory of a reply within some 16 times its size
+// plus a constant.
 func (sp *Spec) Parse(reply []byte) (*Result, error) {
 	name := sp.Name
 	if name == "" {
@@ -127,24 +131,27 @@ func (sp *Spec) Parse(reply []byte) (*Result, error) {
 		}
 		return e
 	}
-	accept := func(v *value) bool {
+	accept := func(f *found) bool {
 		if sp.Container == Array {
-			return v.kind == '[' || v.kind == '{' && isWrapper(v)
+			return f.v.kind == '[' || f.v.kind == '{' && isWrapper(f.v)
 		}
-		return v.kind == '{'
+		return f.v.kind == '{'
 	}
 	sc := newScan(reply, false)
 	f := sc.find(accept)
-	if f == nil && sp.Tolerant {
-		other, bad, badStart := sc.other, sc.bad, sc.badStart
+	if f == nil && sp.Tolerant && !sc.tooMany {
+		other, bad := sc.other, sc.bad
 		sc = newScan(reply, true)
 		f = sc.find(accept)
 		if sc.other == nil {
 			sc.other = other
 		}
-		if sc.bad == nil {
-			sc.bad, sc.badStart = bad, badStart
+		if !sc.bad.ok {
+			sc.bad = bad
 		}
+	}
+	if sc.tooMany {
+		return nil, fail(-1, fmt.Sprintf("the reply holds more than %d JSON values (a reply may hold %d plus one for every %d bytes of it), far more than any answer: ask the model for a shorter answer, or split the work into smaller requests", maxValues(len(reply)), yamldoc.BaseNodes, yamldoc.BytesPerNode), nil)
 	}
 	if f == nil {
 		return nil, sp.notFound(sc, fail)
@@ -268,13 +275,13 @@ func (sp *Spec) notFound(sc *scan, fail func(int, string, []Problem) *Error) err
 		}
 		return fail(o.start, fmt.Sprintf("want %s; the reply holds %s: %s", want, got, hint), nil)
 	}
-	if sc.bad != nil {
-		line, col := diag.Position(sc.reply, sc.bad.off)
-		msg := fmt.Sprintf("the value is not valid JSON: %s at %d:%d", sc.bad.msg, line, col)
+	if bad := sc.error(); bad != nil {
+		line, col := diag.Position(sc.reply, bad.off)
+		msg := fmt.Sprintf("the value is not valid JSON: %s at %d:%d", bad.msg, line, col)
 		if !sp.Tolerant {
 			msg += " (tolerant parsing repairs comments, trailing commas, single quotes, unquoted keys, True/False/None and a cut-off end)"
 		}
-		return fail(sc.badStart, msg, nil)
+		return fail(sc.bad.start, msg, nil)
 	}
 	return fail(-1, "the reply holds no "+none+" (fenced as ```json, or bare)", nil)
 }

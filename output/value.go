@@ -75,6 +75,33 @@ type reader struct {
 	opened   []int // offsets of the containers being read, for marking
 	arena    []value
 	keys     map[string]string // keys read, so that a repeated one is one string
+
+	// check, set, only checks the value: every value is scratch, and
+	// no text, member, element or repair is kept; with slot set, no key
+	// or message either, only the offset of the failure, in slot.
+	check   bool
+	scratch *value
+	slot    *syntaxError
+	// left, when set, is how many more values (and repairs) the read may
+	// build; over it, tooMany is set and the read fails.
+	left    *int
+	tooMany bool
+}
+
+// silent reports whether r keeps nothing of what it reads.
+func (r *reader) silent() bool { return r.check && r.slot != nil }
+
+// quiet reports whether r only checks, recording a failure at off
+// without its message when it does.
+func (r *reader) quiet(off int) bool {
+	if !r.silent() {
+		return false
+	}
+	if r.err == nil {
+		*r.slot = syntaxError{off: off}
+		r.err = r.slot
+	}
+	return true
 }
 
 // intern returns b as a string, the same string for the same key.
@@ -92,6 +119,9 @@ func (r *reader) intern(b []byte) string {
 
 // alloc returns a new value, from a block allocated at once.
 func (r *reader) alloc(v value) *value {
+	if r.check {
+		return r.scratch
+	}
 	if len(r.arena) == cap(r.arena) {
 		r.arena = make([]value, 0, 64)
 	}
@@ -100,6 +130,9 @@ func (r *reader) alloc(v value) *value {
 }
 
 func (r *reader) fail(off int, format string, args ...any) *value {
+	if r.quiet(off) {
+		return nil
+	}
 	if r.err == nil {
 		msg := format
 		if len(args) > 0 {
@@ -111,6 +144,16 @@ func (r *reader) fail(off int, format string, args ...any) *value {
 }
 
 func (r *reader) repair(off int, what string) {
+	if r.check {
+		return
+	}
+	if r.left != nil {
+		// A repair counts as a value: it costs as much to keep.
+		if *r.left--; *r.left < 0 {
+			r.tooMany = true
+			return
+		}
+	}
 	r.repairs = append(r.repairs, Repair{Offset: off, What: what})
 }
 
@@ -133,7 +176,7 @@ func (r *reader) ws() {
 				r.repair(start, "removed a // comment")
 			case '*':
 				start := r.i
-				end := strings.Index(string(r.src[r.i+2:]), "*/")
+				end := bytes.Index(r.src[r.i+2:], []byte("*/"))
 				if end < 0 {
 					r.i = len(r.src)
 				} else {
@@ -170,7 +213,16 @@ func (r *reader) read(depth int) *value {
 	if !r.step() {
 		return r.fail(r.i, "the reply is too costly to scan")
 	}
+	if r.left != nil {
+		if *r.left--; *r.left < 0 {
+			r.tooMany = true
+			return r.fail(r.i, "the value holds more than %d values", maxValues(len(r.src)))
+		}
+	}
 	if depth > maxDepth {
+		if r.quiet(r.i) {
+			return nil
+		}
 		return r.fail(r.i, "the value nests deeper than %d levels", maxDepth)
 	}
 	c := r.src[r.i]
@@ -197,11 +249,16 @@ func (r *reader) read(depth int) *value {
 			if !r.tolerant {
 				break
 			}
-			r.repair(r.i, "read Python's "+lit.word+" as "+lit.json)
+			if !r.check {
+				r.repair(r.i, "read Python's "+lit.word+" as "+lit.json)
+			}
 		}
 		v := r.alloc(value{kind: lit.json[0], off: r.i, text: lit.json})
 		r.i += len(lit.word)
 		return v
+	}
+	if r.quiet(r.i) {
+		return nil
 	}
 	return r.fail(r.i, "unexpected %s: want a value (an object, array, string, number, true, false or null)", describe(r.src, r.i))
 }
@@ -222,6 +279,9 @@ func (r *reader) object(depth int) *value {
 		}
 		if !first {
 			if r.i >= len(r.src) || r.src[r.i] != ',' {
+				if r.quiet(r.i) {
+					return nil
+				}
 				return r.fail(r.i, "unexpected %s in an object: want ',' or '}'", describe(r.src, r.i))
 			}
 			comma := r.i
@@ -245,7 +305,9 @@ func (r *reader) object(depth int) *value {
 		switch {
 		case r.i < len(r.src) && r.src[r.i] == '"' && r.plainKey():
 			end := r.i + 1 + bytes.IndexByte(r.src[r.i+1:], '"')
-			key = r.intern(r.src[r.i+1 : end])
+			if r.slot == nil {
+				key = r.intern(r.src[r.i+1 : end])
+			}
 			r.i = end + 1
 		case r.i < len(r.src) && (r.src[r.i] == '"' || r.src[r.i] == '\'' && r.tolerant):
 			k := r.str()
@@ -263,10 +325,15 @@ func (r *reader) object(depth int) *value {
 			for j < len(r.src) && identByte(r.src[j]) {
 				j++
 			}
-			key = string(r.src[r.i:j])
-			r.repair(r.i, "quoted the key "+strconv.Quote(key))
+			if r.slot == nil {
+				key = string(r.src[r.i:j])
+				r.repair(r.i, "quoted the key "+strconv.Quote(key))
+			}
 			r.i = j
 		default:
+			if r.quiet(r.i) {
+				return nil
+			}
 			return r.fail(r.i, "unexpected %s in an object: want a key in double quotes", describe(r.src, r.i))
 		}
 		r.ws()
@@ -276,6 +343,9 @@ func (r *reader) object(depth int) *value {
 			break
 		}
 		if r.i >= len(r.src) || r.src[r.i] != ':' {
+			if r.quiet(r.i) {
+				return nil
+			}
 			return r.fail(r.i, "unexpected %s after the key %q: want ':'", describe(r.src, r.i), key)
 		}
 		r.i++
@@ -289,7 +359,9 @@ func (r *reader) object(depth int) *value {
 		if val == nil {
 			return nil
 		}
-		v.members = append(v.members, member{key: key, off: koff, val: val})
+		if !r.check {
+			v.members = append(v.members, member{key: key, off: koff, val: val})
+		}
 	}
 	r.opened = r.opened[:len(r.opened)-1]
 	return v
@@ -326,6 +398,9 @@ func (r *reader) array(depth int) *value {
 		}
 		if !first {
 			if r.i >= len(r.src) || r.src[r.i] != ',' {
+				if r.quiet(r.i) {
+					return nil
+				}
 				return r.fail(r.i, "unexpected %s in an array: want ',' or ']'", describe(r.src, r.i))
 			}
 			comma := r.i
@@ -348,7 +423,9 @@ func (r *reader) array(depth int) *value {
 		if el == nil {
 			return nil
 		}
-		v.elems = append(v.elems, el)
+		if !r.check {
+			v.elems = append(v.elems, el)
+		}
 	}
 	r.opened = r.opened[:len(r.opened)-1]
 	return v
@@ -357,6 +434,7 @@ func (r *reader) array(depth int) *value {
 // str reads a string in double quotes, or, tolerant, in single quotes.
 func (r *reader) str() *value {
 	q := r.src[r.i]
+	off := r.i
 	v := r.alloc(value{kind: '"', off: r.i})
 	if q == '\'' {
 		r.repair(r.i, "read a single-quoted string")
@@ -368,6 +446,10 @@ func (r *reader) str() *value {
 		c := r.src[r.i]
 		if c == q {
 			s := r.src[start:r.i]
+			if r.silent() {
+				r.i++
+				return v
+			}
 			if utf8.Valid(s) {
 				v.text = string(s)
 				r.i++
@@ -381,21 +463,26 @@ func (r *reader) str() *value {
 		r.i++
 	}
 	var b []byte
-	b = append(b, r.src[start:r.i]...)
+	if !r.silent() {
+		b = append(b, r.src[start:r.i]...)
+	}
 	for {
+		if r.silent() {
+			b = b[:0] // only checking: keep no text
+		}
 		if r.i >= len(r.src) {
 			if r.tolerant {
 				r.repair(r.i, "closed a string the reply cuts off")
-				v.text = strings.ToValidUTF8(string(b), "\uFFFD")
+				r.setText(v, b)
 				return v
 			}
-			return r.fail(v.off, "a string that is not closed")
+			return r.fail(off, "a string that is not closed")
 		}
 		c := r.src[r.i]
 		switch {
 		case c == q:
 			r.i++
-			v.text = strings.ToValidUTF8(string(b), "\uFFFD")
+			r.setText(v, b)
 			return v
 		case c < 0x20:
 			if !r.tolerant {
@@ -457,6 +544,13 @@ func (r *reader) str() *value {
 	}
 }
 
+// setText sets v's text to b, made valid UTF-8; silent, it keeps none.
+func (r *reader) setText(v *value, b []byte) {
+	if !r.silent() {
+		v.text = strings.ToValidUTF8(string(b), "\uFFFD")
+	}
+}
+
 func hex4(s []byte) (rune, int) {
 	if len(s) < 4 {
 		return 0, -1
@@ -511,6 +605,9 @@ func (r *reader) number() *value {
 		if digits() == 0 {
 			return r.fail(start, "a number wants digits in its exponent")
 		}
+	}
+	if r.check {
+		return r.scratch
 	}
 	return r.alloc(value{kind: '0', off: start, text: string(r.src[start:r.i])})
 }
