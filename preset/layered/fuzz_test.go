@@ -79,8 +79,20 @@ func fuzzVector(n int) string {
 // reported in layered.yaml; a setup it accepts names only known modes,
 // and only listed tools as a mode's base tools, has no negative limit,
 // and selects and lays out a prompt whose task is the one asked for.
+//
+// Its seeds are small: the fuzzer minimizes each new input it finds
+// interesting by trying to cut every run of its bytes, and the 2.5 KB
+// example setup and a 256-number vector kept it minimizing most of its
+// run. A short setup stands for the example (read by the other tests),
+// and a 4-number vector, with embedder dimensions 4, for the 256.
 func FuzzParseSetup(f *testing.F) {
-	f.Add(fuzzFile(f, fuzzDir+"/layered.yaml"))
+	f.Add([]byte("# A comment.\nlimits: {max_tools: 3, max_skills: 1, max_memories: 3, max_activity: 2}\n" +
+		"scores: {min: 0.2, memory_min: 0.12, injection_min: 0.5}\n" +
+		"modes:\n  plan: {keywords: [research, vérifier], tools: [read_file]}\n  act: {tools: [read_file, run_tests]}\n  review: {tools: [read_file]}\n" +
+		"tools:\n  - {name: read_file, description: Read a file., keywords: [read, lire]}\n" +
+		"  - {name: run_tests, description: Run the tests., keywords: [test, échouent], modes: [act, review]}\n" +
+		"skills:\n  - {name: refactor, description: Restructure code., keywords: [refactor], modes: [act]}\n" +
+		"fixtures:\n  - {name: fix, task: Fix the tests, context: context.yaml}\n"))
 	const valid = "limits: {max_tools: 2}\nmodes:\n  act: {tools: [read_file]}\ntools:\n  - {name: read_file, description: Read a file.}\n  - {name: run_tests, description: Run the tests., modes: [act]}\n"
 	for _, s := range []string{
 		valid,
@@ -108,7 +120,7 @@ func FuzzParseSetup(f *testing.F) {
 		"modes:\n  plan: {}\n  plan: {}\n",
 		"tools: [{name: a}, {name: a}, {description: no name}, 3]\n",
 		"tools: [{name: a, modes: [ship, any]}]\nskills: [{name: b, modes: plan}]\n",
-		"tools:\n  - name: a\n    description: A.\n    embedding: " + fuzzVector(256) + "\n  - name: b\n    embedding: " + fuzzVector(3) + "\n",
+		"embedder: {dimensions: 4}\ntools:\n  - name: a\n    description: A.\n    embedding: " + fuzzVector(4) + "\n  - name: b\n    embedding: " + fuzzVector(3) + "\n",
 		"tools: [{name: a, embedding: [x]}]\n",
 		"skills:\n  - &s {name: s, description: d}\n  - *s\n",
 		"tools: [{name: \"a\xffb\"}]\n",
@@ -119,11 +131,12 @@ func FuzzParseSetup(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	ctx := context.Background()
+	constitution := []byte("Be careful.")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rd := func(name string) (string, []byte, error) {
 			switch name {
 			case "constitution.md":
-				return name, []byte("Be careful."), nil
+				return name, constitution, nil
 			case "layered.yaml":
 				return name, data, nil
 			}
