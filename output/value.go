@@ -263,42 +263,59 @@ func (r *reader) read(depth int) *value {
 	return r.fail(r.i, "unexpected %s: want a value (an object, array, string, number, true, false or null)", describe(r.src, r.i))
 }
 
+// between reads up to the next member of an object or element of an array
+// (what names which, closer is its closing bracket): white space, then
+// either closer, which ends the container, or, after the first, a comma.
+// A reply cut off there has the container closed, and a trailing comma
+// before closer is removed, both as repairs. end reports that the
+// container ends; ok is false when reading failed (r.err says why).
+func (r *reader) between(first bool, closer byte, what string) (end, ok bool) {
+	r.ws()
+	if r.atEOF() {
+		r.repair(r.i, "closed "+what+" the reply leaves open")
+		return true, true
+	}
+	if r.i < len(r.src) && r.src[r.i] == closer {
+		r.i++
+		return true, true
+	}
+	if first {
+		return false, true
+	}
+	if r.i >= len(r.src) || r.src[r.i] != ',' {
+		if !r.quiet(r.i) {
+			r.fail(r.i, "unexpected %s in %s: want ',' or '%c'", describe(r.src, r.i), what, closer)
+		}
+		return false, false
+	}
+	comma := r.i
+	r.i++
+	r.ws()
+	if r.i < len(r.src) && r.src[r.i] == closer {
+		if !r.tolerant {
+			r.fail(comma, "a trailing comma before '%c': remove it (tolerant parsing does)", closer)
+			return false, false
+		}
+		r.repair(comma, "removed a trailing comma")
+		r.i++
+		return true, true
+	}
+	if r.atEOF() {
+		r.repair(r.i, "closed "+what+" the reply leaves open")
+		return true, true
+	}
+	return false, true
+}
+
 func (r *reader) object(depth int) *value {
 	v := r.alloc(value{kind: '{', off: r.i})
 	r.opened = append(r.opened, r.i)
 	r.i++
 	for first := true; ; first = false {
-		r.ws()
-		if r.atEOF() {
-			r.repair(r.i, "closed an object the reply leaves open")
+		if end, ok := r.between(first, '}', "an object"); !ok {
+			return nil
+		} else if end {
 			break
-		}
-		if r.i < len(r.src) && r.src[r.i] == '}' {
-			r.i++
-			break
-		}
-		if !first {
-			if r.i >= len(r.src) || r.src[r.i] != ',' {
-				if r.quiet(r.i) {
-					return nil
-				}
-				return r.fail(r.i, "unexpected %s in an object: want ',' or '}'", describe(r.src, r.i))
-			}
-			comma := r.i
-			r.i++
-			r.ws()
-			if r.i < len(r.src) && r.src[r.i] == '}' {
-				if !r.tolerant {
-					return r.fail(comma, "a trailing comma before '}': remove it (tolerant parsing does)")
-				}
-				r.repair(comma, "removed a trailing comma")
-				r.i++
-				break
-			}
-			if r.atEOF() {
-				r.repair(r.i, "closed an object the reply leaves open")
-				break
-			}
 		}
 		koff := r.i
 		var key string
@@ -387,37 +404,10 @@ func (r *reader) array(depth int) *value {
 	r.opened = append(r.opened, r.i)
 	r.i++
 	for first := true; ; first = false {
-		r.ws()
-		if r.atEOF() {
-			r.repair(r.i, "closed an array the reply leaves open")
+		if end, ok := r.between(first, ']', "an array"); !ok {
+			return nil
+		} else if end {
 			break
-		}
-		if r.i < len(r.src) && r.src[r.i] == ']' {
-			r.i++
-			break
-		}
-		if !first {
-			if r.i >= len(r.src) || r.src[r.i] != ',' {
-				if r.quiet(r.i) {
-					return nil
-				}
-				return r.fail(r.i, "unexpected %s in an array: want ',' or ']'", describe(r.src, r.i))
-			}
-			comma := r.i
-			r.i++
-			r.ws()
-			if r.i < len(r.src) && r.src[r.i] == ']' {
-				if !r.tolerant {
-					return r.fail(comma, "a trailing comma before ']': remove it (tolerant parsing does)")
-				}
-				r.repair(comma, "removed a trailing comma")
-				r.i++
-				break
-			}
-			if r.atEOF() {
-				r.repair(r.i, "closed an array the reply leaves open")
-				break
-			}
 		}
 		el := r.read(depth + 1)
 		if el == nil {
