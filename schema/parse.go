@@ -372,19 +372,11 @@ func (p *parser) slowString(start int) (string, error) {
 			}
 			e := d[p.pos+1]
 			p.pos += 2
+			if c, ok := UnescapeByte(e); ok {
+				b.WriteByte(c)
+				continue
+			}
 			switch e {
-			case '"', '\\', '/':
-				b.WriteByte(e)
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
 			case 'u':
 				r, ok := p.hex4()
 				if !ok {
@@ -460,4 +452,25 @@ func parseHex4(s string) (rune, bool) {
 		}
 	}
 	return r, true
+}
+
+// UnescapeByte returns the byte the JSON escape '\' e stands for, for
+// every escape but \u: \" \\ \/ \b \f \n \r \t. ok is false for any
+// other e.
+func UnescapeByte(e byte) (c byte, ok bool) {
+	switch e {
+	case '"', '\\', '/':
+		return e, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
 }

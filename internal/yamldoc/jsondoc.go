@@ -12,6 +12,7 @@ import (
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/prompt"
+	"github.com/tessera-dev/tessera/schema"
 )
 
 // The JSON front end reads a JSON document into the same node tree the
@@ -714,19 +715,13 @@ func (r *jsonReader) escaped(start, i int) (string, bool) {
 		if i+1 >= len(r.text) {
 			break
 		}
-		switch e := r.text[i+1]; e {
-		case '"', '\\', '/':
-			b.WriteByte(e)
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
+		e := r.text[i+1]
+		if c, ok := schema.UnescapeByte(e); ok {
+			b.WriteByte(c)
+			i += 2
+			continue
+		}
+		switch e {
 		case 'u':
 			c, ok := hex4(r.text, i+2)
 			if !ok {
@@ -752,7 +747,6 @@ func (r *jsonReader) escaped(start, i int) (string, bool) {
 			r.fail(i, `the escape \%s is not JSON: write \\ for a backslash; the escapes are \" \\ \/ \b \f \n \r \t \uXXXX`, string(bad))
 			return "", false
 		}
-		i += 2
 	}
 	r.off = start - 1
 	r.fail(r.off, "the text ends inside this string: close it with '\"'")
