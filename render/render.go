@@ -112,7 +112,8 @@ var DefaultNote = Note{Text: "({n} more omitted)"}
 
 // Render writes sections in style s and returns the text, its hash and,
 // unless the style is Whole, the span and hash of every section written
-// (children's keys joined to their parent's with '/').
+// down to MaxSpanDepth levels below the top (children's keys joined to
+// their parent's with '/').
 //
 // A section's content is its body (its summary when its visibility is
 // summary), then its items one per line with a note for any dropped, then
@@ -205,10 +206,20 @@ func sectionSize(s *prompt.Section) int {
 	return n
 }
 
-// span opens a span for key at the current end and returns its index, or
-// -1 when the style records none.
-func (r *renderer) span(key string) int {
-	if r.style.Whole {
+// MaxSpanDepth is how deeply a section may nest below a top-level section
+// and still get a span of its own: a section nested deeper is written as
+// usual, but its text is recorded only in the spans of its ancestors. It
+// bounds the hashing of spans, which reads each byte of the text once for
+// every span around it, to MaxSpanDepth+1 reads of the text, however deep
+// a caller's tree (a chain of thousands of sections would otherwise cost
+// time and memory in the square of its depth).
+const MaxSpanDepth = 8
+
+// span opens a span for key, a section depth levels below the top, at the
+// current end and returns its index, or -1 when the style records none or
+// the section is deeper than MaxSpanDepth.
+func (r *renderer) span(key string, depth int) int {
+	if r.style.Whole || depth > MaxSpanDepth {
 		return -1
 	}
 	r.spans = append(r.spans, prompt.SectionSpan{Key: key, Start: r.b.Len()})
@@ -246,7 +257,7 @@ func (r *renderer) top(s *prompt.Section, fallback string) {
 	}
 	r.count++
 	r.number = append(r.number[:0], r.count)
-	i := r.span(s.Key)
+	i := r.span(s.Key, 0)
 	r.block(s, s.Key, title, 0)
 	r.end(i)
 }
@@ -379,7 +390,7 @@ func (r *renderer) content(s *prompt.Section, path string, depth int) {
 		key := prompt.JoinKey(path, c.Key)
 		if st.Children == Bullets {
 			next()
-			j := r.span(key)
+			j := r.span(key, depth+1)
 			if c.Title != "" {
 				r.b.WriteString("- ")
 				r.b.WriteString(c.Title)
@@ -399,7 +410,7 @@ func (r *renderer) content(s *prompt.Section, path string, depth int) {
 		sep = true
 		shown++
 		r.number = append(r.number[:number], shown)
-		j := r.span(key)
+		j := r.span(key, depth+1)
 		r.block(c, key, c.Title, depth+1)
 		r.end(j)
 	}
