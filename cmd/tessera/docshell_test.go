@@ -1,0 +1,166 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestDocShellBlocks runs every fenced shell block (```sh, ```bash,
+// ```console) of README.md and docs/*.md, as a new user following the
+// doc would, so a doc cannot drift from the command.
+//
+// The blocks of one doc run in order, each from the top of a temporary
+// copy of the repository's examples (and the layered eval data the docs
+// name), with the tessera the test built on PATH. "go run ./cmd/tessera"
+// runs that tessera too; any other go command fails the block. Paths
+// under /tmp/ are moved into a temporary directory of the doc's own.
+//
+//   - An sh or bash block runs as one bash script with set -e and
+//     pipefail: it must succeed. When a ```text block follows it (blank
+//     lines between at most), that block is what it prints, standard
+//     output and error together.
+//   - A console block is a transcript: "$ " starts a command (a line
+//     ending in \ continues it), and the lines up to the next command are
+//     what it prints, standard output and error together. A command that
+//     shows no output must succeed.
+//
+// In shown output, "…" stands for any text within a line and a line of
+// just "..." for any number of lines; trailing spaces are ignored.
+//
+// A block that cannot run here is marked by the line right before it:
+//
+//	<!-- doc-test: skip: needs network -->
+//
+// and is reported as skipped, with its reason.
+func TestDocShellBlocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every shell block of the docs")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash")
+	}
+	repo := filepath.Join("..", "..")
+	files, err := filepath.Glob(filepath.Join(repo, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append([]string{filepath.Join(repo, "README.md")}, files...)
+	var ran, skipped atomic.Int64
+	t.Cleanup(func() { t.Logf("doc shell blocks: %d run, %d skipped", ran.Load(), skipped.Load()) })
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.ToSlash(strings.TrimPrefix(file, repo+string(filepath.Separator)))
+		blocks, err := shellBlocks(name, string(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			work, tmp := filepath.Join(t.TempDir(), "work"), t.TempDir()
+			for _, dir := range []string{"examples", "preset/layered/testdata/eval"} {
+				if err := os.CopyFS(filepath.Join(work, dir), os.DirFS(filepath.Join(repo, dir))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, b := range blocks {
+				t.Run(fmt.Sprint(b.line), func(t *testing.T) {
+					if b.skip != "" {
+						skipped.Add(1)
+						t.Skipf("%s:%d: %s", name, b.line, b.skip)
+					}
+					ran.Add(1)
+					b.run(t, work, tmp)
+				})
+			}
+		})
+	}
+}
+
+// A shellBlock is one fenced shell block of a doc.
+type shellBlock struct {
+	file, lang, text string
+	line, end        int    // the lines of the opening and closing fences
+	skip             string // the reason given by a skip mark
+	output           *string
+}
+
+var (
+	fenceRE = regexp.MustCompile("^(```+|~~~+)\\s*(\\S*)")
+	markRE  = regexp.MustCompile(`^<!--\s*doc-test:\s*(.*?)\s*-->$`)
+)
+
+// shellBlocks returns the shell blocks of a markdown file, with their
+// skip marks and the ```text blocks that show their output.
+func shellBlocks(name, text string) ([]shellBlock, error) {
+	lines := strings.Split(text, "\n")
+	var out []shellBlock
+	for i := 0; i < len(lines); i++ {
+		m := fenceRE.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		start, lang := i, m[2]
+		end := closeFence(lines, i, m[1])
+		if end < 0 {
+			return nil, fmt.Errorf("%s:%d: the fenced block is never closed", name, start+1)
+		}
+		body := strings.Join(lines[start+1:end], "\n")
+		i = end
+		mark := ""
+		if mm := markRE.FindStringSubmatch(lines[max(start-1, 0)]); mm != nil {
+			mark = mm[1]
+		}
+		switch lang {
+		case "sh", "bash", "console":
+		case "text":
+			if len(out) > 0 && out[len(out)-1].lang != "console" && out[len(out)-1].output == nil && blankBetween(lines, out[len(out)-1].end, start) {
+				out[len(out)-1].output = &body
+			}
+			continue
+		default:
+			continue
+		}
+		b := shellBlock{file: name, lang: lang, text: body, line: start + 1, end: end}
+		if mark != "" {
+			reason, ok := strings.CutPrefix(mark, "skip:")
+			if !ok || strings.TrimSpace(reason) == "" {
+				return nil, fmt.Errorf("%s:%d: doc-test mark %q: write <!-- doc-test: skip: REASON -->", name, start, mark)
+			}
+			b.skip = strings.TrimSpace(reason)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// closeFence returns the line index closing the fence opened at lines[i].
+func closeFence(lines []string, i int, fence string) int {
+	for j := i + 1; j < len(lines); j++ {
+		l := strings.TrimRight(lines[j], " ")
+		if strings.HasPrefix(l, fence) && strings.Trim(l, fence[:1]) == "" {
+			return j
+		}
+	}
+	return -1
+}
+
+func blankBetween(lines []string, from, to int) bool {
+	for _, l := range lines[from+1 : to] {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
+}
