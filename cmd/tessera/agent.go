@@ -123,10 +123,16 @@ prefixed "agent-".`,
 			}
 			asm.SetContext(cmd.Context())
 			err = asm.RunE(asm, nil)
+			asmErr := err
 			var f failure
 			if err != nil && !errors.As(err, &f) {
 				// A usage error names the flags of this command.
-				return errors.New(strings.ReplaceAll(err.Error(), "--agent-", "--"))
+				err = errors.New(strings.ReplaceAll(err.Error(), "--agent-", "--"))
+				var h usageHint
+				if errors.As(asmErr, &h) {
+					return usageHint{err, cmd.CommandPath()}
+				}
+				return err
 			}
 			return err
 		},

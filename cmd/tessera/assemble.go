@@ -11,6 +11,7 @@ import (
 
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/engine"
+	"github.com/tessera-dev/tessera/internal/suggest"
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/provider"
 )
@@ -136,6 +137,9 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 	if o.provider != "" {
 		f, err := provider.ParseFormat(o.provider)
 		if err != nil {
+			if near := suggest.Nearest(o.provider, formatNames()); near != "" {
+				return usageHint{fmt.Errorf("--provider: %w: did you mean %s?", err, near), cmd.CommandPath()}
+			}
 			return fmt.Errorf("--provider: %w", err)
 		}
 		if o.systemRole != "developer" && o.systemRole != "system" {
@@ -190,6 +194,9 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 			return failure{ferr}
 		case engine.IsUsage(err):
 			return err
+		}
+		if h := workflowHint(ctx, c, args["workflow"], args["node"]); h != "" {
+			return failure{fmt.Errorf("%v\n%s", a.fail(err, files...), h)}
 		}
 		return a.fail(err, files...)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,12 +36,17 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var f failure
 	if errors.As(err, &f) {
-		if msg := f.Error(); msg != "" {
+		if msg := missingPath(f.err, f.Error()); msg != "" {
 			fmt.Fprintln(stderr, msg)
 		}
 		return 1
 	}
-	fmt.Fprintf(stderr, "tessera: %v\nRun 'tessera --help' for usage.\n", err)
+	help := "tessera"
+	var h usageHint
+	if errors.As(err, &h) {
+		help = h.help
+	}
+	fmt.Fprintf(stderr, "tessera: %v\nRun '%s --help' for usage.\n", err, help)
 	return 2
 }
 
@@ -71,6 +77,7 @@ node in CI.`,
 		// command with suggestions, even when flags follow it.
 	}
 	root.SetOut(stdout)
+	root.SetFlagErrorFunc(flagError)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&a.root, "root", "", "catalog root, the directory holding tessera.yaml (default: the nearest one at or above the current directory)")
 	root.PersistentFlags().StringVar(&a.maxFile, "max-file-bytes", "", "cap, a `SIZE` such as 64MiB, on each file named on the command line and on standard input (default: $"+fileread.EnvMaxBytes+", else the catalog's limits.max_file_bytes, else 16MiB)")
@@ -115,6 +122,9 @@ func (a *app) openCatalog(ctx context.Context) (*catalog.Catalog, error) {
 		dir = found
 	}
 	a.dir = dir
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && a.root != "" {
+		return nil, failure{fmt.Errorf("--root %s: no such directory: pass the directory that holds %s", dir, catalog.ConfigFile)}
+	}
 	c, err := catalog.Open(ctx, dir)
 	if err != nil {
 		return nil, a.fail(err)
@@ -171,7 +181,7 @@ func (a *app) fail(err error, keep ...string) error {
 				return filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(p)))
 			})
 		}
-		lines[i] = e.Error()
+		lines[i] = missingPath(err, e.Error())
 	}
 	return failure{errors.New(strings.Join(lines, "\n"))}
 }
