@@ -1,0 +1,166 @@
+package hf
+
+// The BPE merge: the pair of adjacent symbols whose merge comes first in
+// the file's merge list is merged, the leftmost of equal pairs first,
+// until no listed pair is left. Short pieces are merged by scanning, long
+// ones with a heap, so a piece of n symbols takes O(n log n).
+
+// pairKey packs two token ids into a merge-table key.
+func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
+
+// mergeState is the scratch space of one merge, reused through a pool.
+type mergeState struct {
+	ids  []int32
+	next []int32
+	prev []int32
+	heap []uint64
+	syms []int32
+	buf  []byte
+}
+
+// scanLimit is the length up to which a piece is merged by scanning.
+const scanLimit = 48
+
+// merge merges the symbols in st.syms with the tokenizer's merge table
+// and appends the resulting ids to dst.
+func (tk *Tokenizer) merge(st *mergeState, dst []int32) []int32 {
+	syms := st.syms
+	if len(syms) < 2 {
+		return append(dst, syms...)
+	}
+	if len(syms) <= scanLimit {
+		return tk.mergeScan(syms, dst)
+	}
+	return tk.mergeHeap(st, dst)
+}
+
+// mergeScan merges in place by repeated scans.
+func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
+	for len(syms) > 1 {
+		best, at := uint64(1<<63), -1
+		var id int32
+		for i := 0; i+1 < len(syms); i++ {
+			if v, ok := tk.merges[pairKey(syms[i], syms[i+1])]; ok && v>>32 < best {
+				best, at, id = v>>32, i, int32(uint32(v))
+			}
+		}
+		if at < 0 {
+			break
+		}
+		syms[at] = id
+		syms = append(syms[:at+1], syms[at+2:]...)
+	}
+	return append(dst, syms...)
+}
+
+// mergeHeap merges with a linked list and a heap of candidate pairs,
+// keyed by rank and then position; stale entries are skipped when popped.
+func (tk *Tokenizer) mergeHeap(st *mergeState, dst []int32) []int32 {
+	n := len(st.syms)
+	st.ids = append(st.ids[:0], st.syms...)
+	st.next = resize(st.next, n)
+	st.prev = resize(st.prev, n)
+	for i := range n {
+		st.next[i] = int32(i + 1)
+		st.prev[i] = int32(i - 1)
+	}
+	st.next[n-1] = -1
+	h := st.heap[:0]
+	for i := 0; i+1 < n; i++ {
+		if v, ok := tk.merges[pairKey(st.ids[i], st.ids[i+1])]; ok {
+			h = append(h, v>>32<<32|uint64(i))
+		}
+	}
+	heapInit(h)
+	for len(h) > 0 {
+		top := h[0]
+		h = heapPop(h)
+		rank, i := top>>32, int32(uint32(top))
+		if st.ids[i] < 0 {
+			continue
+		}
+		j := st.next[i]
+		if j < 0 {
+			continue
+		}
+		v, ok := tk.merges[pairKey(st.ids[i], st.ids[j])]
+		if !ok || v>>32 != rank {
+			continue
+		}
+		st.ids[i] = int32(uint32(v))
+		st.ids[j] = -1
+		k := st.next[j]
+		st.next[i] = k
+		if k >= 0 {
+			st.prev[k] = i
+			if v, ok := tk.merges[pairKey(st.ids[i], st.ids[k])]; ok {
+				h = heapPush(h, v>>32<<32|uint64(i))
+			}
+		}
+		if p := st.prev[i]; p >= 0 {
+			if v, ok := tk.merges[pairKey(st.ids[p], st.ids[i])]; ok {
+				h = heapPush(h, v>>32<<32|uint64(p))
+			}
+		}
+	}
+	st.heap = h
+	for i := int32(0); i >= 0; i = st.next[i] {
+		dst = append(dst, st.ids[i])
+	}
+	return dst
+}
+
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+func heapInit(h []uint64) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		heapDown(h, i)
+	}
+}
+
+func heapPush(h []uint64, v uint64) []uint64 {
+	h = append(h, v)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p] <= h[i] {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	return h
+}
+
+func heapPop(h []uint64) []uint64 {
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	if last > 0 {
+		heapDown(h, 0)
+	}
+	return h
+}
+
+func heapDown(h []uint64, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r] < h[l] {
+			m = r
+		}
+		if h[i] <= h[m] {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}

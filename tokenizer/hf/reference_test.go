@@ -1,0 +1,142 @@
+package hf
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// The five models of the reference data in testdata (see
+// testdata/README.md and bench/peers/hftok/reference.cjs).
+var refModels = []string{"llama3", "qwen3", "gemma3", "gemini", "deepseek_v3"}
+
+func readGz(t testing.TB, name string) []byte {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+type corpusText struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+var (
+	corpusOnce sync.Once
+	corpusData []corpusText
+	tokMu      sync.Mutex
+	tokCache   = map[string]*Tokenizer{}
+)
+
+func corpus(t testing.TB) []corpusText {
+	corpusOnce.Do(func() {
+		if err := json.Unmarshal(readGz(t, "corpus.json.gz"), &corpusData); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return corpusData
+}
+
+// testTokenizer loads a reference model's tokenizer.json, once per test
+// binary.
+func testTokenizer(t testing.TB, model string) *Tokenizer {
+	t.Helper()
+	tokMu.Lock()
+	defer tokMu.Unlock()
+	if tk := tokCache[model]; tk != nil {
+		return tk
+	}
+	tk, err := Parse(readGz(t, model+".tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokCache[model] = tk
+	return tk
+}
+
+type refIDs struct {
+	Specials     string  `json:"specials"`
+	IDs          [][]int `json:"ids"`
+	HelloSpecial []int   `json:"hello_special"`
+}
+
+// TestReferenceIDs checks that every text of the corpus encodes to the
+// very ids the JavaScript reference gave, for every model.
+func TestReferenceIDs(t *testing.T) {
+	texts := corpus(t)
+	for _, m := range refModels {
+		t.Run(m, func(t *testing.T) {
+			t.Parallel()
+			tk := *testTokenizer(t, m)
+			tk.pool = sync.Pool{}
+			tk.classes = referenceTable()
+			var ref refIDs
+			if err := json.Unmarshal(readGz(t, m+".ids.json.gz"), &ref); err != nil {
+				t.Fatal(err)
+			}
+			all := append(append([]corpusText(nil), texts...), corpusText{Name: "gen/specials", Text: ref.Specials})
+			if len(ref.IDs) != len(all) {
+				t.Fatalf("reference has %d texts, corpus %d", len(ref.IDs), len(all))
+			}
+			matched, total, bad := 0, 0, 0
+			for i, c := range all {
+				got := tk.Encode(c.Text)
+				want := ref.IDs[i]
+				total += len(want)
+				if equalInts(got, want) {
+					matched += len(want)
+					continue
+				}
+				bad++
+				j := 0
+				for j < len(got) && j < len(want) && got[j] == want[j] {
+					j++
+				}
+				matched += j
+				if bad <= 5 {
+					lo := max(0, j-3)
+					t.Errorf("%s: ids differ at %d of %d (got %d ids): got %v, want %v; text near: %q", c.Name, j, len(want), len(got), got[lo:min(len(got), j+5)], want[lo:min(len(want), j+5)], context(&tk, want, j))
+				}
+			}
+			t.Logf("%s: %d of %d texts identical; ids matched %d of %d", m, len(all)-bad, len(all), matched, total)
+			if got := tk.EncodeSpecial("Hello world"); !equalInts(got, ref.HelloSpecial) {
+				t.Errorf("EncodeSpecial(Hello world) = %v, want %v", got, ref.HelloSpecial)
+			}
+		})
+	}
+}
+
+func context(tk *Tokenizer, ids []int, j int) string {
+	lo, hi := max(0, j-3), min(len(ids), j+3)
+	b, _ := tk.Decode(ids[lo:hi])
+	return string(bytes.ToValidUTF8(b, []byte("?")))
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,457 @@
+package hf
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Tokenizer is a BPE tokenizer read from a tokenizer.json or a GGUF file.
+// It implements tokenizer.Counter and tokenizer.Truncator, and is safe
+// for concurrent use.
+type Tokenizer struct {
+	name   string
+	family string
+	sum    [sha256.Size]byte
+
+	byteLevel    bool
+	vocab        []string         // id -> token as it decodes: raw bytes for byte-level models
+	ids          map[string]int32 // token -> id, for ignore_merges and symbols
+	merges       map[uint64]uint64
+	ignoreMerges bool
+	byteFallback bool
+	fallback     [256]int32
+	unk          int32
+	fuseUnk      bool
+	ascii        [128]int32 // initial symbol of an ASCII character, -1 if none
+	spaceRepl    string     // what a space decodes from, "▁" for SentencePiece-style models
+
+	norms []normStep
+	pre   []preStep
+
+	added   *trie
+	special map[int32]bool // ids of added tokens marked special
+
+	prefix, suffix []int32 // what the post-processor adds around a text
+
+	chatTemplate string
+	bosToken     string
+	eosToken     string
+
+	classes []uint8 // the character class table the patterns use
+
+	pool sync.Pool
+}
+
+// normStep is one normalizer.
+type normStep struct {
+	kind     string // "NFC", "Replace", "Prepend"
+	old, new string
+}
+
+// preStep is one pre-tokenizer.
+type preStep struct {
+	kind     string // "Split", "SplitString", "Metaspace"
+	m        matcher
+	lit      string
+	behavior string
+	repl     string
+	prepend  string // Metaspace: "always", "first" or "never"
+	split    bool
+}
+
+// Name says which counter made a count: "hf:" and the first 16 hex
+// digits of the file's SHA-256, then "/" and the family detected from
+// the file ("llama3", "qwen2", "deepseek-v3", "gemma", "sentencepiece").
+func (tk *Tokenizer) Name() string { return tk.name }
+
+// Family returns the model family detected from the file.
+func (tk *Tokenizer) Family() string { return tk.family }
+
+// SHA256 returns the hex SHA-256 of the file the tokenizer was read from.
+func (tk *Tokenizer) SHA256() string { return hex.EncodeToString(tk.sum[:]) }
+
+// Exact reports true: counts are the model's own tokenizer's.
+func (tk *Tokenizer) Exact() bool { return true }
+
+// VocabSize returns the number of ids, added tokens included.
+func (tk *Tokenizer) VocabSize() int { return len(tk.vocab) }
+
+// ChatTemplate returns the chat template the file carries (GGUF's
+// tokenizer.chat_template, or a tokenizer_config.json read with it), or
+// "" if none.
+func (tk *Tokenizer) ChatTemplate() string { return tk.chatTemplate }
+
+// BOSToken and EOSToken return the text of the begin- and end-of-sequence
+// tokens the file names, or "".
+func (tk *Tokenizer) BOSToken() string { return tk.bosToken }
+
+// EOSToken returns the text of the end-of-sequence token, or "".
+func (tk *Tokenizer) EOSToken() string { return tk.eosToken }
+
+// SpecialTokens returns the ids the post-processor adds before and after
+// a text when special tokens are added (a BOS token for Gemma, for
+// example). Count and Encode do not add them; EncodeSpecial does.
+func (tk *Tokenizer) SpecialTokens() (prefix, suffix []int) {
+	return toInts(tk.prefix), toInts(tk.suffix)
+}
+
+func toInts(a []int32) []int {
+	out := make([]int, len(a))
+	for i, v := range a {
+		out[i] = int(v)
+	}
+	return out
+}
+
+func (tk *Tokenizer) state() *mergeState {
+	if st, ok := tk.pool.Get().(*mergeState); ok {
+		return st
+	}
+	return &mergeState{}
+}
+
+// Count returns the number of tokens of text, without the special tokens
+// the post-processor would add (see SpecialTokens). Added tokens written
+// in the text, such as "<|im_start|>", count as one token each.
+func (tk *Tokenizer) Count(text string) int {
+	st := tk.state()
+	n := 0
+	tk.encode(st, text, func(piece []int32) { n += len(piece) })
+	tk.pool.Put(st)
+	return n
+}
+
+// Encode returns the token ids of text, without the special tokens the
+// post-processor would add.
+func (tk *Tokenizer) Encode(text string) []int {
+	st := tk.state()
+	var out []int
+	tk.encode(st, text, func(piece []int32) {
+		for _, v := range piece {
+			out = append(out, int(v))
+		}
+	})
+	tk.pool.Put(st)
+	return out
+}
+
+// EncodeSpecial returns the token ids of text with the special tokens the
+// post-processor adds (as transformers' add_special_tokens=True does).
+func (tk *Tokenizer) EncodeSpecial(text string) []int {
+	out := toInts(tk.prefix)
+	out = append(out, tk.Encode(text)...)
+	return append(out, toInts(tk.suffix)...)
+}
+
+// encode splits text at added tokens, normalizes, pre-tokenizes and
+// merges each part, calling emit with the ids of each piece. The slice
+// passed to emit is reused.
+func (tk *Tokenizer) encode(st *mergeState, text string, emit func([]int32)) {
+	section := 0
+	part := func(s string) {
+		if s == "" {
+			return
+		}
+		tk.encodePart(st, s, section, emit)
+		section++
+	}
+	if tk.added == nil {
+		part(text)
+		return
+	}
+	start := 0
+	for i := 0; i < len(text); {
+		if !tk.added.first[text[i]] {
+			i++
+			continue
+		}
+		id, n := tk.added.longest(text[i:])
+		if n == 0 {
+			i++
+			continue
+		}
+		part(text[start:i])
+		st.syms = append(st.syms[:0], id)
+		emit(st.syms)
+		section++
+		i += n
+		start = i
+	}
+	part(text[start:])
+}
+
+// encodePart encodes text that holds no added token.
+func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, emit func([]int32)) {
+	for _, n := range tk.norms {
+		switch n.kind {
+		case "NFC":
+			if !norm.NFC.IsNormalString(s) {
+				s = norm.NFC.String(s)
+			}
+		case "Replace":
+			if strings.Contains(s, n.old) {
+				s = strings.ReplaceAll(s, n.old, n.new)
+			}
+		case "Prepend":
+			s = n.new + s
+		}
+	}
+	if s == "" {
+		return
+	}
+	tk.preTokenize(s, 0, section, func(piece string) {
+		tk.model(st, piece, emit)
+	})
+}
+
+// preTokenize applies the pre-tokenizers from step k on.
+func (tk *Tokenizer) preTokenize(s string, k, section int, emit func(string)) {
+	if k == len(tk.pre) {
+		if s != "" {
+			emit(s)
+		}
+		return
+	}
+	next := func(piece string) { tk.preTokenize(piece, k+1, section, emit) }
+	p := &tk.pre[k]
+	switch p.kind {
+	case "Split":
+		splitIsolated(tk.classes, p.m, s, next)
+	case "SplitString":
+		splitString(s, p.lit, p.behavior, next)
+	case "Metaspace":
+		s = strings.ReplaceAll(s, " ", p.repl)
+		if (p.prepend == "always" || p.prepend == "first" && section == 0) && !strings.HasPrefix(s, p.repl) {
+			s = p.repl + s
+		}
+		if !p.split {
+			next(s)
+			return
+		}
+		splitString(s, p.repl, "MergedWithNext", next)
+	}
+}
+
+// splitString splits s at each occurrence of lit with the given
+// behaviour ("Isolated", "Removed", "MergedWithPrevious",
+// "MergedWithNext" or "Contiguous").
+func splitString(s, lit, behavior string, emit func(string)) {
+	if lit == "" || !strings.Contains(s, lit) {
+		emit(s)
+		return
+	}
+	start := 0 // start of the pending piece
+	for i := 0; ; {
+		k := strings.Index(s[i:], lit)
+		if k < 0 {
+			break
+		}
+		m, e := i+k, i+k+len(lit)
+		switch behavior {
+		case "Isolated":
+			if start < m {
+				emit(s[start:m])
+			}
+			emit(s[m:e])
+			start = e
+		case "Removed":
+			if start < m {
+				emit(s[start:m])
+			}
+			start = e
+		case "MergedWithPrevious":
+			emit(s[start:e])
+			start = e
+		case "MergedWithNext":
+			if start < m {
+				emit(s[start:m])
+			}
+			start = m
+		case "Contiguous":
+			if start < m {
+				emit(s[start:m])
+			}
+			for strings.HasPrefix(s[e:], lit) {
+				e += len(lit)
+			}
+			emit(s[m:e])
+			start = e
+		}
+		i = e
+	}
+	if start < len(s) {
+		emit(s[start:])
+	}
+}
+
+// model runs BPE on one pre-tokenized piece.
+func (tk *Tokenizer) model(st *mergeState, piece string, emit func([]int32)) {
+	if tk.ignoreMerges {
+		if id, ok := tk.ids[piece]; ok {
+			st.syms = append(st.syms[:0], id)
+			emit(st.syms)
+			return
+		}
+	}
+	syms := st.syms[:0]
+	if tk.byteLevel {
+		for i := 0; i < len(piece); i++ {
+			syms = append(syms, tk.fallback[piece[i]])
+		}
+	} else {
+		for i := 0; i < len(piece); {
+			b := piece[i]
+			if b < utf8.RuneSelf {
+				if id := tk.ascii[b]; id >= 0 {
+					syms = append(syms, id)
+				} else {
+					syms = tk.unknown(syms, piece[i:i+1])
+				}
+				i++
+				continue
+			}
+			_, n := utf8.DecodeRuneInString(piece[i:])
+			if id, ok := tk.ids[piece[i:i+n]]; ok {
+				syms = append(syms, id)
+			} else {
+				syms = tk.unknown(syms, piece[i:i+n])
+			}
+			i += n
+		}
+	}
+	st.syms = syms
+	out := tk.merge(st, st.syms[len(st.syms):len(st.syms)])
+	if tk.unk >= 0 && tk.fuseUnk {
+		out = fuse(out, tk.unk)
+	}
+	emit(out)
+}
+
+// unknown appends the symbols of a character that is not in the
+// vocabulary: its bytes' <0xNN> tokens, or the unknown token.
+func (tk *Tokenizer) unknown(syms []int32, ch string) []int32 {
+	if tk.byteFallback {
+		all := true
+		for i := 0; i < len(ch); i++ {
+			all = all && tk.fallback[ch[i]] >= 0
+		}
+		if all {
+			for i := 0; i < len(ch); i++ {
+				syms = append(syms, tk.fallback[ch[i]])
+			}
+			return syms
+		}
+	}
+	if tk.unk >= 0 {
+		return append(syms, tk.unk)
+	}
+	return syms
+}
+
+// fuse merges runs of the unknown token into one.
+func fuse(ids []int32, unk int32) []int32 {
+	out := ids[:0]
+	for i, v := range ids {
+		if v == unk && i > 0 && ids[i-1] == unk {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// Decode returns the text of ids. Byte-level tokens give back their bytes,
+// <0xNN> tokens their byte, and the SentencePiece space mark a space.
+func (tk *Tokenizer) Decode(ids []int) ([]byte, error) {
+	var out []byte
+	for _, id := range ids {
+		if id < 0 || id >= len(tk.vocab) {
+			return nil, fmt.Errorf("token id %d is out of range: the vocabulary has %d ids", id, len(tk.vocab))
+		}
+		out = append(out, tk.decodeToken(int32(id))...)
+	}
+	return out, nil
+}
+
+func (tk *Tokenizer) decodeToken(id int32) string {
+	s := tk.vocab[id]
+	if tk.added != nil && tk.added.isAdded(id) {
+		return s
+	}
+	if tk.byteLevel {
+		return s
+	}
+	if len(s) == 6 && strings.HasPrefix(s, "<0x") && s[5] == '>' && tk.byteFallback && tk.fallback[hexByte(s[3:5])] == id {
+		return string([]byte{hexByte(s[3:5])})
+	}
+	if tk.spaceRepl != "" {
+		return strings.ReplaceAll(s, tk.spaceRepl, " ")
+	}
+	return s
+}
+
+func hexByte(s string) byte {
+	var b byte
+	for i := 0; i < 2; i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			b = b<<4 | (c - '0')
+		case c >= 'A' && c <= 'F':
+			b = b<<4 | (c - 'A' + 10)
+		case c >= 'a' && c <= 'f':
+			b = b<<4 | (c - 'a' + 10)
+		}
+	}
+	return b
+}
+
+// Truncate returns the longest prefix of text that holds at most max
+// tokens and ends on a character boundary, with its count. The prefix
+// is found by binary search over character boundaries, counting each
+// candidate, because a BPE merge can join tokens across the cut.
+func (tk *Tokenizer) Truncate(text string, max int) (string, int) {
+	if max <= 0 {
+		return "", 0
+	}
+	if n := tk.Count(text); n <= max {
+		return text, n
+	}
+	lo, hi := 0, len(text) // count(text[:lo]) <= max < count(text[:hi])
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		for mid > lo && !utf8.RuneStart(text[mid]) {
+			mid--
+		}
+		if mid == lo {
+			mid = (lo + hi) / 2
+			for mid < hi && !utf8.RuneStart(text[mid]) {
+				mid++
+			}
+			if mid == hi {
+				break
+			}
+		}
+		if tk.Count(text[:mid]) <= max {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return text[:lo], tk.Count(text[:lo])
+}
+
+// errUnsupported builds the error for a tokenizer.json feature Tessera
+// does not read.
+func errUnsupported(key, got, supported string) error {
+	return fmt.Errorf("%s: %s is not supported (supported: %s)", key, got, supported)
+}
+
+var errNoModel = errors.New(`tokenizer.json has no "model": is this a Hugging Face tokenizer file?`)
