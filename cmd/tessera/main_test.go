@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,7 +51,8 @@ func TestMain(m *testing.M) {
 //	fakeembed ...               a fake embeddings server on loopback (see cmdFakeEmbed)
 //
 // and the environment variables EXAMPLES (the bundled example catalog,
-// which scripts must only read) and TESSERA_VERSION.
+// which scripts must only read), TESSERA_VERSION (the version records
+// carry) and TESSERA_BUILD_VERSION (the version "tessera version" prints).
 func TestScripts(t *testing.T) {
 	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
 	if err != nil {
@@ -67,6 +69,8 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("TESSERA_VERSION", tessera.Version)
+			info, _ := debug.ReadBuildInfo()
+			env.Setenv("TESSERA_BUILD_VERSION", buildVersion(info))
 			env.Values[fakeEmbedKey{}] = &fakeEmbed{}
 			// A race-enabled child sleeps a second at exit by default,
 			// waiting for late race reports; the scripts run hundreds.

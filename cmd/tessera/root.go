@@ -78,6 +78,10 @@ node in CI.`,
 	}
 	root.SetOut(stdout)
 	root.SetFlagErrorFunc(flagError)
+	root.Version = "version" // any non-empty value: cobra then adds --version
+	root.SetVersionTemplate(versionLine())
+	root.InitDefaultVersionFlag() // now, so docs/CLI.md lists it
+	root.Flags().Lookup("version").Usage = "print the version, as tessera version does"
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&a.root, "root", "", "catalog root, the directory holding tessera.yaml (default: the nearest one at or above the current directory)")
 	root.PersistentFlags().StringVar(&a.maxFile, "max-file-bytes", "", "cap, a `SIZE` such as 64MiB, on each file named on the command line and on standard input (default: $"+fileread.EnvMaxBytes+", else the catalog's limits.max_file_bytes, else 16MiB)")
