@@ -308,107 +308,180 @@ func (g *treeMerge) step(t *rankTable) bool {
 	return true
 }
 
-// bigMerge merges pieces longer than smallPiece. Tokens are nodes of a
-// linked list indexed by their start byte; each node holds the rank of
-// the pair it starts. Queued pairs are rank<<32 | start, so that they
-// order by rank and then leftmost first; a queued pair is stale, and
-// skipped, once its node's rank differs from it.
+// bigMerge merges pieces longer than treePiece. Tokens are nodes of a
+// linked list indexed by their start byte: next[i] is the start of the
+// token after node i, or -1 for a byte inside a token. A live node's
+// rank[i] is the rank of the pair it starts (noRank for none); the rank
+// of a token of two or more bytes, which its pairs are cached by, is kept
+// in rank[i+1], a byte inside it. The node before a live one is found by
+// stepping back over the bytes inside it, at most a token's length.
+//
+// The queue is three parts: sorted, the pairs waiting in (rank, start)
+// order as starts with their ranks in runs; heap, pairs made during the
+// merge that sort before the last of sorted, as rank<<32 | start; and
+// later, the starts of pairs made that sort after it, each once (inLater
+// marks them), sorted into the next sorted part when the rest is used up.
+// A queued pair is stale, and skipped, once its node is gone or its rank
+// differs. About 14 bytes a byte of the piece in all (next, rank and the
+// sorted starts, 4 each, and later, which holds a start for every two
+// bytes in the run of one character that fills it most; the heap holds
+// about one pair for every seven bytes of random letters), so a piece of
+// many megabytes merges in bounded memory.
 type bigMerge struct {
-	buf        []byte // the piece, then zeros for 8-byte loads
-	next, prev []int32
-	rank       []uint32
-	tok        []uint32 // rank of the token each node starts
-	cache      pairCache
-	sorted     []uint64 // pairs in order, from pos
-	heap       []uint64 // pairs no greater than the last sorted one
-	later      []uint64 // pairs greater than the last sorted one
+	next    []int32
+	rank    []uint32
+	cache   pairCache
+	sorted  []int32  // starts of the sorted pairs, from pos
+	runs    []rankRun
+	heap    []uint64 // pairs no greater than the last sorted one
+	later   [][]int32 // starts of pairs greater than the last sorted one, in blocks
+	spare   [][]int32 // emptied blocks of later
+	inLater []uint64 // a bit for each node that later holds
+	counts  []int32  // scratch of the counting sort: one for each byte pair
 }
 
-// merge merges piece (more than smallPiece bytes) and returns its token
-// count; the tokens are the live nodes, in order, from node 0. With
-// sorted, the queue starts from the sorted initial pairs (see above);
-// otherwise it is a heap throughout.
+// A rankRun says that sorted[previous run's end:end] have rank rank.
+type rankRun struct {
+	rank uint32
+	end  int32
+}
+
+// countingSortMin is the shortest piece whose initial pairs are ordered by
+// a counting sort over the 65,536 byte pairs rather than by sorting.
+const countingSortMin = 1 << 20
+
+// sortKeysMax is the most starts sortStarts sorts as keys, 8 bytes each.
+const sortKeysMax = 1 << 16
+
+// sortStarts sorts starts, each a live node with a pair, by (rank, start)
+// and sets runs from their ranks. Up to sortKeysMax starts, it sorts
+// their keys (rank<<32 | start) in the heap's buffer, empty whenever the
+// sorted part is made; more are sorted in place, to take no more memory.
+func (g *bigMerge) sortStarts(starts []int32) {
+	if len(starts) < sortKeysMax {
+		keys := slices.Grow(g.heap[:0], len(starts))
+		for _, s := range starts {
+			keys = append(keys, uint64(g.rank[s])<<32|uint64(s))
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			starts[i] = int32(k)
+		}
+		g.heap = keys[:0]
+	} else {
+		slices.SortFunc(starts, func(a, b int32) int {
+			if ra, rb := g.rank[a], g.rank[b]; ra != rb {
+				if ra < rb {
+					return -1
+				}
+				return 1
+			}
+			return int(a - b)
+		})
+	}
+	g.runs = g.runs[:0]
+	for i, s := range starts {
+		if r := g.rank[s]; len(g.runs) == 0 || g.runs[len(g.runs)-1].rank != r {
+			g.runs = append(g.runs, rankRun{rank: r})
+		}
+		g.runs[len(g.runs)-1].end = int32(i + 1)
+	}
+}
+
+// merge merges piece (two bytes or more) and returns its token count; the
+// tokens are the live nodes, in order, from node 0. With sorted, the queue
+// starts from the sorted initial pairs; otherwise they start in the heap.
 func (g *bigMerge) merge(t *rankTable, piece string, sorted bool) int {
 	n := len(piece)
-	g.buf = append(append(g.buf[:0], piece...), 0, 0, 0, 0, 0, 0, 0, 0)
 	g.next = resize(g.next, n)
-	g.prev = resize(g.prev, n)
 	g.rank = resize(g.rank, n)
-	g.tok = resize(g.tok, n)
 	clear(g.cache[:])
-	queue := g.sorted[:0]
 	for i := range n {
 		g.next[i] = int32(i + 1)
-		g.prev[i] = int32(i - 1)
-		g.rank[i] = noRank
-		g.tok[i] = t.one[g.buf[i]]
 	}
+	g.heap, g.sorted, g.runs = g.heap[:0], g.sorted[:0], g.runs[:0]
+	g.spare = append(g.spare, g.later...)
+	g.later = g.later[:0]
+	g.inLater = resize(g.inLater, (n+63)/64)
+	clear(g.inLater)
+	pairs := 0
 	for i := range n - 1 {
-		if v := t.two[uint16(g.buf[i])|uint16(g.buf[i+1])<<8]; v != noRank {
-			g.rank[i] = v
-			queue = append(queue, uint64(v)<<32|uint64(i))
+		v := t.two[uint16(piece[i])|uint16(piece[i+1])<<8]
+		g.rank[i] = v
+		if v != noRank {
+			pairs++
 		}
 	}
+	g.rank[n-1] = noRank
 	ceiling := uint64(math.MaxUint64) // pairs above it wait in later
-	g.heap, g.later = g.heap[:0], g.later[:0]
-	if sorted {
-		slices.Sort(queue)
-		if len(queue) > 0 {
-			ceiling = queue[len(queue)-1]
+	switch {
+	case !sorted:
+		for i := range n - 1 {
+			if v := g.rank[i]; v != noRank {
+				g.heap = append(g.heap, uint64(v)<<32|uint64(i))
+			}
 		}
-	} else {
-		g.heap, queue = queue, g.heap[:0]
 		heapInit(g.heap)
+	case n >= countingSortMin:
+		g.countingSort(piece, pairs)
+	default:
+		g.sorted = slices.Grow(g.sorted, pairs)
+		for i := range n - 1 {
+			if g.rank[i] != noRank {
+				g.sorted = append(g.sorted, int32(i))
+			}
+		}
+		g.sortStarts(g.sorted)
+	}
+	if len(g.sorted) > 0 {
+		ceiling = uint64(g.runs[len(g.runs)-1].rank)<<32 | uint64(g.sorted[len(g.sorted)-1])
 	}
 	push := func(v uint32, at int32) {
-		k := uint64(v)<<32 | uint64(at)
-		if k <= ceiling {
+		if k := uint64(v)<<32 | uint64(at); k <= ceiling {
 			g.heap = heapPush(g.heap, k)
-		} else {
-			g.later = append(g.later, k)
+		} else if w, bit := at>>6, uint64(1)<<(at&63); g.inLater[w]&bit == 0 {
+			g.inLater[w] |= bit
+			g.addLater(at)
 		}
 	}
-	count, pos := n, 0
+	count, pos, run := n, 0, 0
 	for {
 		var top uint64
+		var queued uint64 = math.MaxUint64
+		if pos < len(g.sorted) {
+			for int32(pos) >= g.runs[run].end {
+				run++
+			}
+			queued = uint64(g.runs[run].rank)<<32 | uint64(g.sorted[pos])
+		}
 		switch {
-		case pos < len(queue) && (len(g.heap) == 0 || queue[pos] < g.heap[0]):
-			top = queue[pos]
+		case queued != math.MaxUint64 && (len(g.heap) == 0 || queued < g.heap[0]):
+			top = queued
 			pos++
 		case len(g.heap) > 0:
 			top = g.heap[0]
 			g.heap = heapPop(g.heap)
 		case len(g.later) > 0:
-			// Everything left is in later: keep its live pairs, sorted.
-			queue, pos = queue[:0], 0
-			for _, k := range g.later {
-				if g.rank[int32(k)] == uint32(k>>32) {
-					queue = append(queue, k)
-				}
-			}
-			g.later = g.later[:0]
-			slices.Sort(queue)
-			if len(queue) > 0 {
-				ceiling = queue[len(queue)-1]
+			// Everything left is in later: sort its live pairs.
+			g.sortLater()
+			pos, run = 0, 0
+			if len(g.sorted) > 0 {
+				ceiling = uint64(g.runs[len(g.runs)-1].rank)<<32 | uint64(g.sorted[len(g.sorted)-1])
 			}
 			continue
 		default:
-			g.sorted = queue
 			return count
 		}
 		a, r := int32(top), uint32(top>>32)
-		if g.rank[a] != r {
+		if g.next[a] < 0 || g.rank[a] != r {
 			continue // stale: a was merged away or its pair changed
 		}
-		// Remove b, extending a over it.
+		// Remove b, extending a over it; the token a starts has rank r.
 		b := g.next[a]
 		c := g.next[b]
 		g.next[a] = c
-		if int(c) < n {
-			g.prev[c] = a
-		}
-		g.rank[b] = noRank
-		g.tok[a] = r
+		g.next[b] = -1
+		g.rank[a+1] = r
 		count--
 		// The pair a starts is now (a..b, c).
 		g.rank[a] = noRank
@@ -419,7 +492,11 @@ func (g *bigMerge) merge(t *rankTable, piece string, sorted bool) int {
 			}
 		}
 		// The pair before a is now (p, a..b).
-		if p := g.prev[a]; p >= 0 {
+		if a > 0 {
+			p := a - 1
+			for g.next[p] < 0 {
+				p--
+			}
 			g.rank[p] = noRank
 			if v := g.pair(t, piece, p, a, c); v != noRank {
 				g.rank[p] = v
@@ -429,24 +506,137 @@ func (g *bigMerge) merge(t *rankTable, piece string, sorted bool) int {
 	}
 }
 
+// countingSort fills sorted and runs with the initial pairs of piece
+// (pairs of them have a rank): each pair of bytes is a token of its own
+// rank, so counting the starts of each pair of bytes and laying them out
+// in rank order sorts them by (rank, start) in two passes.
+func (g *bigMerge) countingSort(piece string, pairs int) {
+	g.counts = resize(g.counts, 1<<16)
+	clear(g.counts)
+	for i := range len(piece) - 1 {
+		if g.rank[i] != noRank {
+			g.counts[uint16(piece[i])|uint16(piece[i+1])<<8]++
+		}
+	}
+	type keyRank struct {
+		key  uint16
+		rank uint32
+	}
+	var present []keyRank
+	for k, c := range g.counts {
+		if c > 0 {
+			present = append(present, keyRank{uint16(k), 0})
+		}
+	}
+	for i := range len(piece) - 1 {
+		// The rank of each present pair, from any of its starts.
+		if g.rank[i] == noRank {
+			continue
+		}
+		k := uint16(piece[i]) | uint16(piece[i+1])<<8
+		if c := g.counts[k]; c > 0 {
+			g.counts[k] = -c // seen: its rank is taken below
+			j, _ := slices.BinarySearchFunc(present, k, func(p keyRank, k uint16) int { return int(p.key) - int(k) })
+			present[j].rank = g.rank[i]
+		}
+	}
+	slices.SortFunc(present, func(a, b keyRank) int {
+		if a.rank < b.rank {
+			return -1
+		}
+		if a.rank > b.rank {
+			return 1
+		}
+		return 0
+	})
+	// counts[k] becomes the next slot of pair k.
+	at := int32(0)
+	for _, p := range present {
+		c := -g.counts[p.key]
+		g.counts[p.key] = at
+		at += c
+		g.runs = append(g.runs, rankRun{rank: p.rank, end: at})
+	}
+	g.sorted = resize(g.sorted, pairs)
+	for i := range len(piece) - 1 {
+		if g.rank[i] != noRank {
+			k := uint16(piece[i]) | uint16(piece[i+1])<<8
+			g.sorted[g.counts[k]] = int32(i)
+			g.counts[k]++
+		}
+	}
+}
+
+// laterBlock is the number of starts in a block of later. Later grows by
+// blocks, never by copying: in a run of one character it takes a start
+// for every two bytes of the piece, and growing one slice to that size
+// would allocate five times as much on the way.
+const laterBlock = 1 << 14
+
+// addLater adds the start s to later.
+func (g *bigMerge) addLater(s int32) {
+	if n := len(g.later); n == 0 || len(g.later[n-1]) == laterBlock {
+		var b []int32
+		if k := len(g.spare); k > 0 {
+			b, g.spare = g.spare[k-1][:0], g.spare[:k-1]
+		} else {
+			b = make([]int32, 0, laterBlock)
+		}
+		g.later = append(g.later, b)
+	}
+	last := &g.later[len(g.later)-1]
+	*last = append(*last, s)
+}
+
+// sortLater makes the live pairs of later the sorted part of the queue,
+// in the sorted part's buffer (all of it used by now), and empties later.
+func (g *bigMerge) sortLater() {
+	total := 0
+	for _, b := range g.later {
+		total += len(b)
+	}
+	live := slices.Grow(g.sorted[:0], total)
+	for _, b := range g.later {
+		for _, s := range b {
+			g.inLater[s>>6] &^= 1 << (s & 63)
+			if g.next[s] >= 0 && g.rank[s] != noRank {
+				live = append(live, s)
+			}
+		}
+	}
+	g.spare = append(g.spare, g.later...)
+	g.later = g.later[:0]
+	g.sortStarts(live)
+	g.sorted = live
+}
+
 // pair returns the rank of the pair of the tokens at i (to mid) and mid
 // (to j), from the cache if it holds it.
 func (g *bigMerge) pair(t *rankTable, piece string, i, mid, j int32) uint32 {
-	k := uint64(g.tok[i])<<32 | uint64(g.tok[mid]) | 1<<63
+	k := uint64(g.tok(piece, i))<<32 | uint64(g.tok(piece, mid)) | 1<<63
 	e := &g.cache[k*0x9E3779B97F4A7C15>>(64-pairCacheBits)]
 	if e.key == k {
 		return e.rank
 	}
-	r := t.span(g.buf, piece, int(i), int(j))
+	r := t.rank(piece[i:j])
 	e.key, e.rank = k, r
 	return r
 }
 
-// pairCache remembers the ranks of pairs of tokens by the ranks of the
-// two, which decide it: a long piece merges the same pairs again and
-// again (a run of one character nothing else), and a hit costs one read
-// instead of a lookup in the rank table. A key has its top bit set, so
-// the zero entry is empty.
+// tok returns the rank of the token that the live node i starts: the
+// byte's rank for one byte, else the rank kept in the byte after i.
+func (g *bigMerge) tok(piece string, i int32) uint32 {
+	if g.next[i] == i+1 {
+		return uint32(piece[i]) | 1<<31 // a byte: its own key, apart from ranks
+	}
+	return g.rank[i+1]
+}
+
+// pairCache remembers the ranks of pairs of tokens by the tokens, which
+// decide it: a long piece merges the same pairs again and again (a run of
+// one character nothing else), and a hit costs one read instead of a
+// lookup in the rank table. A key has its top bit set, so the zero entry
+// is empty.
 type pairCache [1 << pairCacheBits]struct {
 	key  uint64
 	rank uint32
@@ -481,6 +671,11 @@ func heapInit(h []uint64) {
 }
 
 func heapPush(h []uint64, v uint64) []uint64 {
+	if len(h) == cap(h) {
+		// Double: append grows a large slice by a quarter, and the
+		// copies left behind would add up to four times the heap.
+		h = slices.Grow(h, max(len(h), 64))
+	}
 	h = append(h, v)
 	i := len(h) - 1
 	for i > 0 {

@@ -74,7 +74,16 @@ func TestHostileInputs(t *testing.T) {
 			run{"check verify", []string{"agent", "check", "verify", in["reply.json"]}},
 			run{"check execute", []string{"agent", "check", "execute", in["reply.json"]}},
 			run{"tokens text", []string{"tokens", in["text.txt"]}},
+			run{"tokens run", []string{"tokens", in["run.txt"]}},
+			run{"tokens letters", []string{"tokens", in["letters.txt"]}},
 		)
+		// Eight records of an eighth of the size each, and their replay,
+		// which reads one record at a time.
+		log := filepath.Join(dir, "replay.jsonl")
+		for i := range 8 {
+			runs = append(runs, run{fmt.Sprintf("log record %d", i+1), []string{"agent", "execute", "--state", in["part.yaml"], "--subtask", subtask, "--log", log, "--correlation-id", "big"}})
+		}
+		runs = append(runs, run{"replay", []string{"replay", "--id", "big", "--log", log}})
 		limit := int64(64<<20 + 16*size)
 		for _, r := range runs {
 			t.Run(fmt.Sprintf("%.1fMiB/%s", float64(size)/(1<<20), r.name), func(t *testing.T) {
@@ -166,6 +175,19 @@ func hostileInputs(t *testing.T, dir string, size int) map[string]string {
 	line := "  " + strings.Repeat("word ", 15) + "\n"
 	write("text.yaml", text("goal: |\n"), repeat(line, size/len(line)))
 	write("text.txt", repeat(line[2:], size/len(line)))
+	write("part.yaml", text("goal: |\n"), repeat(line, size/8/len(line)))
+	// One unbroken word: one piece for the tokenizer's merge, of one
+	// letter or of letters in a random order.
+	write("run.txt", repeat("a", size))
+	write("letters.txt", func(w *bufio.Writer) {
+		x := uint32(1)
+		for range size {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			w.WriteByte(byte('a' + x%26))
+		}
+	})
 	// Memory entries, read one by one.
 	write("memory.json", func(w *bufio.Writer) {
 		w.WriteString("[")

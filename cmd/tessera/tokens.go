@@ -43,14 +43,20 @@ as it is, with a warning on standard error.`,
 			if err != nil {
 				return failure{err}
 			}
-			text := string(data)
+			// One copy of the input: the text counted. The bytes read are
+			// dropped before counting, which may take memory of its own.
+			var text string
 			if why := binaryReason(data); why != "" {
 				fmt.Fprintf(a.stderr, "warning: %s looks binary (%s): counting its bytes as they are\n", name, why)
+				text = string(data)
 			} else if !raw {
 				if text, err = prompt.Normalize(data); err != nil {
 					return failure{fmt.Errorf("%s: %w", name, err)}
 				}
+			} else {
+				text = string(data)
 			}
+			data = nil
 			kind := "exact"
 			if !c.Exact() {
 				kind = "estimate"
