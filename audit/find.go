@@ -109,7 +109,7 @@ func (c *collected) add(li lineInfo, blank bool, r *Record, perr error) {
 // scanFind reads the log from r as scanLines does, and returns the
 // records with value as their kind of key and the lines that are not
 // records; with col, it also indexes every complete line it reads.
-func scanFind(ctx context.Context, r io.Reader, off, no int64, name string, kind byte, value string, col *collected) (found []Entry, bad []BadLine, err error) {
+func scanFind(ctx context.Context, r io.Reader, off, no int64, name string, kind byte, value string, col *collected) (found []hit, bad []BadLine, err error) {
 	if col != nil {
 		col.no, col.end = no, off
 	}
@@ -124,7 +124,7 @@ func scanFind(ctx context.Context, r io.Reader, off, no int64, name string, kind
 			if perr != nil {
 				bad = append(bad, BadLine{Line: int(li.no), Err: perr})
 			} else if matches(kind, value, rec) {
-				found = append(found, Entry{Line: int(li.no), Record: rec})
+				found = append(found, hitAt(li, rec))
 			}
 		}
 		if col != nil {
@@ -133,6 +133,40 @@ func scanFind(ctx context.Context, r io.Reader, off, no int64, name string, kind
 		return nil
 	})
 	return found, bad, err
+}
+
+// A hit is a record a lookup found: where its line is, so that it is read
+// again when it is wanted and a lookup of many large records holds none of
+// them; or, for a last line with no line end (which a later append may
+// yet complete), the record itself.
+type hit struct {
+	at  entry   // the line: offset, number, length and CRC
+	rec *Record // the record, when the line is incomplete
+}
+
+// hitAt is the hit of the record r read from line li.
+func hitAt(li lineInfo, r *Record) hit {
+	if !li.complete() {
+		return hit{at: entry{line: li.no}, rec: r}
+	}
+	return hit{at: entry{off: li.off, line: li.no, n: uint32(len(li.text)), crc: lineCRC(li.text)}}
+}
+
+// load reads the hit's record from log again, checking that its line is
+// the one found; buf is reused between calls.
+func (h hit) load(log io.ReaderAt, buf *[]byte) (Entry, error) {
+	if h.rec != nil {
+		return Entry{Line: int(h.at.line), Record: h.rec}, nil
+	}
+	text, err := readLine(log, h.at, buf)
+	if err != nil {
+		return Entry{}, fmt.Errorf("the log changed while it was read: %w", err)
+	}
+	r, err := ParseRecord(text)
+	if err != nil {
+		return Entry{}, fmt.Errorf("line %d: %w", h.at.line, err)
+	}
+	return Entry{Line: int(h.at.line), Record: r}, nil
 }
 
 // badIndex is why an index cannot answer a lookup: it does not match the
@@ -150,7 +184,7 @@ func notTrusted(format string, args ...any) error {
 // size bytes long: it reads and checks every line v gives, then reads the
 // lines after what v covers, indexing them into rem. It returns a
 // *badIndex error, and no answer, if v does not match the log.
-func indexedFind(ctx context.Context, log io.ReaderAt, size int64, name string, v *indexView, kind byte, value string, rem *collected) ([]Entry, []BadLine, error) {
+func indexedFind(ctx context.Context, log io.ReaderAt, size int64, name string, v *indexView, kind byte, value string, rem *collected) ([]hit, []BadLine, error) {
 	if v.covered > size {
 		return nil, nil, notTrusted("it covers %d bytes of the log, which has %d", v.covered, size)
 	}
@@ -165,7 +199,7 @@ func indexedFind(ctx context.Context, log io.ReaderAt, size int64, name string, 
 		return nil, nil, &badIndex{err}
 	}
 	var (
-		found []Entry
+		found []hit
 		bad   []BadLine
 	)
 	for _, e := range bads {
@@ -194,7 +228,7 @@ func indexedFind(ctx context.Context, log io.ReaderAt, size int64, name string, 
 			}
 			return nil, nil, notTrusted("line %d is not under the key it has it under", e.line)
 		}
-		found = append(found, Entry{Line: int(e.line), Record: r})
+		found = append(found, hit{at: e})
 	}
 	if v.covered < size {
 		more, moreBad, err := scanFind(ctx, io.NewSectionReader(log, v.covered, size-v.covered), v.covered, v.last.line, name, kind, value, rem)
@@ -222,7 +256,7 @@ const whyMiss = "the index has no record with it"
 // after what it covers. When the index is missing, damaged or does not
 // match the log, or has no record with the key, it reads the whole log,
 // and builds the index again from it unless the index was right.
-func (l *Log) find(ctx context.Context, kind byte, value string) ([]Entry, []BadLine, lookupInfo, error) {
+func (l *Log) find(ctx context.Context, kind byte, value string) ([]hit, []BadLine, lookupInfo, error) {
 	var info lookupInfo
 	if err := ctx.Err(); err != nil {
 		return nil, nil, info, err

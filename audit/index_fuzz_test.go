@@ -100,7 +100,7 @@ func FuzzIndex(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a[i] = answer{found, bad}
+			a[i] = answer{loadHits(t, bytes.NewReader(data), found), bad}
 		}
 		if len(scanned) >= 1<<12 {
 			clear(scanned)
@@ -125,7 +125,7 @@ func FuzzIndex(f *testing.F) {
 		answers := scan(t, data, edit)
 		for i, k := range keys {
 			var rem collected
-			found, bad, err := indexedFind(ctx, bytes.NewReader(data), int64(len(data)), "fuzz", v, k.kind, k.value, &rem)
+			hits, bad, err := indexedFind(ctx, bytes.NewReader(data), int64(len(data)), "fuzz", v, k.kind, k.value, &rem)
 			want, wantBad := answers[i].found, answers[i].bad
 			if err != nil {
 				var bi *badIndex
@@ -134,6 +134,7 @@ func FuzzIndex(f *testing.F) {
 				}
 				continue
 			}
+			found := loadHits(t, bytes.NewReader(data), hits)
 			for _, e := range found {
 				if !matches(k.kind, k.value, e.Record) || !slices.ContainsFunc(want, func(w Entry) bool { return sameRecord(w.Record, e.Record) }) {
 					t.Fatalf("lookup of %q returned a record the log does not have with it: %+v", k.value, e.Record)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -22,6 +23,31 @@ import (
 
 // describe lists a lookup's answer as "id@line" for each record and
 // "bad@line: reason" for each line that is not one.
+// loadHits reads the records of hits from log.
+func loadHits(t testing.TB, log io.ReaderAt, hits []hit) []Entry {
+	t.Helper()
+	var buf []byte
+	out := make([]Entry, 0, len(hits))
+	for _, h := range hits {
+		e, err := h.load(log, &buf)
+		if err != nil {
+			t.Fatalf("cannot read a record found again: %v", err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// logReader opens the log at path for loadHits.
+func logReader(t testing.TB, path string) io.ReaderAt {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.NewReader(data)
+}
+
 func describe(found []Entry, bad []BadLine) string {
 	var b strings.Builder
 	for _, e := range found {
@@ -47,7 +73,8 @@ func lookup(t *testing.T, l *Log, kind byte, value string) lookupInfo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, w := describe(got, gotBad), describe(want, wantBad); g != w {
+	r := logReader(t, l.Path)
+	if g, w := describe(loadHits(t, r, got), gotBad), describe(loadHits(t, r, want), wantBad); g != w {
 		t.Errorf("lookup of %q = %s\nthe whole log says %s", value, g, w)
 	}
 	return info

@@ -240,16 +240,53 @@ type BadLine struct {
 // the whole log, as it did before there was an index, and writes the
 // index again from it unless the index proved right.
 func (l *Log) Find(ctx context.Context, id string) ([]Entry, []BadLine, error) {
-	found, bad, _, err := l.find(ctx, kindID, id)
-	return found, bad, err
+	return l.findEntries(ctx, kindID, id)
 }
 
 // FindHash returns every record whose prompt hash (assembled_prompt_hash)
 // is hash, in log order, and the lines that are not records, as Find does
 // for a correlation id.
 func (l *Log) FindHash(ctx context.Context, hash string) ([]Entry, []BadLine, error) {
-	found, bad, _, err := l.find(ctx, kindHash, hash)
+	return l.findEntries(ctx, kindHash, hash)
+}
+
+// findEntries returns the records a lookup finds, each read.
+func (l *Log) findEntries(ctx context.Context, kind byte, value string) ([]Entry, []BadLine, error) {
+	var found []Entry
+	bad, err := l.each(ctx, kind, value, func(e Entry) error {
+		found = append(found, e)
+		return nil
+	})
 	return found, bad, err
+}
+
+// each calls fn with each record a lookup finds, in log order, reading
+// one record at a time, and returns the lines that are not records. It
+// returns fn's first error.
+func (l *Log) each(ctx context.Context, kind byte, value string, fn func(Entry) error) ([]BadLine, error) {
+	hits, bad, _, err := l.find(ctx, kind, value)
+	if err != nil || len(hits) == 0 {
+		return bad, err
+	}
+	f, err := openLog(l.Path, os.O_RDONLY)
+	if err != nil {
+		return bad, fmt.Errorf("audit log: %w", err)
+	}
+	defer f.Close()
+	var buf []byte
+	for _, h := range hits {
+		if err := ctx.Err(); err != nil {
+			return bad, err
+		}
+		e, err := h.load(f, &buf)
+		if err != nil {
+			return bad, fmt.Errorf("audit log %s: %w", l.Path, err)
+		}
+		if err := fn(e); err != nil {
+			return bad, err
+		}
+	}
+	return bad, nil
 }
 
 // Scan calls fn for each line of the log in order, with the parsed record

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -109,36 +110,79 @@ func (r *Report) OK() bool {
 // record after it. It returns an error only when the log cannot be read
 // or holds no record with that id.
 func Replay(ctx context.Context, l *Log, id string, rebuild RebuildFunc) (*Report, error) {
-	entries, bad, err := l.Find(ctx, id)
-	return replay(ctx, l, entries, bad, err, "correlation id "+strconv.Quote(id), rebuild)
+	return collect(ctx, l, Query{ID: id}, rebuild)
 }
 
 // ReplayHash is Replay for the records whose prompt hash is hash.
 func ReplayHash(ctx context.Context, l *Log, hash string, rebuild RebuildFunc) (*Report, error) {
-	entries, bad, err := l.FindHash(ctx, hash)
-	return replay(ctx, l, entries, bad, err, "prompt hash "+hash, rebuild)
+	return collect(ctx, l, Query{Hash: hash}, rebuild)
 }
 
-// replay verifies the records a lookup for what found.
-func replay(ctx context.Context, l *Log, entries []Entry, bad []BadLine, err error, what string, rebuild RebuildFunc) (*Report, error) {
+// A Query selects the records a replay verifies: those whose correlation
+// id is ID or, when Hash is set instead, whose prompt hash is Hash.
+type Query struct {
+	ID   string
+	Hash string
+}
+
+// lookup returns the kind of key and the value q looks up, and how a
+// message names them.
+func (q Query) lookup() (kind byte, value, what string, err error) {
+	switch {
+	case (q.ID == "") == (q.Hash == ""):
+		return 0, "", "", errors.New("a replay query needs a correlation id or a prompt hash, not both")
+	case q.Hash != "":
+		return kindHash, q.Hash, "prompt hash " + q.Hash, nil
+	}
+	return kindID, q.ID, "correlation id " + strconv.Quote(q.ID), nil
+}
+
+// ReplayEach is Replay for the records q selects that hands each verdict
+// to fn as it is made, in log order, instead of collecting them. It reads
+// and holds one record at a time, so a replay of many large records takes
+// the memory of one. The report it returns has the lines that are not
+// records and the chain, and no verdicts (its OK is false: the caller
+// judges the verdicts it was given and Chain.OK). fn's first error stops
+// the replay and is returned.
+func ReplayEach(ctx context.Context, l *Log, q Query, rebuild RebuildFunc, fn func(Verdict) error) (*Report, error) {
+	kind, value, what, err := q.lookup()
 	if err != nil {
 		return nil, err
 	}
-	if len(entries) == 0 {
+	n := 0
+	bad, err := l.each(ctx, kind, value, func(e Entry) error {
+		n++
+		v := Verify(ctx, e, rebuild)
+		return fn(v)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
 		msg := fmt.Sprintf("no record with %s in %s", what, l.Path)
 		if len(bad) > 0 {
 			msg += fmt.Sprintf(" (%d unreadable lines, the first at line %d: %v)", len(bad), bad[0].Line, bad[0].Err)
 		}
-		return nil, fmt.Errorf("%s", msg)
+		return nil, errors.New(msg)
 	}
 	chain, err := l.VerifyChain(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Verdicts: make([]Verdict, 0, len(entries)), BadLines: bad, Chain: chain}
-	for _, e := range entries {
-		rep.Verdicts = append(rep.Verdicts, Verify(ctx, e, rebuild))
+	return &Report{BadLines: bad, Chain: chain}, nil
+}
+
+// collect is ReplayEach with the verdicts collected in the report.
+func collect(ctx context.Context, l *Log, q Query, rebuild RebuildFunc) (*Report, error) {
+	var verdicts []Verdict
+	rep, err := ReplayEach(ctx, l, q, rebuild, func(v Verdict) error {
+		verdicts = append(verdicts, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	rep.Verdicts = verdicts
 	return rep, nil
 }
 

@@ -44,6 +44,19 @@ func (e *Engine) ReplayHash(ctx context.Context, c *catalog.Catalog, l *audit.Lo
 	return audit.ReplayHash(ctx, l, hash, rebuild)
 }
 
+// ReplayEach is Replay for the records q selects that hands each verdict
+// to fn as it is made, holding one record at a time (see audit.ReplayEach).
+func (e *Engine) ReplayEach(ctx context.Context, c *catalog.Catalog, l *audit.Log, q audit.Query, fn func(audit.Verdict) error) (*audit.Report, error) {
+	rebuild, err := e.rebuilder(c)
+	if err != nil {
+		return nil, err
+	}
+	if l, err = KeyedLog(c, l); err != nil {
+		return nil, err
+	}
+	return audit.ReplayEach(ctx, l, q, rebuild, fn)
+}
+
 // KeyedLog returns l with the key of catalog c's log (tessera.yaml's
 // log_key_env) when l has no key of its own and c names one; l itself
 // otherwise. A named key that is not set is an error.

@@ -48,17 +48,16 @@ replay, even when every record it replays matches, and is named.`,
 			// The index only makes replay faster; a problem with it is a
 			// warning, and the answer comes from the log either way.
 			l := &audit.Log{Path: lp, Warn: func(err error) { fmt.Fprintf(a.stderr, "warning: %v\n", err) }}
-			var rep *audit.Report
-			if id != "" {
-				rep, err = a.engine.Replay(ctx, c, l, id)
-			} else {
-				rep, err = a.engine.ReplayHash(ctx, c, l, hash)
-			}
+			// Each verdict is printed as it is made: the records are read
+			// one at a time, and a replay of many large ones holds one.
+			ok := true
+			rep, err := a.engine.ReplayEach(ctx, c, l, audit.Query{ID: id, Hash: hash}, func(v audit.Verdict) error {
+				ok = ok && v.OK()
+				a.printVerdict(v, lp)
+				return nil
+			})
 			if err != nil {
 				return failure{err}
-			}
-			for _, v := range rep.Verdicts {
-				a.printVerdict(v, lp)
 			}
 			for i, b := range rep.BadLines {
 				if i == 5 {
@@ -75,7 +74,7 @@ replay, even when every record it replays matches, and is named.`,
 					fmt.Fprintf(a.stderr, "note: %s: %d lines were written before records were chained: nothing shows whether they were changed\n", filepath.ToSlash(lp), ch.Unchained)
 				}
 			}
-			if !rep.OK() {
+			if !ok || rep.Chain != nil && !rep.Chain.OK() {
 				return silentFailure
 			}
 			return nil
