@@ -1,7 +1,9 @@
 package typed
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -153,8 +155,10 @@ func (s *Store) Upsert(ctx context.Context, t *Template, tag string, e Entry) er
 	})
 }
 
-// Seed writes t's current section bodies and tool descriptions into its
-// overrides with tag, with their hashes, as a starting point to edit.
+// Seed writes everything of t an override may change (its overridable
+// section bodies, tool and parameter descriptions, and task and tool
+// examples) into its overrides with tag, with their hashes, as a
+// starting point to edit.
 // Entries the file already has are kept as they are.
 func (s *Store) Seed(ctx context.Context, t *Template, tag string) error {
 	path, err := s.Path(t, tag)
@@ -174,9 +178,20 @@ func (s *Store) Seed(ctx context.Context, t *Template, tag string) error {
 			if h, ok := desc.Sections[p]; ok && !doc.has(Entry{Section: p}) {
 				doc.put(Entry{Section: p, Hash: h, Body: sec.Body.Source})
 			}
+			for i, ex := range sec.Examples {
+				doc.seedTaskExample(taskExampleDoc{Path: p, Index: i, Hash: desc.TaskExamples[fmt.Sprintf("%s#%d", p, i)], Input: ex.Input, Output: ex.Output})
+			}
 			for _, tl := range sec.Tools {
 				if e := (Entry{Tool: tl.Name, Hash: desc.Tools[tl.Name], Body: tl.Description}); !doc.has(e) {
 					doc.put(e)
+				}
+				for _, pd := range paramDescriptions(tl.Parameters) {
+					if e := (Entry{Tool: tl.Name, Param: pd.name, Hash: desc.Tools[tl.Name], Body: pd.desc}); !doc.has(e) {
+						doc.put(e)
+					}
+				}
+				for i, ex := range tl.Examples {
+					doc.seedToolExample(toolExampleDoc{Tool: tl.Name, Index: i, Hash: desc.ToolExamples[fmt.Sprintf("%s#%d", tl.Name, i)], Input: ex.Input, Output: ex.Output})
 				}
 			}
 		})
@@ -296,6 +311,47 @@ func (d *storeDoc) has(e Entry) bool {
 		return slices.ContainsFunc(d.Params, func(p paramOverrideDoc) bool { return p.Tool == e.Tool && p.Param == e.Param })
 	}
 	return slices.ContainsFunc(d.Tools, func(x toolOverrideDoc) bool { return x.Name == e.Tool })
+}
+
+// seedTaskExample adds x unless the file has an entry for its example.
+func (d *storeDoc) seedTaskExample(x taskExampleDoc) {
+	if slices.ContainsFunc(d.TaskEx, func(y taskExampleDoc) bool { return y.Path == x.Path && y.Index == x.Index }) {
+		return
+	}
+	d.TaskEx = append(d.TaskEx, x)
+	slices.SortStableFunc(d.TaskEx, func(a, b taskExampleDoc) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Index, b.Index))
+	})
+}
+
+// seedToolExample adds x unless the file has an entry for its example.
+func (d *storeDoc) seedToolExample(x toolExampleDoc) {
+	if slices.ContainsFunc(d.ToolEx, func(y toolExampleDoc) bool { return y.Tool == x.Tool && y.Index == x.Index }) {
+		return
+	}
+	d.ToolEx = append(d.ToolEx, x)
+	slices.SortStableFunc(d.ToolEx, func(a, b toolExampleDoc) int {
+		return cmp.Or(strings.Compare(a.Tool, b.Tool), cmp.Compare(a.Index, b.Index))
+	})
+}
+
+// A paramDescription is a parameter's name and description.
+type paramDescription struct{ name, desc string }
+
+// paramDescriptions returns the description of each parameter of the
+// object schema that has one, in the order written.
+func paramDescriptions(schema json.RawMessage) []paramDescription {
+	var out []paramDescription
+	_ = walkProperties(schema, func(name string, start, end int) {
+		prop := schema[start:end]
+		_ = members(prop, func(key string, s, e int) {
+			var d string
+			if key == "description" && json.Unmarshal(prop[s:e], &d) == nil && d != "" {
+				out = append(out, paramDescription{name, d})
+			}
+		})
+	})
+	return out
 }
 
 // put sets e, replacing the entry for its target.

@@ -191,3 +191,56 @@ func FuzzStore(f *testing.F) {
 		}
 	})
 }
+
+// TestStoreSeedWritesEverythingOverridable: Seed writes every target an
+// override may have (section bodies, tool and parameter descriptions,
+// task and tool examples) with its hash, the file resolves with no
+// notes, and an example edited in the seeded file is applied.
+func TestStoreSeedWritesEverythingOverridable(t *testing.T) {
+	ctx := context.Background()
+	src := strings.Replace(examplesTemplate, "properties: {id: {type: string}}", "properties: {id: {type: string, description: The ticket id.}}", 1)
+	tpl := mustParse(t, src)
+	s, err := NewStore(filepath.Join(t.TempDir(), StoreDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seed(ctx, tpl, ""); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(s.Dir(), "t", "k", "latest.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := tpl.Descriptor()
+	for _, want := range []string{
+		"param: id", "description: The ticket id.", "hash: " + d.Tools["find_ticket"],
+		"hash: " + d.TaskExamples["task#0"], "hash: " + d.TaskExamples["task#1"], "output: billing",
+		"hash: " + d.ToolExamples["find_ticket#0"],
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("seeded file has no %q:\n%s", want, data)
+		}
+	}
+	ov, err := s.Resolve(ctx, tpl, "")
+	if err != nil || len(ov.Notes) != 0 || len(ov.examples) != 3 || ov.params["find_ticket.id"].body != "The ticket id." {
+		t.Fatalf("seeded overrides: %+v %v", ov, err)
+	}
+	edited := strings.Replace(string(data), "output: billing", "output: payments", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ov, err = s.Resolve(ctx, tpl, ""); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := layoutText(t, tpl, nil, Options{Overrides: ov}); !strings.Contains(text, "Output: payments") {
+		t.Errorf("edited example not applied:\n%s", text)
+	}
+	// Seeding again keeps the edit.
+	if err := s.Seed(ctx, tpl, ""); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(path); !strings.Contains(string(again), "output: payments") || strings.Count(string(again), "index: 0") != 2 {
+		t.Errorf("seeding again changed the file:\n%s", again)
+	}
+}
