@@ -123,16 +123,10 @@ prefixed "agent-".`,
 			}
 			asm.SetContext(cmd.Context())
 			err = asm.RunE(asm, nil)
-			asmErr := err
 			var f failure
 			if err != nil && !errors.As(err, &f) {
 				// A usage error names the flags of this command.
-				err = errors.New(strings.ReplaceAll(err.Error(), "--agent-", "--"))
-				var h usageHint
-				if errors.As(asmErr, &h) {
-					return usageHint{err, cmd.CommandPath()}
-				}
-				return err
+				return shortFlags(err, cmd.CommandPath())
 			}
 			return err
 		},

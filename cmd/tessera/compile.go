@@ -6,13 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
 )
 
 func (a *app) compileCmd() *cobra.Command {
 	var (
-		out   string
-		check bool
+		out           string
+		check, asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "compile",
@@ -35,14 +36,24 @@ it was. With --check, assemble and report but write nothing.`,
 			if check {
 				built, err := a.engine.Build(ctx, c)
 				if err != nil {
-					return a.compileFailed(err, true)
+					return a.compileFailed(err, true, asJSON)
+				}
+				if asJSON {
+					return writeJSON(a.stdout, compileJSON{OK: true, Check: true, Prompts: builtEntries(built)})
 				}
 				fmt.Fprintf(a.stdout, "checked %d prompts: all assemble\n", len(built))
 				return nil
 			}
 			res, err := a.engine.Compile(ctx, c, out)
 			if err != nil {
-				return a.compileFailed(err, false)
+				return a.compileFailed(err, false, asJSON)
+			}
+			if asJSON {
+				removed := make([]string, len(res.Removed))
+				for i, p := range res.Removed {
+					removed[i] = filepath.ToSlash(p)
+				}
+				return writeJSON(a.stdout, compileJSON{OK: true, Dir: filepath.ToSlash(res.Dir), Prompts: res.Prompts, Removed: removed})
 			}
 			for _, p := range res.Removed {
 				fmt.Fprintf(a.stdout, "removed %s, left by an interrupted compile\n", filepath.ToSlash(p))
@@ -53,10 +64,17 @@ it was. With --check, assemble and report but write nothing.`,
 	}
 	cmd.Flags().StringVar(&out, "out", "", "output directory (default: tessera.yaml's out, or build/prompts, under the root)")
 	cmd.Flags().BoolVar(&check, "check", false, "assemble every node and report problems, but write nothing")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the prompts (path, hash, bytes, and what each was built from) or the problems as one JSON object (see docs/CLI.md)")
 	return cmd
 }
 
-func (a *app) compileFailed(err error, check bool) error {
+func (a *app) compileFailed(err error, check, asJSON bool) error {
+	if asJSON {
+		if werr := writeJSON(a.stdout, compileJSON{Check: check, Prompts: []catalog.ManifestEntry{}, Problems: a.problems(err)}); werr != nil {
+			return werr
+		}
+		return silentFailure
+	}
 	var list diag.List
 	list.Add(err)
 	note := "nothing written; the previous output is unchanged"

@@ -37,10 +37,14 @@ var examples = map[string]string{
 	"tessera compile": `  # what CI runs: build every prompt, write nothing, list every problem
   tessera compile --root examples --check
 
+  # the same as one JSON object: each prompt's path, hash and bytes, or the problems
+  tessera compile --root examples --check --json
+
   # write the prompts and manifest.json
   tessera compile --root examples --out /tmp/prompts`,
 	"tessera replay": `  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --log /tmp/assemblies.jsonl --correlation-id run-1
   tessera replay --root examples --log /tmp/assemblies.jsonl --id run-1
+  tessera replay --root examples --log /tmp/assemblies.jsonl --id run-1 --json
 
   # every logged assembly of one exact prompt (its sha256, as assemble | sha256sum prints it)
   tessera replay --root examples --log /tmp/assemblies.jsonl --hash e859b9ca235c5c5157d39ad983a82495697dc71b4ad35c1c83daaf603cc33266`,
@@ -69,10 +73,13 @@ var examples = map[string]string{
   echo "{file: 'a.go', line: 3, severity: 'nit', comment: 'x',}" | tessera parse --schema examples/typed/replies/comment.schema.json --tolerant`,
 	"tessera tokens": `  tessera tokens --model gpt-4o examples/seed/prompts/shared/review_rules.txt
   tessera tokens --model claude-sonnet-4-6 examples/canonical/v2-example.yaml
-  git show HEAD:README.md | tessera tokens -`,
+  git show HEAD:README.md | tessera tokens -
+  tessera tokens --model gpt-4o --json examples/seed/prompts/shared/review_rules.txt`,
 	"tessera redact": `  tessera redact --report examples/agent/output.txt
+  tessera redact --json examples/redaction/incident.txt
   kubectl logs deploy/api | tessera redact --secrets-only`,
-	"tessera version": `  tessera version`,
+	"tessera version": `  tessera version
+  tessera --version`,
 	"tessera agent": `  tessera agent plan --goal "Add type hints" --workspace examples/agent/workspace
   tessera agent check plan examples/agent/replies/plan.txt`,
 	"tessera agent plan": `  tessera agent plan --goal "Add type hints to slugkit and check them with mypy" --workspace examples/agent/workspace

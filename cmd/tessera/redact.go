@@ -12,7 +12,7 @@ import (
 
 // redactCmd is "tessera redact [FILE|-]".
 func (a *app) redactCmd() *cobra.Command {
-	var report, secretsOnly bool
+	var report, secretsOnly, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "redact [FILE|-]",
 		Short: "Print a file or standard input with secrets and personal data redacted",
@@ -25,7 +25,9 @@ current directory) the patterns are those of tessera.yaml's "redaction"
 key; elsewhere, the built-in ones. With --secrets-only, credentials are
 redacted and personal data (e-mail addresses, phone numbers, IBANs, social
 security numbers) is kept. With --report, a count per label goes to
-standard error, then the total. docs/REDACTION.md lists the patterns.`,
+standard error, then the total; with --json, the text and the report go
+to standard output as one JSON object instead. docs/REDACTION.md lists
+the patterns.`,
 		Annotations: map[string]string{"exit1": "the file cannot be read or the output written (redacting\n     something is not an error: that is exit 0)"},
 		Args:        cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -58,6 +60,9 @@ standard error, then the total. docs/REDACTION.md lists the patterns.`,
 				redact = r.RedactSecrets
 			}
 			out, counts := redact(string(data))
+			if asJSON {
+				return writeJSON(a.stdout, newRedactJSON(out, counts))
+			}
 			if _, err := io.WriteString(a.stdout, out); err != nil {
 				return failure{fmt.Errorf("cannot write standard output: %w: check the file or pipe it goes to", err)}
 			}
@@ -68,6 +73,7 @@ standard error, then the total. docs/REDACTION.md lists the patterns.`,
 		},
 	}
 	cmd.Flags().BoolVar(&report, "report", false, "print a count per label, and the total, to standard error")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the redacted text and the report (a count per label, and the total) as one JSON object on standard output (see docs/CLI.md)")
 	cmd.Flags().BoolVar(&secretsOnly, "secrets-only", false, "redact credentials only; keep e-mail addresses, phone numbers and other personal data")
 	return cmd
 }

@@ -13,6 +13,7 @@ import (
 
 func (a *app) replayCmd() *cobra.Command {
 	var logFile, id, hash string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "replay (--id CORRELATION_ID | --hash PROMPT_HASH)",
 		Short: "Re-assemble a logged prompt and verify its hash",
@@ -51,13 +52,28 @@ replay, even when every record it replays matches, and is named.`,
 			// Each verdict is printed as it is made: the records are read
 			// one at a time, and a replay of many large ones holds one.
 			ok := true
+			var records []replayRecord // with --json
 			rep, err := a.engine.ReplayEach(ctx, c, l, audit.Query{ID: id, Hash: hash}, func(v audit.Verdict) error {
 				ok = ok && v.OK()
-				a.printVerdict(v, lp)
+				if asJSON {
+					records = append(records, a.replayRecord(v))
+				} else {
+					a.printVerdict(v, lp)
+				}
 				return nil
 			})
 			if err != nil {
 				return failure{err}
+			}
+			if asJSON {
+				out := replayOutput(rep, lp, records, ok)
+				if err := writeJSON(a.stdout, out); err != nil {
+					return err
+				}
+				if !out.OK {
+					return silentFailure
+				}
+				return nil
 			}
 			for i, b := range rep.BadLines {
 				if i == 5 {
@@ -83,6 +99,7 @@ replay, even when every record it replays matches, and is named.`,
 	cmd.Flags().StringVar(&logFile, "log", "", "the JSON Lines audit log (default: tessera.yaml's log)")
 	cmd.Flags().StringVar(&id, "id", "", "correlation id of the record(s) to replay")
 	cmd.Flags().StringVar(&hash, "hash", "", "prompt hash (assembled_prompt_hash) of the record(s) to replay")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print every record's verdict, the log's unreadable lines and its chain as one JSON object (see docs/CLI.md)")
 	return cmd
 }
 

@@ -172,20 +172,28 @@ func findRoot() (string, error) {
 // joined to the root in use, and the files named on the command line
 // (keep) are left as given.
 func (a *app) fail(err error, keep ...string) error {
+	list := a.diags(err, keep...)
+	lines := make([]string, len(list))
+	for i, e := range list {
+		lines[i] = missingPath(err, e.Error())
+	}
+	return failure{errors.New(strings.Join(lines, "\n"))}
+}
+
+// diags lists err's problems with their paths as fail shows them.
+func (a *app) diags(err error, keep ...string) diag.List {
 	var list diag.List
 	list.Add(err)
 	dir := a.dir
-	lines := make([]string, len(list))
 	for i, e := range list {
 		if dir != "" && dir != "." {
-			e = e.MapPaths(func(p string) string {
+			list[i] = e.MapPaths(func(p string) string {
 				if filepath.IsAbs(p) || slices.Contains(keep, p) {
 					return p
 				}
 				return filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(p)))
 			})
 		}
-		lines[i] = missingPath(err, e.Error())
 	}
-	return failure{errors.New(strings.Join(lines, "\n"))}
+	return list
 }

@@ -116,3 +116,15 @@ func missingPath(err error, msg string) string {
 	}
 	return strings.Replace(msg, pe.Error(), fmt.Sprintf("cannot read %s: no such file or directory: check the path", pe.Path), 1)
 }
+
+// shortFlags rewrites a usage error of assemble's agent preset for
+// "tessera agent ROLE", whose flags drop the --agent- prefix; a usage
+// error that named assemble's help names the agent command's.
+func shortFlags(err error, path string) error {
+	short := errors.New(strings.ReplaceAll(err.Error(), "--agent-", "--"))
+	var h usageHint
+	if errors.As(err, &h) {
+		return usageHint{short, path}
+	}
+	return short
+}

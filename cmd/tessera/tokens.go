@@ -13,8 +13,8 @@ import (
 
 func (a *app) tokensCmd() *cobra.Command {
 	var (
-		model string
-		raw   bool
+		model       string
+		raw, asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "tokens [FILE|-]",
@@ -61,11 +61,15 @@ as it is, with a warning on standard error.`,
 			if !c.Exact() {
 				kind = "estimate"
 			}
+			if asJSON {
+				return writeJSON(a.stdout, tokensJSON{Input: name, Tokens: c.Count(text), Counter: c.Name(), Exact: c.Exact()})
+			}
 			fmt.Fprintf(a.stdout, "%d tokens (%s, %s)\n", c.Count(text), c.Name(), kind)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&model, "model", "gpt-4o", "model whose tokenizer to count with (or an encoding such as cl100k_base)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the count as one JSON object: input, tokens, counter and exact (see docs/CLI.md)")
 	cmd.Flags().BoolVar(&raw, "raw", false, "count the bytes as they are, without dropping a byte-order mark or normalising line ends")
 	return cmd
 }
