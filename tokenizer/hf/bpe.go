@@ -15,7 +15,7 @@ type mergeState struct {
 	prev []int32
 	heap []uint64
 	syms []int32
-	buf  []byte
+	out  []int32
 }
 
 // scanLimit is the length up to which a piece is merged by scanning.
@@ -34,23 +34,51 @@ func (tk *Tokenizer) merge(st *mergeState, dst []int32) []int32 {
 	return tk.mergeHeap(st, dst)
 }
 
-// mergeScan merges in place by repeated scans.
+// mergeScan merges a short piece: the rank of each adjacent pair is
+// looked up once, and after a merge only the two pairs it changed.
 func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
-	for len(syms) > 1 {
-		best, at := uint64(1<<63), -1
-		var id int32
-		for i := 0; i+1 < len(syms); i++ {
-			if v, ok := tk.merges[pairKey(syms[i], syms[i+1])]; ok && v>>32 < best {
-				best, at, id = v>>32, i, int32(uint32(v))
+	var ranks [scanLimit]uint64 // rank<<32 | merged id, or noMerge
+	const noMerge = ^uint64(0)
+	n := len(syms)
+	for i := 0; i+1 < n; i++ {
+		if v, ok := tk.merges[pairKey(syms[i], syms[i+1])]; ok {
+			ranks[i] = v
+		} else {
+			ranks[i] = noMerge
+		}
+	}
+	for n > 1 {
+		at, best := -1, noMerge
+		for i := 0; i+1 < n; i++ {
+			if ranks[i] < best {
+				at, best = i, ranks[i]
 			}
 		}
 		if at < 0 {
 			break
 		}
-		syms[at] = id
-		syms = append(syms[:at+1], syms[at+2:]...)
+		syms[at] = int32(uint32(best))
+		copy(syms[at+1:n-1], syms[at+2:n])
+		if at+2 < n-1 {
+			copy(ranks[at+1:n-2], ranks[at+2:n-1])
+		}
+		n--
+		if at+1 < n {
+			if v, ok := tk.merges[pairKey(syms[at], syms[at+1])]; ok {
+				ranks[at] = v
+			} else {
+				ranks[at] = noMerge
+			}
+		}
+		if at > 0 {
+			if v, ok := tk.merges[pairKey(syms[at-1], syms[at])]; ok {
+				ranks[at-1] = v
+			} else {
+				ranks[at-1] = noMerge
+			}
+		}
 	}
-	return append(dst, syms...)
+	return append(dst, syms[:n]...)
 }
 
 // mergeHeap merges with a linked list and a heap of candidate pairs,

@@ -8,14 +8,14 @@ import (
 
 // Character classes the pre-tokenizer patterns test, one bit each.
 const (
-	cL    = 1 << iota // \p{L}
-	cN                // \p{N}
-	cWS               // \s: the Unicode White_Space property
-	cP                // \p{P}
-	cSym              // \p{S}
-	cM                // \p{M}
-	cNL               // \r or \n
-	cCJK              // [一-龥぀-ゟ゠-ヿ], DeepSeek V3's second split
+	cL   = 1 << iota // \p{L}
+	cN               // \p{N}
+	cWS              // \s: the Unicode White_Space property
+	cP               // \p{P}
+	cSym             // \p{S}
+	cM               // \p{M}
+	cNL              // \r or \n
+	cCJK             // [一-龥぀-ゟ゠-ヿ], DeepSeek V3's second split
 )
 
 // tableLimit is how far the class table reaches; characters above it

@@ -211,7 +211,7 @@ func build(f *rawFile) (*Tokenizer, error) {
 			return nil, errUnsupported("model."+k, fmt.Sprintf("%q", s), `null or ""`)
 		}
 	}
-	tk := &Tokenizer{unk: -1, classes: table()}
+	tk := &Tokenizer{unk: -1, classes: table(), cache: newWordCache()}
 	tk.ignoreMerges = getBool(model, "ignore_merges")
 	tk.byteFallback = getBool(model, "byte_fallback")
 	tk.fuseUnk = getBool(model, "fuse_unk")
@@ -315,6 +315,20 @@ func build(f *rawFile) (*Tokenizer, error) {
 			}
 		}
 		tk.spaceRepl = "▁"
+		tk.spaceRune = '▁'
+		tk.spaceJoins, tk.newlineJoins = map[rune]bool{}, map[rune]bool{}
+		for s := range f.vocab {
+			prev := rune(-1)
+			for _, r := range s {
+				if r == tk.spaceRune && prev >= 0 && prev != tk.spaceRune {
+					tk.spaceJoins[prev] = true
+				}
+				if prev == '\n' && r != '\n' {
+					tk.newlineJoins[r] = true
+				}
+				prev = r
+			}
+		}
 	}
 	if u, ok := getString(model, "unk_token"); ok {
 		if id, ok := f.vocab[u]; ok {

@@ -45,6 +45,11 @@ type Tokenizer struct {
 	eosToken     string
 
 	classes []uint8 // the character class table the patterns use
+	cache   *wordCache
+
+	spaceRune    rune          // the space mark as a rune
+	spaceJoins   map[rune]bool // characters some token holds right before the space mark
+	newlineJoins map[rune]bool // characters some token holds right after a newline
 
 	pool sync.Pool
 }
@@ -291,11 +296,52 @@ func splitString(s, lit, behavior string, emit func(string)) {
 	}
 }
 
-// model runs BPE on one pre-tokenized piece.
+// model runs BPE on one pre-tokenized piece. A SentencePiece-style
+// piece (often a whole text, since those models do not pre-tokenize) is
+// first cut where no token of the vocabulary spans the cut (see
+// spaceJoins), which gives the same merges and keeps each part short.
 func (tk *Tokenizer) model(st *mergeState, piece string, emit func([]int32)) {
+	if tk.byteLevel || tk.spaceRepl == "" {
+		tk.modelPiece(st, piece, emit)
+		return
+	}
+	start, prev := 0, rune(-1)
+	for i, r := range piece {
+		if i > start && tk.cutBefore(prev, r, piece[i:]) {
+			tk.modelPiece(st, piece[start:i], emit)
+			start = i
+		}
+		prev = r
+	}
+	tk.modelPiece(st, piece[start:], emit)
+}
+
+// cutBefore reports whether no token spans the point between prev and
+// rest, which starts with r: before a space mark that follows another
+// character, or after a newline that another character follows, unless
+// a token holds that pair.
+func (tk *Tokenizer) cutBefore(prev, r rune, rest string) bool {
+	if prev == '\n' && r != '\n' {
+		return !tk.newlineJoins[r]
+	}
+	return r == tk.spaceRune && prev != tk.spaceRune && !tk.spaceJoins[prev]
+}
+
+// modelPiece runs BPE on one piece, through the word cache.
+func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)) {
+	small := len(piece) <= cacheMaxPiece
+	if small {
+		if ids, ok := tk.cache.get(piece); ok {
+			emit(ids)
+			return
+		}
+	}
 	if tk.ignoreMerges {
 		if id, ok := tk.ids[piece]; ok {
 			st.syms = append(st.syms[:0], id)
+			if small {
+				tk.cache.put(piece, st.syms)
+			}
 			emit(st.syms)
 			return
 		}
@@ -327,9 +373,13 @@ func (tk *Tokenizer) model(st *mergeState, piece string, emit func([]int32)) {
 		}
 	}
 	st.syms = syms
-	out := tk.merge(st, st.syms[len(st.syms):len(st.syms)])
+	out := tk.merge(st, st.out[:0])
 	if tk.unk >= 0 && tk.fuseUnk {
 		out = fuse(out, tk.unk)
+	}
+	st.out = out
+	if small {
+		tk.cache.put(piece, out)
 	}
 	emit(out)
 }

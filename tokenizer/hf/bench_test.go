@@ -1,0 +1,73 @@
+package hf
+
+import (
+	"strings"
+	"testing"
+)
+
+// BenchmarkLoad parses each reference tokenizer.json from memory (the
+// file already read and decompressed). Target: under 300 ms for the
+// 262,144-entry Gemma 3 vocabulary (with its 514,906 merges).
+func BenchmarkLoad(b *testing.B) {
+	for _, m := range refModels {
+		data := readGz(b, m+".tokenizer.json.gz")
+		b.Run(m, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Parse(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCountCorpus counts the whole 2 MB reference corpus with each
+// model. bench/peers/hftok/reference.cjs times the JavaScript reference
+// on the same texts (testdata/reference.json). Target: at least as fast
+// per byte as o200k_base on the same texts (BenchmarkCountCorpusO200k in
+// package tokenizer's terms: see docs/TOKENIZERS.md).
+func BenchmarkCountCorpus(b *testing.B) {
+	texts := corpus(b)
+	size := 0
+	for _, c := range texts {
+		size += len(c.Text)
+	}
+	for _, m := range refModels {
+		tk := testTokenizer(b, m)
+		b.Run(m, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, c := range texts {
+					tk.Count(c.Text)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCountKind counts the per-script texts of package tokenizer's
+// BenchmarkCountKind (tokenizer/testdata/kinds) with each model, to set
+// against o200k_base's figures per byte.
+func BenchmarkCountKind(b *testing.B) {
+	var kinds []corpusText
+	for _, c := range corpus(b) {
+		if strings.HasPrefix(c.Name, "kinds/") {
+			kinds = append(kinds, c)
+		}
+	}
+	for _, m := range refModels {
+		tk := testTokenizer(b, m)
+		for _, k := range kinds {
+			b.Run(m+"/"+strings.TrimSuffix(strings.TrimPrefix(k.Name, "kinds/"), ".txt"), func(b *testing.B) {
+				b.SetBytes(int64(len(k.Text)))
+				b.ReportAllocs()
+				for b.Loop() {
+					tk.Count(k.Text)
+				}
+			})
+		}
+	}
+}

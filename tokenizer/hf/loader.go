@@ -1,0 +1,148 @@
+package hf
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// Loader loads tokenizer files and keeps each one, once parsed, by the
+// SHA-256 of its contents, so that a file named twice (or under two
+// names) is read once. It is the only state the package keeps: the
+// caller makes a Loader and owns it. A Loader is safe for concurrent
+// use; the zero value is ready to use.
+type Loader struct {
+	mu     sync.Mutex
+	bySum  map[[sha256.Size]byte]*Tokenizer
+	byName map[string]*Tokenizer
+}
+
+// Load reads a tokenizer file: a GGUF model file (by its magic number)
+// or a Hugging Face tokenizer.json. For a tokenizer.json, a
+// tokenizer_config.json in the same directory, if there is one, gives the
+// chat template and the BOS and EOS tokens.
+func (l *Loader) Load(path string) (*Tokenizer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer file: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	l.mu.Lock()
+	tk := l.bySum[sum]
+	l.mu.Unlock()
+	if tk != nil {
+		return tk, nil
+	}
+	if bytes.HasPrefix(data, []byte(ggufMagic)) {
+		tk, err = ReadGGUF(bytes.NewReader(data))
+	} else {
+		tk, err = Parse(data)
+		if err == nil {
+			err = tk.readConfig(filepath.Join(filepath.Dir(path), "tokenizer_config.json"))
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	tk.sum = sum
+	tk.name = "hf:" + hex.EncodeToString(sum[:8]) + "/" + tk.family
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.bySum == nil {
+		l.bySum = map[[sha256.Size]byte]*Tokenizer{}
+		l.byName = map[string]*Tokenizer{}
+	}
+	if old := l.bySum[sum]; old != nil {
+		return old, nil
+	}
+	l.bySum[sum] = tk
+	l.byName[tk.name] = tk
+	return tk, nil
+}
+
+// Named returns a tokenizer this Loader has loaded, by its Name.
+func (l *Loader) Named(name string) (*Tokenizer, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	tk, ok := l.byName[name]
+	return tk, ok
+}
+
+// readConfig reads the chat template and the BOS and EOS tokens from a
+// tokenizer_config.json, if the file exists.
+func (tk *Tokenizer) readConfig(path string) error {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return tk.SetConfig(data)
+}
+
+// SetConfig reads a tokenizer_config.json: its chat_template (a string,
+// or the entry named "default" of a list) and its bos_token and
+// eos_token (strings, or objects with a content).
+func (tk *Tokenizer) SetConfig(data []byte) error {
+	var cfg struct {
+		ChatTemplate json.RawMessage `json:"chat_template"`
+		BOS          json.RawMessage `json:"bos_token"`
+		EOS          json.RawMessage `json:"eos_token"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return fmt.Errorf("tokenizer_config.json: %w", err)
+	}
+	if len(cfg.ChatTemplate) > 0 {
+		var s string
+		if json.Unmarshal(cfg.ChatTemplate, &s) == nil {
+			tk.chatTemplate = s
+		} else {
+			var list []struct{ Name, Template string }
+			if err := json.Unmarshal(cfg.ChatTemplate, &list); err != nil {
+				return fmt.Errorf("tokenizer_config.json: chat_template: neither a string nor a list of {name, template}")
+			}
+			for _, t := range list {
+				if t.Name == "default" {
+					tk.chatTemplate = t.Template
+				}
+			}
+		}
+	}
+	tk.bosToken = tokenText(cfg.BOS)
+	tk.eosToken = tokenText(cfg.EOS)
+	return nil
+}
+
+func tokenText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var o struct{ Content string }
+	if json.Unmarshal(raw, &o) == nil {
+		return o.Content
+	}
+	return ""
+}
+
+// FamilyOf returns the family part of a counter name made by a
+// Tokenizer ("hf:0123456789abcdef/llama3" gives "llama3"), and whether
+// the name is one.
+func FamilyOf(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, "hf:")
+	if !ok {
+		return "", false
+	}
+	_, fam, ok := strings.Cut(rest, "/")
+	return fam, ok
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package hf
+
+const raceEnabled = true
