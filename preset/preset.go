@@ -253,6 +253,11 @@ func (r *Registry) Register(p Preset) error {
 		}
 		if in.Selects {
 			sel++
+			for _, q := range r.presets {
+				if slices.ContainsFunc(q.Inputs(), func(o Input) bool { return o.Selects && o.Name == in.Name }) {
+					return fmt.Errorf("preset %s: input --%s already selects preset %s: give %s a selecting input of its own", name, in.Name, q.Name(), name)
+				}
+			}
 		}
 	}
 	if sel == 0 {
