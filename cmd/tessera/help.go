@@ -78,6 +78,12 @@ var examples = map[string]string{
 	"tessera redact": `  tessera redact --report examples/agent/output.txt
   tessera redact --json examples/redaction/incident.txt
   kubectl logs deploy/api | tessera redact --secrets-only`,
+	"tessera completion": `  # bash: complete subcommands, flags, and the catalog's workflows and nodes
+  source <(tessera completion bash)
+
+  # the scripts for zsh and fish (see above for where they go)
+  tessera completion zsh
+  tessera completion fish`,
 	"tessera version": `  tessera version
   tessera --version`,
 	"tessera agent": `  tessera agent plan --goal "Add type hints" --workspace examples/agent/workspace
