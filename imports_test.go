@@ -53,7 +53,19 @@ func TestArchitectureImports(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("%s: the import graph is not the code's; run go test . -run TestArchitectureImports -update and review the change. The code's:\n%s", archDocPath, graph)
+	haveLines, wantLines := strings.Split(have, "\n"), strings.Split(graph, "\n")
+	var diff []string
+	for _, l := range haveLines {
+		if !slices.Contains(wantLines, l) {
+			diff = append(diff, "- "+l)
+		}
+	}
+	for _, l := range wantLines {
+		if !slices.Contains(haveLines, l) {
+			diff = append(diff, "+ "+l)
+		}
+	}
+	t.Errorf("%s: the import graph is not the code's; run go test . -run TestArchitectureImports -update and review the change:\n%s", archDocPath, strings.Join(diff, "\n"))
 }
 
 // importGraph returns, as a Markdown table, each package under root with

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/prompt"
 )
@@ -124,8 +123,6 @@ type Result struct {
 	Redactions guard.Counts
 	// Retention is what the retention limits dropped from the transcript.
 	Retention Retention
-	// Budget is the budget report, once Fit has fitted the prompt.
-	Budget *budget.Report
 }
 
 // Assemble redacts spec (Config.Redactor), lays it out as sections
