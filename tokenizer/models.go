@@ -97,7 +97,10 @@ var families = []family{
 // OpenAI models (gpt-5, gpt-4.1, gpt-4o and the o-series use o200k_base;
 // gpt-4 and gpt-3.5 use cl100k_base), a calibrated estimate for Anthropic
 // (claude-*; a higher one from Claude 4.7, whose tokenizer makes more
-// tokens) and Gemini (gemini-*, gemma-*) models. An encoding name
+// tokens) and Gemini (gemini-*, gemma-*) models. Any other model (Llama,
+// Qwen, Mistral, DeepSeek...) counts exactly only with its own tokenizer
+// file (package tokenizer/hf), which the engine looks up in tessera.yaml's
+// tokenizers: or takes from --tokenizer. An encoding name
 // ("o200k_base", "cl100k_base") is accepted as a model. A provider prefix
 // such as "openai/" is ignored, and a version or date may follow the
 // family name ("gpt-4o-2024-08-06", "gpt-5.1", "o3-mini"). An OpenAI
@@ -130,7 +133,7 @@ func ForModel(model string) (Counter, error) {
 		}
 		return EncodingNamed(f.counter)
 	}
-	return nil, fmt.Errorf("unknown model %q: use an OpenAI, Anthropic or Gemini model name (gpt-4o, gpt-5, o3, gpt-4, claude-sonnet-4-6, gemini-2.5-pro) or an encoding (%s, %s)", model, O200kBaseName, Cl100kBaseName)
+	return nil, fmt.Errorf("unknown model %q: use an OpenAI, Anthropic or Gemini model name (gpt-4o, gpt-5, o3, gpt-4, claude-sonnet-4-6, gemini-2.5-pro) or an encoding (%s, %s); to count any other model exactly, give its tokenizer file (--tokenizer FILE, or the model under tokenizers: in tessera.yaml)", model, O200kBaseName, Cl100kBaseName)
 }
 
 // Truncate cuts text at a token boundary of the base encoding so that
@@ -150,6 +153,8 @@ func (e *Estimate) Truncate(text string, max int) (string, int) {
 // CounterNamed returns the counter whose Name is name: an encoding
 // ("o200k_base", "cl100k_base") or a built-in estimate
 // ("estimate/anthropic", "estimate/anthropic-4.7", "estimate/gemini").
+// Counters read from tokenizer files ("hf:...") are
+// found through the configuration that names the file (see engine).
 // Replay uses it to count with the counter a record names.
 func CounterNamed(name string) (Counter, error) {
 	switch name {
@@ -205,4 +210,22 @@ func MessageOverhead(messages int) int {
 		return 0
 	}
 	return 4*messages + 3
+}
+
+// Framer is implemented by counters that know the chat framing of their
+// model's template: the tokens a request adds around the text of its
+// messages.
+type Framer interface {
+	// MessageOverhead returns the tokens the chat template adds for the
+	// given number of messages, the reply's opening included.
+	MessageOverhead(messages int) int
+}
+
+// OverheadFor returns c's own message overhead if it is a Framer, else
+// MessageOverhead's.
+func OverheadFor(c Counter, messages int) int {
+	if f, ok := c.(Framer); ok {
+		return f.MessageOverhead(messages)
+	}
+	return MessageOverhead(messages)
 }
