@@ -194,7 +194,7 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 			}
 			return failure{ferr}
 		case engine.IsUsage(err):
-			return err
+			return usageHint{err, cmd.CommandPath()}
 		}
 		if h := workflowHint(ctx, c, args["workflow"], args["node"]); h != "" {
 			return failure{fmt.Errorf("%v\n%s", a.fail(err, files...), h)}

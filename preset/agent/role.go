@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tessera-dev/tessera/internal/suggest"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -50,7 +51,15 @@ func ParseRole(s string) (Role, error) {
 			return r, nil
 		}
 	}
-	return "", fmt.Errorf("%q is not a role: use planner, executor, replanner, extractor or verifier", s)
+	hint := ""
+	names := verbs()
+	for _, r := range Roles() {
+		names = append(names, string(r))
+	}
+	if h := suggest.Nearest(s, names); h != "" {
+		hint = fmt.Sprintf("did you mean %s? ", h)
+	}
+	return "", fmt.Errorf("%q is not a role: %suse planner, executor, replanner, extractor or verifier", s, hint)
 }
 
 // The template keys, in the order their sections are written.

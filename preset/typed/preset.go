@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/include"
 	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/internal/suggest"
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/prompt"
 )
@@ -97,7 +98,15 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 	case args.Has(InputFixture):
 		f := t.fixture(args[InputFixture])
 		if f == nil {
-			return nil, &preset.InputError{Input: InputFixture, Err: fmt.Errorf("%q: template %s/%s has no such fixture; its fixtures are %s", args[InputFixture], t.NS, t.Key, t.fixtureNames())}
+			hint := ""
+			names := make([]string, len(t.Fixtures))
+			for i, f := range t.Fixtures {
+				names[i] = f.Name
+			}
+			if h := suggest.Nearest(args[InputFixture], names); h != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", h)
+			}
+			return nil, &preset.InputError{Input: InputFixture, Err: fmt.Errorf("%q: template %s/%s has no such fixture; its fixtures are %s%s", args[InputFixture], t.NS, t.Key, t.fixtureNames(), hint)}
 		}
 		if vals, err = t.valuesOf(t.path, f.Params); err != nil {
 			return nil, err
