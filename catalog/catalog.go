@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tessera-dev/tessera/tokenizer/hf"
 	"io"
 	"io/fs"
 	"os"
@@ -27,6 +28,10 @@ type Catalog struct {
 	dir    string   // the root's path; empty for OpenFS
 	closer io.Closer
 	cfg    Config
+
+	// tokenizers holds the tokenizer files of the tokenizers: key, each
+	// loaded once.
+	tokenizers hf.Loader
 
 	mu        sync.RWMutex
 	files     map[string]*fileEntry

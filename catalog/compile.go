@@ -61,11 +61,11 @@ func (c *Catalog) ConfiguredBudget(messages int) (tokenizer.Counter, budget.Budg
 	if bc == nil {
 		return nil, budget.Budget{}, nil
 	}
-	counter, err := tokenizer.ForModel(bc.Model)
+	counter, err := c.CounterFor(bc.Model)
 	if err != nil {
 		return nil, budget.Budget{}, diag.ErrorfAt(ConfigFile, bc.Line, bc.Col, "budget.model: %v", err)
 	}
-	return counter, budget.Budget{Context: bc.Context, Reserve: bc.Reserve, Overhead: tokenizer.MessageOverhead(messages)}, nil
+	return counter, budget.Budget{Context: bc.Context, Reserve: bc.Reserve, Overhead: tokenizer.OverheadFor(counter, messages)}, nil
 }
 
 // CheckOutDir refuses output directories whose replacement would lose

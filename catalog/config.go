@@ -71,6 +71,9 @@ type Config struct {
 	// absent, and the built-in table (provider.BuiltinModels) applies.
 	// See ModelsConfig.
 	Models *provider.ModelTable
+	// Tokenizers (key "tokenizers") maps models to their tokenizer
+	// files, which count them exactly. See TokenizerConfig.
+	Tokenizers []TokenizerConfig
 
 	// lines and cols hold the line and column of each key, for
 	// diagnostics.
@@ -202,6 +205,7 @@ var configSchema = yamldoc.NewSchema[configDoc](yamldoc.Options{
 		"redaction":      yamldoc.Want("a mapping with defaults, patterns and allow"),
 		"limits":         yamldoc.Want("a mapping with max_file_bytes and max_output_bytes"),
 		"models":         yamldoc.Want("a mapping of model names to what they accept"),
+		"tokenizers":     yamldoc.Want("a mapping of model names to tokenizer files"),
 	},
 	UnknownKey: func(at, key, _ string, keys []string) string {
 		msg := fmt.Sprintf("unknown key %q: the keys are %s", key, strings.Join(keys, ", "))
@@ -235,6 +239,7 @@ type configDoc struct {
 	Redaction          *redactionDoc `yaml:"redaction"`
 	Limits             *limitsDoc    `yaml:"limits"`
 	Models             modelsDoc     `yaml:"models"`
+	Tokenizers         tokenizersDoc `yaml:"tokenizers"`
 }
 
 type budgetDoc struct {
@@ -289,6 +294,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		LogKeyEnv:          string(doc.LogKeyEnv),
 		Out:                string(doc.Out),
 		Limits:             DefaultLimits(),
+		Tokenizers:         doc.Tokenizers,
 		lines:              lines,
 		cols:               make(map[string]int, len(lines)),
 	}
@@ -310,10 +316,13 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		cfg.Out = DefaultOut
 	}
 	if b := doc.Budget; b != nil {
-		cfg.Budget = &BudgetConfig{Model: string(b.Model), Context: b.Context, Reserve: b.Reserve, Line: lines["budget"]}
+		cfg.Budget = &BudgetConfig{Model: b.Model.name, Context: b.Context, Reserve: b.Reserve, Line: lines["budget"]}
 		cfg.Budget.Col = cfg.Col("budget")
 		if cfg.Budget.Model == "" {
 			cfg.Budget.Model = "gpt-4o"
+		}
+		if _, err := tokenizer.ForModel(cfg.Budget.Model); err != nil && !cfg.hasTokenizer(cfg.Budget.Model) && b.Model.line > 0 {
+			errs = append(errs, diag.ErrorfAt(name, b.Model.line, b.Model.col, "budget.model: %v", err))
 		}
 		if b.Context == 0 && !d.Failed("budget") {
 			errs = append(errs, at("budget", "budget: missing key \"context\": give the model's context window in tokens"))
@@ -446,8 +455,13 @@ func (e *extensions) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at stri
 	*e = exts
 }
 
-// modelName is a model tokenizer.ForModel knows.
-type modelName string
+// modelName is a model tokenizer.ForModel knows, or one that tokenizers:
+// maps to a tokenizer file; ParseConfig checks which, at the value's
+// line and column.
+type modelName struct {
+	name      string
+	line, col int
+}
 
 // UnmarshalYAMLNode implements yamldoc.Unmarshaler.
 func (m *modelName) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
@@ -455,11 +469,9 @@ func (m *modelName) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at strin
 		d.Wrong(n, at, "a model name such as gpt-4o")
 		return
 	}
-	if _, err := tokenizer.ForModel(n.Value); err != nil {
-		d.Errorf(n, at, "%v", err)
-		return
-	}
-	*m = modelName(n.Value)
+	// A model tokenizer.ForModel does not know needs an entry under
+	// tokenizers:, which ParseConfig checks once it has read them.
+	*m = modelName{n.Value, n.Line, n.Column}
 }
 
 // patternList is redaction.patterns: each item a guard.Pattern that

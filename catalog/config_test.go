@@ -67,7 +67,7 @@ func TestParseConfigRedaction(t *testing.T) {
 
 func TestParseConfigErrors(t *testing.T) {
 	tests := []struct{ src, want string }{
-		{"tasks: t\nworkflows: w\nwokflows: x\n", `tessera.yaml:3:1: unknown key "wokflows": the keys are version, tasks, workflows, template_extensions, log, log_key_env, out, specs, typed, layered, budget, redaction, limits, models`},
+		{"tasks: t\nworkflows: w\nwokflows: x\n", `tessera.yaml:3:1: unknown key "wokflows": the keys are version, tasks, workflows, template_extensions, log, log_key_env, out, specs, typed, layered, budget, redaction, limits, models, tokenizers`},
 		{"workflows: w\n", `tessera.yaml: missing key "tasks": name the directory of task templates, relative to the catalog root`},
 		{"tasks: t\n", `tessera.yaml: missing key "workflows"`},
 		{"", "tessera.yaml: empty: name the task and workflow directories"},

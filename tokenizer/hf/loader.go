@@ -3,9 +3,9 @@ package hf
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,10 +28,16 @@ type Loader struct {
 // tokenizer_config.json in the same directory, if there is one, gives the
 // chat template and the BOS and EOS tokens.
 func (l *Loader) Load(path string) (*Tokenizer, error) {
-	data, err := os.ReadFile(path)
+	tk, err := l.LoadFS(os.DirFS(filepath.Dir(path)), filepath.Base(path))
 	if err != nil {
-		return nil, fmt.Errorf("tokenizer file: %w", err)
+		return nil, fmt.Errorf("tokenizer file %s: %w", filepath.Dir(path), err)
 	}
+	return tk, nil
+}
+
+// loadJSON parses a tokenizer.json (and its tokenizer_config.json, if
+// cfg is not empty) unless the Loader has one with the same bytes.
+func (l *Loader) loadJSON(name string, data, cfg []byte) (*Tokenizer, error) {
 	sum := sha256.Sum256(data)
 	l.mu.Lock()
 	tk := l.bySum[sum]
@@ -39,31 +45,41 @@ func (l *Loader) Load(path string) (*Tokenizer, error) {
 	if tk != nil {
 		return tk, nil
 	}
-	if bytes.HasPrefix(data, []byte(ggufMagic)) {
-		tk, err = ReadGGUF(bytes.NewReader(data))
-	} else {
-		tk, err = Parse(data)
-		if err == nil {
-			err = tk.readConfig(filepath.Join(filepath.Dir(path), "tokenizer_config.json"))
-		}
+	tk, err := Parse(data)
+	if err == nil && len(cfg) > 0 {
+		err = tk.SetConfig(cfg)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	tk.sum = sum
-	tk.name = "hf:" + hex.EncodeToString(sum[:8]) + "/" + tk.family
+	return l.keep(tk), nil
+}
+
+// keep stores tk by its hash, or returns the one already stored.
+func (l *Loader) keep(tk *Tokenizer) *Tokenizer {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.bySum == nil {
 		l.bySum = map[[sha256.Size]byte]*Tokenizer{}
 		l.byName = map[string]*Tokenizer{}
 	}
-	if old := l.bySum[sum]; old != nil {
-		return old, nil
+	if old := l.bySum[tk.sum]; old != nil {
+		return old
 	}
-	l.bySum[sum] = tk
+	l.bySum[tk.sum] = tk
 	l.byName[tk.name] = tk
-	return tk, nil
+	return tk
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// pathDir returns the directory part of a slash-separated path, with its
+// trailing slash, or "".
+func pathDir(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		return name[:i+1]
+	}
+	return ""
 }
 
 // Named returns a tokenizer this Loader has loaded, by its Name.
@@ -72,19 +88,6 @@ func (l *Loader) Named(name string) (*Tokenizer, bool) {
 	defer l.mu.Unlock()
 	tk, ok := l.byName[name]
 	return tk, ok
-}
-
-// readConfig reads the chat template and the BOS and EOS tokens from a
-// tokenizer_config.json, if the file exists.
-func (tk *Tokenizer) readConfig(path string) error {
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return tk.SetConfig(data)
 }
 
 // SetConfig reads a tokenizer_config.json: its chat_template (a string,
