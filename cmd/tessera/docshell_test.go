@@ -88,6 +88,48 @@ func TestDocShellBlocks(t *testing.T) {
 	}
 }
 
+// TestDocShellConventions checks the conventions TestDocShellBlocks
+// reads: skip marks, output blocks, transcripts and the ellipses of
+// shown output.
+func TestDocShellConventions(t *testing.T) {
+	doc := "<!-- doc-test: skip: needs network -->\n```sh\ncurl x\n```\n\n```bash\necho hi\n```\n\n```text\nhi\n```\n" +
+		"````console\n$ echo a \\\n  b\na b\n$ true\n````\n"
+	blocks, err := shellBlocks("d.md", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 3 || blocks[0].skip != "needs network" || blocks[1].output == nil || *blocks[1].output != "hi" || blocks[2].lang != "console" {
+		t.Fatalf("blocks: %+v", blocks)
+	}
+	cmds, wants := transcript(blocks[2].text)
+	if len(cmds) != 2 || cmds[0] != "echo a \\\n  b" || wants[0] != "a b\n" || wants[1] != "" {
+		t.Errorf("transcript: %q %q", cmds, wants)
+	}
+	for _, bad := range []string{"<!-- doc-test: skip: -->\n```sh\nx\n```\n", "<!-- doc-test: run -->\n```sh\nx\n```\n", "```\n$ tessera version\n```\n", "```sh\nx\n"} {
+		if _, err := shellBlocks("d.md", bad); err == nil {
+			t.Errorf("shellBlocks(%q): no error", bad)
+		}
+	}
+	for _, c := range []struct {
+		want, got string
+		ok        bool
+	}{
+		{"a\nb\n", "a\nb", true},
+		{"a  \n", "a\n\n", true},
+		{"head sha256:… (line 1)", "head sha256:5c1f (line 1)", true},
+		{"x…y…z", "xAyBz", true},
+		{"x…y", "xy!", false},
+		{"a\n...\nz", "a\nb\nc\nz", true},
+		{"a\n...", "a", true},
+		{"a\nb", "a\nc", false},
+		{"", "something", false},
+	} {
+		if got := outputMatches(c.want, c.got); got != c.ok {
+			t.Errorf("outputMatches(%q, %q) = %v, want %v", c.want, c.got, got, c.ok)
+		}
+	}
+}
+
 // A shellBlock is one fenced shell block of a doc.
 type shellBlock struct {
 	file, lang, text string
@@ -127,6 +169,13 @@ func shellBlocks(name, text string) ([]shellBlock, error) {
 		case "text":
 			if len(out) > 0 && out[len(out)-1].lang != "console" && out[len(out)-1].output == nil && blankBetween(lines, out[len(out)-1].end, start) {
 				out[len(out)-1].output = &body
+			}
+			continue
+		case "":
+			for _, l := range lines[start+1 : end] {
+				if strings.HasPrefix(l, "$ ") {
+					return nil, fmt.Errorf("%s:%d: a transcript in a block without a language: label it ```console, so it runs, or ```text", name, start+1)
+				}
 			}
 			continue
 		default:
