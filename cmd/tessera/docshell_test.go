@@ -150,8 +150,8 @@ func shellBlocks(name, text string) ([]shellBlock, error) {
 	var out []shellBlock
 	for i := 0; i < len(lines); i++ {
 		m := fenceRE.FindStringSubmatch(lines[i])
-		if m == nil {
-			continue
+		if m == nil || m[1][0] == '`' && strings.Contains(lines[i][len(m[1]):], "`") {
+			continue // not a fence: a backtick fence's info string has no backtick
 		}
 		start, lang := i, m[2]
 		end := closeFence(lines, i, m[1])
