@@ -121,6 +121,11 @@ type Budget struct {
 	Context int
 	// Reserve is kept for the reply; negative takes the catalog's.
 	Reserve int
+	// Tokenizer, when set, is the path of the model's tokenizer file (a
+	// Hugging Face tokenizer.json or a GGUF file) that counts, in place
+	// of the one tessera.yaml's tokenizers: names or the model's built-in
+	// counter.
+	Tokenizer string
 }
 
 // Delivery asks for a provider request body.
@@ -475,8 +480,9 @@ func ResolveBudget(c *catalog.Catalog, b *Budget, d *Delivery, messages int) (to
 		context int
 		reserve = -1
 	)
+	var file string
 	if b != nil {
-		model, context, reserve = b.Model, b.Context, b.Reserve
+		model, context, reserve, file = b.Model, b.Context, b.Reserve, b.Tokenizer
 	}
 	if model == "" && d != nil {
 		model = d.Model
@@ -507,11 +513,14 @@ func ResolveBudget(c *catalog.Catalog, b *Budget, d *Delivery, messages int) (to
 	if context < 0 || reserve >= context {
 		return nil, none, &BudgetError{Context: context, Reserve: reserve}
 	}
-	counter, err := tokenizer.ForModel(model)
+	counter, err := CounterFor(c, model, file)
 	if err != nil {
+		if file != "" {
+			return nil, none, err
+		}
 		return nil, none, &ModelError{Err: err}
 	}
-	return counter, budget.Budget{Context: context, Reserve: reserve, Overhead: tokenizer.MessageOverhead(messages)}, nil
+	return counter, budget.Budget{Context: context, Reserve: reserve, Overhead: tokenizer.OverheadFor(counter, messages)}, nil
 }
 
 // BudgetError is a budget whose reserve leaves nothing of its context.

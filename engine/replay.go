@@ -106,7 +106,7 @@ func (e *Engine) rebuilder(c *catalog.Catalog) (audit.RebuildFunc, error) {
 			fr      *framing
 		)
 		if rec.Budget != nil {
-			if counter, err = tokenizer.CounterNamed(rec.Budget.Counter); err != nil {
+			if counter, err = CounterNamed(c, rec.Budget.Counter); err != nil {
 				return nil, fmt.Errorf("record's budget: %w", err)
 			}
 			b = rec.Budget.Budget()

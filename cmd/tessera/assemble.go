@@ -21,6 +21,7 @@ type assembleOpts struct {
 	logFile, correlationID string
 	asJSON, allowEmpty     bool
 	model                  string
+	tokenizer              string
 	context, reserve       int
 	explain                bool
 	provider, systemRole   string
@@ -85,6 +86,7 @@ Each preset's inputs are the flags listed below.`,
 	f.StringVar(&o.logFile, "log", "", "append the audit record to this JSON Lines file (default: tessera.yaml's log, if any)")
 	f.StringVar(&o.correlationID, "correlation-id", "", "correlation id for the record (default: a new random UUID)")
 	f.StringVar(&o.model, "model", "", "model: whose tokenizer counts the budget, and the model of a --provider request (gpt-5, gpt-4o, o3, gpt-4, claude-*, gemini-*; default: the provider's, else tessera.yaml's budget model, else gpt-4o)")
+	f.StringVar(&o.tokenizer, "tokenizer", "", "count the budget with this tokenizer file: a Hugging Face tokenizer.json or a GGUF model file (default: the one tessera.yaml's tokenizers: maps the model to, else the model's built-in counter; see docs/TOKENIZERS.md)")
 	f.IntVar(&o.context, "budget", 0, "fit the prompt into this many tokens of context (0: no budget)")
 	f.IntVar(&o.reserve, "reserve", 0, "tokens of the budget kept for the reply")
 	f.BoolVar(&o.explain, "explain", false, "print a table of where the budget's tokens go to standard error")
@@ -177,7 +179,10 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 	if flags.Changed("model") && o.provider == "" && o.context == 0 && (c == nil || c.Config().Budget == nil) {
 		fmt.Fprintf(a.stderr, "warning: --model %s does nothing here: it names the model of a token budget or a request body; add --budget N or --provider NAME\n", o.model)
 	}
-	req.Budget = &engine.Budget{Model: o.model, Context: o.context, Reserve: -1}
+	if o.tokenizer != "" && o.context == 0 && (c == nil || c.Config().Budget == nil) {
+		fmt.Fprintf(a.stderr, "warning: --tokenizer %s does nothing here: it counts a token budget; add --budget N\n", o.tokenizer)
+	}
+	req.Budget = &engine.Budget{Model: o.model, Context: o.context, Reserve: -1, Tokenizer: o.tokenizer}
 	if flags.Changed("reserve") {
 		req.Budget.Reserve = o.reserve
 	}

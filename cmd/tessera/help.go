@@ -74,7 +74,8 @@ var examples = map[string]string{
 	"tessera tokens": `  tessera tokens --model gpt-4o examples/seed/prompts/shared/review_rules.txt
   tessera tokens --model claude-sonnet-4-6 examples/canonical/v2-example.yaml
   git show HEAD:README.md | tessera tokens -
-  tessera tokens --model gpt-4o --json examples/seed/prompts/shared/review_rules.txt`,
+  tessera tokens --model gpt-4o --json examples/seed/prompts/shared/review_rules.txt
+  tessera tokens --raw --tokenizer examples/tokenizers/tiny/tokenizer.json examples/seed/prompts/shared/review_rules.txt`,
 	"tessera redact": `  tessera redact --report examples/agent/output.txt
   tessera redact --json examples/redaction/incident.txt
   kubectl logs deploy/api | tessera redact --secrets-only`,

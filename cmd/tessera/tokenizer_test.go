@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gunzipTo writes the decompressed gzip file src to dst.
+func gunzipTo(t *testing.T, src, dst string) {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTokensTokenizerFile counts with a tokenizer file given by
+// --tokenizer, and by tessera.yaml's tokenizers: in a catalog, and
+// assembles a budget with it.
+func TestTokensTokenizerFile(t *testing.T) {
+	dir := t.TempDir()
+	tok := filepath.Join(dir, "tokenizer.json")
+	gunzipTo(t, filepath.Join("..", "..", "tokenizer", "hf", "testdata", "deepseek_v3.tokenizer.json.gz"), tok)
+	text := filepath.Join(dir, "hello.txt")
+	if err := os.WriteFile(text, []byte("Hello, world"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"tokens", "--raw", "--tokenizer", tok, text}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := stdout.String(); !strings.HasPrefix(got, "3 tokens (hf:") || !strings.HasSuffix(got, "/deepseek-v3, exact)\n") {
+		t.Errorf("stdout = %q", got)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), []string{"tokens", "--tokenizer", filepath.Join(dir, "missing.json"), text}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "missing.json") {
+		t.Errorf("a missing file: exit %d, %q", code, stderr.String())
+	}
+
+	// In a catalog: tokenizers: maps the model, for tokens and a budget.
+	cat := t.TempDir()
+	for name, body := range map[string]string{
+		"tessera.yaml":       "tasks: tasks\nworkflows: workflows\ntokenizers:\n  deepseek-*: tok/tokenizer.json\n",
+		"tasks/hello.txt":    "Hello, world\n",
+		"workflows/w.json":   `{"workflow_id": "w", "nodes": [{"node_id": "a", "task_ref": "hello"}]}`,
+		"tok/tokenizer.json": "",
+	} {
+		p := filepath.Join(cat, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gunzipTo(t, filepath.Join("..", "..", "tokenizer", "hf", "testdata", "deepseek_v3.tokenizer.json.gz"), filepath.Join(cat, "tok", "tokenizer.json"))
+	t.Chdir(cat)
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), []string{"tokens", "--model", "deepseek-v3", "tasks/hello.txt"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "/deepseek-v3, exact)") {
+		t.Errorf("stdout = %q", stdout.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), []string{"assemble", "--workflow", "w", "--node", "a", "--model", "deepseek-v3", "--budget", "100", "--explain"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("assemble exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "deepseek-v3") {
+		t.Errorf("--explain does not name the counter: %q", stderr.String())
+	}
+}
