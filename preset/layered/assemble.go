@@ -292,7 +292,19 @@ const (
 	conceptWeight   = 0.5
 	otherModeFactor = 0.8
 	relativeMin     = 0.6
+	coverMin        = 0.35
 )
+
+// uncovered returns the concepts not in covered.
+func uncovered(concepts []string, covered map[string]bool) []string {
+	var left []string
+	for _, x := range concepts {
+		if !covered[x] {
+			left = append(left, x)
+		}
+	}
+	return left
+}
 
 // pick merges the mode's base capabilities with the best of the rest:
 // each scored by its similarity to the task and the concepts they share,
@@ -354,28 +366,82 @@ func pick(caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []
 		return a.i - b.i
 	})
 	if len(cands) > 0 {
+		// The best score is the best of every capability, the mode's base
+		// ones too: a base tool the task plainly names sets the bar.
 		best := cands[0].s
+		for _, p := range out {
+			best = max2(best, p.Score)
+		}
 		floor := max2(min, relativeMin*best)
 		// Nothing reaches the threshold and the mode brings no base
 		// tool: the best is picked alone, so that a task the catalog's
 		// words barely cover is not left without a tool.
 		lone := never && best > 0 && best < floor && len(out) == 0
+		// Greedy cover: after the best, each candidate counts only the
+		// task's concepts that no capability picked so far shares, so a
+		// second tool is picked for what the first does not cover, not
+		// for the same words again.
+		covered := map[string]bool{}
+		for _, p := range out {
+			for i := range caps {
+				if caps[i].Name == p.Name {
+					for _, x := range caps[i].concepts {
+						covered[x] = true
+					}
+				}
+			}
+		}
+		marginal := func(c cand) float64 {
+			cp := &caps[c.i]
+			s := embed.Cosine(task, vecs[c.i]) + conceptWeight*overlapOf(uncovered(concepts, covered), concepts, cp.concepts, idf)
+			if !cp.inMode(mode) {
+				s *= otherModeFactor
+			}
+			return s
+		}
+		taken := make([]bool, len(cands))
 		for n, c := range cands {
+			if max >= 0 && len(out) >= max {
+				break
+			}
+			cp := &caps[c.i]
+			gain := n > 0 && cp.inMode(mode) && overlapOf(uncovered(concepts, covered), concepts, cp.concepts, idf) > 0
+			redundant := n > 0 && !gain && len(cp.concepts) > 0 && embed.Cosine(task, vecs[c.i]) < relativeMin*best
+			var why string
+			switch {
+			case n == 0 && lone:
+				why = c.why + "; under the threshold, but the best there is"
+			case c.s >= floor && c.s > 0 && !redundant:
+				why = c.why
+			case gain && marginal(c) >= max2(min, coverMin*best):
+				// A candidate of the task's mode that covers a concept the
+				// picks leave out is picked at coverMin of the best: "fix
+				// the failing tests" needs the tool that changes files as
+				// well as the one that runs tests, though its words name
+				// the tests.
+				why = c.why + "; for what the tools before it do not cover"
+			default:
+				continue
+			}
+			out = append(out, Pick{Name: cp.Name, Description: cp.Description, Score: round(c.s), Why: why})
+			taken[n] = true
+			for _, x := range cp.concepts {
+				covered[x] = true
+			}
+		}
+		for n, c := range cands {
+			if taken[n] {
+				continue
+			}
 			cp := &caps[c.i]
 			p := Pick{Name: cp.Name, Description: cp.Description, Score: round(c.s)}
 			switch {
 			case max >= 0 && len(out) >= max:
 				p.Why = c.why + "; over the limit"
-			case c.s >= floor && c.s > 0:
-				p.Why = c.why
-				out = append(out, p)
-				continue
-			case n == 0 && lone:
-				p.Why = c.why + "; under the threshold, but the best there is"
-				out = append(out, p)
-				continue
 			case c.s < min:
 				p.Why = c.why + fmt.Sprintf("; under scores.min %.2f", min)
+			case c.s >= floor:
+				p.Why = c.why + "; what it shares with the task is covered by the tools picked"
 			default:
 				p.Why = c.why + fmt.Sprintf("; under %.0f%% of the best", relativeMin*100)
 			}

@@ -150,7 +150,14 @@ func (c *Concepts) Of(text string) []string {
 // sharing "database" says more than sharing "edit". 0 when either set is
 // empty.
 func overlap(a, b []string, idf map[string]float64) float64 {
-	if len(a) == 0 || len(b) == 0 {
+	return overlapOf(a, a, b, idf)
+}
+
+// overlapOf is overlap(all, b) counting in its numerator only the
+// concepts of left (a part of all): the share of the task's concepts
+// that b covers among those left to cover.
+func overlapOf(left, all, b []string, idf map[string]float64) float64 {
+	if len(left) == 0 || len(all) == 0 || len(b) == 0 {
 		return 0
 	}
 	w := func(c string) float64 {
@@ -160,8 +167,10 @@ func overlap(a, b []string, idf map[string]float64) float64 {
 		return 1
 	}
 	var dot, na, nb float64
-	for _, x := range a {
+	for _, x := range all {
 		na += w(x) * w(x)
+	}
+	for _, x := range left {
 		if slices.Contains(b, x) {
 			dot += w(x) * w(x)
 		}
