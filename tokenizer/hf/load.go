@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // rawString reads a JSON string and returns its bytes: a slice of the
@@ -211,7 +212,7 @@ func build(f *rawFile) (*Tokenizer, error) {
 			return nil, errUnsupported("model."+k, fmt.Sprintf("%q", s), `null or ""`)
 		}
 	}
-	tk := &Tokenizer{unk: -1, classes: table(), cache: newWordCache()}
+	tk := &Tokenizer{unk: -1, classes: table(), cache: newWordCache(), pool: &sync.Pool{}}
 	tk.ignoreMerges = getBool(model, "ignore_merges")
 	tk.byteFallback = getBool(model, "byte_fallback")
 	tk.fuseUnk = getBool(model, "fuse_unk")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -112,7 +113,6 @@ func TestReferenceIDs(t *testing.T) {
 			skipHeavy(t, m)
 			t.Parallel()
 			tk := *testTokenizer(t, m)
-			tk.pool = sync.Pool{}
 			tk.classes = referenceTable()
 			var ref refIDs
 			if err := json.Unmarshal(readGz(t, m+".ids.json.gz"), &ref); err != nil {
@@ -169,4 +169,35 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestWhiteSpaceClass checks the one place where Tessera departs from
+// the JavaScript reference on purpose: the patterns' \s is Unicode's
+// White_Space, as in the Hugging Face tokenizers library (Rust) and
+// llama.cpp, not JavaScript's \s, which adds U+FEFF and leaves out
+// U+0085. Only texts holding one of those two characters may differ.
+func TestWhiteSpaceClass(t *testing.T) {
+	m := "llama3"
+	if lightRun() {
+		m = "deepseek_v3"
+	}
+	tk := testTokenizer(t, m)
+	var ref refIDs
+	if err := json.Unmarshal(readGz(t, m+".ids.json.gz"), &ref); err != nil {
+		t.Fatal(err)
+	}
+	differ := 0
+	for i, c := range corpus(t) {
+		if i%sampleEvery() != 0 && !strings.ContainsAny(c.Text, "\ufeff\u0085") {
+			continue
+		}
+		if equalInts(tk.Encode(c.Text), ref.IDs[i]) {
+			continue
+		}
+		if !strings.ContainsAny(c.Text, "\ufeff\u0085") {
+			t.Errorf("%s: differs from the reference without U+FEFF or U+0085", c.Name)
+		}
+		differ++
+	}
+	t.Logf("%s: %d texts differ from the JavaScript reference because of U+FEFF or U+0085", m, differ)
 }

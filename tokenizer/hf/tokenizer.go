@@ -51,7 +51,7 @@ type Tokenizer struct {
 	spaceJoins   map[rune]bool // characters some token holds right before the space mark
 	newlineJoins map[rune]bool // characters some token holds right after a newline
 
-	pool sync.Pool
+	pool *sync.Pool // scratch space of merges, shared by copies
 }
 
 // normStep is one normalizer.

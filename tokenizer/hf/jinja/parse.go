@@ -17,16 +17,16 @@ type (
 		expr node
 	}
 	ifNode struct {
-		pos        int
-		cond       node
+		pos         int
+		cond        node
 		body, else_ []node
 	}
 	forNode struct {
-		pos       int
-		vars      []string
-		iter      node
-		body      []node
-		elseBody  []node
+		pos      int
+		vars     []string
+		iter     node
+		body     []node
+		elseBody []node
 	}
 	setNode struct {
 		pos   int
@@ -58,8 +58,8 @@ type (
 		computed bool
 	}
 	sliceNode struct {
-		pos                int
-		obj                node
+		pos               int
+		obj               node
 		start, stop, step node
 	}
 	callNode struct {
@@ -96,7 +96,7 @@ type (
 		l, r node
 	}
 	ternary struct {
-		pos             int
+		pos           int
 		cond, yes, no node
 	}
 )
