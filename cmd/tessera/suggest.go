@@ -27,8 +27,8 @@ func (u usageHint) Unwrap() error { return u.err }
 
 // flagError is every command's flag error function. An unknown flag gets
 // the command's nearest flag when one is close, and a value that does not
-// parse says which flag, what it got and the form expected; both name the
-// command's own help.
+// parse says which flag, what it got and the form expected; every flag
+// error names the command's own help.
 func flagError(cmd *cobra.Command, err error) error {
 	var unknown *pflag.NotExistError
 	if errors.As(err, &unknown) {
@@ -42,7 +42,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		f := bad.GetFlag()
 		return usageHint{fmt.Errorf("--%s %q: %s", f.Name, bad.GetValue(), wantValue(f.Value.Type())), cmd.CommandPath()}
 	}
-	return err
+	return usageHint{err, cmd.CommandPath()} // a flag without its value, say
 }
 
 // wantValue says what form a flag of the pflag type typ takes.
