@@ -432,10 +432,7 @@ func (tk *Tokenizer) Decode(ids []int) ([]byte, error) {
 
 func (tk *Tokenizer) decodeToken(id int32) string {
 	s := tk.vocab[id]
-	if tk.added != nil && tk.added.isAdded(id) {
-		return s
-	}
-	if tk.byteLevel {
+	if tk.byteLevel || tk.special[id] {
 		return s
 	}
 	if len(s) == 6 && strings.HasPrefix(s, "<0x") && s[5] == '>' && tk.byteFallback && tk.fallback[hexByte(s[3:5])] == id {

