@@ -331,13 +331,13 @@ type bigMerge struct {
 	next    []int32
 	rank    []uint32
 	cache   pairCache
-	sorted  []int32  // starts of the sorted pairs, from pos
+	sorted  []int32 // starts of the sorted pairs, from pos
 	runs    []rankRun
-	heap    []uint64 // pairs no greater than the last sorted one
+	heap    []uint64  // pairs no greater than the last sorted one
 	later   [][]int32 // starts of pairs greater than the last sorted one, in blocks
 	spare   [][]int32 // emptied blocks of later
-	inLater []uint64 // a bit for each node that later holds
-	counts  []int32  // scratch of the counting sort: one for each byte pair
+	inLater []uint64  // a bit for each node that later holds
+	counts  []int32   // scratch of the counting sort: one for each byte pair
 }
 
 // A rankRun says that sorted[previous run's end:end] have rank rank.
