@@ -15,9 +15,10 @@ import (
 // ```console) of README.md and docs/*.md, as a new user following the
 // doc would, so a doc cannot drift from the command.
 //
-// The blocks of one doc run in order, each from the top of a temporary
+// The blocks of one doc run in order, each from the top of one temporary
 // copy of the repository's examples (and the layered eval data the docs
-// name), with the tessera the test built on PATH. "go run ./cmd/tessera"
+// name) that they share, as a reader's clone is; docs run in parallel.
+// The tessera on PATH is the test binary TestMain installs. "go run ./cmd/tessera"
 // runs that tessera too; any other go command fails the block. Paths
 // under /tmp/ are moved into a temporary directory of the doc's own.
 //
@@ -37,7 +38,9 @@ import (
 //
 //	<!-- doc-test: skip: needs network -->
 //
-// and is reported as skipped, with its reason.
+// and is reported as skipped, with its reason (go test -v shows each, and
+// the counts). A "$ " transcript in a block without a language is an
+// error: it would not run.
 func TestDocShellBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every shell block of the docs")
