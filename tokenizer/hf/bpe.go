@@ -41,7 +41,7 @@ func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
 	const noMerge = ^uint64(0)
 	n := len(syms)
 	for i := 0; i+1 < n; i++ {
-		if v, ok := tk.merges[pairKey(syms[i], syms[i+1])]; ok {
+		if v, ok := tk.merges.get(pairKey(syms[i], syms[i+1])); ok {
 			ranks[i] = v
 		} else {
 			ranks[i] = noMerge
@@ -64,14 +64,14 @@ func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
 		}
 		n--
 		if at+1 < n {
-			if v, ok := tk.merges[pairKey(syms[at], syms[at+1])]; ok {
+			if v, ok := tk.merges.get(pairKey(syms[at], syms[at+1])); ok {
 				ranks[at] = v
 			} else {
 				ranks[at] = noMerge
 			}
 		}
 		if at > 0 {
-			if v, ok := tk.merges[pairKey(syms[at-1], syms[at])]; ok {
+			if v, ok := tk.merges.get(pairKey(syms[at-1], syms[at])); ok {
 				ranks[at-1] = v
 			} else {
 				ranks[at-1] = noMerge
@@ -95,7 +95,7 @@ func (tk *Tokenizer) mergeHeap(st *mergeState, dst []int32) []int32 {
 	st.next[n-1] = -1
 	h := st.heap[:0]
 	for i := 0; i+1 < n; i++ {
-		if v, ok := tk.merges[pairKey(st.ids[i], st.ids[i+1])]; ok {
+		if v, ok := tk.merges.get(pairKey(st.ids[i], st.ids[i+1])); ok {
 			h = append(h, v>>32<<32|uint64(i))
 		}
 	}
@@ -111,7 +111,7 @@ func (tk *Tokenizer) mergeHeap(st *mergeState, dst []int32) []int32 {
 		if j < 0 {
 			continue
 		}
-		v, ok := tk.merges[pairKey(st.ids[i], st.ids[j])]
+		v, ok := tk.merges.get(pairKey(st.ids[i], st.ids[j]))
 		if !ok || v>>32 != rank {
 			continue
 		}
@@ -121,12 +121,12 @@ func (tk *Tokenizer) mergeHeap(st *mergeState, dst []int32) []int32 {
 		st.next[i] = k
 		if k >= 0 {
 			st.prev[k] = i
-			if v, ok := tk.merges[pairKey(st.ids[i], st.ids[k])]; ok {
+			if v, ok := tk.merges.get(pairKey(st.ids[i], st.ids[k])); ok {
 				h = heapPush(h, v>>32<<32|uint64(i))
 			}
 		}
 		if p := st.prev[i]; p >= 0 {
-			if v, ok := tk.merges[pairKey(st.ids[p], st.ids[i])]; ok {
+			if v, ok := tk.merges.get(pairKey(st.ids[p], st.ids[i])); ok {
 				h = heapPush(h, v>>32<<32|uint64(p))
 			}
 		}

@@ -2,6 +2,7 @@ package hf
 
 import (
 	"hash/maphash"
+	"strings"
 	"sync/atomic"
 )
 
@@ -12,6 +13,7 @@ import (
 // ever changes speed, never a result.
 type wordCache struct {
 	seed  maphash.Seed
+	gen   atomic.Uint32 // reset moves on a generation: older entries miss
 	slots [cacheSlots]atomic.Pointer[cacheEntry]
 }
 
@@ -21,6 +23,7 @@ const (
 )
 
 type cacheEntry struct {
+	gen uint32
 	key string
 	ids []int32
 }
@@ -33,20 +36,17 @@ func (c *wordCache) slot(piece string) *atomic.Pointer[cacheEntry] {
 
 // get returns the cached ids of piece.
 func (c *wordCache) get(piece string) ([]int32, bool) {
-	if e := c.slot(piece).Load(); e != nil && e.key == piece {
+	if e := c.slot(piece).Load(); e != nil && e.key == piece && e.gen == c.gen.Load() {
 		return e.ids, true
 	}
 	return nil, false
 }
 
-// put stores the ids of piece, replacing whatever held its slot.
+// put stores the ids of piece, replacing whatever held its slot. The
+// piece is copied, so the cache never keeps a caller's text alive.
 func (c *wordCache) put(piece string, ids []int32) {
-	c.slot(piece).Store(&cacheEntry{key: piece, ids: append([]int32(nil), ids...)})
+	c.slot(piece).Store(&cacheEntry{gen: c.gen.Load(), key: strings.Clone(piece), ids: append([]int32(nil), ids...)})
 }
 
-// reset empties the cache.
-func (c *wordCache) reset() {
-	for i := range c.slots {
-		c.slots[i].Store(nil)
-	}
-}
+// reset empties the cache, in constant time.
+func (c *wordCache) reset() { c.gen.Add(1) }

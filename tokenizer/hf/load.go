@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // rawString reads a JSON string and returns its bytes: a slice of the
@@ -299,11 +300,18 @@ func build(f *rawFile) (*Tokenizer, error) {
 			}
 		}
 	} else {
+		tk.bmpIDs = make([]int32, bmp)
+		for i := range tk.bmpIDs {
+			tk.bmpIDs[i] = -1
+		}
 		for s, id := range f.vocab {
 			tk.vocab[id] = s
 			tk.ids[s] = id
 			if len(s) == 1 && s[0] < 0x80 {
 				tk.ascii[s[0]] = id
+			}
+			if r, n := utf8.DecodeRuneInString(s); n == len(s) && n > 1 && r < bmp {
+				tk.bmpIDs[r] = id
 			}
 		}
 		if tk.byteFallback {
@@ -350,13 +358,13 @@ func build(f *rawFile) (*Tokenizer, error) {
 			f.mergeTexts = append(f.mergeTexts, m[0]+m[1])
 		}
 	}
-	tk.merges = make(map[uint64]uint64, len(f.mergeIDs))
+	tk.merges = newPairTable(len(f.mergeIDs))
 	for i, k := range f.mergeIDs {
 		id, ok := f.vocab[f.mergeTexts[i]]
 		if !ok {
 			return nil, fmt.Errorf("model.merges[%d]: the merged token %q is not in model.vocab", i, f.mergeTexts[i])
 		}
-		tk.merges[k] = uint64(i)<<32 | uint64(uint32(id))
+		tk.merges.put(k, uint64(i)<<32|uint64(uint32(id)))
 	}
 
 	// Added tokens: matched literally before anything else.

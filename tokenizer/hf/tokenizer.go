@@ -23,13 +23,14 @@ type Tokenizer struct {
 	byteLevel    bool
 	vocab        []string         // id -> token as it decodes: raw bytes for byte-level models
 	ids          map[string]int32 // token -> id, for ignore_merges and symbols
-	merges       map[uint64]uint64
+	merges       *pairTable
 	ignoreMerges bool
 	byteFallback bool
 	fallback     [256]int32
 	unk          int32
 	fuseUnk      bool
 	ascii        [128]int32 // initial symbol of an ASCII character, -1 if none
+	bmpIDs       []int32    // the token of each character of the Basic Multilingual Plane, -1 if none (SentencePiece-style only)
 	spaceRepl    string     // what a space decodes from, "▁" for SentencePiece-style models
 
 	norms []normStep
@@ -337,11 +338,10 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)
 		}
 	}
 	if tk.ignoreMerges {
+		// A piece that is a token is that token: as cheap as the cache,
+		// so it is not cached.
 		if id, ok := tk.ids[piece]; ok {
 			st.syms = append(st.syms[:0], id)
-			if small {
-				tk.cache.put(piece, st.syms)
-			}
 			emit(st.syms)
 			return
 		}
@@ -363,8 +363,14 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)
 				i++
 				continue
 			}
-			_, n := utf8.DecodeRuneInString(piece[i:])
-			if id, ok := tk.ids[piece[i:i+n]]; ok {
+			r, n := utf8.DecodeRuneInString(piece[i:])
+			if r < bmp && n > 1 {
+				if id := tk.bmpIDs[r]; id >= 0 {
+					syms = append(syms, id)
+				} else {
+					syms = tk.unknown(syms, piece[i:i+n])
+				}
+			} else if id, ok := tk.ids[piece[i:i+n]]; ok {
 				syms = append(syms, id)
 			} else {
 				syms = tk.unknown(syms, piece[i:i+n])
@@ -383,6 +389,9 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)
 	}
 	emit(out)
 }
+
+// bmp bounds the characters bmpIDs holds.
+const bmp = 0x10000
 
 // unknown appends the symbols of a character that is not in the
 // vocabulary: its bytes' <0xNN> tokens, or the unknown token.
