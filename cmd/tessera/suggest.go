@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,7 +41,11 @@ func flagError(cmd *cobra.Command, err error) error {
 	var bad *pflag.InvalidValueError
 	if errors.As(err, &bad) {
 		f := bad.GetFlag()
-		return usageHint{fmt.Errorf("--%s %q: %s", f.Name, bad.GetValue(), wantValue(f.Value.Type())), cmd.CommandPath()}
+		want := wantValue(f.Value.Type())
+		if errors.Is(err, strconv.ErrRange) {
+			want = "out of range: " + want
+		}
+		return usageHint{fmt.Errorf("--%s %q: %s", f.Name, bad.GetValue(), want), cmd.CommandPath()}
 	}
 	return usageHint{err, cmd.CommandPath()} // a flag without its value, say
 }
