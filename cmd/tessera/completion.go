@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/preset/typed"
 )
 
 // completionCmd is "tessera completion bash|zsh|fish". The scripts ask
@@ -19,7 +22,8 @@ func (a *app) completionCmd() *cobra.Command {
 zsh or fish, and the values of some flags: the workflows of the catalog
 in use for --workflow (the one --root names, else the nearest
 tessera.yaml), the nodes of that --workflow that have a prompt for
---node, and the API names for --provider.
+--node, the fixtures of the --typed template for --typed-fixture, and
+the API names for --provider.
 
 To load it in the current shell:
 
@@ -63,6 +67,9 @@ func (a *app) completeFlags(cmd *cobra.Command) {
 	if cmd.Flags().Lookup("node") != nil {
 		_ = cmd.RegisterFlagCompletionFunc("node", a.completeNodes)
 	}
+	if cmd.Flags().Lookup(typed.InputFixture) != nil {
+		_ = cmd.RegisterFlagCompletionFunc(typed.InputFixture, completeFixtures)
+	}
 	_ = cmd.RegisterFlagCompletionFunc("provider", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return formatNames(), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -102,6 +109,24 @@ func (a *app) completeNodes(cmd *cobra.Command, _ []string, prefix string) ([]st
 		}
 	}
 	return withPrefix(nodes, prefix), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeFixtures lists the fixtures of the --typed template.
+func completeFixtures(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	name, _ := cmd.Flags().GetString(typed.InputTemplate)
+	data, err := fileread.File(name, fileread.DefaultMaxBytes)
+	if name == "" || err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	t, err := typed.Parse(name, data)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var names []string
+	for _, f := range t.Fixtures {
+		names = append(names, f.Name)
+	}
+	return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
 }
 
 // withPrefix keeps the names that start with prefix.
