@@ -3,6 +3,7 @@ package hf
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkLoad parses each reference tokenizer.json from memory (the
@@ -40,12 +41,15 @@ func BenchmarkCountCorpus(b *testing.B) {
 		b.Run(m, func(b *testing.B) {
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
+			n, start := 0, processCPU()
 			for b.Loop() {
 				tk.cache.reset() // every iteration starts cold
 				for _, c := range texts {
 					tk.Count(c.Text)
 				}
+				n++
 			}
+			reportCPU(b, n*size, start)
 		})
 	}
 }
@@ -69,11 +73,23 @@ func BenchmarkCountKind(b *testing.B) {
 			b.Run(m+"/"+strings.TrimSuffix(strings.TrimPrefix(k.Name, "kinds/"), ".txt"), func(b *testing.B) {
 				b.SetBytes(int64(len(k.Text)))
 				b.ReportAllocs()
+				n, start := 0, processCPU()
 				for b.Loop() {
 					tk.cache.reset() // every iteration starts cold
 					tk.Count(k.Text)
+					n++
 				}
+				reportCPU(b, n*len(k.Text), start)
 			})
 		}
+	}
+}
+
+// reportCPU reports cpu-MB/s: bytes counted per second of the process's
+// CPU time, which leaves out the time a shared machine gives other work
+// (as package tokenizer's benchmarks do).
+func reportCPU(b *testing.B, bytes int, start time.Duration) {
+	if d := processCPU() - start; start > 0 && d > 0 {
+		b.ReportMetric(float64(bytes)/d.Seconds()/1e6, "cpu-MB/s")
 	}
 }

@@ -212,6 +212,28 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, emit func
 	if s == "" {
 		return
 	}
+	if len(tk.pre) == 1 && tk.pre[0].kind == "Split" {
+		// The common case (Llama 3, Qwen): one pattern, every piece
+		// straight to the model.
+		m, t := tk.pre[0].m, tk.classes
+		gap := 0
+		for i := 0; i < len(s); {
+			if j := m(t, s, i); j > i {
+				if gap < i {
+					tk.modelPiece(st, s[gap:i], emit)
+				}
+				tk.modelPiece(st, s[i:j], emit)
+				i, gap = j, j
+				continue
+			}
+			_, n := classAt(t, s, i)
+			i += n
+		}
+		if gap < len(s) {
+			tk.modelPiece(st, s[gap:], emit)
+		}
+		return
+	}
 	tk.preTokenize(s, 0, section, func(piece string) {
 		tk.model(st, piece, emit)
 	})
