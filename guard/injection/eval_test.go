@@ -15,6 +15,11 @@ var heldOut = flag.Bool("held-out", false, "evaluate on the held-out part of the
 // detector was tuned (see its README).
 const evalSet = "../../preset/layered/testdata/eval/injections.jsonl"
 
+// tuneSet is the second tuning set, written by hand after the first
+// without reading the detector; measured once before it was tuned on
+// (see docs/SECURITY.md).
+const tuneSet = "../../preset/layered/testdata/eval/tune2/injections.jsonl"
+
 // heldOutSet was written after the first set and never tuned on: the
 // figures to trust (see docs/SECURITY.md).
 const heldOutSet = "../../preset/layered/testdata/eval/heldout/injections.jsonl"
@@ -34,7 +39,8 @@ func split(cases []Case) (dev, held []Case) {
 }
 
 // TestEvaluationSet holds the built-in detector to TPR at least 0.90 at
-// FPR at most 0.02 on the development part of the evaluation set. With
+// FPR at most 0.02 on the development part of the evaluation set and on
+// the second tuning set. With
 // -held-out it reports the held-out part and the second held-out set
 // too, against the same targets, which they miss (docs/SECURITY.md has
 // the figures).
@@ -53,6 +59,18 @@ func TestEvaluationSet(t *testing.T) {
 		name  string
 		cases []Case
 	}{{"development", dev}}
+	data, err = os.ReadFile(tuneSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tune, err := ReadCases(tuneSet, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts = append(parts, struct {
+		name  string
+		cases []Case
+	}{"second tuning set", tune})
 	if *heldOut {
 		parts = append(parts, struct {
 			name  string

@@ -83,6 +83,10 @@ type Pattern struct {
 	Re string `yaml:"re" json:"re"`
 	// Weight overrides the signal's weight for this pattern; 0 keeps it.
 	Weight float64 `yaml:"weight" json:"weight,omitempty"`
+	// Unless is a Go regular expression for the matches that do not
+	// count: "the instructions in the wiki no longer apply" names a
+	// document, not the agent's instructions. Empty: every match counts.
+	Unless string `yaml:"unless" json:"unless,omitempty"`
 }
 
 // Weights are the built-in signals' weights. Signals combine as
@@ -98,9 +102,9 @@ func Weights() map[string]float64 {
 		"reveal":     0.6,
 		"exfil":      0.6,
 		"wrapper":    0.7,
-		"leak":       0.45,
-		"privilege":  0.45,
-		"conceal":    0.45,
+		"leak":       0.5,
+		"privilege":  0.5,
+		"conceal":    0.5,
 		"command":    0.45,
 		"role":       0.4,
 		"swap":       0.45,
@@ -131,6 +135,7 @@ func Bank() ([]Pattern, error) {
 type compiled struct {
 	Pattern
 	re     *regexp.Regexp
+	unless *regexp.Regexp // nil when every match counts
 	weight float64
 	// need are strings one of which every match holds; nil when none
 	// is known (see requiredLiterals).
@@ -169,7 +174,14 @@ func compile(bank []Pattern, where string) ([]compiled, error) {
 			errs = append(errs, fmt.Errorf("%s: pattern %d (%s): weight %v: give a weight above 0 and at most 1 for a signal of your own", where, i+1, p.Signal, weight))
 			continue
 		}
-		out = append(out, compiled{Pattern: p, re: re, weight: weight, need: requiredLiterals(p.Re)})
+		var unless *regexp.Regexp
+		if p.Unless != "" {
+			if unless, err = regexp.Compile(p.Unless); err != nil {
+				errs = append(errs, fmt.Errorf("%s: pattern %d (%s): unless: %w", where, i+1, p.Signal, err))
+				continue
+			}
+		}
+		out = append(out, compiled{Pattern: p, re: re, unless: unless, weight: weight, need: requiredLiterals(p.Re)})
 	}
 	return out, errors.Join(errs...)
 }
@@ -238,7 +250,7 @@ func (d *Builtin) Score(text string) Verdict {
 			if p.need != nil && !slices.ContainsFunc(p.need, func(l string) bool { return pairs.has(l) && strings.Contains(v.text, l) }) {
 				continue
 			}
-			if loc := p.re.FindStringIndex(v.text); loc != nil && !(negatable[p.Signal] && negated(v.text[:loc[0]])) {
+			if loc := p.re.FindStringIndex(v.text); loc != nil && !(negatable[p.Signal] && negated(v.text[:loc[0]])) && (p.unless == nil || !p.unless.MatchString(v.text[loc[0]:loc[1]])) {
 				fire(Signal{Name: p.Signal, Weight: p.weight, View: v.how, Match: clip(v.text[loc[0]:loc[1]])})
 			}
 		}
