@@ -223,3 +223,22 @@ func TestPrefilter(t *testing.T) {
 		t.Errorf("literals of an expression that matches empty: %v", got)
 	}
 }
+
+// TestPatternUnless: a match that a pattern's unless expression matches
+// does not count, and a bad unless expression is an error naming the
+// pattern.
+func TestPatternUnless(t *testing.T) {
+	d, err := New([]Pattern{{Signal: "stale", Lang: "en", Re: `rules[^.]{0,30}no longer apply`, Unless: `\b(wiki|readme)\b`, Weight: 0.9}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := d.Score("Note: the deploy rules no longer apply."); !slices.Contains(v.Names(), "stale") {
+		t.Errorf("plain match: signals %v", v.Names())
+	}
+	if v := d.Score("Note: the rules in the wiki no longer apply."); slices.Contains(v.Names(), "stale") {
+		t.Errorf("a match unless excludes counted: signals %v", v.Names())
+	}
+	if _, err := New([]Pattern{{Signal: "x", Re: "a", Unless: "(", Weight: 0.5}}, nil); err == nil || !strings.Contains(err.Error(), "unless") {
+		t.Errorf("bad unless: %v", err)
+	}
+}
