@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -35,18 +36,18 @@ func (r *jsonReader) rawString() ([]byte, error) {
 
 // rawFile holds what the JSON reader pulls out of tokenizer.json.
 type rawFile struct {
-	vocab      map[string]int32
-	merges     [][2]string // only if merges came before the vocabulary
-	mergeIDs   []uint64    // (a, b) pairs in file order, when the vocabulary came first
-	mergeTexts []string    // a+b for each pair in mergeIDs
-	rest       map[string]any
+	vocab    map[string]int32
+	merges   [][2]string // only if merges came before the vocabulary
+	mergeIDs []uint64    // (a, b) pairs in file order, when the vocabulary came first
+	mergeTo  []int32     // the id of a+b for each pair in mergeIDs
+	rawPairs [][2][]byte // merges as read, when the vocabulary came first
+	rest     map[string]any
 }
 
 // parseJSON reads a tokenizer.json document.
 func parseJSON(data []byte) (*rawFile, error) {
 	f := &rawFile{}
 	r := &jsonReader{data: data}
-	var buf []byte
 	r.hook = func(r *jsonReader, path []string) (bool, error) {
 		if len(path) != 2 || path[0] != "model" {
 			return false, nil
@@ -101,7 +102,6 @@ func parseJSON(data []byte) (*rawFile, error) {
 					if a, err = r.rawString(); err != nil {
 						return false, err
 					}
-					a = append([]byte(nil), a...)
 					if err := r.expect(','); err != nil {
 						return false, err
 					}
@@ -123,14 +123,10 @@ func parseJSON(data []byte) (*rawFile, error) {
 					a, b = s[:i], s[i+1:]
 				}
 				if f.vocab != nil {
-					ia, oka := f.vocab[string(a)]
-					ib, okb := f.vocab[string(b)]
-					if !oka || !okb {
-						return false, fmt.Errorf("model.merges[%d]: %q + %q: a part is not in model.vocab", len(f.mergeIDs), a, b)
+					if f.rawPairs == nil {
+						f.rawPairs = make([][2][]byte, 0, 2*len(f.vocab)) // merges are about one or two per token
 					}
-					buf = append(append(buf[:0], a...), b...)
-					f.mergeIDs = append(f.mergeIDs, pairKey(ia, ib))
-					f.mergeTexts = append(f.mergeTexts, string(buf))
+					f.rawPairs = append(f.rawPairs, [2][]byte{a, b})
 				} else {
 					f.merges = append(f.merges, [2]string{string(a), string(b)})
 				}
@@ -159,6 +155,46 @@ func parseJSON(data []byte) (*rawFile, error) {
 	}
 	f.rest = m
 	return f, nil
+}
+
+// resolveMerges looks up the ids of each merge's parts and result, in
+// parallel (the lookups are most of a large file's load time), and
+// reports the first merge, in file order, that the vocabulary lacks.
+func resolveMerges[T string | []byte](f *rawFile, pairs [][2]T) error {
+	n := len(pairs)
+	f.mergeIDs, f.mergeTo = make([]uint64, n), make([]int32, n)
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8, n/50_000))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Go(func() {
+			var buf []byte
+			for i := lo; i < hi; i++ {
+				a, b := pairs[i][0], pairs[i][1]
+				ia, oka := f.vocab[string(a)]
+				ib, okb := f.vocab[string(b)]
+				if !oka || !okb {
+					errs[w] = fmt.Errorf("model.merges[%d]: %q + %q: a part is not in model.vocab", i, a, b)
+					return
+				}
+				buf = append(append(buf[:0], a...), b...)
+				to, ok := f.vocab[string(buf)]
+				if !ok {
+					errs[w] = fmt.Errorf("model.merges[%d]: the merged token %q is not in model.vocab", i, buf)
+					return
+				}
+				f.mergeIDs[i], f.mergeTo[i] = pairKey(ia, ib), to
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Parse reads a Hugging Face tokenizer.json. It refuses, naming the key,
@@ -240,13 +276,7 @@ func build(f *rawFile) (*Tokenizer, error) {
 		}
 		size = max(size, id+1)
 	}
-	type added struct {
-		content             string
-		id                  int32
-		special, lstrip     bool
-		rstrip, single_word bool
-	}
-	var adds []added
+	var adds []addedToken
 	if a, ok := f.rest["added_tokens"].([]any); ok {
 		for i, v := range a {
 			m, ok := v.(map[string]any)
@@ -258,7 +288,7 @@ func build(f *rawFile) (*Tokenizer, error) {
 			if !ok || idf < 0 || idf >= 1<<31 || c == "" {
 				return nil, fmt.Errorf("added_tokens[%d]: needs a content and a non-negative id", i)
 			}
-			ad := added{content: c, id: int32(idf), special: getBool(m, "special"), lstrip: getBool(m, "lstrip"), rstrip: getBool(m, "rstrip"), single_word: getBool(m, "single_word")}
+			ad := addedToken{content: c, id: int32(idf), special: getBool(m, "special"), lstrip: getBool(m, "lstrip"), rstrip: getBool(m, "rstrip"), single_word: getBool(m, "single_word")}
 			if ad.lstrip || ad.rstrip || ad.single_word {
 				return nil, errUnsupported(fmt.Sprintf("added_tokens[%d] (%q)", i, c), "lstrip, rstrip or single_word set to true", "false, as in the Llama 3, Qwen, Gemma, Mistral and DeepSeek files")
 			}
@@ -270,7 +300,11 @@ func build(f *rawFile) (*Tokenizer, error) {
 		return nil, fmt.Errorf("model.vocab: ids up to %d: at most 16,777,216 are supported", size)
 	}
 	tk.vocab = make([]string, size)
-	tk.ids = make(map[string]int32, len(f.vocab))
+	if tk.byteLevel {
+		tk.ids = make(map[string]int32, len(f.vocab))
+	} else {
+		tk.ids = f.vocab // the same tokens: no copy
+	}
 	for i := range tk.ascii {
 		tk.ascii[i] = -1
 	}
@@ -306,7 +340,6 @@ func build(f *rawFile) (*Tokenizer, error) {
 		}
 		for s, id := range f.vocab {
 			tk.vocab[id] = s
-			tk.ids[s] = id
 			if len(s) == 1 && s[0] < 0x80 {
 				tk.ascii[s[0]] = id
 			}
@@ -347,24 +380,18 @@ func build(f *rawFile) (*Tokenizer, error) {
 
 	// Merges: a later duplicate of a pair overrides an earlier one, as
 	// in both reference implementations.
+	var err error
 	if f.merges != nil {
-		for i, m := range f.merges {
-			ia, oka := f.vocab[m[0]]
-			ib, okb := f.vocab[m[1]]
-			if !oka || !okb {
-				return nil, fmt.Errorf("model.merges[%d]: %q + %q: a part is not in model.vocab", i, m[0], m[1])
-			}
-			f.mergeIDs = append(f.mergeIDs, pairKey(ia, ib))
-			f.mergeTexts = append(f.mergeTexts, m[0]+m[1])
-		}
+		err = resolveMerges(f, f.merges)
+	} else {
+		err = resolveMerges(f, f.rawPairs)
+	}
+	if err != nil {
+		return nil, err
 	}
 	tk.merges = newPairTable(len(f.mergeIDs))
 	for i, k := range f.mergeIDs {
-		id, ok := f.vocab[f.mergeTexts[i]]
-		if !ok {
-			return nil, fmt.Errorf("model.merges[%d]: the merged token %q is not in model.vocab", i, f.mergeTexts[i])
-		}
-		tk.merges.put(k, uint64(i)<<32|uint64(uint32(id)))
+		tk.merges.put(k, uint64(i)<<32|uint64(uint32(f.mergeTo[i])))
 	}
 
 	// Added tokens: matched literally before anything else.
@@ -386,21 +413,33 @@ func build(f *rawFile) (*Tokenizer, error) {
 	}
 
 	// Post-processor.
-	if err := tk.readPost(f.rest["post_processor"], "post_processor", adds2map(adds, f.vocab)); err != nil {
+	if err := tk.readPost(f.rest["post_processor"], "post_processor", tokenIDs(adds, f.vocab)); err != nil {
 		return nil, err
 	}
 	tk.family = detectFamily(tk, f)
 	return tk, nil
 }
 
-func adds2map[T any](adds []T, vocab map[string]int32) map[string]int32 {
-	m := make(map[string]int32)
-	for k, v := range vocab {
-		if strings.HasPrefix(k, "<") || strings.HasPrefix(k, "[") {
-			m[k] = v
+// tokenIDs returns the ids of the added tokens, then of the vocabulary,
+// by text: what a post-processor's special tokens name.
+func tokenIDs(adds []addedToken, vocab map[string]int32) func(string) (int32, bool) {
+	return func(name string) (int32, bool) {
+		for _, a := range adds {
+			if a.content == name {
+				return a.id, true
+			}
 		}
+		id, ok := vocab[name]
+		return id, ok
 	}
-	return m
+}
+
+// addedToken is one entry of added_tokens.
+type addedToken struct {
+	content             string
+	id                  int32
+	special, lstrip     bool
+	rstrip, single_word bool
 }
 
 // readNormalizer reads the normalizer at key.
@@ -525,7 +564,7 @@ func (tk *Tokenizer) readPre(v any, key string) error {
 
 // readPost reads the post-processor: the special tokens it adds around a
 // single text.
-func (tk *Tokenizer) readPost(v any, key string, tokens map[string]int32) error {
+func (tk *Tokenizer) readPost(v any, key string, tokens func(string) (int32, bool)) error {
 	if v == nil {
 		return nil
 	}
@@ -567,7 +606,7 @@ func (tk *Tokenizer) readPost(v any, key string, tokens map[string]int32) error 
 					f, _ := x.(float64)
 					ids = append(ids, int32(f))
 				}
-			} else if id, ok := tokens[name]; ok {
+			} else if id, ok := tokens(name); ok {
 				ids = []int32{id}
 			} else {
 				return fmt.Errorf("%s.single[%d]: special token %q is not defined", key, i, name)
