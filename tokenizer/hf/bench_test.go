@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tessera-dev/tessera/tokenizer"
 )
 
 // BenchmarkLoad parses each reference tokenizer.json from memory (the
@@ -74,10 +76,23 @@ func BenchmarkCountKind(b *testing.B) {
 			kinds = append(kinds, c)
 		}
 	}
-	for _, m := range refModels {
-		tk := testTokenizer(b, m)
-		for _, k := range kinds {
-			b.Run(m+"/"+strings.TrimSuffix(strings.TrimPrefix(k.Name, "kinds/"), ".txt"), func(b *testing.B) {
+	o200k := tokenizer.O200kBase()
+	for _, k := range kinds {
+		kind := strings.TrimSuffix(strings.TrimPrefix(k.Name, "kinds/"), ".txt")
+		// o200k_base first, on the same text in the same process.
+		b.Run(kind+"/o200k_base", func(b *testing.B) {
+			b.SetBytes(int64(len(k.Text)))
+			b.ReportAllocs()
+			n, start := 0, processCPU()
+			for b.Loop() {
+				o200k.Count(k.Text)
+				n++
+			}
+			reportCPU(b, n*len(k.Text), start)
+		})
+		for _, m := range refModels {
+			tk := testTokenizer(b, m)
+			b.Run(kind+"/"+m, func(b *testing.B) {
 				b.SetBytes(int64(len(k.Text)))
 				b.ReportAllocs()
 				n, start := 0, processCPU()

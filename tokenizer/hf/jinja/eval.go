@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Template is a parsed chat template.
@@ -654,7 +653,7 @@ func (e *evaluator) slice(n *sliceNode, s *scope) (any, error) {
 		idx[i] = &iv
 	}
 	var items []any
-	str, isStr := obj.(string)
+	_, isStr := obj.(string)
 	switch o := obj.(type) {
 	case []any:
 		items = o
@@ -665,7 +664,6 @@ func (e *evaluator) slice(n *sliceNode, s *scope) (any, error) {
 	default:
 		return nil, e.errorf(n, "cannot slice %s", typeName(obj))
 	}
-	_ = str
 	length := int64(len(items))
 	step := int64(1)
 	if idx[2] != nil {
@@ -1268,5 +1266,3 @@ func strictEqual(a, b any) bool {
 	}
 	return false
 }
-
-var _ = utf8.RuneError

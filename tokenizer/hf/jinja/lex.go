@@ -152,9 +152,8 @@ func isSpace(r rune) bool {
 	return r >= 0x2000 && r <= 0x200A
 }
 
-// trimRightJS and trimLeftJS are JavaScript's trimEnd and trimStart.
+// trimRightJS is JavaScript's trimEnd.
 func trimRightJS(s string) string { return strings.TrimRightFunc(s, isSpace) }
-func trimLeftJS(s string) string  { return strings.TrimLeftFunc(s, isSpace) }
 
 func isWord(r rune) bool {
 	return r == '_' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
