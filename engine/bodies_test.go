@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/tessera-dev/tessera/presets"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,7 +49,7 @@ func assemble(t testing.TB, req Request) *Result {
 	if req.CorrelationID == "" {
 		req.CorrelationID = "test-1"
 	}
-	var e Engine
+	e := Engine{Registry: presets.Default()}
 	res, err := e.Assemble(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

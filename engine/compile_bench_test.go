@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,7 +88,7 @@ func benchCompile(b *testing.B, dir string, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var e Engine
+		e := Engine{Registry: presets.Default()}
 		m, err := e.Compile(ctx, c, out)
 		if err != nil {
 			b.Fatal(err)
@@ -110,7 +111,7 @@ func BenchmarkBuild1000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var e Engine
+		e := Engine{Registry: presets.Default()}
 		built, err := e.Build(ctx, c)
 		if err != nil {
 			b.Fatal(err)
@@ -135,7 +136,7 @@ func BenchmarkWriteFloor1000(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	var e Engine
+	e := Engine{Registry: presets.Default()}
 	built, err := e.Build(ctx, c)
 	if err != nil {
 		b.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,7 +173,7 @@ func TestCompileOpenFSNeedsOutDir(t *testing.T) {
 
 func TestBuildOrder(t *testing.T) {
 	c := open(t, writeTree(t, twoWorkflows()))
-	var e Engine
+	e := Engine{Registry: presets.Default()}
 	built, err := e.Build(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"errors"
+	"github.com/tessera-dev/tessera/presets"
 	"slices"
 	"strings"
 	"testing"
@@ -220,7 +221,7 @@ func TestDeliverCatalogModels(t *testing.T) {
 	files["tessera.yaml"] += "models:\n  gpt-4o:\n    max_output_tokens: 100\n"
 	dir := writeTree(t, files)
 	c := open(t, dir)
-	var e Engine
+	e := Engine{Registry: presets.Default()}
 	_, err := e.Assemble(t.Context(), Request{Args: preset.Args{"workflow": "wf.v1", "node": "n"}, Catalog: c, NoLog: true, CorrelationID: "c-1", Delivery: &Delivery{Format: provider.OpenAIChat, MaxTokens: 200}})
 	if err == nil || !strings.Contains(err.Error(), "more than gpt-4o's maximum output of 100 tokens (") {
 		t.Errorf("the catalog's correction was not used: %v", err)

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/tessera-dev/tessera"
@@ -21,51 +20,42 @@ import (
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/include"
 	"github.com/tessera-dev/tessera/preset"
-	"github.com/tessera-dev/tessera/preset/agent"
-	"github.com/tessera-dev/tessera/preset/canonical"
-	"github.com/tessera-dev/tessera/preset/layered"
-	"github.com/tessera-dev/tessera/preset/template"
-	"github.com/tessera-dev/tessera/preset/typed"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/provider"
 	"github.com/tessera-dev/tessera/render"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
-// DefaultRegistry returns a registry of Tessera's presets: template,
-// canonical, agent, typed and layered.
-func DefaultRegistry() *preset.Registry {
-	r, err := preset.NewRegistry(template.New(), canonical.NewPreset(), agent.New(), typed.New(), layered.New())
-	if err != nil {
-		panic(err) // the built-in presets are valid; a test keeps them so
-	}
-	return r
-}
-
-// Engine assembles prompts with the presets of its registry. The zero
-// Engine uses DefaultRegistry and time.Now; an Engine is safe for
-// concurrent use once set up.
+// Engine assembles prompts with the presets of its registry; the engine
+// itself knows no preset (package presets gathers Tessera's five:
+// &Engine{Registry: presets.Default()} has all of them). The zero Engine has
+// no presets: it assembles a Layout made in Go, and says how to add
+// presets when asked for one. An Engine is safe for concurrent use once
+// set up.
 type Engine struct {
-	// Registry holds the presets; nil means DefaultRegistry.
+	// Registry holds the presets; nil means none.
 	Registry *preset.Registry
 	// Now is the clock of assembly timestamps; nil means time.Now.
 	Now func() time.Time
 	// Cache keeps budget section counts across assemblies; nil counts
 	// afresh each time.
 	Cache *budget.Cache
-
-	// defaults is the registry of an Engine without one, made on first
-	// use and kept, so that each assembly does not build it again.
-	defaults     *preset.Registry
-	defaultsOnce sync.Once
 }
 
 func (e *Engine) registry() *preset.Registry {
 	if e.Registry != nil {
 		return e.Registry
 	}
-	e.defaultsOnce.Do(func() { e.defaults = DefaultRegistry() })
-	return e.defaults
+	return &preset.Registry{} // none
+}
+
+// noPresetsHint is added to a message about a missing preset when the
+// engine has none at all.
+func (e *Engine) noPresetsHint() string {
+	if len(e.registry().Presets()) > 0 {
+		return ""
+	}
+	return ": this Engine has no presets; set its Registry: presets.Default() holds Tessera's five, or register your own"
 }
 
 func (e *Engine) now() time.Time {
@@ -324,6 +314,9 @@ func (e *Engine) choose(req Request) (preset.Preset, error) {
 	if req.Preset != "" {
 		p := reg.Lookup(req.Preset)
 		if p == nil {
+			if hint := e.noPresetsHint(); hint != "" {
+				return nil, fmt.Errorf("no preset %q%s", req.Preset, hint)
+			}
 			return nil, fmt.Errorf("no preset %q: the presets are %v", req.Preset, presetNames(reg))
 		}
 		return p, nil
@@ -335,6 +328,9 @@ func (e *Engine) choose(req Request) (preset.Preset, error) {
 				given = append(given, in.Name)
 			}
 		}
+	}
+	if hint := e.noPresetsHint(); hint != "" {
+		return nil, fmt.Errorf("no preset to assemble with%s", hint)
 	}
 	return reg.Select(given)
 }

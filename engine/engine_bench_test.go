@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"github.com/tessera-dev/tessera/presets"
 	"path/filepath"
 	"testing"
 
@@ -27,7 +28,7 @@ func BenchmarkEngineAssemble(b *testing.B) {
 	}
 	defer c.Close()
 	spec := filepath.Join("..", "examples", "canonical", "support-ticket.yaml")
-	e := &engine.Engine{}
+	e := &engine.Engine{Registry: presets.Default()}
 	for _, bc := range []struct {
 		name string
 		req  engine.Request

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tessera-dev/tessera/presets"
 	"log"
 	"os"
 	"path/filepath"
@@ -26,7 +27,7 @@ func ExampleEngine_Assemble() {
 	}
 	defer c.Close()
 
-	var e engine.Engine
+	e := engine.Engine{Registry: presets.Default()}
 	res, err := e.Assemble(ctx, engine.Request{
 		Args:    preset.Args{"workflow": "technical_arch.v1", "node": "pgc"},
 		Catalog: c,
@@ -48,7 +49,7 @@ func ExampleEngine_Assemble() {
 // Chat Completions request for it: the system prompt and identity go in
 // the developer message, the other sections in the user message.
 func ExampleEngine_Assemble_spec() {
-	var e engine.Engine
+	e := engine.Engine{Registry: presets.Default()}
 	res, err := e.Assemble(context.Background(), engine.Request{
 		Args:     preset.Args{"spec": filepath.Join("..", "examples", "canonical", "v2-example.yaml")},
 		Delivery: &engine.Delivery{Format: provider.OpenAIChat, Model: "gpt-4.1"},
@@ -88,7 +89,7 @@ func ExampleEngine_Compile() {
 	}
 	defer os.RemoveAll(dir)
 
-	var e engine.Engine
+	e := engine.Engine{Registry: presets.Default()}
 	m, err := e.Compile(ctx, c, filepath.Join(dir, "prompts"))
 	if err != nil {
 		log.Fatal(err)
@@ -125,7 +126,7 @@ func ExampleEngine_Replay() {
 	defer os.RemoveAll(dir)
 	l := &audit.Log{Path: filepath.Join(dir, "assemblies.jsonl")}
 
-	var e engine.Engine
+	e := engine.Engine{Registry: presets.Default()}
 	res, err := e.Assemble(ctx, engine.Request{
 		Args:          preset.Args{"workflow": "technical_arch.v1", "node": "pgc"},
 		Catalog:       c,

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/tessera-dev/tessera/presets"
 	"path/filepath"
 	"testing"
 
@@ -24,7 +25,7 @@ func open(t testing.TB, dir string) *catalog.Catalog {
 // compile compiles c into outDir ("" for its config's out) with the
 // default engine.
 func compile(c *catalog.Catalog, outDir string) (*Compiled, error) {
-	var e Engine
+	e := Engine{Registry: presets.Default()}
 	return e.Compile(context.Background(), c, outDir)
 }
 

@@ -88,6 +88,9 @@ func (e *Engine) rebuilder(c *catalog.Catalog) (audit.RebuildFunc, error) {
 		}
 		p := reg.Lookup(name)
 		if p == nil {
+			if hint := e.noPresetsHint(); hint != "" {
+				return nil, fmt.Errorf("record uses preset %q%s", name, hint)
+			}
 			return nil, fmt.Errorf("record uses preset %q, which is not among %v", rec.Preset, presetNames(reg))
 		}
 		lay, err := p.Rebuild(ctx, env, rec)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ import (
 func assembleLogged(t *testing.T, req Request) (*Result, *audit.Log) {
 	t.Helper()
 	req.Log = &audit.Log{Path: filepath.Join(t.TempDir(), "assemblies.jsonl")}
-	var e Engine
+	e := Engine{Registry: presets.Default()}
 	res, err := e.Assemble(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +31,7 @@ func assembleLogged(t *testing.T, req Request) (*Result, *audit.Log) {
 // catalog.
 func replay(t *testing.T, l *audit.Log, id string) audit.Verdict {
 	t.Helper()
-	var e Engine
+	e := Engine{Registry: presets.Default()}
 	rep, err := e.Replay(context.Background(), nil, l, id)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tessera-dev/tessera/presets"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,7 +61,7 @@ func TestBudgetCountsWhatIsSent(t *testing.T) {
 				req.Budget = &Budget{Context: limit}
 				t.Run(fmt.Sprintf("%s/%s/%d", name, f, limit), func(t *testing.T) {
 					req.NoLog, req.CorrelationID = true, "test-1"
-					res, err := (&Engine{}).Assemble(t.Context(), req)
+					res, err := (&Engine{Registry: presets.Default()}).Assemble(t.Context(), req)
 					if err != nil {
 						if strings.Contains(err.Error(), "may not be trimmed") {
 							t.Skipf("the untrimmable sections alone are over %d tokens", limit)
@@ -328,7 +329,7 @@ func TestBudgetAsSentReplays(t *testing.T) {
 			size := recount(t, f, model, assemble(t, req).Body, counter)
 			req.Budget = &Budget{Context: size * 9 / 10}
 			req.CorrelationID = "sent-1"
-			if _, err := (&Engine{}).Assemble(t.Context(), Request{Args: req.Args, Budget: req.Budget, Delivery: req.Delivery, NoLog: true}); err != nil {
+			if _, err := (&Engine{Registry: presets.Default()}).Assemble(t.Context(), Request{Args: req.Args, Budget: req.Budget, Delivery: req.Delivery, NoLog: true}); err != nil {
 				req.Budget.Context = size // its never-trimmed sections alone are over 90%
 			}
 			res, l := assembleLogged(t, req)

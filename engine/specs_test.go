@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/tessera-dev/tessera/presets"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -27,7 +28,7 @@ const planSpec = "task:\n  - instruction: Plan.\ninput:\n  userQuery: First?\n"
 
 // buildSpecs builds c and returns the canonical prompts built.
 func buildSpecs(ctx context.Context, c *catalog.Catalog) ([]Built, error) {
-	var e Engine
+	e := Engine{Registry: presets.Default()}
 	built, err := e.Build(ctx, c)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"context"
+	"github.com/tessera-dev/tessera/presets"
 	"path/filepath"
 	"testing"
 
@@ -18,7 +19,7 @@ import (
 // same request encodes for every format.
 func canonicalRequest(b *testing.B, name string) provider.Request {
 	b.Helper()
-	var e engine.Engine
+	e := engine.Engine{Registry: presets.Default()}
 	res, err := e.Assemble(context.Background(), engine.Request{
 		Args:          preset.Args{"spec": filepath.Join("..", "examples", "canonical", name+".yaml")},
 		NoLog:         true,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,7 +92,7 @@ func assemblers(tb testing.TB, dir string) []assembler {
 	}
 
 	ctx := context.Background()
-	var e engine.Engine
+	e := engine.Engine{Registry: presets.Default()}
 	spec := filepath.Join(assemblyDir, "spec.yaml")
 	return []assembler{
 		{"tessera-canonical", func() (string, error) {

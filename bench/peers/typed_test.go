@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,7 +135,7 @@ func typedFiles(tb testing.TB, dir string) (tpl, params, prompt, gotmpl string) 
 func typedAssemblers(tb testing.TB, dir string) []assembler {
 	tpl, params, promptFile, goFile := typedFiles(tb, dir)
 	ctx := context.Background()
-	var e engine.Engine
+	e := engine.Engine{Registry: presets.Default()}
 	readValues := func() (map[string]any, error) {
 		data, err := os.ReadFile(params)
 		if err != nil {

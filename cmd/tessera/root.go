@@ -18,6 +18,7 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 // failure is an error in the catalog, an assembly or a replay: exit 1.
@@ -61,7 +62,7 @@ type app struct {
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	a := &app{stdout: stdout, stderr: stderr, engine: &engine.Engine{Registry: engine.DefaultRegistry(), Now: time.Now}}
+	a := &app{stdout: stdout, stderr: stderr, engine: &engine.Engine{Registry: presets.Default(), Now: time.Now}}
 	root := &cobra.Command{
 		Use:   "tessera",
 		Short: "Assemble, compile and replay prompts from a catalog",

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/preset/agent"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 // TestFitIsTheEngines: Fit gives the bytes the engine gives for the same
@@ -19,7 +20,7 @@ func TestFitIsTheEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine.Engine{Registry: engine.DefaultRegistry()}
+	e := &engine.Engine{Registry: presets.Default()}
 	for _, tokens := range []int{4000, 700, 640, 560} {
 		got, err := agent.Fit(context.Background(), nil, in, "", tokens)
 		if err != nil {

@@ -2,6 +2,7 @@ package canonical_test
 
 import (
 	"context"
+	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"runtime"
 	"slices"
@@ -37,7 +38,7 @@ import (
 // catalog (x-warm-time, x-warm-B, x-warm-allocs).
 func BenchmarkAssembly(b *testing.B) {
 	ctx := context.Background()
-	var e engine.Engine
+	e := engine.Engine{Registry: presets.Default()}
 	canonReq, _ := assemblyRequests(nil)
 	cold := func() error {
 		c, err := catalog.Open(ctx, assemblyDir)

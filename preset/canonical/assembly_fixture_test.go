@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"flag"
 	"fmt"
+	"github.com/tessera-dev/tessera/presets"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -112,7 +113,7 @@ func assembleBoth(t testing.TB) (canon, cat *engine.Result) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var e engine.Engine
+	e := engine.Engine{Registry: presets.Default()}
 	rc, rt := assemblyRequests(c)
 	if canon, err = e.Assemble(ctx, rc); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package layered_test
 
 import (
 	"context"
+	"github.com/tessera-dev/tessera/presets"
 	"testing"
 
 	"github.com/tessera-dev/tessera/engine"
@@ -30,7 +31,7 @@ func BenchmarkAssemble(b *testing.B) {
 		},
 		NoLog: true,
 	}
-	e := &engine.Engine{}
+	e := &engine.Engine{Registry: presets.Default()}
 	if _, err := e.Assemble(ctx, req); err != nil {
 		b.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package layered_test
 
 import (
 	"context"
+	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,7 +48,7 @@ func TestCustomEmbedderReplays(t *testing.T) {
 		t.Errorf("embedder %s", sel.Metrics.Embedder)
 	}
 	lg := &audit.Log{Path: filepath.Join(t.TempDir(), "a.jsonl")}
-	e := &engine.Engine{}
+	e := &engine.Engine{Registry: presets.Default()}
 	if _, err := e.Assemble(ctx, engine.Request{Preset: layered.Name, Layout: sel.Layout(), Log: lg, CorrelationID: "l-1"}); err != nil {
 		t.Fatal(err)
 	}

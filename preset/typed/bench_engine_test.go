@@ -2,6 +2,7 @@ package typed_test
 
 import (
 	"context"
+	"github.com/tessera-dev/tessera/presets"
 	"testing"
 
 	"github.com/tessera-dev/tessera/engine"
@@ -22,7 +23,7 @@ func BenchmarkAssemble(b *testing.B) {
 		Args:  preset.Args{"typed": "../../examples/typed/code-review.yaml", "typed-fixture": "small-change"},
 		NoLog: true,
 	}
-	e := &engine.Engine{}
+	e := &engine.Engine{Registry: presets.Default()}
 	if _, err := e.Assemble(ctx, req); err != nil {
 		b.Fatal(err)
 	}

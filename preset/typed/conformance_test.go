@@ -2,6 +2,7 @@ package typed_test
 
 import (
 	"context"
+	"github.com/tessera-dev/tessera/presets"
 	"path/filepath"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestLayoutRequestReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	lg := &audit.Log{Path: filepath.Join(t.TempDir(), "a.jsonl")}
-	e := &engine.Engine{}
+	e := &engine.Engine{Registry: presets.Default()}
 	res, err := e.Assemble(ctx, engine.Request{Preset: typed.Name, Layout: l, Log: lg, CorrelationID: "bound-1"})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package typed_test
 import (
 	"context"
 	"fmt"
+	"github.com/tessera-dev/tessera/presets"
 	"log"
 
 	"github.com/tessera-dev/tessera/engine"
@@ -55,7 +56,7 @@ sections:
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := (&engine.Engine{}).Assemble(context.Background(), engine.Request{Preset: typed.Name, Layout: l, NoLog: true})
+	res, err := (&engine.Engine{Registry: presets.Default()}).Assemble(context.Background(), engine.Request{Preset: typed.Name, Layout: l, NoLog: true})
 	if err != nil {
 		log.Fatal(err)
 	}
