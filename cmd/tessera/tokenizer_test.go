@@ -90,4 +90,27 @@ func TestTokensTokenizerFile(t *testing.T) {
 	if !strings.Contains(stderr.String(), "deepseek-v3") {
 		t.Errorf("--explain does not name the counter: %q", stderr.String())
 	}
+
+	// A record counted with the file replays through tokenizers:, and
+	// says what is missing once the entry is gone.
+	log := filepath.Join(t.TempDir(), "log.jsonl")
+	for _, args := range [][]string{
+		{"assemble", "--workflow", "w", "--node", "a", "--model", "deepseek-v3", "--budget", "100", "--log", log, "--correlation-id", "r1"},
+		{"replay", "--log", log, "--id", "r1"},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+		}
+	}
+	if err := os.WriteFile(filepath.Join(cat, "tessera.yaml"), []byte("tasks: tasks\nworkflows: workflows\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), []string{"replay", "--log", log, "--id", "r1"}, &stdout, &stderr); code != 1 || !strings.Contains(stdout.String()+stderr.String(), "no entry of tokenizers:") {
+		t.Errorf("replay without the entry: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	t.Logf("replay without the entry: %s%s", stdout.String(), stderr.String())
 }

@@ -1,0 +1,113 @@
+package hf
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// spVocab is a small SentencePiece-style vocabulary: the byte tokens, the
+// letters of "hello", and the merges that spell "▁hello".
+func spVocab() (map[string]int, []string) {
+	vocab := map[string]int{"<unk>": 0, "<s>": 1}
+	for b := range 256 {
+		vocab[fmt.Sprintf("<0x%02X>", b)] = len(vocab)
+	}
+	for _, t := range []string{"▁", "h", "e", "l", "o", "▁h", "▁he", "ll", "llo", "▁hello"} {
+		vocab[t] = len(vocab)
+	}
+	return vocab, []string{"▁ h", "▁h e", "l l", "ll o", "▁he llo"}
+}
+
+func spFile(t *testing.T, normalizer, pre any) *Tokenizer {
+	t.Helper()
+	vocab, merges := spVocab()
+	doc := map[string]any{
+		"added_tokens":  []any{map[string]any{"id": 1, "content": "<s>", "special": true}},
+		"normalizer":    normalizer,
+		"pre_tokenizer": pre,
+		"model":         map[string]any{"type": "BPE", "vocab": vocab, "merges": merges, "byte_fallback": true, "unk_token": "<unk>"},
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tk
+}
+
+// TestSentencePieceStyles checks the two ways Mistral-style files mark
+// spaces: Prepend and Replace normalizers, or a Metaspace pre-tokenizer.
+func TestSentencePieceStyles(t *testing.T) {
+	vocab, _ := spVocab()
+	hello := vocab["▁hello"]
+	normalized := spFile(t, map[string]any{"type": "Sequence", "normalizers": []any{
+		map[string]any{"type": "Prepend", "prepend": "▁"},
+		map[string]any{"type": "Replace", "pattern": map[string]any{"String": " "}, "content": "▁"},
+	}}, nil)
+	metaspace := spFile(t, nil, map[string]any{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": true})
+	for _, tk := range []*Tokenizer{normalized, metaspace} {
+		if got := tk.Encode("hello hello"); len(got) != 2 || got[0] != hello || got[1] != hello {
+			t.Errorf("Encode(hello hello) = %v, want [%d %d]", got, hello, hello)
+		}
+		// A character outside the vocabulary falls back to its bytes.
+		got := tk.Encode("hé")
+		want := []int{vocab["▁h"], vocab["<0xC3>"], vocab["<0xA9>"]}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Encode(hé) = %v, want %v", got, want)
+		}
+		if d, _ := tk.Decode(got); string(d) != " hé" {
+			t.Errorf("Decode = %q, want %q", d, " hé")
+		}
+	}
+	// Metaspace "first" marks only the first section: after an added
+	// token, "hello" has no space mark.
+	if got := metaspace.Encode("<s>hello"); len(got) < 2 || got[0] != 1 || got[1] == hello {
+		t.Errorf("Encode(<s>hello) = %v: the second section got a space mark", got)
+	}
+}
+
+// TestGGUFScores reads a SentencePiece GGUF vocabulary without merges:
+// they are derived from the scores, a higher-scored token merging first.
+func TestGGUFScores(t *testing.T) {
+	vocab, _ := spVocab()
+	tokens := make([]string, len(vocab))
+	for s, id := range vocab {
+		tokens[id] = s
+	}
+	scores := make([]float32, len(tokens))
+	types := make([]int32, len(tokens))
+	for i, s := range tokens {
+		types[i] = ggufNormal
+		scores[i] = -float32(i)
+		if strings.HasPrefix(s, "<0x") {
+			types[i] = ggufByte
+		}
+	}
+	types[0], types[1] = ggufUnknown, ggufControl
+	var w ggufWriter
+	w.WriteString("GGUF")
+	w.u32(3)
+	w.u64(0)
+	w.u64(5)
+	w.kv("tokenizer.ggml.model", "llama")
+	w.kv("tokenizer.ggml.tokens", tokens)
+	w.kv("tokenizer.ggml.scores", scores)
+	w.kv("tokenizer.ggml.token_type", types)
+	w.kv("tokenizer.ggml.bos_token_id", uint32(1))
+	tk, err := ReadGGUF(bytes.NewReader(w.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tk.Encode("hello hello"); len(got) != 2 || got[0] != vocab["▁hello"] {
+		t.Errorf("Encode(hello hello) = %v, want two ▁hello (%d)", got, vocab["▁hello"])
+	}
+	if pre, _ := tk.SpecialTokens(); len(pre) != 1 || pre[0] != 1 {
+		t.Errorf("SpecialTokens = %v, want the BOS (add_bos_token defaults to true)", pre)
+	}
+}
