@@ -124,7 +124,7 @@ func TestSuiteCatchesBrokenPreset(t *testing.T) {
 	if err == nil {
 		t.Fatal("a nondeterministic preset passed the suite")
 	}
-	for _, want := range []string{"determinism", "replay: mismatch"} {
+	for _, want := range []string{"deterministic: two assemblies differ", "replay: mismatch"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the suite's report lacks %q:\n%v", want, err)
 		}

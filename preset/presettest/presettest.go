@@ -3,7 +3,8 @@
 // preset and inputs, and it assembles them through the engine and reports
 // every broken promise.
 //
-// For each case it checks that:
+// Each promise is a subtest of the case, named as below, and a failure
+// starts with the sentence it keeps. For each case it checks that:
 //   - assembling twice gives the same bytes, and the hash is the SHA-256 of
 //     the text;
 //   - every section span lies inside the text, its hash is that of its
@@ -16,6 +17,10 @@
 //     same bytes;
 //   - the request bodies for all four provider APIs encode, are valid
 //     JSON, and carry every section's text.
+//
+// Once per preset it checks that its selecting inputs do not clash with
+// those of Tessera's presets, and that the compile units it lists from a
+// catalog are the same each time and each lays out.
 package presettest
 
 import (
@@ -33,6 +38,7 @@ import (
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/presets"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/provider"
 	"github.com/tessera-dev/tessera/render"
@@ -49,8 +55,62 @@ type Case struct {
 	Catalog *catalog.Catalog
 }
 
-// Run checks preset p on every case, each as a subtest of t. The engine
-// is given a registry holding p alone.
+// A promise is one thing a preset keeps, checked on one case: its name
+// names the subtest, and says is the sentence a failure starts with.
+type promise struct {
+	name, says string
+	check      func(ctx context.Context, s *subject) []error
+}
+
+// subject is one case assembled, for the promises to check.
+type subject struct {
+	e      *engine.Engine
+	p      preset.Preset
+	req    engine.Request
+	res    *engine.Result
+	layout *preset.Layout
+	dir    string
+}
+
+// promises are the promises checked on every case, in order.
+var promises = []promise{
+	{"deterministic", "assembling the same inputs twice gives the same bytes, and the hash is the SHA-256 of the text", func(ctx context.Context, s *subject) []error {
+		again, err := s.e.Assemble(ctx, s.req)
+		if err != nil {
+			return []error{fmt.Errorf("assemble again: %w", err)}
+		}
+		var errs []error
+		if again.Prompt.Text != s.res.Prompt.Text {
+			errs = append(errs, fmt.Errorf("two assemblies differ at line %d", audit.FirstDiff(s.res.Prompt.Text, again.Prompt.Text).Line))
+		}
+		if s.res.Prompt.Hash != prompt.Hash(s.res.Prompt.Text) {
+			errs = append(errs, fmt.Errorf("%s is not the SHA-256 of the text", s.res.Prompt.Hash))
+		}
+		return errs
+	}},
+	{"spans", "every section span lies inside the text and hashes to its text, top-level spans follow each other in order, and each section's text is the text at its span", func(_ context.Context, s *subject) []error {
+		return checkSpans(s.res)
+	}},
+	{"fenced", "every untrusted body and item stands inside a fence that no line of it closes", func(_ context.Context, s *subject) []error {
+		return checkFences(s.res.Prompt.Text, s.layout.Sections)
+	}},
+	{"budget", "fitted to a budget half its size (or the smallest that fits), the prompt fits and keeps every never-trimmed section whole", func(ctx context.Context, s *subject) []error {
+		return checkBudget(ctx, s.e, s.req, s.layout, s.res.Prompt.Text)
+	}},
+	{"replay", "the audit record, written to a log and replayed, lays out to the same bytes", func(ctx context.Context, s *subject) []error {
+		return checkReplay(ctx, s.e, s.req, s.dir)
+	}},
+	{"bodies", "the request bodies for all four provider APIs encode, are valid JSON, carry every section's text and send no tool twice", func(ctx context.Context, s *subject) []error {
+		return checkBodies(ctx, s.e, s.req, s.res)
+	}},
+}
+
+// Run checks preset p on every case, each as a subtest of t with a
+// subtest for each promise, in the manner of testing/slogtest; and,
+// once, that p's selecting inputs do not clash with other's (Tessera's
+// five presets when other is nil) and that the compile units it lists
+// from the first case's catalog are the same each time and each lays out.
+// The engine is given a registry holding p alone.
 func Run(t *testing.T, p preset.Preset, cases ...Case) {
 	t.Helper()
 	reg, err := preset.NewRegistry(p)
@@ -58,10 +118,33 @@ func Run(t *testing.T, p preset.Preset, cases ...Case) {
 		t.Fatalf("registering %s: %v", p.Name(), err)
 	}
 	e := &engine.Engine{Registry: reg}
+	t.Run("inputs", func(t *testing.T) {
+		if err := checkInputs(p, presets.Default()); err != nil {
+			t.Errorf("a preset's selecting inputs choose it alone among the registered presets: %v", err)
+		}
+	})
+	for _, c := range cases {
+		if c.Catalog != nil {
+			t.Run("units", func(t *testing.T) {
+				if err := checkUnits(context.Background(), p, c.Catalog); err != nil {
+					t.Errorf("the compile units a preset lists are the same each time, and each lays out: %v", err)
+				}
+			})
+			break
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			if err := Check(context.Background(), e, p, c, t.TempDir()); err != nil {
-				t.Error(err)
+			s, err := assemble(context.Background(), e, p, c, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pr := range promises {
+				t.Run(pr.name, func(t *testing.T) {
+					if errs := pr.check(context.Background(), s); len(errs) > 0 {
+						t.Errorf("%s:\n%v", pr.says, errors.Join(errs...))
+					}
+				})
 			}
 		})
 	}
@@ -70,37 +153,82 @@ func Run(t *testing.T, p preset.Preset, cases ...Case) {
 // Check checks one case with engine e, writing its audit log under dir,
 // and returns every broken promise joined, or nil.
 func Check(ctx context.Context, e *engine.Engine, p preset.Preset, c Case, dir string) error {
-	var errs []error
-	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	req := engine.Request{Preset: p.Name(), Args: c.Args, Catalog: c.Catalog, NoLog: true, CorrelationID: "presettest-1", AllowEmpty: true}
-	res, err := e.Assemble(ctx, req)
-	if err != nil {
-		return fmt.Errorf("assemble: %w", err)
-	}
-	again, err := e.Assemble(ctx, req)
-	if err != nil {
-		return fmt.Errorf("assemble again: %w", err)
-	}
-	if again.Prompt.Text != res.Prompt.Text {
-		fail("determinism: two assemblies differ at line %d", audit.FirstDiff(res.Prompt.Text, again.Prompt.Text).Line)
-	}
-	text := res.Prompt.Text
-	if res.Prompt.Hash != prompt.Hash(text) {
-		fail("hash: %s is not the SHA-256 of the text", res.Prompt.Hash)
-	}
-	errs = append(errs, checkSpans(res)...)
-	env, err := engine.Env(c.Catalog)
+	s, err := assemble(ctx, e, p, c, dir)
 	if err != nil {
 		return err
 	}
+	var errs []error
+	for _, pr := range promises {
+		for _, err := range pr.check(ctx, s) {
+			errs = append(errs, fmt.Errorf("%s: %w", pr.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// assemble assembles case c once and lays it out, for the promises.
+func assemble(ctx context.Context, e *engine.Engine, p preset.Preset, c Case, dir string) (*subject, error) {
+	req := engine.Request{Preset: p.Name(), Args: c.Args, Catalog: c.Catalog, NoLog: true, CorrelationID: "presettest-1", AllowEmpty: true}
+	res, err := e.Assemble(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("assemble: %w", err)
+	}
+	env, err := engine.Env(c.Catalog)
+	if err != nil {
+		return nil, err
+	}
 	l, err := p.Load(ctx, env, c.Args)
 	if err != nil {
-		return fmt.Errorf("load: %w", err)
+		return nil, fmt.Errorf("load: %w", err)
 	}
-	errs = append(errs, checkFences(text, l.Sections)...)
-	errs = append(errs, checkBudget(ctx, e, req, l, text)...)
-	errs = append(errs, checkReplay(ctx, e, req, dir)...)
-	errs = append(errs, checkBodies(ctx, e, req, res)...)
+	return &subject{e: e, p: p, req: req, res: res, layout: l, dir: dir}, nil
+}
+
+// checkInputs checks that p can be registered beside the presets of
+// other (those of another name): no two of them are selected by the same
+// input.
+func checkInputs(p preset.Preset, other *preset.Registry) error {
+	var keep []preset.Preset
+	for _, q := range other.Presets() {
+		if q.Name() != p.Name() {
+			keep = append(keep, q)
+		}
+	}
+	_, err := preset.NewRegistry(append(keep, p)...)
+	return err
+}
+
+// checkUnits lists p's compile units from catalog c twice, checks that
+// both lists name the same outputs in the same order, and lays each out.
+func checkUnits(ctx context.Context, p preset.Preset, c *catalog.Catalog) error {
+	env, err := engine.Env(c)
+	if err != nil {
+		return err
+	}
+	first, err := p.Units(ctx, env)
+	if err != nil {
+		return fmt.Errorf("units: %w", err)
+	}
+	second, err := p.Units(ctx, env)
+	if err != nil {
+		return fmt.Errorf("units again: %w", err)
+	}
+	if len(first) != len(second) {
+		return fmt.Errorf("units: %d, then %d", len(first), len(second))
+	}
+	var errs []error
+	for i, u := range first {
+		if u.Out != second[i].Out {
+			errs = append(errs, fmt.Errorf("unit %d: %q, then %q", i, u.Out, second[i].Out))
+		}
+		if u.Load == nil {
+			errs = append(errs, fmt.Errorf("unit %q: no Load", u.Out))
+			continue
+		}
+		if _, err := u.Load(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("unit %q: %w", u.Out, err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
