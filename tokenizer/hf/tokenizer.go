@@ -198,7 +198,7 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, emit func
 	for _, n := range tk.norms {
 		switch n.kind {
 		case "NFC":
-			if !norm.NFC.IsNormalString(s) {
+			if !isASCII(s) && !norm.NFC.IsNormalString(s) {
 				s = norm.NFC.String(s)
 			}
 		case "Replace":
@@ -352,7 +352,9 @@ func (tk *Tokenizer) cutBefore(prev, r rune, rest string) bool {
 
 // modelPiece runs BPE on one piece, through the word cache.
 func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)) {
-	small := len(piece) <= cacheMaxPiece
+	// Pieces of one or two bytes merge in one lookup: cheaper than the
+	// cache.
+	small := len(piece) <= cacheMaxPiece && len(piece) > 2
 	if small {
 		if ids, ok := tk.cache.get(piece); ok {
 			emit(ids)
@@ -410,6 +412,16 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)
 		tk.cache.put(piece, out)
 	}
 	emit(out)
+}
+
+// isASCII reports whether s is all ASCII, which is always in NFC.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // bmp bounds the characters bmpIDs holds.
