@@ -17,7 +17,7 @@ func TestDefault(t *testing.T) {
 	if want := []string{"template", "canonical", "agent", "typed", "layered"}; !slices.Equal(names, want) {
 		t.Errorf("presets %v, want %v", names, want)
 	}
-	if presets.Default() == presets.Default() {
+	if a, b := presets.Default(), presets.Default(); a == b {
 		t.Error("Default returned the same registry twice")
 	}
 }
