@@ -165,10 +165,7 @@ func TestGGUF(t *testing.T) {
 				t.Fatal(err)
 			}
 			tk.classes = referenceTable()
-			var ref refIDs
-			if err := json.Unmarshal(readGz(t, c.model+".ids.json.gz"), &ref); err != nil {
-				t.Fatal(err)
-			}
+			ref := testRef(t, c.model)
 			checked := 0
 			for i, tx := range texts {
 				if i%sampleEvery() != 0 {

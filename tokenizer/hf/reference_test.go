@@ -98,6 +98,27 @@ func testTokenizer(t testing.TB, model string) *Tokenizer {
 	return tk
 }
 
+var (
+	refMu    sync.Mutex
+	refCache = map[string]*refIDs{}
+)
+
+// testRef reads a model's reference ids, once per test binary.
+func testRef(t testing.TB, model string) *refIDs {
+	t.Helper()
+	refMu.Lock()
+	defer refMu.Unlock()
+	if r := refCache[model]; r != nil {
+		return r
+	}
+	var r refIDs
+	if err := json.Unmarshal(readGz(t, model+".ids.json.gz"), &r); err != nil {
+		t.Fatal(err)
+	}
+	refCache[model] = &r
+	return &r
+}
+
 type refIDs struct {
 	Specials     string  `json:"specials"`
 	IDs          [][]int `json:"ids"`
@@ -114,10 +135,7 @@ func TestReferenceIDs(t *testing.T) {
 			t.Parallel()
 			tk := *testTokenizer(t, m)
 			tk.classes = referenceTable()
-			var ref refIDs
-			if err := json.Unmarshal(readGz(t, m+".ids.json.gz"), &ref); err != nil {
-				t.Fatal(err)
-			}
+			ref := testRef(t, m)
 			all := append(append([]corpusText(nil), texts...), corpusText{Name: "gen/specials", Text: ref.Specials})
 			if len(ref.IDs) != len(all) {
 				t.Fatalf("reference has %d texts, corpus %d", len(ref.IDs), len(all))
@@ -182,10 +200,7 @@ func TestWhiteSpaceClass(t *testing.T) {
 		m = "deepseek_v3"
 	}
 	tk := testTokenizer(t, m)
-	var ref refIDs
-	if err := json.Unmarshal(readGz(t, m+".ids.json.gz"), &ref); err != nil {
-		t.Fatal(err)
-	}
+	ref := testRef(t, m)
 	differ := 0
 	for i, c := range corpus(t) {
 		if i%sampleEvery() != 0 && !strings.ContainsAny(c.Text, "\ufeff\u0085") {
