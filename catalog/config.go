@@ -677,3 +677,11 @@ func (l *keywordList) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at str
 	}
 	*l = out
 }
+
+// JSONSchema returns the JSON Schema of tessera.yaml, generated from
+// the decoder that reads it (see yamldoc.Schema.JSONSchema): an editor
+// that takes a "# yaml-language-server: $schema=" line checks keys and
+// types as Tessera will.
+func JSONSchema() []byte {
+	return configSchema.JSONSchema("https://tessera.dev/schemas/tessera.schema.json", ConfigFile)
+}

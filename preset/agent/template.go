@@ -540,3 +540,18 @@ func roleFiles() []string {
 
 // catalogPath is the path of file name in a catalog's template directory.
 func catalogPath(name string) string { return path.Join(CatalogDir, name) }
+
+// JSONSchema returns the JSON Schema of role r's template file,
+// generated from the decoder that reads it (see yamldoc.Schema.JSONSchema),
+// or nil for a role that is not one of the five.
+func JSONSchema(r Role) []byte {
+	id := "https://tessera.dev/schemas/agent-" + string(r) + ".schema.json"
+	title := "the agent's " + string(r) + " template"
+	if r == Executor {
+		return executorSchema.JSONSchema(id, title)
+	}
+	if s, ok := roleSchemas[r]; ok {
+		return s.JSONSchema(id, title)
+	}
+	return nil
+}

@@ -13,6 +13,7 @@ import (
 // an empty result instead. Every exported function must be listed.
 func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
+		"JSONSchema":            agent.JSONSchema,
 		"Build":                 agent.Build,
 		"DefaultFile":           agent.DefaultFile,
 		"DefaultTemplates":      agent.DefaultTemplates,

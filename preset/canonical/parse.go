@@ -119,3 +119,9 @@ func unescapeSlashes(text string) string {
 	}
 	return b.String()
 }
+
+// JSONSchema returns the JSON Schema of a spec file, generated from the
+// decoder that reads it (see yamldoc.Schema.JSONSchema).
+func JSONSchema() []byte {
+	return specSchema.JSONSchema("https://tessera.dev/schemas/canonical-spec.schema.json", "a canonical prompt spec")
+}

@@ -11,6 +11,7 @@ import (
 // on zero values. Every exported function must be listed.
 func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
+		"JSONSchema":                canonical.JSONSchema,
 		"Assemble":                  canonical.Assemble,
 		"Layout":                    canonical.Layout,
 		"NewPreset":                 canonical.NewPreset,

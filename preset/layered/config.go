@@ -397,3 +397,9 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 }
 
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// JSONSchema returns the JSON Schema of layered.yaml, generated from the
+// decoder that reads it (see yamldoc.Schema.JSONSchema).
+func JSONSchema() []byte {
+	return setupSchema.JSONSchema("https://tessera.dev/schemas/layered.schema.json", "layered.yaml")
+}

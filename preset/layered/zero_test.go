@@ -11,6 +11,7 @@ import (
 // on zero values. Every exported function must be listed.
 func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
+		"JSONSchema":                  layered.JSONSchema,
 		"Assembler.Evaluate":          (*layered.Assembler).Evaluate,
 		"Assembler.InjectionDetector": (*layered.Assembler).InjectionDetector,
 		"Concepts.Of":                 (*layered.Concepts).Of,

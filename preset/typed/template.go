@@ -803,3 +803,9 @@ func (b *builder) examples(at, what string, docs []exampleDoc) []Example {
 	}
 	return out
 }
+
+// JSONSchema returns the JSON Schema of a typed template file,
+// generated from the decoder that reads it (see yamldoc.Schema.JSONSchema).
+func JSONSchema() []byte {
+	return fileSchema.JSONSchema("https://tessera.dev/schemas/typed-template.schema.json", "a typed template")
+}

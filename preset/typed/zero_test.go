@@ -11,6 +11,7 @@ import (
 // on zero values. Every exported function must be listed.
 func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
+		"JSONSchema":              typed.JSONSchema,
 		"Bind":                    typed.Bind[struct{}, struct{}],
 		"ExpansionRequired.Apply": (*typed.ExpansionRequired).Apply,
 		"ExpansionRequired.Error": (*typed.ExpansionRequired).Error,
