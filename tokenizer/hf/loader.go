@@ -26,7 +26,9 @@ type Loader struct {
 // Load reads a tokenizer file: a GGUF model file (by its magic number)
 // or a Hugging Face tokenizer.json. For a tokenizer.json, a
 // tokenizer_config.json in the same directory, if there is one, gives the
-// chat template and the BOS and EOS tokens.
+// chat template and the BOS and EOS tokens; it is read with the first
+// load of those tokenizer.json bytes, which later loads of the same bytes
+// share.
 func (l *Loader) Load(path string) (*Tokenizer, error) {
 	tk, err := l.LoadFS(os.DirFS(filepath.Dir(path)), filepath.Base(path))
 	if err != nil {
