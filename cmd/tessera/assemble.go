@@ -59,7 +59,11 @@ with shorter flags). --typed assembles a typed template (design 003) with
 the values of --typed-params FILE or --typed-fixture NAME. --layered-task
 builds a trust-layered agent prompt (design 002) from the setup directory
 (--layered-dir, or tessera.yaml's layered) and --layered-context FILE.
-Each preset's inputs are the flags listed below.`,
+Each preset's inputs are the flags listed below.
+
+Each preset is also a subcommand with its own inputs only, without their
+prefix, and the shared flags: "tessera assemble typed --typed FILE
+--params FILE" is "tessera assemble --typed FILE --typed-params FILE".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.assemble(cmd, &o) },
 	}
@@ -81,6 +85,17 @@ Each preset's inputs are the flags listed below.`,
 			}
 		}
 	}
+	sharedAssembleFlags(f, &o)
+	for _, p := range reg.Presets() {
+		cmd.AddCommand(a.presetCmd(p))
+	}
+	a.completeFlags(cmd)
+	return cmd
+}
+
+// sharedAssembleFlags defines the flags of assemble that every preset
+// shares on f, into o.
+func sharedAssembleFlags(f *pflag.FlagSet, o *assembleOpts) {
 	f.BoolVar(&o.asJSON, "json", false, "print the full audit record as JSON instead of the prompt text")
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "accept an empty prompt (by default an empty prompt is an error: exit 1)")
 	f.StringVar(&o.logFile, "log", "", "append the audit record to this JSON Lines file (default: tessera.yaml's log, if any)")
@@ -94,8 +109,76 @@ Each preset's inputs are the flags listed below.`,
 	f.StringVar(&o.systemRole, "system-role", "developer", "with --provider openai or openai-responses: the system-side message's role, developer or system")
 	f.BoolVar(&o.cacheBreakpoints, "cache-breakpoints", false, "with --provider anthropic: mark the end of the stable prefix with cache_control breakpoints")
 	f.BoolVar(&o.strictify, "strictify", false, "with --provider: make the output and tool schemas strict-mode compatible where that can be done")
+}
+
+// presetCmd returns "assemble <preset>": the preset's own inputs as flags
+// without the preset's prefix ("tessera assemble typed --params FILE"
+// for --typed-params), its selecting inputs required, and the shared
+// flags. It assembles as "assemble" with the long flags does, byte for
+// byte.
+func (a *app) presetCmd(p preset.Preset) *cobra.Command {
+	var o assembleOpts
+	name := p.Name()
+	var sel []string
+	for _, in := range p.Inputs() {
+		if in.Selects {
+			sel = append(sel, "--"+shortInput(name, in.Name)+" "+strings.ToUpper(strings.ReplaceAll(shortInput(name, in.Name), "-", "_")))
+		}
+	}
+	cmd := &cobra.Command{
+		Use:   name + " " + strings.Join(sel, " ") + " [flags]",
+		Short: "Assemble a prompt with the " + name + " preset: its own inputs, without a prefix",
+		Long: "Assemble a prompt with the " + name + ` preset and print it, as "tessera assemble"
+does with the same inputs under their long names. The preset's own inputs
+are the flags below without the preset's prefix; the shared flags are the
+same as assemble's.`,
+		Args: cobra.NoArgs,
+	}
+	f := cmd.Flags()
+	for _, in := range p.Inputs() {
+		short := shortInput(name, in.Name)
+		switch in.Kind {
+		case preset.Int:
+			f.Int(short, 0, in.Usage)
+		case preset.Bool:
+			f.Bool(short, false, in.Usage)
+		default:
+			f.String(short, "", in.Usage)
+		}
+	}
+	sharedAssembleFlags(f, &o)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		args := preset.Args{}
+		var files, missing []string
+		for _, in := range p.Inputs() {
+			fl := f.Lookup(shortInput(name, in.Name))
+			if !fl.Changed {
+				if in.Selects {
+					missing = append(missing, "--"+fl.Name)
+				}
+				continue
+			}
+			args[in.Name] = fl.Value.String()
+			if in.Kind == preset.File {
+				files = append(files, fl.Value.String())
+			}
+		}
+		if len(missing) > 0 {
+			return usageHint{fmt.Errorf("assemble %s needs %s", name, strings.Join(missing, " and ")), cmd.CommandPath()}
+		}
+		return a.assembleWith(cmd, &o, p, args, files)
+	}
 	a.completeFlags(cmd)
 	return cmd
+}
+
+// shortInput is the name of input in's flag under "assemble <preset>":
+// the input's name without the preset's name and a '-' before it.
+func shortInput(presetName, in string) string {
+	if short, ok := strings.CutPrefix(in, presetName+"-"); ok && short != "" {
+		return short
+	}
+	return in
 }
 
 // formatNames lists the --provider names.
@@ -136,6 +219,13 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 	if err != nil {
 		return err
 	}
+	return a.assembleWith(cmd, o, p, args, files)
+}
+
+// assembleWith assembles with preset p from its inputs args (files are
+// the values of its file inputs, as given) and prints the result.
+func (a *app) assembleWith(cmd *cobra.Command, o *assembleOpts, p preset.Preset, args preset.Args, files []string) error {
+	flags := cmd.Flags()
 	req := engine.Request{Preset: p.Name(), Args: args, AllowEmpty: o.allowEmpty}
 	if o.provider != "" {
 		f, err := provider.ParseFormat(o.provider)
@@ -161,6 +251,7 @@ func (a *app) assemble(cmd *cobra.Command, o *assembleOpts) error {
 		}
 	}
 	req.CorrelationID = o.correlationID
+	var err error
 	if req.MaxFileBytes, err = a.maxFileBytes(); err != nil {
 		return err
 	}

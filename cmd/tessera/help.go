@@ -34,6 +34,16 @@ var examples = map[string]string{
 
   # a trust-layered agent prompt: tools, skills and memories selected for the task
   tessera assemble --root examples --layered-task "Fix the failing invoice tests" --layered-context examples/layered/context.yaml`,
+	"tessera assemble template": `  # a workflow node's prompt (the same bytes as assemble --workflow ... --node ...)
+  tessera assemble template --root examples --workflow pm_discovery.v1 --node pgc`,
+	"tessera assemble canonical": `  # a canonical spec, fitted into 600 tokens
+  tessera assemble canonical --spec examples/canonical/support-ticket.yaml --budget 600`,
+	"tessera assemble agent": `  # a planner's prompt (--role for --agent-role, --goal for --agent-goal)
+  tessera assemble agent --role planner --goal "Add type hints" --workspace examples/agent/workspace`,
+	"tessera assemble typed": `  # a typed template with its parameters' values (--params for --typed-params)
+  tessera assemble typed --typed examples/typed/code-review.yaml --params examples/typed/params/code-review.yaml`,
+	"tessera assemble layered": `  # a trust-layered prompt (--task for --layered-task, --context for --layered-context)
+  tessera assemble layered --root examples --task "Fix the failing invoice tests" --context examples/layered/context.yaml`,
 	"tessera compile": `  # what CI runs: build every prompt, write nothing, list every problem
   tessera compile --root examples --check
 
