@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/agent"
@@ -79,14 +78,16 @@ func roleShort(r agent.Role) string {
 	return "Build the verifier's prompt: check a finished subtask against its acceptance criteria"
 }
 
-// agentRoleCmd is "tessera agent VERB": its own flags for the role's
-// inputs, named without the "agent-" prefix, and assemble's flags for the
-// rest. It sets the inputs on an assemble command and runs it, so text,
-// --provider bodies, --json records, budgets and logs are assemble's.
+// agentRoleCmd is "tessera agent VERB": "tessera assemble agent --role
+// ROLE" with the flags of the role's inputs only (named as under
+// "assemble agent", without the "agent-" prefix) and the shared flags, so
+// text, --provider bodies, --json records, budgets and logs are
+// assemble's.
 func (a *app) agentRoleCmd(r agent.Role) *cobra.Command {
-	asm := a.assembleCmd()
+	var o assembleOpts
+	p := a.engine.Registry.Lookup(agent.Name)
 	inputs := map[string]preset.Input{}
-	for _, in := range agent.New().Inputs() {
+	for _, in := range p.Inputs() {
 		inputs[in.Name] = in
 	}
 	reads, needs := agent.RoleInputs(r)
@@ -100,32 +101,9 @@ func (a *app) agentRoleCmd(r agent.Role) *cobra.Command {
 		Short: roleShort(r),
 		Long: roleShort(r) + `, and print it (with
 --provider, a request body for that API; with --json, the audit record).
-The same as "tessera assemble --agent-role ` + string(r) + `" with these flags
-prefixed "agent-".`,
+The same as "tessera assemble agent --role ` + string(r) + `" with these
+flags.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			af := asm.Flags()
-			if err := af.Set(agent.InputRole, string(r)); err != nil {
-				return err
-			}
-			var err error
-			cmd.Flags().Visit(func(f *pflag.Flag) {
-				if _, ok := inputs["agent-"+f.Name]; ok && err == nil {
-					err = af.Set("agent-"+f.Name, f.Value.String())
-				}
-			})
-			if err != nil {
-				return err
-			}
-			asm.SetContext(cmd.Context())
-			err = asm.RunE(asm, nil)
-			var f failure
-			if err != nil && !errors.As(err, &f) {
-				// A usage error names the flags of this command.
-				return shortFlags(err, cmd.CommandPath())
-			}
-			return err
-		},
 	}
 	f := cmd.Flags()
 	for _, name := range reads {
@@ -143,25 +121,28 @@ prefixed "agent-".`,
 			f.String(short(name), "", usage)
 		}
 	}
-	asm.Flags().VisitAll(func(fl *pflag.Flag) {
-		if !isPresetInput(a.engine.Registry, fl.Name) {
-			f.AddFlag(fl)
+	sharedAssembleFlags(f, &o)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		args := preset.Args{agent.InputRole: string(r)}
+		var files []string
+		for _, name := range reads {
+			fl := f.Lookup(short(name))
+			if !fl.Changed {
+				continue
+			}
+			args[name] = fl.Value.String()
+			if inputs[name].Kind == preset.File {
+				files = append(files, fl.Value.String())
+			}
 		}
-	})
+		if err := a.assembleWith(cmd, &o, p, args, files); err != nil {
+			return inputFlags(err, cmd.CommandPath(), p)
+		}
+		return nil
+	}
+	a.completeFlags(cmd)
 	return cmd
 }
 
 // short is an agent input's name without its "agent-" prefix.
 func short(name string) string { return strings.TrimPrefix(name, "agent-") }
-
-// isPresetInput reports whether name is an input of any preset.
-func isPresetInput(reg *preset.Registry, name string) bool {
-	for _, p := range reg.Presets() {
-		for _, in := range p.Inputs() {
-			if in.Name == name {
-				return true
-			}
-		}
-	}
-	return false
-}

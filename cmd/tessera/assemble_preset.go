@@ -64,7 +64,10 @@ same as assemble's.`,
 		if len(missing) > 0 {
 			return usageHint{fmt.Errorf("assemble %s needs %s", name, strings.Join(missing, " and ")), cmd.CommandPath()}
 		}
-		return a.assembleWith(cmd, &o, p, args, files)
+		if err := a.assembleWith(cmd, &o, p, args, files); err != nil {
+			return inputFlags(err, cmd.CommandPath(), p)
+		}
+		return nil
 	}
 	a.completeFlags(cmd)
 	return cmd

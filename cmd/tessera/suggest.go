@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tessera-dev/tessera/preset"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -122,14 +123,43 @@ func missingPath(err error, msg string) string {
 	return strings.Replace(msg, pe.Error(), fmt.Sprintf("cannot read %s: no such file or directory: check the path", pe.Path), 1)
 }
 
-// shortFlags rewrites a usage error of assemble's agent preset for
-// "tessera agent ROLE", whose flags drop the --agent- prefix; a usage
-// error that named assemble's help names the agent command's.
-func shortFlags(err error, path string) error {
-	short := errors.New(strings.ReplaceAll(err.Error(), "--agent-", "--"))
+// inputFlags returns err with each of preset p's inputs named by its
+// flag under "assemble <preset>" ("--goal" for --agent-goal): a usage
+// message of the preset names its inputs by their long names. A name is
+// replaced only where it stands whole.
+func inputFlags(err error, path string, p preset.Preset) error {
+	msg := err.Error()
+	for _, in := range p.Inputs() {
+		short := shortInput(p.Name(), in.Name)
+		if short == in.Name {
+			continue
+		}
+		long := "--" + in.Name
+		var b strings.Builder
+		for rest := msg; ; {
+			i := strings.Index(rest, long)
+			if i < 0 {
+				b.WriteString(rest)
+				break
+			}
+			end := i + len(long)
+			b.WriteString(rest[:i])
+			if end < len(rest) && (rest[end] == '-' || rest[end] >= 'a' && rest[end] <= 'z') {
+				b.WriteString(long) // a longer name that starts the same
+			} else {
+				b.WriteString("--" + short)
+			}
+			rest = rest[end:]
+		}
+		msg = b.String()
+	}
 	var h usageHint
 	if errors.As(err, &h) {
-		return usageHint{short, path}
+		return usageHint{errors.New(msg), path}
 	}
-	return short
+	var f failure
+	if errors.As(err, &f) {
+		return failure{errors.New(msg)}
+	}
+	return errors.New(msg)
 }
