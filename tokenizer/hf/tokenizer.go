@@ -355,18 +355,18 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)
 	// Pieces of one or two bytes merge in one lookup: cheaper than the
 	// cache.
 	small := len(piece) <= cacheMaxPiece && len(piece) > 2
-	if small {
-		if ids, ok := tk.cache.get(piece); ok {
-			emit(ids)
-			return
-		}
-	}
 	if tk.ignoreMerges {
-		// A piece that is a token is that token: as cheap as the cache,
-		// so it is not cached.
+		// A piece that is a token is that token (most words are): looked
+		// up before the cache, and not cached.
 		if id, ok := tk.ids[piece]; ok {
 			st.syms = append(st.syms[:0], id)
 			emit(st.syms)
+			return
+		}
+	}
+	if small {
+		if ids, ok := tk.cache.get(piece); ok {
+			emit(ids)
 			return
 		}
 	}
