@@ -18,7 +18,7 @@ import (
 // canonical, agent, typed and layered, in that order. Each call makes a
 // new one, so a program may register presets of its own in it.
 func Default() *preset.Registry {
-	r, err := preset.NewRegistry(template.New(), canonical.NewPreset(), agent.New(), typed.New(), layered.New())
+	r, err := preset.NewRegistry(template.New(), canonical.New(), agent.New(), typed.New(), layered.New())
 	if err != nil {
 		panic(err) // the built-in presets are valid; TestDefault keeps them so
 	}

@@ -40,8 +40,8 @@ const SpecOut = "specs"
 // to use.
 type Preset struct{}
 
-// NewPreset returns the canonical preset.
-func NewPreset() *Preset { return &Preset{} }
+// New returns the canonical preset.
+func New() *Preset { return &Preset{} }
 
 // Name implements preset.Preset.
 func (*Preset) Name() string { return Name }

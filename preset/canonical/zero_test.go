@@ -14,7 +14,7 @@ func TestZeroValues(t *testing.T) {
 		"JSONSchema":                canonical.JSONSchema,
 		"Assemble":                  canonical.Assemble,
 		"Layout":                    canonical.Layout,
-		"NewPreset":                 canonical.NewPreset,
+		"New":                       canonical.New,
 		"ParseSpec":                 canonical.ParseSpec,
 		"Preset.Inputs":             (*canonical.Preset).Inputs,
 		"Preset.Load":               (*canonical.Preset).Load,

@@ -46,5 +46,5 @@ func TestCanonicalPreset(t *testing.T) {
 			presettest.Case{Name: name + " level 3, hidden empties", Args: preset.Args{"spec": spec, "heading-level": "3", "hide-empty": "true"}},
 		)
 	}
-	presettest.Run(t, canonical.NewPreset(), cases...)
+	presettest.Run(t, canonical.New(), cases...)
 }
