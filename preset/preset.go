@@ -50,6 +50,20 @@ type Preset interface {
 	Units(ctx context.Context, env *Env) ([]Unit, error)
 }
 
+// Describer is implemented by a preset that says what it assembles and
+// what compile builds from it, for the command's help texts: a preset
+// that implements it appears in them with no change to the command.
+type Describer interface {
+	// Summary says what the preset assembles, as a noun phrase: "a
+	// workflow node's prompt".
+	Summary() string
+	// UnitsSummary says what compile builds from a catalog with the
+	// preset and where it writes it, as a noun phrase, or "" when it
+	// builds nothing: "every workflow node with a task_ref, to
+	// <workflow>/<node>.txt".
+	UnitsSummary() string
+}
+
 // Kind is the type of an input's value.
 type Kind uint8
 

@@ -44,26 +44,20 @@ func (a *app) assembleCmd() *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use:   "assemble (" + strings.Join(uses, " | ") + ")",
-		Short: "Assemble a workflow node's prompt, a canonical prompt spec, an agent step's prompt, a typed template or a layered prompt, and print it",
+		Short: "Assemble a prompt with one of the presets and print it",
 		Long: `Assemble one prompt and print its exact text, or with --json the full
 audit record (text, hash, sources or spec, timestamp, correlation id,
 budget). With --log, or a "log" path in tessera.yaml, the record is also
 appended to that JSON Lines file.
 
---workflow and --node assemble a workflow node of the catalog (the template
-preset). --spec assembles a canonical prompt spec (design 004) from a YAML
-or JSON file; a catalog is optional then, and gives its redaction patterns,
-budget and log when there is one. --agent-role and the --agent-* inputs
-assemble an agent step's prompt (design 000; "tessera agent" is the same
-with shorter flags). --typed assembles a typed template (design 003) with
-the values of --typed-params FILE or --typed-fixture NAME. --layered-task
-builds a trust-layered agent prompt (design 002) from the setup directory
-(--layered-dir, or tessera.yaml's layered) and --layered-context FILE.
-Each preset's inputs are the flags listed below.
+The presets, each chosen by its selecting flags:
 
-Each preset is also a subcommand with its own inputs only, without their
-prefix, and the shared flags: "tessera assemble typed --typed FILE
---params FILE" is "tessera assemble --typed FILE --typed-params FILE".`,
+` + presetList(reg) + `
+
+Every preset's inputs are among the flags below. Each preset is also a
+subcommand with its own inputs only, without their prefix, and the shared
+flags: "tessera assemble typed --typed FILE --params FILE" is "tessera
+assemble --typed FILE --typed-params FILE".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.assemble(cmd, &o) },
 	}
@@ -249,4 +243,26 @@ func (a *app) assembleWith(cmd *cobra.Command, o *assembleOpts, p preset.Preset,
 	}
 	_, err = io.WriteString(a.stdout, res.Prompt.Text)
 	return err
+}
+
+// presetList describes each preset of reg for assemble's help: its
+// selecting flags and what it assembles (preset.Describer), one a line.
+func presetList(reg *preset.Registry) string {
+	var b strings.Builder
+	for i, p := range reg.Presets() {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		var sel []string
+		for _, in := range p.Inputs() {
+			if in.Selects {
+				sel = append(sel, "--"+in.Name)
+			}
+		}
+		fmt.Fprintf(&b, "  %s (%s)", p.Name(), strings.Join(sel, ", "))
+		if d, ok := p.(preset.Describer); ok {
+			fmt.Fprintf(&b, ": %s", d.Summary())
+		}
+	}
+	return b.String()
 }

@@ -25,9 +25,9 @@ func (a *app) presetCmd(p preset.Preset) *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use:   name + " " + strings.Join(sel, " ") + " [flags]",
-		Short: "Assemble a prompt with the " + name + " preset: its own inputs, without a prefix",
-		Long: "Assemble a prompt with the " + name + ` preset and print it, as "tessera assemble"
-does with the same inputs under their long names. The preset's own inputs
+		Short: presetShort(p),
+		Long: presetShort(p) + `, and print it, as "tessera assemble" does with
+the same inputs under their long names. The ` + name + ` preset's own inputs
 are the flags below without the preset's prefix; the shared flags are the
 same as assemble's.`,
 		Args: cobra.NoArgs,
@@ -80,4 +80,13 @@ func shortInput(presetName, in string) string {
 		return short
 	}
 	return in
+}
+
+// presetShort is the one-line help of "assemble <preset>": what the
+// preset assembles, when it says (preset.Describer).
+func presetShort(p preset.Preset) string {
+	if d, ok := p.(preset.Describer); ok {
+		return "Assemble " + d.Summary()
+	}
+	return "Assemble a prompt with the " + p.Name() + " preset"
 }

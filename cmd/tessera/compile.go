@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/preset"
 )
 
 func (a *app) compileCmd() *cobra.Command {
@@ -17,14 +19,17 @@ func (a *app) compileCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "compile",
-		Short: "Assemble every workflow node; write build/prompts, or fail listing every problem",
-		Long: `Assemble every workflow node that has a task_ref and write each prompt to
-<out>/<workflow id>/<node_id>.txt, and every canonical spec of the "specs"
-directory (if tessera.yaml names one) to <out>/specs/<name>.txt, with a
-manifest.json listing workflow, node, task_ref or spec, hash and size. With a
-budget in tessera.yaml, every prompt must fit it. When anything fails, every problem is listed
-as path:line: message, nothing is written, and the previous output stays as
-it was. With --check, assemble and report but write nothing.`,
+		Short: "Build every prompt of the catalog; write build/prompts, or fail listing every problem",
+		Long: `Build every prompt the catalog holds and write each under <out> (tessera.yaml's
+out, or --out), with a manifest.json listing each prompt's source, path,
+hash and size:
+
+` + unitsList(a.engine.Registry) + `
+
+With a budget in tessera.yaml, every prompt must fit it. When anything
+fails, every problem is listed as path:line: message, nothing is written,
+and the previous output stays as it was. With --check, assemble and report
+but write nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -82,4 +87,16 @@ func (a *app) compileFailed(err error, check, asJSON bool) error {
 		note = "nothing written (--check)"
 	}
 	return failure{fmt.Errorf("%v\ncompile failed: %d problem(s); %s", a.fail(err), len(list), note)}
+}
+
+// unitsList says, one preset a line, what compile builds with each preset
+// of reg that says (preset.Describer).
+func unitsList(reg *preset.Registry) string {
+	var lines []string
+	for _, p := range reg.Presets() {
+		if d, ok := p.(preset.Describer); ok && d.UnitsSummary() != "" {
+			lines = append(lines, "  "+p.Name()+": "+d.UnitsSummary())
+		}
+	}
+	return strings.Join(lines, "\n")
 }

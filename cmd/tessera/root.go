@@ -18,6 +18,7 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/presets"
 )
 
@@ -62,7 +63,14 @@ type app struct {
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	a := &app{stdout: stdout, stderr: stderr, engine: &engine.Engine{Registry: presets.Default(), Now: time.Now}}
+	return newRootCmdWith(stdout, stderr, presets.Default())
+}
+
+// newRootCmdWith is the tessera command with the presets of reg: every
+// command, flag and help text that names presets is made from reg, so a
+// preset registered there needs no other change to the command.
+func newRootCmdWith(stdout, stderr io.Writer, reg *preset.Registry) *cobra.Command {
+	a := &app{stdout: stdout, stderr: stderr, engine: &engine.Engine{Registry: reg, Now: time.Now}}
 	root := &cobra.Command{
 		Use:   "tessera",
 		Short: "Assemble, compile and replay prompts from a catalog",

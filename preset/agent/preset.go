@@ -497,3 +497,13 @@ const planSchema = `{"type":"object","properties":{"subtasks":{"type":"array","i
 // verdictSchema is the JSON Schema of the verifier's reply.
 const verdictSchema = `{"type":"object","properties":{"passed":{"type":"boolean"},"reason":{"type":"string"},` +
 	`"issues":{"type":"array","items":{"type":"string"}}},"required":["passed","reason","issues"],"additionalProperties":false}`
+
+// Summary implements preset.Describer.
+func (*Preset) Summary() string {
+	return "an agent step's prompt: planner, executor, replanner, extractor or verifier (design 000)"
+}
+
+// UnitsSummary implements preset.Describer.
+func (*Preset) UnitsSummary() string {
+	return "the catalog's agent/templates, checked only: an agent's prompts are built at run time"
+}

@@ -13,6 +13,8 @@ import (
 // an empty result instead. Every exported function must be listed.
 func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
+		"Preset.Summary":        (*agent.Preset).Summary,
+		"Preset.UnitsSummary":   (*agent.Preset).UnitsSummary,
 		"JSONSchema":            agent.JSONSchema,
 		"Build":                 agent.Build,
 		"DefaultFile":           agent.DefaultFile,

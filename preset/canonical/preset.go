@@ -195,3 +195,13 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 	}
 	return units, nil
 }
+
+// Summary implements preset.Describer.
+func (*Preset) Summary() string {
+	return "a canonical prompt spec from a YAML or JSON file (design 004)"
+}
+
+// UnitsSummary implements preset.Describer.
+func (*Preset) UnitsSummary() string {
+	return "every spec of the catalog's specs directory, to specs/<name>.txt"
+}

@@ -11,6 +11,8 @@ import (
 // on zero values. Every exported function must be listed.
 func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
+		"Preset.Summary":            (*canonical.Preset).Summary,
+		"Preset.UnitsSummary":       (*canonical.Preset).UnitsSummary,
 		"JSONSchema":                canonical.JSONSchema,
 		"Assemble":                  canonical.Assemble,
 		"Layout":                    canonical.Layout,

@@ -221,3 +221,13 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 	}
 	return units, nil
 }
+
+// Summary implements preset.Describer.
+func (*Preset) Summary() string {
+	return "a trust-layered agent prompt: the tools, skills and memories selected for a task (design 002)"
+}
+
+// UnitsSummary implements preset.Describer.
+func (*Preset) UnitsSummary() string {
+	return "every fixture of the catalog's layered setup, to layered/<name>.txt"
+}

@@ -11,6 +11,8 @@ import (
 // on zero values. Every exported function must be listed.
 func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
+		"Preset.Summary":              (*layered.Preset).Summary,
+		"Preset.UnitsSummary":         (*layered.Preset).UnitsSummary,
 		"JSONSchema":                  layered.JSONSchema,
 		"Assembler.Evaluate":          (*layered.Assembler).Evaluate,
 		"Assembler.InjectionDetector": (*layered.Assembler).InjectionDetector,

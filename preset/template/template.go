@@ -145,3 +145,13 @@ func layout(a *catalog.Assembly, label string) *preset.Layout {
 		},
 	}
 }
+
+// Summary implements preset.Describer.
+func (*Preset) Summary() string {
+	return "a workflow node's prompt: its task template with $$TOKEN lines and $$include directives resolved (design 001)"
+}
+
+// UnitsSummary implements preset.Describer.
+func (*Preset) UnitsSummary() string {
+	return "every workflow node with a task_ref, to <workflow>/<node_id>.txt"
+}

@@ -354,3 +354,13 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 	}
 	return units, nil
 }
+
+// Summary implements preset.Describer.
+func (*Preset) Summary() string {
+	return "a typed template with its parameters' values (design 003)"
+}
+
+// UnitsSummary implements preset.Describer.
+func (*Preset) UnitsSummary() string {
+	return "every template of the catalog's typed directory with each fixture, to typed/<ns>/<key>/<fixture>.txt"
+}

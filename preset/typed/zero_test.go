@@ -11,6 +11,8 @@ import (
 // on zero values. Every exported function must be listed.
 func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
+		"Preset.Summary":          (*typed.Preset).Summary,
+		"Preset.UnitsSummary":     (*typed.Preset).UnitsSummary,
 		"JSONSchema":              typed.JSONSchema,
 		"Bind":                    typed.Bind[struct{}, struct{}],
 		"ExpansionRequired.Apply": (*typed.ExpansionRequired).Apply,
