@@ -39,14 +39,29 @@ func (e *Engine) Build(ctx context.Context, c *catalog.Catalog) ([]Built, error)
 		last string                // directory of the previous unit
 		scan = newSecretScan(c, env)
 	)
+	type presetUnits struct {
+		p     preset.Preset
+		units []preset.Unit
+	}
+	var all []presetUnits
+	total, done := 0, 0
 	for _, p := range e.registry().Presets() {
 		units, err := p.Units(ctx, env)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		errs.Add(err)
-		out = slices.Grow(out, len(units))
-		for _, u := range units {
+		all = append(all, presetUnits{p, units})
+		total += len(units)
+	}
+	out = slices.Grow(out, total)
+	for _, pu := range all {
+		p := pu.p
+		for _, u := range pu.units {
+			done++
+			if e.Progress != nil {
+				e.Progress(done, total, u.Out)
+			}
 			if prev, ok := outs[u.Out]; ok {
 				errs.Add(diag.Errorf(u.At.Path, u.At.Line, "compiles to %s, as a %s prompt does: rename one of them", u.Out, prev))
 				continue

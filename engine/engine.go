@@ -40,6 +40,10 @@ type Engine struct {
 	// Cache keeps budget section counts across assemblies; nil counts
 	// afresh each time.
 	Cache *budget.Cache
+	// Progress, when set, is called by Build and Compile before each
+	// prompt is built: done of total, and where it goes under the output
+	// directory. The command shows it on a terminal.
+	Progress func(done, total int, out string)
 }
 
 func (e *Engine) registry() *preset.Registry {

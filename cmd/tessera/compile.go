@@ -9,6 +9,7 @@ import (
 
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/preset"
 )
 
@@ -38,8 +39,9 @@ but write nothing.`,
 				return err
 			}
 			defer c.Close()
+			e := a.progressEngine()
 			if check {
-				built, err := a.engine.Build(ctx, c)
+				built, err := e.Build(ctx, c)
 				if err != nil {
 					return a.compileFailed(err, true, asJSON)
 				}
@@ -49,7 +51,7 @@ but write nothing.`,
 				fmt.Fprintf(a.stdout, "checked %d prompts: all assemble\n", len(built))
 				return nil
 			}
-			res, err := a.engine.Compile(ctx, c, out)
+			res, err := e.Compile(ctx, c, out)
 			if err != nil {
 				return a.compileFailed(err, false, asJSON)
 			}
@@ -99,4 +101,16 @@ func unitsList(reg *preset.Registry) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// progressEngine returns the app's engine, with a progress bar of the
+// prompts built on standard error when that is a terminal.
+func (a *app) progressEngine() *engine.Engine {
+	if !isTerminal(a.stderr) {
+		return a.engine
+	}
+	e := *a.engine
+	bar := progressBar(a.stderr, "building")
+	e.Progress = func(done, total int, _ string) { bar(done, total) }
+	return &e
 }
