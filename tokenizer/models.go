@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"fmt"
+	"github.com/tessera-dev/tessera/internal/suggest"
 	"math"
 	"strconv"
 	"strings"
@@ -119,8 +120,16 @@ func ForModel(model string) (Counter, error) {
 		if !strings.HasPrefix(name, f.prefix) {
 			continue
 		}
-		if rest := name[len(f.prefix):]; rest != "" && !strings.ContainsRune("-.:@_", rune(rest[0])) {
+		rest := name[len(f.prefix):]
+		if rest != "" && !strings.ContainsRune("-.:@_", rune(rest[0])) {
 			continue
+		}
+		if !knownSuffix(rest) {
+			msg := fmt.Sprintf("unknown model %q: %s models are counted with their family's tokenizer, and %q is not a variant Tessera knows (a variant word, a version, a date or a size)", model, f.prefix, rest)
+			if near := suggest.Nearest(name, knownModels); near != "" {
+				msg += fmt.Sprintf(": did you mean %s?", near)
+			}
+			return nil, fmt.Errorf("%s; to count it with an encoding anyway, give the encoding as the model (%s, %s)", msg, O200kBaseName, Cl100kBaseName)
 		}
 		switch f.counter {
 		case "anthropic":
@@ -228,4 +237,57 @@ func OverheadFor(c Counter, messages int) int {
 		return f.MessageOverhead(messages)
 	}
 	return MessageOverhead(messages)
+}
+
+// variantWords are the words of the providers' model names that follow a
+// family's name ("gpt-4o-mini", "claude-3-5-sonnet", "gemini-2.5-flash-lite").
+var variantWords = map[string]bool{
+	"mini": true, "nano": true, "pro": true, "turbo": true, "preview": true, "latest": true,
+	"chat": true, "codex": true, "audio": true, "search": true, "realtime": true, "instruct": true,
+	"high": true, "low": true, "medium": true, "max": true, "flash": true, "lite": true,
+	"thinking": true, "exp": true, "experimental": true, "vision": true, "sonnet": true, "opus": true,
+	"haiku": true, "instant": true, "oss": true, "it": true, "tts": true, "transcribe": true,
+	"image": true, "embedding": true, "small": true, "large": true, "deep": true, "research": true,
+	"v": true, "live": true, "native": true, "dialog": true, "001": true, "002": true,
+}
+
+// knownModels are names a misspelt model is compared with, for the
+// suggestion of an error.
+var knownModels = []string{
+	"gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-5-pro", "gpt-5.1", "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano",
+	"gpt-4o", "gpt-4o-mini", "chatgpt-4o-latest", "gpt-oss-120b", "gpt-oss-20b", "o1", "o1-mini", "o3", "o3-mini", "o3-pro", "o4-mini",
+	"gpt-4", "gpt-4-turbo", "gpt-3.5-turbo", "text-embedding-3-small", "text-embedding-3-large", "text-embedding-ada-002",
+	"claude-opus-4-7", "claude-opus-4-6", "claude-sonnet-4-6", "claude-sonnet-4-5", "claude-haiku-4-5", "claude-3-5-sonnet", "claude-3-5-haiku",
+	"gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-3-pro-preview", "gemma-3-27b-it",
+}
+
+// knownSuffix reports whether rest, what follows a family's name in a
+// model name, is made of what model names hold there: variant words,
+// versions and dates (digits), and sizes ("27b", "16k"). What follows a
+// ':' (a fine-tuned model's organisation and name) is not checked.
+func knownSuffix(rest string) bool {
+	if i := strings.IndexByte(rest, ':'); i >= 0 {
+		rest = rest[:i]
+	}
+	for _, w := range strings.FieldsFunc(rest, func(r rune) bool { return r == '-' || r == '.' || r == '_' || r == '@' }) {
+		if variantWords[w] || isNumber(w) || isSize(w) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func isNumber(w string) bool {
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// isSize reports whether w is a number and a unit: "27b", "16k", "1m".
+func isSize(w string) bool {
+	return len(w) > 1 && isNumber(w[:len(w)-1]) && strings.ContainsRune("bkm", rune(w[len(w)-1]))
 }

@@ -79,3 +79,29 @@ func TestEstimates(t *testing.T) {
 		t.Errorf("CounterNamed of an unknown name = %v, want an error listing the known counters", err)
 	}
 }
+
+// TestForModelRefusesUnknownVariants: a model name whose family Tessera
+// knows but whose variant it does not ("gpt-4-turbo-x") is refused with
+// a suggestion, never counted with the family's tokenizer and labelled
+// exact; versions, dates, sizes, variant words and fine-tuned names pass.
+func TestForModelRefusesUnknownVariants(t *testing.T) {
+	for model, want := range map[string]string{
+		"gpt-4-turbo-x":    "did you mean gpt-4-turbo?",
+		"gpt-4o-minii":     "did you mean gpt-4o-mini?",
+		"claude-sonet-4-6": "",
+	} {
+		_, err := ForModel(model)
+		if err == nil || !strings.Contains(err.Error(), "unknown model") || !strings.Contains(err.Error(), want) {
+			t.Errorf("ForModel(%q) = %v, want an unknown model error with %q", model, err, want)
+		}
+	}
+	for _, model := range []string{
+		"gpt-4o-mini-2024-07-18", "ft:gpt-4o-mini-2024-07-18:acme::9abc", "claude-3-5-sonnet@20240620",
+		"gemini-2.5-pro-preview-05-06", "gpt-3.5-turbo-16k-0613", "o3-deep-research", "gpt-oss-120b",
+		"openai/gpt-4o", "gemma-3-27b-it", "claude-opus-4-7", "gpt-5.1-codex-mini", "o200k_base",
+	} {
+		if _, err := ForModel(model); err != nil {
+			t.Errorf("ForModel(%q): %v", model, err)
+		}
+	}
+}
