@@ -1,9 +1,8 @@
 package catalog
 
 import (
-	"compress/gzip"
 	"context"
-	"io"
+	"github.com/tessera-dev/tessera/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,19 +16,7 @@ import (
 // missing entry is a clear error.
 func TestTokenizers(t *testing.T) {
 	dir := writeTree(t, with(base(), "tessera.yaml", "tasks: tasks\nworkflows: workflows\nbudget:\n  model: deepseek-v3\n  context: 1000\ntokenizers:\n  deepseek-*:\n    file: tok/tokenizer.json\n    message_overhead: 7\n"))
-	f, err := os.Open("../tokenizer/hf/testdata/deepseek_v3.tokenizer.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := golden.ReadGzip(t, "../tokenizer/hf/testdata/deepseek_v3.tokenizer.json.gz")
 	if err := os.MkdirAll(filepath.Join(dir, "tok"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"github.com/tessera-dev/tessera/tokenizer/internal/u64heap"
 	"math"
 	"slices"
 	"sync"
@@ -421,7 +422,7 @@ func (g *bigMerge) merge(t *rankTable, piece string, sorted bool) int {
 				g.heap = append(g.heap, uint64(v)<<32|uint64(i))
 			}
 		}
-		heapInit(g.heap)
+		u64heap.Init(g.heap)
 	case n >= countingSortMin:
 		g.countingSort(piece, pairs)
 	default:
@@ -438,7 +439,7 @@ func (g *bigMerge) merge(t *rankTable, piece string, sorted bool) int {
 	}
 	push := func(v uint32, at int32) {
 		if k := uint64(v)<<32 | uint64(at); k <= ceiling {
-			g.heap = heapPush(g.heap, k)
+			g.heap = u64heap.Push(g.heap, k)
 		} else if w, bit := at>>6, uint64(1)<<(at&63); g.inLater[w]&bit == 0 {
 			g.inLater[w] |= bit
 			g.addLater(at)
@@ -460,7 +461,7 @@ func (g *bigMerge) merge(t *rankTable, piece string, sorted bool) int {
 			pos++
 		case len(g.heap) > 0:
 			top = g.heap[0]
-			g.heap = heapPop(g.heap)
+			g.heap = u64heap.Pop(g.heap)
 		case len(g.later) > 0:
 			// Everything left is in later: sort its live pairs.
 			g.sortLater()
@@ -656,71 +657,4 @@ func resize[T any](s []T, n int) []T {
 		return make([]T, n)
 	}
 	return s[:n]
-}
-
-// The heap is 4-ary: half the depth of a binary heap, and the four
-// children of a node share a cache line.
-
-func heapInit(h []uint64) {
-	if len(h) < 2 {
-		return
-	}
-	for i := (len(h) - 2) / 4; i >= 0; i-- {
-		heapDown(h, i)
-	}
-}
-
-func heapPush(h []uint64, v uint64) []uint64 {
-	if len(h) == cap(h) {
-		// Double: append grows a large slice by a quarter, and the
-		// copies left behind would add up to four times the heap.
-		h = slices.Grow(h, max(len(h), 64))
-	}
-	h = append(h, v)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if h[p] <= v {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = v
-	return h
-}
-
-func heapPop(h []uint64) []uint64 {
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	if last > 0 {
-		heapDown(h, 0)
-	}
-	return h
-}
-
-func heapDown(h []uint64, i int) {
-	n := len(h)
-	v := h[i]
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		// The smallest of up to four children.
-		m := c
-		end := min(c+4, n)
-		for k := c + 1; k < end; k++ {
-			if h[k] < h[m] {
-				m = k
-			}
-		}
-		if h[m] >= v {
-			break
-		}
-		h[i] = h[m]
-		i = m
-	}
-	h[i] = v
 }

@@ -2,9 +2,8 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"io"
+	"github.com/tessera-dev/tessera/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,20 +13,7 @@ import (
 // gunzipTo writes the decompressed gzip file src to dst.
 func gunzipTo(t *testing.T, src, dst string) {
 	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, data, 0o644); err != nil {
+	if err := os.WriteFile(dst, golden.ReadGzip(t, src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

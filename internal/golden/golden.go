@@ -7,8 +7,10 @@ package golden
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -117,3 +119,23 @@ func (WordCounter) Name() string { return "test/words" }
 
 // Exact reports false: it is no model's tokenizer.
 func (WordCounter) Exact() bool { return false }
+
+// ReadGzip returns the decompressed content of the gzip file at path,
+// failing t when it cannot be read.
+func ReadGzip(t testing.TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	data, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return data
+}

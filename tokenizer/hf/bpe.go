@@ -5,6 +5,8 @@ package hf
 // until no listed pair is left. Short pieces are merged by scanning, long
 // ones with a heap, so a piece of n symbols takes O(n log n).
 
+import "github.com/tessera-dev/tessera/tokenizer/internal/u64heap"
+
 // pairKey packs two token ids into a merge-table key.
 func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
@@ -99,10 +101,10 @@ func (tk *Tokenizer) mergeHeap(st *mergeState, dst []int32) []int32 {
 			h = append(h, v>>32<<32|uint64(i))
 		}
 	}
-	heapInit(h)
+	u64heap.Init(h)
 	for len(h) > 0 {
 		top := h[0]
-		h = heapPop(h)
+		h = u64heap.Pop(h)
 		rank, i := top>>32, int32(uint32(top))
 		if st.ids[i] < 0 {
 			continue
@@ -122,12 +124,12 @@ func (tk *Tokenizer) mergeHeap(st *mergeState, dst []int32) []int32 {
 		if k >= 0 {
 			st.prev[k] = i
 			if v, ok := tk.merges.get(pairKey(st.ids[i], st.ids[k])); ok {
-				h = heapPush(h, v>>32<<32|uint64(i))
+				h = u64heap.Push(h, v>>32<<32|uint64(i))
 			}
 		}
 		if p := st.prev[i]; p >= 0 {
 			if v, ok := tk.merges.get(pairKey(st.ids[p], st.ids[i])); ok {
-				h = heapPush(h, v>>32<<32|uint64(p))
+				h = u64heap.Push(h, v>>32<<32|uint64(p))
 			}
 		}
 	}
@@ -143,52 +145,4 @@ func resize[T any](s []T, n int) []T {
 		return make([]T, n, n+n/4)
 	}
 	return s[:n]
-}
-
-func heapInit(h []uint64) {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		heapDown(h, i)
-	}
-}
-
-func heapPush(h []uint64, v uint64) []uint64 {
-	h = append(h, v)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p] <= h[i] {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-	return h
-}
-
-func heapPop(h []uint64) []uint64 {
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	if last > 0 {
-		heapDown(h, 0)
-	}
-	return h
-}
-
-func heapDown(h []uint64, i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(h) && h[r] < h[l] {
-			m = r
-		}
-		if h[i] <= h[m] {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
 }

@@ -2,9 +2,8 @@ package hf
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
+	"github.com/tessera-dev/tessera/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,20 +17,7 @@ var refModels = []string{"llama3", "qwen3", "gemma3", "gemini", "deepseek_v3"}
 
 func readGz(t testing.TB, name string) []byte {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return golden.ReadGzip(t, filepath.Join("testdata", name))
 }
 
 // sampleEvery returns k: tests check every k-th corpus text, all of them
