@@ -23,14 +23,7 @@ func TestStoreSeedResolveUpsert(t *testing.T) {
 	if err != nil || len(ov.sections)+len(ov.tools) != 0 {
 		t.Fatalf("empty store: %v %v", ov, err)
 	}
-	if err := s.Seed(ctx, tpl, ""); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(s.Dir(), "t", "k", "latest.yaml")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, data := seed(t, s, tpl)
 	d := tpl.Descriptor()
 	if !strings.Contains(string(data), "hash: "+d.Sections["a"]) || !strings.Contains(string(data), "hash: "+d.Tools["look"]) {
 		t.Errorf("seeded file:\n%s", data)
@@ -204,14 +197,7 @@ func TestStoreSeedWritesEverythingOverridable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Seed(ctx, tpl, ""); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(s.Dir(), "t", "k", "latest.yaml")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, data := seed(t, s, tpl)
 	d := tpl.Descriptor()
 	for _, want := range []string{
 		"param: id", "description: The ticket id.", "hash: " + d.Tools["find_ticket"],
@@ -243,4 +229,19 @@ func TestStoreSeedWritesEverythingOverridable(t *testing.T) {
 	if again, _ := os.ReadFile(path); !strings.Contains(string(again), "output: payments") || strings.Count(string(again), "index: 0") != 2 {
 		t.Errorf("seeding again changed the file:\n%s", again)
 	}
+}
+
+// seed seeds tpl's overrides with the default tag in s and returns the
+// file's path and content.
+func seed(t *testing.T, s *Store, tpl *Template) (string, []byte) {
+	t.Helper()
+	if err := s.Seed(context.Background(), tpl, ""); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(s.Dir(), tpl.NS, tpl.Key, "latest.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, data
 }
