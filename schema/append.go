@@ -159,10 +159,12 @@ func validNumber(s string) bool {
 
 const hexDigits = "0123456789abcdef"
 
-// AppendString appends s to dst as a JSON string. It escapes '"', '\\'
-// and control characters (as \n, \r, \t, \b, \f or \u00XX) and nothing
-// else, so text such as "<b>" stays readable; bytes that are not valid
-// UTF-8 become U+FFFD, so the output is always valid JSON.
+// AppendString appends s to dst as a JSON string: the one JSON string
+// writer of Tessera. It escapes '"', '\\', control characters (as \n, \r,
+// \t, \b, \f or \u00XX) and U+2028 and U+2029 (which end a line in older
+// JavaScript) and nothing else, so text such as "<b>" stays readable;
+// bytes that are not valid UTF-8 become U+FFFD, so the output is always
+// valid JSON.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
@@ -174,13 +176,21 @@ func AppendString(dst []byte, s string) []byte {
 		}
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || n != 1 {
+			switch {
+			case r == '\u2028' || r == '\u2029':
+				// Line and paragraph separators end a line in
+				// JavaScript before ES2019: escaped, the JSON is also
+				// a JavaScript string.
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			case r != utf8.RuneError || n != 1:
 				i += n
 				continue
+			default:
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, "\ufffd"...)
 			}
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
-			i++
+			i += n
 			start = i
 			continue
 		}

@@ -126,7 +126,7 @@ func TestAppendString(t *testing.T) {
 		"\x1f\x7f":        "\"\\u001f\x7f\"",
 		"bad \xff byte":   "\"bad \ufffd byte\"",
 		"日本 😀":            `"日本 😀"`,
-		"\u2028":          "\"\u2028\"",
+		"\u2028\u2029":    `"\u2028\u2029"`,
 		"end\xe6\x97":     "\"end\ufffd\ufffd\"",
 		"":                `""`,
 		"mixed\x01\xc3(x": "\"mixed\\u0001\ufffd(x\"",

@@ -3,9 +3,9 @@ package yamldoc
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/tessera-dev/tessera/schema"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -160,33 +160,8 @@ func JSONNumber(s string) bool {
 	return i == len(s)
 }
 
-// writeJSONString writes s as a JSON string (see AppendJSONString).
+// writeJSONString writes s as a JSON string (see schema.AppendString,
+// the one JSON string writer).
 func writeJSONString(b *bytes.Buffer, s string) {
-	b.Write(AppendJSONString(b.AvailableBuffer(), s))
-}
-
-// AppendJSONString appends s as a JSON string, escaping only what JSON
-// requires (and U+2028, U+2029), so text reads as written.
-func AppendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b = append(b, `\"`...)
-		case r == '\\':
-			b = append(b, `\\`...)
-		case r == '\n':
-			b = append(b, `\n`...)
-		case r == '\r':
-			b = append(b, `\r`...)
-		case r == '\t':
-			b = append(b, `\t`...)
-		case r < 0x20 || r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', hex[r>>12&0xF], hex[r>>8&0xF], hex[r>>4&0xF], hex[r&0xF])
-		default:
-			b = utf8.AppendRune(b, r)
-		}
-	}
-	return append(b, '"')
+	b.Write(schema.AppendString(b.AvailableBuffer(), s))
 }

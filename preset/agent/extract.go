@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tessera-dev/tessera/schema"
 	"io"
 	"strings"
 
@@ -255,9 +256,7 @@ func compactJSON(n *jsonNode) string {
 	return b.String()
 }
 
+// writeJSONString writes s as a JSON string (see schema.AppendString).
 func writeJSONString(b *bytes.Buffer, s string) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	b.Truncate(b.Len() - 1)
+	b.Write(schema.AppendString(b.AvailableBuffer(), s))
 }

@@ -2,6 +2,7 @@ package canonical
 
 import (
 	"encoding/json"
+	"github.com/tessera-dev/tessera/schema"
 	"math"
 	"slices"
 	"strconv"
@@ -365,7 +366,7 @@ func (d *qdecoder) writeJSON(n int32) {
 			if k != q.first {
 				d.json = append(d.json, ',')
 			}
-			d.json = yamldoc.AppendJSONString(d.json, d.node(k).value)
+			d.json = schema.AppendString(d.json, d.node(k).value)
 			d.json = append(d.json, ':')
 			v := d.node(k).next
 			d.writeJSON(v)
@@ -385,7 +386,7 @@ func (d *qdecoder) writeJSON(n int32) {
 		v := q.value
 		switch {
 		case q.text:
-			d.json = yamldoc.AppendJSONString(d.json, v)
+			d.json = schema.AppendString(d.json, v)
 		case v == "true" || v == "True" || v == "TRUE":
 			d.json = append(d.json, "true"...)
 		case v == "false" || v == "False" || v == "FALSE":
@@ -402,7 +403,7 @@ func (d *qdecoder) writeJSON(n int32) {
 			}
 			d.json = append(d.json, v...)
 		default:
-			d.json = yamldoc.AppendJSONString(d.json, v)
+			d.json = schema.AppendString(d.json, v)
 		}
 	}
 }

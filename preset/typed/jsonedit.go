@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-
-	"github.com/tessera-dev/tessera/internal/yamldoc"
+	"github.com/tessera-dev/tessera/schema"
 )
 
 // members calls f with each key of the JSON object obj and the byte
@@ -54,29 +53,29 @@ func walkProperties(schema []byte, f func(name string, start, end int)) error {
 	return members(props, func(key string, start, end int) { f(key, base+start, base+end) })
 }
 
-// withParamDescription returns schema with the description of property
-// param set to desc, everything else byte for byte as it was; schema
-// itself when it has no such property.
-func withParamDescription(schema []byte, param, desc string) []byte {
+// withParamDescription returns the schema doc with the description of
+// property param set to desc, everything else byte for byte as it was;
+// doc itself when it has no such property.
+func withParamDescription(doc []byte, param, desc string) []byte {
 	ps, pe := -1, -1
-	_ = walkProperties(schema, func(name string, start, end int) {
+	_ = walkProperties(doc, func(name string, start, end int) {
 		if name == param {
 			ps, pe = start, end
 		}
 	})
-	if ps < 0 || schema[ps] != '{' {
-		return schema
+	if ps < 0 || doc[ps] != '{' {
+		return doc
 	}
-	prop := schema[ps:pe]
+	prop := doc[ps:pe]
 	ds, de := -1, -1
 	_ = members(prop, func(key string, start, end int) {
 		if key == "description" {
 			ds, de = start, end
 		}
 	})
-	val := yamldoc.AppendJSONString(nil, desc)
+	val := schema.AppendString(nil, desc)
 	var out []byte
-	out = append(out, schema[:ps]...)
+	out = append(out, doc[:ps]...)
 	if ds >= 0 {
 		out = append(out, prop[:ds]...)
 		out = append(out, val...)
@@ -90,5 +89,5 @@ func withParamDescription(schema []byte, param, desc string) []byte {
 		}
 		out = append(out, prop[1:]...)
 	}
-	return append(out, schema[pe:]...)
+	return append(out, doc[pe:]...)
 }

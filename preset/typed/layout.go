@@ -3,13 +3,13 @@ package typed
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tessera-dev/tessera/schema"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/guard"
-	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/render"
@@ -282,7 +282,7 @@ func enumOf(paths []string) string {
 		if i > 0 {
 			enum = append(enum, ',')
 		}
-		enum = yamldoc.AppendJSONString(enum, p)
+		enum = schema.AppendString(enum, p)
 	}
 	return string(append(enum, ']'))
 }

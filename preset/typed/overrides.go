@@ -3,6 +3,7 @@ package typed
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tessera-dev/tessera/schema"
 	"maps"
 	"slices"
 	"strings"
@@ -81,9 +82,9 @@ func (t *Template) hashDescriptor() Descriptor {
 
 // exampleHash is the SHA-256 of the RFC 8785 form of [input, output].
 func exampleHash(e Example) string {
-	b := yamldoc.AppendJSONString([]byte{'['}, e.Input)
+	b := schema.AppendString([]byte{'['}, e.Input)
 	b = append(b, ',')
-	b = yamldoc.AppendJSONString(b, e.Output)
+	b = schema.AppendString(b, e.Output)
 	b = append(b, ']')
 	if canon, err := jcs.Transform(b); err == nil {
 		b = canon
@@ -114,7 +115,7 @@ func toolHash(t Tool) string {
 // 64 lower-case hex digits. Schemas that are not JSON are an error.
 func ContractHash(description string, parameters, result json.RawMessage) (string, error) {
 	b := []byte{'['}
-	b = yamldoc.AppendJSONString(b, description)
+	b = schema.AppendString(b, description)
 	b = append(b, ',')
 	if len(parameters) == 0 {
 		b = append(b, "null"...)

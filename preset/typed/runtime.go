@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tessera-dev/tessera/schema"
 	"io"
 	"reflect"
 	"runtime/debug"
 	"slices"
 	"sync"
 
-	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/output"
 )
 
@@ -63,7 +63,7 @@ func (r ToolResult) Message(provider string) (json.RawMessage, error) {
 			text = s
 		}
 	}
-	str := func(b []byte, s string) []byte { return yamldoc.AppendJSONString(b, s) }
+	str := func(b []byte, s string) []byte { return schema.AppendString(b, s) }
 	var b []byte
 	switch provider {
 	case "openai":
@@ -479,7 +479,7 @@ func (s *Scope) Dispatch(ctx context.Context, call ToolCall) (ToolResult, error)
 		if err != nil {
 			return failed(res, err), nil
 		}
-		res.Content = yamldoc.AppendJSONString(nil, text)
+		res.Content = schema.AppendString(nil, text)
 		return res, nil
 	}
 	rt.mu.Lock()
@@ -534,7 +534,7 @@ func (s *Scope) run(ctx context.Context, h *handler, args []byte) (v any, err er
 
 func failed(res ToolResult, err error) ToolResult {
 	res.IsError, res.Err = true, err
-	res.Content = yamldoc.AppendJSONString(nil, "error: "+firstLine(err.Error()))
+	res.Content = schema.AppendString(nil, "error: "+firstLine(err.Error()))
 	return res
 }
 

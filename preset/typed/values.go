@@ -3,6 +3,7 @@ package typed
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tessera-dev/tessera/schema"
 	"math"
 	"reflect"
 	"slices"
@@ -34,7 +35,7 @@ type Value struct {
 }
 
 func stringValue(s string) Value {
-	return Value{Text: s, JSON: json.RawMessage(yamldoc.AppendJSONString(nil, s))}
+	return Value{Text: s, JSON: json.RawMessage(schema.AppendString(nil, s))}
 }
 
 func boolValue(b bool) Value {
@@ -51,7 +52,7 @@ func listValue(items []string) Value {
 		}
 		text.WriteString("- ")
 		text.WriteString(it)
-		js = yamldoc.AppendJSONString(js, it)
+		js = schema.AppendString(js, it)
 	}
 	return Value{Text: text.String(), JSON: append(js, ']'), items: items}
 }
