@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestCheckMeta(t *testing.T) {
@@ -88,13 +87,9 @@ func TestCheckMetaNesting(t *testing.T) {
 		t.Errorf("%d levels: %v", MaxNesting, ps)
 	}
 	for _, depth := range []int{MaxNesting + 1, 1600} {
-		start := time.Now()
 		ps := CheckMeta([]byte(nested(depth)))
 		if len(ps) != 1 || !strings.Contains(ps[0].Msg, "schemas nest more than 64 deep here") {
 			t.Errorf("%d levels: got %v", depth, ps)
-		}
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("%d levels: took %v", depth, d)
 		}
 	}
 	p := Problem{Pointer: strings.Repeat("/properties/a", 20), Msg: "m"}

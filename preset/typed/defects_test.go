@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/prompt"
@@ -45,12 +44,8 @@ func TestDepthLimit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `t.yaml:24:23: section "s0/s1/s2/s3/s4/s5" is nested 6 deep: sections nest at most 5 deep`) {
 		t.Errorf("%d levels: %v", MaxDepth+1, err)
 	}
-	start := time.Now()
 	if _, err := Parse("t.yaml", []byte(chain(60))); err == nil {
 		t.Error("60 levels parsed")
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("60 levels took %v", d)
 	}
 	// A hand-built template too deep is an error from Layout.
 	deep := &Template{NS: "t", Key: "k"}
