@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tessera-dev/tessera/embed"
 	"path"
 	"path/filepath"
 	"slices"
@@ -33,13 +34,41 @@ const (
 
 // Preset is the layered preset for the engine, with the embedder the
 // setup's layered.yaml names (the lexical embed.Hash by default; an
-// endpoint's key from the environment). The zero value is ready to use.
-// From Go, an Assembler with an Embedder of your own makes the
-// selection, and engine.Request.Layout assembles its layout.
-type Preset struct{}
+// endpoint's key from the environment), or the one WithEmbedder gives.
+// The zero value is ready to use. From Go, an Assembler makes the
+// selection too, and engine.Request.Layout assembles its layout.
+type Preset struct {
+	embedder embed.Embedder // nil: the setup's own
+}
 
-// New returns the layered preset.
-func New() *Preset { return &Preset{} }
+// An Option configures the preset New returns.
+type Option func(*Preset)
+
+// WithEmbedder makes the preset select with e (an embeddings model the
+// program holds, say) in place of the embedder layered.yaml names. The
+// record names the embedder used; replay lays the recorded selection out
+// again and embeds nothing.
+func WithEmbedder(e embed.Embedder) Option { return func(p *Preset) { p.embedder = e } }
+
+// New returns the layered preset, configured by opts.
+func New(opts ...Option) *Preset {
+	p := &Preset{}
+	for _, o := range opts {
+		if o != nil {
+			o(p)
+		}
+	}
+	return p
+}
+
+// assembler returns an Assembler for setup with p's embedder, if any.
+func (p *Preset) assembler(setup *Setup) *Assembler {
+	var e embed.Embedder
+	if p != nil {
+		e = p.embedder
+	}
+	return &Assembler{Setup: setup, Embedder: e}
+}
 
 // Name implements preset.Preset.
 func (*Preset) Name() string { return Name }
@@ -93,7 +122,7 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 	if req.Context != nil {
 		redactContext(env, req.Context)
 	}
-	a := &Assembler{Setup: setup}
+	a := p.assembler(setup)
 	if v, ok := args[InputReembed]; ok {
 		if a.Reembed, err = strconv.ParseBool(v); err != nil {
 			return nil, &preset.InputError{Input: InputReembed, Err: fmt.Errorf("%q: use true or false", v)}
@@ -183,7 +212,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 	if ids, err := c.WorkflowIDs(ctx); err == nil && slices.Contains(ids, Out) {
 		errs = append(errs, preset.Problem(path.Join(c.Config().Workflows, Out+".json"), 0, "a workflow named %q would be compiled into the directory the layered fixtures go to: rename the workflow", Out))
 	}
-	a := &Assembler{Setup: setup}
+	a := p.assembler(setup)
 	cfg := path.Join(dir, "layered.yaml")
 	var units []preset.Unit
 	for _, f := range setup.Fixtures {

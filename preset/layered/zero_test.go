@@ -11,6 +11,7 @@ import (
 // on zero values. Every exported function must be listed.
 func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
+		"WithEmbedder":                layered.WithEmbedder,
 		"Preset.Summary":              (*layered.Preset).Summary,
 		"Preset.UnitsSummary":         (*layered.Preset).UnitsSummary,
 		"JSONSchema":                  layered.JSONSchema,
