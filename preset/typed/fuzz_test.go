@@ -229,7 +229,8 @@ func FuzzParseText(f *testing.F) {
 			if len(errs) > 0 {
 				t.Fatalf("problems in %q, which has no '$': %+v", src, errs)
 			}
-			if got, want := txt.render(nil), strings.TrimSpace(src); got != want {
+			// Rendered as the design says: dedented, then stripped.
+			if got, want := txt.render(nil), strings.TrimSpace(dedent(src)); got != want {
 				t.Fatalf("%q renders as %q, want %q", src, got, want)
 			}
 		}
