@@ -238,7 +238,6 @@ func FuzzParseText(f *testing.F) {
 			return
 		}
 		vals := Values{}
-		var lits strings.Builder
 		for _, s := range txt.segs {
 			switch {
 			case s.param != "":
@@ -248,7 +247,16 @@ func FuzzParseText(f *testing.F) {
 				}
 			case s.lit == "":
 				t.Fatalf("empty literal segment in %q", src)
-			default:
+			}
+		}
+		// What renders is the dedented text's segments.
+		rendered := txt.segs
+		if txt.out != nil {
+			rendered = txt.out
+		}
+		var lits strings.Builder
+		for _, s := range rendered {
+			if s.param == "" {
 				lits.WriteString(s.lit)
 			}
 		}
@@ -256,7 +264,7 @@ func FuzzParseText(f *testing.F) {
 		if got := txt.render(vals); got != want {
 			t.Fatalf("%q with empty values renders as %q, want its literal parts %q", src, got, want)
 		}
-		ref := fuzzPlaceholder.ReplaceAllStringFunc(src, func(m string) string {
+		ref := fuzzPlaceholder.ReplaceAllStringFunc(dedent(src), func(m string) string {
 			if m == "$$" {
 				return "$"
 			}
