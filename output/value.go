@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/tessera-dev/tessera/internal/jsonesc"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -487,24 +488,17 @@ func (r *reader) str() *value {
 				continue
 			}
 			e := r.src[r.i+1]
+			if c, ok := jsonesc.Byte(e); ok {
+				b = append(b, c)
+				r.i += 2
+				continue
+			}
 			switch e {
-			case '"', '\\', '/':
-				b = append(b, e)
 			case '\'':
 				if q != '\'' && !r.tolerant {
 					return r.fail(r.i, "the escape \\' is not JSON: write ' alone")
 				}
 				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
 			case 'u':
 				ru, n := hex4(r.src[r.i+2:])
 				if n < 0 {

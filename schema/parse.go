@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"fmt"
+	"github.com/tessera-dev/tessera/internal/jsonesc"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -372,7 +373,7 @@ func (p *parser) slowString(start int) (string, error) {
 			}
 			e := d[p.pos+1]
 			p.pos += 2
-			if c, ok := UnescapeByte(e); ok {
+			if c, ok := jsonesc.Byte(e); ok {
 				b.WriteByte(c)
 				continue
 			}
@@ -452,25 +453,4 @@ func parseHex4(s string) (rune, bool) {
 		}
 	}
 	return r, true
-}
-
-// UnescapeByte returns the byte the JSON escape '\' e stands for, for
-// every escape but \u: \" \\ \/ \b \f \n \r \t. ok is false for any
-// other e.
-func UnescapeByte(e byte) (c byte, ok bool) {
-	switch e {
-	case '"', '\\', '/':
-		return e, true
-	case 'b':
-		return '\b', true
-	case 'f':
-		return '\f', true
-	case 'n':
-		return '\n', true
-	case 'r':
-		return '\r', true
-	case 't':
-		return '\t', true
-	}
-	return 0, false
 }

@@ -2,6 +2,7 @@ package yamldoc
 
 import (
 	"fmt"
+	"github.com/tessera-dev/tessera/internal/jsonesc"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/prompt"
-	"github.com/tessera-dev/tessera/schema"
 )
 
 // The JSON front end reads a JSON document into the same node tree the
@@ -716,7 +716,7 @@ func (r *jsonReader) escaped(start, i int) (string, bool) {
 			break
 		}
 		e := r.text[i+1]
-		if c, ok := schema.UnescapeByte(e); ok {
+		if c, ok := jsonesc.Byte(e); ok {
 			b.WriteByte(c)
 			i += 2
 			continue

@@ -2,6 +2,7 @@ package hf
 
 import (
 	"fmt"
+	"github.com/tessera-dev/tessera/internal/jsonesc"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -237,19 +238,11 @@ func (r *jsonReader) strSlow(start int) (string, error) {
 		}
 		e := r.data[r.pos]
 		r.pos++
+		if c, ok := jsonesc.Byte(e); ok {
+			buf = append(buf, c)
+			continue
+		}
 		switch e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
 		case 'u':
 			u, ok := r.hex4()
 			if !ok {
