@@ -442,16 +442,27 @@ type addedToken struct {
 	rstrip, single_word bool
 }
 
-// readNormalizer reads the normalizer at key.
-func (tk *Tokenizer) readNormalizer(v any, key string) error {
+// component returns the object v at key (a normalizer, pre-tokenizer or
+// post-processor) and its "type"; nil for an absent one, an error for
+// one that is not an object.
+func component(v any, key string) (map[string]any, string, error) {
 	if v == nil {
-		return nil
+		return nil, "", nil
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return fmt.Errorf("%s: not an object", key)
+		return nil, "", fmt.Errorf("%s: not an object", key)
 	}
 	t, _ := getString(m, "type")
+	return m, t, nil
+}
+
+// readNormalizer reads the normalizer at key.
+func (tk *Tokenizer) readNormalizer(v any, key string) error {
+	m, t, err := component(v, key)
+	if m == nil || err != nil {
+		return err
+	}
 	switch t {
 	case "Sequence":
 		list, _ := m["normalizers"].([]any)
@@ -483,14 +494,10 @@ func (tk *Tokenizer) readNormalizer(v any, key string) error {
 
 // readPre reads the pre-tokenizer at key.
 func (tk *Tokenizer) readPre(v any, key string) error {
-	if v == nil {
-		return nil
+	m, t, err := component(v, key)
+	if m == nil || err != nil {
+		return err
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return fmt.Errorf("%s: not an object", key)
-	}
-	t, _ := getString(m, "type")
 	switch t {
 	case "Sequence":
 		list, _ := m["pretokenizers"].([]any)
@@ -565,14 +572,10 @@ func (tk *Tokenizer) readPre(v any, key string) error {
 // readPost reads the post-processor: the special tokens it adds around a
 // single text.
 func (tk *Tokenizer) readPost(v any, key string, tokens func(string) (int32, bool)) error {
-	if v == nil {
-		return nil
+	m, t, err := component(v, key)
+	if m == nil || err != nil {
+		return err
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return fmt.Errorf("%s: not an object", key)
-	}
-	t, _ := getString(m, "type")
 	switch t {
 	case "Sequence":
 		list, _ := m["processors"].([]any)
