@@ -11,7 +11,7 @@ import (
 
 	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/preset"
-	"github.com/tessera-dev/tessera/preset/agent"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 )
 
 // agentCheckCmd is "tessera agent check": validate a model's reply and
@@ -42,7 +42,7 @@ subtask or entry, and the exit code is 1.`,
 			if err != nil {
 				return err
 			}
-			p, err := agent.ParsePlan(args[0], data)
+			p, err := reply.ParsePlan(args[0], data)
 			if err != nil {
 				return a.fail(err, args[0])
 			}
@@ -69,7 +69,7 @@ acceptance criteria.`,
 			if err != nil {
 				return failure{err}
 			}
-			orig, err := agent.ParsePlan(original, odata)
+			orig, err := reply.ParsePlan(original, odata)
 			if err != nil {
 				return a.fail(fmt.Errorf("the original plan is not valid: %w", err), original)
 			}
@@ -77,13 +77,13 @@ acceptance criteria.`,
 			if err != nil {
 				return err
 			}
-			rev, err := agent.ParsePlan(args[0], data)
+			rev, err := reply.ParsePlan(args[0], data)
 			var errs []error
 			if err != nil {
 				errs = append(errs, err)
 			}
 			if rev != nil {
-				if err := agent.ValidateReplan(orig, rev, completed...); err != nil {
+				if err := reply.ValidateReplan(orig, rev, completed...); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -104,7 +104,7 @@ acceptance criteria.`,
 			if err != nil {
 				return err
 			}
-			entries, err := agent.ParseExtraction(args[0], data)
+			entries, err := reply.ParseExtraction(args[0], data)
 			if err != nil {
 				return a.fail(err, args[0])
 			}
@@ -120,7 +120,7 @@ acceptance criteria.`,
 			if err != nil {
 				return err
 			}
-			v, err := agent.ParseVerdict(args[0], data)
+			v, err := reply.ParseVerdict(args[0], data)
 			if err != nil {
 				return a.fail(err, args[0])
 			}
@@ -136,7 +136,7 @@ acceptance criteria.`,
 			if err != nil {
 				return err
 			}
-			rep := agent.ParseExecutorReply(string(data))
+			rep := reply.ParseExecutorReply(string(data))
 			out := struct {
 				Status  string `json:"status"`
 				Reason  string `json:"reason,omitempty"`

@@ -15,6 +15,7 @@ import (
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/agent"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 	"github.com/tessera-dev/tessera/provider"
 )
 
@@ -57,7 +58,7 @@ func TestAcceptance02PlannerJSON(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("the planner does not ask for JSON:\n%s", text)
 	}
-	_, err := agent.ParsePlan("planner example", []byte(text[i:]))
+	_, err := reply.ParsePlan("planner example", []byte(text[i:]))
 	checkProblems(t, "the planner's own example", err, []string{
 		"planner example:3:3: the plan has 1 subtask: make it 3 to 15",
 		`planner example:7:22: subtask "short-kebab-id": depends_on names "ids-of-prerequisites"`,
@@ -65,13 +66,13 @@ func TestAcceptance02PlannerJSON(t *testing.T) {
 	if res.Output == nil || res.Output.Name != "plan" {
 		t.Fatalf("no plan schema: %+v", res.Output)
 	}
-	p, err := agent.ParsePlan("plan.txt", read(t, "replies/plan.txt"))
+	p, err := reply.ParsePlan("plan.txt", read(t, "replies/plan.txt"))
 	if err != nil || len(p.Subtasks) != 3 {
 		t.Errorf("a planner's reply: %v", err)
 	}
-	var reply any
-	data, _, _ := agent.ExtractJSON(read(t, "replies/plan.txt"), '{')
-	if err := json.Unmarshal(data, &reply); err != nil {
+	var v any
+	data, _, _ := reply.ExtractJSON(read(t, "replies/plan.txt"), '{')
+	if err := json.Unmarshal(data, &v); err != nil {
 		t.Fatal(err)
 	}
 	body := string(assembleWith(t, agent.Planner, provider.OpenAIChat))
@@ -101,16 +102,16 @@ func TestAcceptance03ReplannerPreserves(t *testing.T) {
 			t.Errorf("the replanner's prompt lacks %q", want)
 		}
 	}
-	orig, err := agent.ParsePlan("plan.json", read(t, "plan.json"))
+	orig, err := reply.ParsePlan("plan.json", read(t, "plan.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, _ := agent.ParsePlan("replan.json", read(t, "replies/replan.json"))
-	if err := agent.ValidateReplan(orig, good); err != nil {
+	good, _ := reply.ParsePlan("replan.json", read(t, "replies/replan.json"))
+	if err := reply.ValidateReplan(orig, good); err != nil {
 		t.Errorf("a good replan: %v", err)
 	}
-	bad, _ := agent.ParsePlan("drops.json", read(t, "replies/replan-drops.json"))
-	err = agent.ValidateReplan(orig, bad)
+	bad, _ := reply.ParsePlan("drops.json", read(t, "replies/replan-drops.json"))
+	err = reply.ValidateReplan(orig, bad)
 	for _, want := range []string{`"add-mypy-config" is completed, but the revised plan drops it`, `"inspect-package" is completed, but the revised plan changes its description`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("a replan that drops and changes completed work: %v, want %q", err, want)
@@ -125,7 +126,7 @@ func TestAcceptance04ExtractorEntries(t *testing.T) {
 	if !strings.Contains(res.Prompt.Text, `"type": "decision|error|tool_result|discovery|artifact|context"`) {
 		t.Errorf("the extractor does not show the entry format:\n%s", res.Prompt.Text)
 	}
-	entries, err := agent.ParseExtraction("extract.txt", read(t, "replies/extract.txt"))
+	entries, err := reply.ParseExtraction("extract.txt", read(t, "replies/extract.txt"))
 	if err != nil || len(entries) != 2 {
 		t.Fatalf("entries %v, %v", entries, err)
 	}
@@ -134,7 +135,7 @@ func TestAcceptance04ExtractorEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := agent.ParseMemory("entries.json", data)
-	if err != nil || !slices.EqualFunc(back, entries, func(a, b agent.MemoryEntry) bool {
+	if err != nil || !slices.EqualFunc(back, entries, func(a, b reply.MemoryEntry) bool {
 		return a.Type == b.Type && a.Summary == b.Summary && slices.Equal(a.Tags, b.Tags) && slices.Equal(a.RelevanceTo, b.RelevanceTo)
 	}) {
 		t.Errorf("entries do not read back as memory: %v, %v", back, err)
@@ -183,7 +184,7 @@ func TestAcceptance07Budget(t *testing.T) {
 	for _, r := range agent.Roles() {
 		args := exampleArgs()[r]
 		if r == agent.Executor || r == agent.Replanner {
-			args = with(args, agent.InputDetail, "true")
+			args = with(args, "agent-detail", "true")
 		}
 		fit := func(limit int) (*engine.Result, error) {
 			return e.Assemble(context.Background(), engine.Request{Args: args, NoLog: true, Budget: &engine.Budget{Model: "gpt-4o", Context: limit}})
@@ -248,7 +249,7 @@ func TestAcceptance09MockData(t *testing.T) {
 // the subtask's, in the text and in the request.
 func TestAcceptance10RelevantTools(t *testing.T) {
 	args := exampleArgs()[agent.Executor]
-	delete(args, agent.InputTools)
+	delete(args, "agent-tools")
 	res, err := assemble(t, nil, args)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/preset/agent"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/render"
 	"github.com/tessera-dev/tessera/tokenizer"
@@ -18,11 +19,11 @@ func benchInput() *agent.Input {
 	in := &agent.Input{
 		Role:      agent.Executor,
 		TaskState: "goal: Add type hints to slugkit and check them with mypy\nstatus: in_progress\ncurrent_subtask: add-type-hints\ncompleted:\n  - inspect-package\n  - add-mypy-config",
-		Subtask:   &agent.Subtask{ID: "add-type-hints", Description: "Add type hints to every function in src/slugkit/slug.py.", AcceptanceCriteria: "slugify is annotated; no behaviour changes."},
+		Subtask:   &reply.Subtask{ID: "add-type-hints", Description: "Add type hints to every function in src/slugkit/slug.py.", AcceptanceCriteria: "slugify is annotated; no behaviour changes."},
 	}
-	types := agent.MemoryTypes()
+	types := reply.MemoryTypes()
 	for i := range 50 {
-		in.Memory = append(in.Memory, agent.MemoryEntry{
+		in.Memory = append(in.Memory, reply.MemoryEntry{
 			ID:          fmt.Sprintf("m%d", i),
 			Type:        types[i%len(types)],
 			Summary:     fmt.Sprintf("Finding %d: slug.py line %d uses re.sub with a pattern that needs a str argument.", i, 10+i),

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tessera-dev/tessera/preset/agent"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/render"
 )
@@ -36,16 +37,16 @@ const cleaned = "red \uFFFD[31mALERT\uFFFD[0m\uFFFD nul\uFFFD csi\uFFFD2J del\uF
 // C1 controls become U+FFFD, vertical tab, form feed and NEL '\n'. The
 // caller's input is left as it was.
 func TestControlCharacters(t *testing.T) {
-	sub := func() *agent.Subtask {
-		return &agent.Subtask{ID: "s", Description: "do " + hostile, AcceptanceCriteria: "done " + hostile}
+	sub := func() *reply.Subtask {
+		return &reply.Subtask{ID: "s", Description: "do " + hostile, AcceptanceCriteria: "done " + hostile}
 	}
-	entry := agent.MemoryEntry{Type: "decision", Summary: "sum " + hostile, Detail: "detail " + hostile, Tags: []string{"tag" + hostile}}
-	plan := &agent.Plan{Subtasks: []agent.Subtask{*sub(), *sub(), *sub()}}
+	entry := reply.MemoryEntry{Type: "decision", Summary: "sum " + hostile, Detail: "detail " + hostile, Tags: []string{"tag" + hostile}}
+	plan := &reply.Plan{Subtasks: []reply.Subtask{*sub(), *sub(), *sub()}}
 	ins := []*agent.Input{
 		{Role: agent.Planner, Goal: "goal " + hostile, Workspace: "/w" + hostile, UserContext: "ctx " + hostile, Listing: "a.txt\n" + hostile},
-		{Role: agent.Executor, TaskState: "state: " + hostile, Subtask: sub(), Memory: []agent.MemoryEntry{entry}, Detail: true,
+		{Role: agent.Executor, TaskState: "state: " + hostile, Subtask: sub(), Memory: []reply.MemoryEntry{entry}, Detail: true,
 			Tools: []agent.Tool{{Name: "read_file", Description: "Read " + hostile}}},
-		{Role: agent.Replanner, Goal: "g", TaskState: "state: x", Plan: plan, Discoveries: []agent.MemoryEntry{entry}, Errors: []agent.MemoryEntry{entry}, Detail: true},
+		{Role: agent.Replanner, Goal: "g", TaskState: "state: x", Plan: plan, Discoveries: []reply.MemoryEntry{entry}, Errors: []reply.MemoryEntry{entry}, Detail: true},
 		{Role: agent.Extractor, Subtask: sub(), Output: "out " + hostile,
 			ToolCalls: []agent.ToolCall{{Name: "run", Result: "res " + hostile, Error: "err " + hostile}}},
 		{Role: agent.Verifier, Subtask: sub(), Result: "result " + hostile},
@@ -93,8 +94,8 @@ func TestControlCharacters(t *testing.T) {
 func TestControlCharactersProperty(t *testing.T) {
 	f := func(raw []byte, desc string) bool {
 		s := strings.ToValidUTF8(string(raw), "?")
-		in := &agent.Input{Role: agent.Executor, TaskState: "s: 1", Subtask: &agent.Subtask{ID: "s", Description: "d", AcceptanceCriteria: "c"},
-			Memory: []agent.MemoryEntry{{Type: "context", Summary: "x" + s, Detail: s}}, Detail: true,
+		in := &agent.Input{Role: agent.Executor, TaskState: "s: 1", Subtask: &reply.Subtask{ID: "s", Description: "d", AcceptanceCriteria: "c"},
+			Memory: []reply.MemoryEntry{{Type: "context", Summary: "x" + s, Detail: s}}, Detail: true,
 			Tools: []agent.Tool{{Name: "t", Description: strings.ToValidUTF8(desc, "?")}}}
 		text, err := agent.Text(nil, in)
 		if err != nil {

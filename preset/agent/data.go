@@ -12,133 +12,8 @@ import (
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 )
-
-// Subtask is one step of a plan, with the fields of the design's planner
-// output. Status is the orchestrator's (pending, completed, ...), not the
-// planner's; Tools, when set, names the tools the executor is shown.
-type Subtask struct {
-	ID                 string   `json:"id"`
-	Description        string   `json:"description"`
-	DependsOn          []string `json:"depends_on"`
-	ModelTier          int      `json:"model_tier"`
-	VerificationTier   int      `json:"verification_tier"`
-	IsCriticalPath     bool     `json:"is_critical_path"`
-	AcceptanceCriteria string   `json:"acceptance_criteria"`
-	Status             string   `json:"status,omitempty"`
-	Tools              []string `json:"tools,omitempty"`
-
-	at *subtaskAt // where it was read, for messages; nil when unknown
-}
-
-// part is a part of a subtask that a message may point at.
-type part uint8
-
-const (
-	partSubtask part = iota
-	partID
-	partDescription
-	partDependsOn
-	partModelTier
-	partVerificationTier
-	partCriticalPath
-	partAcceptanceCriteria
-	partTools
-	numParts
-)
-
-// place is a line and column (in bytes) of a file; zero when unknown.
-type place struct{ line, col int }
-
-// subtaskAt is where a subtask's parts were read: the subtask itself, and
-// the value (in a reply) or the key (in a subtask file) of each field;
-// in a reply, each id of depends_on too.
-type subtaskAt struct {
-	parts [numParts]place
-	deps  []place
-}
-
-// pos returns where part p of s was read, or the subtask's place when
-// that is not known; 0, 0 when s was not read from a file.
-func (s *Subtask) pos(p part) (line, col int) {
-	if s.at == nil {
-		return 0, 0
-	}
-	pl := s.at.parts[p]
-	if pl.line == 0 {
-		pl = s.at.parts[partSubtask]
-	}
-	return pl.line, pl.col
-}
-
-// depPos returns where depends_on's item i was read, or depends_on's
-// place when that is not known.
-func (s *Subtask) depPos(i int) (line, col int) {
-	if s.at != nil && i < len(s.at.deps) && s.at.deps[i].line > 0 {
-		return s.at.deps[i].line, s.at.deps[i].col
-	}
-	return s.pos(partDependsOn)
-}
-
-// StatusCompleted is the status of a subtask that is done; a revised plan
-// must keep such subtasks unchanged.
-const StatusCompleted = "completed"
-
-// Plan is the planner's output: the subtasks in order.
-type Plan struct {
-	Subtasks []Subtask `json:"subtasks"`
-
-	source    string // the file it was read from, for messages
-	line, col int    // where its subtasks are in source; 0 when unknown
-}
-
-// Subtask returns the subtask with the given id, or nil (also for a nil
-// plan).
-func (p *Plan) Subtask(id string) *Subtask {
-	if p == nil {
-		return nil
-	}
-	for i := range p.Subtasks {
-		if p.Subtasks[i].ID == id {
-			return &p.Subtasks[i]
-		}
-	}
-	return nil
-}
-
-// The memory entry types of the design's extractor.
-const (
-	TypeDecision   = "decision"
-	TypeError      = "error"
-	TypeToolResult = "tool_result"
-	TypeDiscovery  = "discovery"
-	TypeArtifact   = "artifact"
-	TypeContext    = "context"
-)
-
-// MemoryTypes returns the memory entry types, in the design's order.
-func MemoryTypes() []string {
-	return []string{TypeDecision, TypeError, TypeToolResult, TypeDiscovery, TypeArtifact, TypeContext}
-}
-
-// MaxSummary is the most characters a memory entry's summary may have.
-const MaxSummary = 150
-
-// MemoryEntry is one entry of the agent's memory (Layer 2), as the
-// extractor writes it. Tags and RelevanceTo are lists; in JSON each may
-// also be written as one comma-separated string. Score, when set, is the
-// retrieval's relevance (higher is more relevant) and orders what the
-// budget drops; ID and Subtask are the store's.
-type MemoryEntry struct {
-	ID          string   `json:"id,omitempty"`
-	Type        string   `json:"type"`
-	Summary     string   `json:"summary"`
-	Detail      string   `json:"detail,omitempty"`
-	Tags        []string `json:"tags,omitempty"`
-	RelevanceTo []string `json:"relevance_to,omitempty"`
-	Subtask     string   `json:"subtask,omitempty"`
-	Score       *float64 `json:"score,omitempty"`
-}
 
 // Tool is a tool offered to the executor: its name, what it does, and the
 // JSON Schema of its arguments (kept in its written order). Score, when
@@ -159,18 +34,6 @@ type ToolCall struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Result    string          `json:"result,omitempty"`
 	Error     string          `json:"error,omitempty"`
-}
-
-// SplitList splits a comma-separated list, trimming each item and leaving
-// out empty ones.
-func SplitList(s string) []string {
-	var out []string
-	for item := range strings.SplitSeq(s, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
 }
 
 // ParseTaskState reads the task state, a YAML (or JSON) mapping in the
@@ -364,13 +227,29 @@ func plain(n *yaml.Node, depth int) {
 
 // ParseSubtask reads one subtask, a YAML or JSON mapping with the keys of
 // a plan's subtasks, from the file path. Its id is required.
-func ParseSubtask(path string, data []byte) (*Subtask, error) {
+func ParseSubtask(path string, data []byte) (*reply.Subtask, error) {
+	s, _, err := parseSubtask(path, data)
+	return s, err
+}
+
+// subtaskPlaces is where a subtask file's mapping and its tools key are,
+// for messages about them; tools is the mapping's place when the file
+// has no tools.
+type subtaskPlaces struct {
+	line, col           int
+	toolsLine, toolsCol int
+}
+
+// parseSubtask is ParseSubtask, which also returns where the subtask and
+// its tools were read.
+func parseSubtask(path string, data []byte) (*reply.Subtask, subtaskPlaces, error) {
+	var pl subtaskPlaces
 	top, errs := parseFile(path, data, "the subtask, a mapping with its id, description and acceptance_criteria")
 	if errs != nil {
-		return nil, errs
+		return nil, pl, errs
 	}
 	if top.Kind != yaml.MappingNode {
-		return nil, diag.List{at(path, top, "subtask: write a mapping (an object) with the keys %s", andList(subtaskKeys()))}
+		return nil, pl, diag.List{at(path, top, "subtask: write a mapping (an object) with the keys %s", andList(subtaskKeys()))}
 	}
 	var doc subtaskDoc
 	d := subtaskSchema.Decode(path, top, &doc)
@@ -380,26 +259,25 @@ func ParseSubtask(path string, data []byte) (*Subtask, error) {
 	}
 	if len(errs) > 0 {
 		errs.Sort()
-		return nil, errs
+		return nil, pl, errs
 	}
-	s := &Subtask{
+	s := &reply.Subtask{
 		ID: doc.ID, Description: doc.Description, DependsOn: doc.DependsOn,
 		ModelTier: doc.ModelTier, VerificationTier: doc.VerificationTier, IsCriticalPath: doc.IsCriticalPath,
 		AcceptanceCriteria: doc.AcceptanceCriteria, Status: doc.Status, Tools: doc.Tools,
-		at: &subtaskAt{},
 	}
-	s.at.parts[partSubtask] = place{top.Line, top.Column}
-	for _, f := range subtaskFields {
-		line, col := d.Pos(f.key)
-		s.at.parts[f.part] = place{line, col}
+	pl.line, pl.col = top.Line, top.Column
+	pl.toolsLine, pl.toolsCol = d.Pos("tools")
+	if pl.toolsLine == 0 {
+		pl.toolsLine, pl.toolsCol = pl.line, pl.col
 	}
-	return s, nil
+	return s, pl, nil
 }
 
 // ParseMemory reads memory entries, a YAML or JSON list of objects with
 // the keys of MemoryEntry, from the file path. Each needs a type (one of
-// MemoryTypes) and a summary; ids, when given, are unique.
-func ParseMemory(path string, data []byte) ([]MemoryEntry, error) {
+// reply.MemoryTypes) and a summary; ids, when given, are unique.
+func ParseMemory(path string, data []byte) ([]reply.MemoryEntry, error) {
 	const what = "memory entry"
 	var docs []entryDoc
 	top, d, errs := decodeList(path, data, memorySchema, &docs, "memory entries", "write a list of memory entries ([] for none)")
@@ -407,7 +285,7 @@ func ParseMemory(path string, data []byte) ([]MemoryEntry, error) {
 		return nil, errs
 	}
 	errs = d.Errors()
-	out := make([]MemoryEntry, 0, len(docs))
+	out := make([]reply.MemoryEntry, 0, len(docs))
 	ids := map[string]int{}
 	for i := range docs {
 		if top.Content[i].Kind != yaml.MappingNode {
@@ -423,7 +301,7 @@ func ParseMemory(path string, data []byte) ([]MemoryEntry, error) {
 // ParseNotes reads discoveries or errors for the replanner: a YAML or
 // JSON list whose items are memory entries or plain strings (a string is
 // an entry with that summary).
-func ParseNotes(path string, data []byte) ([]MemoryEntry, error) {
+func ParseNotes(path string, data []byte) ([]reply.MemoryEntry, error) {
 	const what = "entry"
 	var docs []noteDoc
 	top, d, errs := decodeList(path, data, notesSchema, &docs, "entries", "write a list of entries ([] for none)")
@@ -431,12 +309,12 @@ func ParseNotes(path string, data []byte) ([]MemoryEntry, error) {
 		return nil, errs
 	}
 	errs = d.Errors()
-	out := make([]MemoryEntry, 0, len(docs))
+	out := make([]reply.MemoryEntry, 0, len(docs))
 	ids := map[string]int{}
 	for i := range docs {
 		switch n := &docs[i]; {
 		case n.text && n.Summary != "":
-			out = append(out, MemoryEntry{Summary: n.Summary})
+			out = append(out, reply.MemoryEntry{Summary: n.Summary})
 		case top.Content[i].Kind == yaml.MappingNode:
 			e := n.entry()
 			errs = append(errs, checkEntry(path, d, i, what, &e, ids, false)...)
@@ -447,10 +325,10 @@ func ParseNotes(path string, data []byte) ([]MemoryEntry, error) {
 }
 
 // checkEntry checks memory entry i (a mapping) of the list d decoded: it
-// has a summary, a type of MemoryTypes (which it may leave out unless
+// has a summary, a type of reply.MemoryTypes (which it may leave out unless
 // typeRequired), and an id no other entry has (ids maps those seen to
 // their entry's number). Names and paths are built for a problem only.
-func checkEntry(path string, d *yamldoc.Decoder, i int, what string, e *MemoryEntry, ids map[string]int, typeRequired bool) diag.List {
+func checkEntry(path string, d *yamldoc.Decoder, i int, what string, e *reply.MemoryEntry, ids map[string]int, typeRequired bool) diag.List {
 	var errs diag.List
 	item := func(field string) string { return "[" + strconv.Itoa(i) + "]" + field }
 	problem := func(field, format string, args ...any) {
@@ -462,10 +340,10 @@ func checkEntry(path string, d *yamldoc.Decoder, i int, what string, e *MemoryEn
 		problem("", "%s has no summary: add one")
 	}
 	switch {
-	case e.Type != "" && !slices.Contains(MemoryTypes(), e.Type):
-		problem(".type", "%s: type %q: use %s", e.Type, orList(MemoryTypes()))
+	case e.Type != "" && !slices.Contains(reply.MemoryTypes(), e.Type):
+		problem(".type", "%s: type %q: use %s", e.Type, orList(reply.MemoryTypes()))
 	case e.Type == "" && typeRequired && !d.Bad(item(".type")):
-		problem("", "%s has no type: add one: %s", orList(MemoryTypes()))
+		problem("", "%s has no type: add one: %s", orList(reply.MemoryTypes()))
 	}
 	if e.ID != "" {
 		if first, ok := ids[e.ID]; ok {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 )
 
 // The YAML (or JSON) files an operator writes for the agent (the task
@@ -112,17 +113,6 @@ func subtaskKeys() []string {
 	return []string{"id", "description", "depends_on", "model_tier", "verification_tier", "is_critical_path", "acceptance_criteria", "status", "tools"}
 }
 
-// subtaskFields are the keys of a subtask file that a message may point
-// at, with their parts.
-var subtaskFields = [...]struct {
-	key  string
-	part part
-}{
-	{"id", partID}, {"description", partDescription}, {"depends_on", partDependsOn}, {"model_tier", partModelTier},
-	{"verification_tier", partVerificationTier}, {"is_critical_path", partCriticalPath},
-	{"acceptance_criteria", partAcceptanceCriteria}, {"tools", partTools},
-}
-
 var subtaskSchema = yamldoc.NewSchema[subtaskDoc](schemaOptions("subtask", nil))
 
 // entryDoc is a memory entry, as written.
@@ -137,8 +127,8 @@ type entryDoc struct {
 	Score       *score `yaml:"score"`
 }
 
-func (e *entryDoc) entry() MemoryEntry {
-	return MemoryEntry{ID: e.ID, Type: e.Type, Summary: e.Summary, Detail: e.Detail, Tags: e.Tags, RelevanceTo: e.RelevanceTo, Subtask: e.Subtask, Score: e.Score.value()}
+func (e *entryDoc) entry() reply.MemoryEntry {
+	return reply.MemoryEntry{ID: e.ID, Type: e.Type, Summary: e.Summary, Detail: e.Detail, Tags: e.Tags, RelevanceTo: e.RelevanceTo, Subtask: e.Subtask, Score: e.Score.value()}
 }
 
 func entryKeys() []string {
@@ -215,7 +205,7 @@ func (w *words) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string) {
 		}
 	case yaml.ScalarNode:
 		if s, ok := d.Text(n, at); ok {
-			*w = SplitList(s)
+			*w = reply.SplitList(s)
 			return
 		}
 	default:

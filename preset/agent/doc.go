@@ -28,10 +28,10 @@
 // same as a preset.Preset: the engine's "agent" preset, chosen by its
 // agent-role input.
 //
-// ParsePlan, ValidatePlan, ValidateReplan, ParseExtraction,
-// ParseExecutorReply and ParseVerdict read and check what comes back,
-// reporting every problem with the subtask or entry it is about. A reply
-// may wrap its JSON in prose or a fenced block; ExtractJSON finds it.
+// Package reply (preset/agent/reply) reads and checks what comes back:
+// plans, revised plans, memory entries, an executor's result and a
+// verdict, reporting every problem with the subtask or entry it is
+// about. Its Plan, Subtask and MemoryEntry are what Input holds.
 //
 // See docs/agent.md for the templates, inputs, budget and checks in
 // full.

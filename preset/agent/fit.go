@@ -10,9 +10,9 @@ import (
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
-// DefaultModel is the model whose tokenizer Fit counts with when none is
+// defaultModel is the model whose tokenizer Fit counts with when none is
 // given: the command line's default, gpt-4o (o200k_base).
-const DefaultModel = "gpt-4o"
+const defaultModel = "gpt-4o"
 
 // Fitted is a role's prompt fitted to a token budget.
 type Fitted struct {
@@ -29,7 +29,7 @@ type Fitted struct {
 
 // Fit builds in's prompt from templates t (nil: the defaults) and fits it
 // into tokens tokens, counted with the tokenizer of model ("" is
-// DefaultModel): the least relevant memory entries go first, then the
+// gpt-4o): the least relevant memory entries go first, then the
 // least relevant tools, then the rest in the order the docs' budget table
 // gives; the role, task state, subtask, constraints and output format are
 // never trimmed. It is what "tessera agent ROLE --budget N" prints, and
@@ -42,7 +42,7 @@ func Fit(ctx context.Context, t *Templates, in *Input, model string, tokens int)
 		return nil, fmt.Errorf("agent: a budget of %d tokens: give the number of tokens the prompt may take, 1 or more", tokens)
 	}
 	if model == "" {
-		model = DefaultModel
+		model = defaultModel
 	}
 	counter, err := tokenizer.ForModel(model)
 	if err != nil {

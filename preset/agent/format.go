@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -43,10 +44,10 @@ func blockText(s string) string {
 	}
 }
 
-// FormatMemoryEntry writes one memory entry as the prompt shows it,
+// formatMemoryEntry writes one memory entry as the prompt shows it,
 // concisely: "- [type] summary (tags: a, b)", with the detail indented
 // on the lines below when detail is true. A nil entry is "".
-func FormatMemoryEntry(e *MemoryEntry, detail bool) string {
+func formatMemoryEntry(e *reply.MemoryEntry, detail bool) string {
 	if e == nil {
 		return ""
 	}
@@ -109,7 +110,7 @@ func escapeLineSeps(p []byte) []byte {
 // memoryItems lays out entries as items: id the entry's (else prefix-N),
 // relevance its score, else 1 when it is relevant to subtask, 0.5 when it
 // names no subtask, 0 when it names only others.
-func memoryItems(entries []MemoryEntry, prefix, subtask string, detail bool) []prompt.Item {
+func memoryItems(entries []reply.MemoryEntry, prefix, subtask string, detail bool) []prompt.Item {
 	if len(entries) == 0 {
 		return nil
 	}
@@ -131,7 +132,7 @@ func memoryItems(entries []MemoryEntry, prefix, subtask string, detail bool) []p
 		case len(e.RelevanceTo) > 0:
 			rel = 0
 		}
-		out[i] = prompt.Item{ID: id, Text: FormatMemoryEntry(e, detail), Relevance: rel, Seq: int64(i)}
+		out[i] = prompt.Item{ID: id, Text: formatMemoryEntry(e, detail), Relevance: rel, Seq: int64(i)}
 	}
 	return out
 }
@@ -142,7 +143,7 @@ func memoryItems(entries []MemoryEntry, prefix, subtask string, detail bool) []p
 // highest first, then those without one, each group in the order given),
 // so the budget, which drops later parts first, drops the least relevant
 // first.
-func toolSections(tools []Tool, sub *Subtask) ([]prompt.Section, error) {
+func toolSections(tools []Tool, sub *reply.Subtask) ([]prompt.Section, error) {
 	if len(tools) == 0 {
 		return nil, nil
 	}
@@ -190,7 +191,7 @@ func toolSections(tools []Tool, sub *Subtask) ([]prompt.Section, error) {
 		keys[key], keys[t.Name] = true, true
 		out = append(out, prompt.Section{
 			Key:  key,
-			Body: FormatTool(t.Name, t.Description, params),
+			Body: formatTool(t.Name, t.Description, params),
 			// Sent as a native tool, the definition is the body's: the
 			// section only names the tool.
 			NativeBody: "- " + t.Name,
@@ -277,9 +278,9 @@ func compact(p []byte) bool {
 	return !in
 }
 
-// FormatTool writes a tool as the prompt shows it: "- name: description",
+// formatTool writes a tool as the prompt shows it: "- name: description",
 // then its parameters' schema as compact JSON on the next line.
-func FormatTool(name, description string, params json.RawMessage) string {
+func formatTool(name, description string, params json.RawMessage) string {
 	var b strings.Builder
 	b.Grow(len(name) + len(description) + len(params) + 20)
 	b.WriteString("- ")
@@ -302,15 +303,15 @@ func callItems(calls []ToolCall) []prompt.Item {
 	}
 	out := make([]prompt.Item, len(calls))
 	for i := range calls {
-		out[i] = prompt.Item{ID: "call-" + strconv.Itoa(i+1), Text: FormatToolCall(i+1, &calls[i]), Seq: int64(i)}
+		out[i] = prompt.Item{ID: "call-" + strconv.Itoa(i+1), Text: formatToolCall(i+1, &calls[i]), Seq: int64(i)}
 	}
 	return out
 }
 
-// FormatToolCall writes tool call n as the prompt shows it: "n. name
+// formatToolCall writes tool call n as the prompt shows it: "n. name
 // arguments", then "result:" or "error:" and the text on the lines
 // below. A nil call is "".
-func FormatToolCall(n int, c *ToolCall) string {
+func formatToolCall(n int, c *ToolCall) string {
 	if c == nil {
 		return ""
 	}
@@ -345,10 +346,10 @@ func compactParamsAny(p json.RawMessage) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// FormatPlan writes a plan as the replanner is shown it: JSON in the
+// formatPlan writes a plan as the replanner is shown it: JSON in the
 // format the planner answers in, with each subtask's status, one subtask
 // per line.
-func FormatPlan(p *Plan) string {
+func formatPlan(p *reply.Plan) string {
 	if p == nil {
 		return ""
 	}

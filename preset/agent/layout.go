@@ -12,6 +12,7 @@ import (
 
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/render"
 )
@@ -42,9 +43,9 @@ type Input struct {
 	// FormatTaskState); the replanner shows it as the current state.
 	TaskState string `json:"task_state,omitempty"`
 	// Subtask is the subtask being executed, extracted from or verified.
-	Subtask *Subtask `json:"subtask,omitempty"`
+	Subtask *reply.Subtask `json:"subtask,omitempty"`
 	// Memory is the retrieved memory entries.
-	Memory []MemoryEntry `json:"memory,omitempty"`
+	Memory []reply.MemoryEntry `json:"memory,omitempty"`
 	// Detail shows memory entries' detail, and that of discoveries and
 	// errors, below their summary.
 	Detail bool `json:"detail,omitempty"`
@@ -52,11 +53,11 @@ type Input struct {
 	// some, only those are shown.
 	Tools []Tool `json:"tools,omitempty"`
 	// Plan is the original plan, for the replanner.
-	Plan *Plan `json:"plan,omitempty"`
+	Plan *reply.Plan `json:"plan,omitempty"`
 	// Discoveries and Errors are what the replanner is told was learned
 	// and went wrong.
-	Discoveries []MemoryEntry `json:"discoveries,omitempty"`
-	Errors      []MemoryEntry `json:"errors,omitempty"`
+	Discoveries []reply.MemoryEntry `json:"discoveries,omitempty"`
+	Errors      []reply.MemoryEntry `json:"errors,omitempty"`
 	// ToolCalls are the calls the executor made, with their results.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// Output is the executor's final output, for the extractor.
@@ -162,10 +163,10 @@ func Style() render.Style {
 	return st
 }
 
-// Messages is the number of provider messages an agent prompt is sent
+// messageCount is the number of provider messages an agent prompt is sent
 // as: the role, output format and constraints on the system side, the
 // rest on the user side.
-const Messages = 2
+const messageCount = 2
 
 // value is a placeholder's value, laid out.
 type value struct {
@@ -213,7 +214,7 @@ func Build(t *Templates, in *Input) (*preset.Layout, error) {
 		if !ok {
 			continue
 		}
-		if s.Key == KeyConstraints {
+		if s.Key == keyConstraints {
 			addLibrary(&s, t.Library().For(in.Role))
 		}
 		secs = append(secs, s)
@@ -222,7 +223,7 @@ func Build(t *Templates, in *Input) (*preset.Layout, error) {
 	l := &preset.Layout{
 		Sections: secs,
 		Style:    Style(),
-		Messages: Messages,
+		Messages: messageCount,
 		Label:    "agent " + string(in.Role),
 		Record: func(rec *audit.Record) error {
 			// JSON values inside the inputs (tool parameters and
@@ -397,7 +398,7 @@ func values(in *Input) (map[string]*value, error) {
 	set := func(name, text string) { vals[name] = &value{text: text} }
 	sub := in.Subtask
 	if sub == nil {
-		sub = &Subtask{}
+		sub = &reply.Subtask{}
 	}
 	switch in.Role {
 	case Planner:
@@ -421,7 +422,7 @@ func values(in *Input) (map[string]*value, error) {
 		set("current_state_yaml", blockText(in.TaskState))
 		vals["discoveries_formatted"] = &value{items: memoryItems(in.Discoveries, "discovery", "", in.Detail)}
 		vals["errors_formatted"] = &value{items: memoryItems(in.Errors, "error", "", in.Detail)}
-		set("original_plan_formatted", FormatPlan(in.Plan))
+		set("original_plan_formatted", formatPlan(in.Plan))
 	case Extractor:
 		set("subtask_id", inlineText(sub.ID))
 		vals["tool_calls_formatted"] = &value{items: callItems(in.ToolCalls)}

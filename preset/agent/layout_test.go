@@ -12,6 +12,7 @@ import (
 
 	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/preset/agent"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/render"
 	"github.com/tessera-dev/tessera/tokenizer"
@@ -58,7 +59,7 @@ func exampleInput(t testing.TB, r agent.Role) *agent.Input {
 		must(err)
 	case agent.Replanner:
 		in.Goal, in.TaskState = "Add type hints to slugkit and check them with mypy", state
-		in.Plan, err = agent.ParsePlan(ex+"plan.json", read(t, "plan.json"))
+		in.Plan, err = reply.ParsePlan(ex+"plan.json", read(t, "plan.json"))
 		must(err)
 		in.Discoveries, err = agent.ParseNotes(ex+"discoveries.json", read(t, "discoveries.json"))
 		must(err)
@@ -214,14 +215,14 @@ func TestUntrustedFenced(t *testing.T) {
 // only when asked, each on its own line of the fence.
 func TestMemoryFormat(t *testing.T) {
 	score := 0.9
-	e := agent.MemoryEntry{Type: "decision", Summary: "Use  pytest\nnot unittest.", Detail: "Because\nthe repo uses it.", Tags: []string{"testing", "deps"}, Score: &score}
+	e := reply.MemoryEntry{Type: "decision", Summary: "Use  pytest\nnot unittest.", Detail: "Because\nthe repo uses it.", Tags: []string{"testing", "deps"}, Score: &score}
 	if got, want := agent.FormatMemoryEntry(&e, false), "- [decision] Use pytest not unittest. (tags: testing, deps)"; got != want {
 		t.Errorf("concise:\n got %q\nwant %q", got, want)
 	}
 	if got, want := agent.FormatMemoryEntry(&e, true), "- [decision] Use pytest not unittest. (tags: testing, deps)\n  Because\n  the repo uses it."; got != want {
 		t.Errorf("with detail:\n got %q\nwant %q", got, want)
 	}
-	if got, want := agent.FormatMemoryEntry(&agent.MemoryEntry{Summary: "A note."}, true), "- A note."; got != want {
+	if got, want := agent.FormatMemoryEntry(&reply.MemoryEntry{Summary: "A note."}, true), "- A note."; got != want {
 		t.Errorf("bare:\n got %q\nwant %q", got, want)
 	}
 	in := exampleInput(t, agent.Executor)
@@ -272,7 +273,7 @@ func TestToolsOnlyGiven(t *testing.T) {
 // score by score, then the others in the order given.
 func TestToolOrder(t *testing.T) {
 	lo, hi := 0.1, 0.8
-	in := &agent.Input{Role: agent.Executor, TaskState: "goal: g", Subtask: &agent.Subtask{ID: "s", Description: "d", AcceptanceCriteria: "c"},
+	in := &agent.Input{Role: agent.Executor, TaskState: "goal: g", Subtask: &reply.Subtask{ID: "s", Description: "d", AcceptanceCriteria: "c"},
 		Tools: []agent.Tool{{Name: "a"}, {Name: "b", Score: &lo}, {Name: "c", Score: &hi}, {Name: "d"}}}
 	if got, want := toolOrder(t, in), []string{"c", "b", "a", "d"}; !slices.Equal(got, want) {
 		t.Errorf("order %v, want %v", got, want)
@@ -297,7 +298,7 @@ func TestConstraintsInEveryPrompt(t *testing.T) {
 			t.Fatal(err)
 		}
 		last := l.Sections[len(l.Sections)-1]
-		if last.Key != agent.KeyConstraints || last.Trim != prompt.TrimNever {
+		if last.Key != "constraints" || last.Trim != prompt.TrimNever {
 			t.Fatalf("%s: last section %s (%s), want constraints, never trimmed", r, last.Key, last.Trim)
 		}
 		if !strings.HasSuffix(last.Body, "\n"+lib.For(r)) {
@@ -482,11 +483,11 @@ func TestInputCheck(t *testing.T) {
 		want string
 	}{
 		{agent.Input{Role: agent.Planner}, "agent: the planner needs Goal"},
-		{agent.Input{Role: agent.Planner, Goal: "g", Memory: []agent.MemoryEntry{{Summary: "s"}}}, "agent: the planner does not read Memory: leave it empty"},
-		{agent.Input{Role: agent.Executor, Subtask: &agent.Subtask{ID: "s"}}, "agent: the executor needs TaskState"},
+		{agent.Input{Role: agent.Planner, Goal: "g", Memory: []reply.MemoryEntry{{Summary: "s"}}}, "agent: the planner does not read Memory: leave it empty"},
+		{agent.Input{Role: agent.Executor, Subtask: &reply.Subtask{ID: "s"}}, "agent: the executor needs TaskState"},
 		{agent.Input{Role: agent.Replanner, Goal: "g", TaskState: "a: 1"}, "agent: the replanner needs Plan"},
 		{agent.Input{Role: agent.Extractor}, "agent: the extractor needs Subtask"},
-		{agent.Input{Role: agent.Verifier, Subtask: &agent.Subtask{ID: "s"}, Output: "o"}, "agent: the verifier does not read Output"},
+		{agent.Input{Role: agent.Verifier, Subtask: &reply.Subtask{ID: "s"}, Output: "o"}, "agent: the verifier does not read Output"},
 		{agent.Input{Role: "coder"}, `agent: "coder" is not a role`},
 	} {
 		_, err := agent.Build(nil, &tc.in)
@@ -504,7 +505,7 @@ func TestBlockParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := agent.DefaultTemplates().With(tmpl)
-	in := &agent.Input{Role: agent.Extractor, Subtask: &agent.Subtask{ID: "s-1"}, Output: "out\n", ToolCalls: []agent.ToolCall{{Name: "ls", Result: "x"}}}
+	in := &agent.Input{Role: agent.Extractor, Subtask: &reply.Subtask{ID: "s-1"}, Output: "out\n", ToolCalls: []agent.ToolCall{{Name: "ls", Result: "x"}}}
 	s, err := agent.Text(ts, in)
 	if err != nil {
 		t.Fatal(err)
@@ -527,8 +528,8 @@ func ExampleText() {
 	in := &agent.Input{
 		Role:      agent.Executor,
 		TaskState: "goal: Add a README\nstatus: in_progress",
-		Subtask:   &agent.Subtask{ID: "write-readme", Description: "Write README.md.", AcceptanceCriteria: "README.md exists."},
-		Memory:    []agent.MemoryEntry{{Type: "context", Summary: "The project is a CLI named slugkit.", Tags: []string{"naming"}}},
+		Subtask:   &reply.Subtask{ID: "write-readme", Description: "Write README.md.", AcceptanceCriteria: "README.md exists."},
+		Memory:    []reply.MemoryEntry{{Type: "context", Summary: "The project is a CLI named slugkit.", Tags: []string{"naming"}}},
 	}
 	text, err := agent.Text(nil, in)
 	if err != nil {
@@ -560,7 +561,7 @@ func ExampleText() {
 // TestToolKeys: a tool's part is keyed by its name when that makes a
 // valid section key, else by its place.
 func TestToolKeys(t *testing.T) {
-	in := &agent.Input{Role: agent.Executor, TaskState: "goal: g", Subtask: &agent.Subtask{ID: "s", Description: "d", AcceptanceCriteria: "c"},
+	in := &agent.Input{Role: agent.Executor, TaskState: "goal: g", Subtask: &reply.Subtask{ID: "s", Description: "d", AcceptanceCriteria: "c"},
 		Tools: []agent.Tool{{Name: "read_file"}, {Name: "Read File"}, {Name: strings.Repeat("x", 60)}, {Name: "x.y-z", Parameters: json.RawMessage(`{ "type" : "object" }`)}}}
 	l, err := agent.Build(nil, in)
 	if err != nil {

@@ -12,23 +12,21 @@ import (
 
 // ListOptions bounds a workspace listing.
 type ListOptions struct {
-	// MaxDepth is how many levels of directories are listed; 0 means
-	// DefaultListDepth.
+	// MaxDepth is how many levels of directories are listed; 0 means 3.
 	MaxDepth int
-	// MaxEntries is how many entries are listed in all; 0 means
-	// DefaultListEntries.
+	// MaxEntries is how many entries are listed in all; 0 means 200.
 	MaxEntries int
 }
 
 // The default bounds of a workspace listing.
 const (
-	DefaultListDepth   = 3
-	DefaultListEntries = 200
+	defaultListDepth   = 3
+	defaultListEntries = 200
 )
 
-// IgnoredDirs returns the names of the directories a workspace listing
+// ignoredDirs returns the names of the directories a workspace listing
 // leaves out: version control, dependencies, caches and build output.
-func IgnoredDirs() []string {
+func ignoredDirs() []string {
 	return []string{
 		".bzr", ".git", ".hg", ".jj", ".svn", "_darcs", "CVS",
 		".cache", ".eggs", ".gradle", ".mypy_cache", ".next", ".nox", ".nuxt", ".pytest_cache",
@@ -41,8 +39,9 @@ func IgnoredDirs() []string {
 // line, indented two spaces per level, directories marked with a final
 // '/' and symbolic links with '@' (never followed), in byte order of
 // their names at each level, so the same tree always gives the same text.
-// Version-control and build directories (IgnoredDirs, and *.egg-info) are
-// left out. The listing stops at opts.MaxDepth levels (a directory with
+// Version-control, dependency, cache and build directories (.git,
+// node_modules, __pycache__, .venv, build, dist, target and the like, and
+// *.egg-info) are left out. The listing stops at opts.MaxDepth levels (a directory with
 // deeper entries is marked "/ …") and opts.MaxEntries entries, and says
 // so in a note at its end. Entries are taken breadth-first: every entry
 // of a level before any of the next, so a cut listing still shows every
@@ -52,10 +51,10 @@ func IgnoredDirs() []string {
 // \x1b.
 func ListWorkspace(dir string, opts ListOptions) (string, error) {
 	if opts.MaxDepth <= 0 {
-		opts.MaxDepth = DefaultListDepth
+		opts.MaxDepth = defaultListDepth
 	}
 	if opts.MaxEntries <= 0 {
-		opts.MaxEntries = DefaultListEntries
+		opts.MaxEntries = defaultListEntries
 	}
 	fi, err := os.Stat(dir)
 	if err != nil {
@@ -64,7 +63,7 @@ func ListWorkspace(dir string, opts ListOptions) (string, error) {
 	if !fi.IsDir() {
 		return "", fmt.Errorf("workspace %s is not a directory: give the directory the agent works in", dir)
 	}
-	l := &lister{opts: opts, ignored: IgnoredDirs()}
+	l := &lister{opts: opts, ignored: ignoredDirs()}
 	root := l.walk(dir)
 	var b strings.Builder
 	var write func(n *entry, depth int)

@@ -6,16 +6,17 @@ import (
 	"testing"
 
 	"github.com/tessera-dev/tessera/preset/agent"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 )
 
 // bigMemory returns a memory file of about size bytes, as an extractor
 // writes one (indented JSON), and its number of entries.
 func bigMemory(tb testing.TB, size int) ([]byte, int) {
 	tb.Helper()
-	types := agent.MemoryTypes()
-	var entries []agent.MemoryEntry
+	types := reply.MemoryTypes()
+	var entries []reply.MemoryEntry
 	for i, n := 0, 0; n < size; i++ {
-		e := agent.MemoryEntry{
+		e := reply.MemoryEntry{
 			ID:          fmt.Sprintf("m%06d", i),
 			Type:        types[i%len(types)],
 			Summary:     fmt.Sprintf("Finding %d: slug.py line %d uses re.sub with a pattern that needs a str argument.", i, 10+i%900),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/preset/agent"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 )
 
 // BenchmarkParseInputs reads the executor's input files as an agent's
@@ -78,7 +79,7 @@ func BenchmarkParseInputs(b *testing.B) {
 	b.Run("plan", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := agent.ParsePlan("plan.txt", plan); err != nil {
+			if _, err := reply.ParsePlan("plan.txt", plan); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -27,22 +28,22 @@ const Name = "agent"
 // "tessera agent ROLE" takes it without the "agent-" prefix.
 const (
 	InputRole           = "agent-role"
-	InputGoal           = "agent-goal"
-	InputWorkspace      = "agent-workspace"
-	InputContext        = "agent-context"
-	InputListingDepth   = "agent-listing-depth"
-	InputListingEntries = "agent-listing-entries"
-	InputState          = "agent-state"
-	InputSubtask        = "agent-subtask"
-	InputMemory         = "agent-memory"
-	InputDetail         = "agent-detail"
-	InputTools          = "agent-tools"
-	InputPlan           = "agent-plan"
-	InputDiscoveries    = "agent-discoveries"
-	InputErrors         = "agent-errors"
-	InputToolCalls      = "agent-tool-calls"
-	InputModelOutput    = "agent-model-output"
-	InputResult         = "agent-result"
+	inputGoal           = "agent-goal"
+	inputWorkspace      = "agent-workspace"
+	inputContext        = "agent-context"
+	inputListingDepth   = "agent-listing-depth"
+	inputListingEntries = "agent-listing-entries"
+	inputState          = "agent-state"
+	inputSubtask        = "agent-subtask"
+	inputMemory         = "agent-memory"
+	inputDetail         = "agent-detail"
+	inputTools          = "agent-tools"
+	inputPlan           = "agent-plan"
+	inputDiscoveries    = "agent-discoveries"
+	inputErrors         = "agent-errors"
+	inputToolCalls      = "agent-tool-calls"
+	inputModelOutput    = "agent-model-output"
+	inputResult         = "agent-result"
 	InputTemplates      = "agent-templates"
 )
 
@@ -61,22 +62,22 @@ func (*Preset) Name() string { return Name }
 func (*Preset) Inputs() []preset.Input {
 	return []preset.Input{
 		{Name: InputRole, Usage: "build the agent prompt of this role (design 000): planner, executor, replanner, extractor or verifier", Selects: true},
-		{Name: InputGoal, Usage: "agent planner, replanner: the task's goal"},
-		{Name: InputWorkspace, Usage: "agent planner: the workspace directory, shown by its path and listed"},
-		{Name: InputContext, Usage: "agent planner: context from the user"},
-		{Name: InputListingDepth, Usage: "agent planner: levels of the workspace listed (default 3)", Kind: preset.Int},
-		{Name: InputListingEntries, Usage: "agent planner: entries of the workspace listed (default 200)", Kind: preset.Int},
-		{Name: InputState, Usage: "agent executor, replanner: the task state, a YAML file", Kind: preset.File},
-		{Name: InputSubtask, Usage: "agent executor, extractor, verifier: the subtask, a YAML or JSON file", Kind: preset.File},
-		{Name: InputMemory, Usage: "agent executor: the retrieved memory entries, a JSON array", Kind: preset.File},
-		{Name: InputDetail, Usage: "agent executor, replanner: show the detail of memory entries, discoveries and errors", Kind: preset.Bool},
-		{Name: InputTools, Usage: "agent executor: the tools for this subtask, a JSON array of {name, description, parameters}", Kind: preset.File},
-		{Name: InputPlan, Usage: "agent replanner: the original plan, JSON, with each subtask's status", Kind: preset.File},
-		{Name: InputDiscoveries, Usage: "agent replanner: what was discovered, a JSON array of memory entries or strings", Kind: preset.File},
-		{Name: InputErrors, Usage: "agent replanner: the errors met, a JSON array of memory entries or strings", Kind: preset.File},
-		{Name: InputToolCalls, Usage: "agent extractor, verifier: the tool calls made, a JSON array of {name, arguments, result}", Kind: preset.File},
-		{Name: InputModelOutput, Usage: "agent extractor: the executor's output, a text file", Kind: preset.File},
-		{Name: InputResult, Usage: "agent verifier: the subtask's result, a text file", Kind: preset.File},
+		{Name: inputGoal, Usage: "agent planner, replanner: the task's goal"},
+		{Name: inputWorkspace, Usage: "agent planner: the workspace directory, shown by its path and listed"},
+		{Name: inputContext, Usage: "agent planner: context from the user"},
+		{Name: inputListingDepth, Usage: "agent planner: levels of the workspace listed (default 3)", Kind: preset.Int},
+		{Name: inputListingEntries, Usage: "agent planner: entries of the workspace listed (default 200)", Kind: preset.Int},
+		{Name: inputState, Usage: "agent executor, replanner: the task state, a YAML file", Kind: preset.File},
+		{Name: inputSubtask, Usage: "agent executor, extractor, verifier: the subtask, a YAML or JSON file", Kind: preset.File},
+		{Name: inputMemory, Usage: "agent executor: the retrieved memory entries, a JSON array", Kind: preset.File},
+		{Name: inputDetail, Usage: "agent executor, replanner: show the detail of memory entries, discoveries and errors", Kind: preset.Bool},
+		{Name: inputTools, Usage: "agent executor: the tools for this subtask, a JSON array of {name, description, parameters}", Kind: preset.File},
+		{Name: inputPlan, Usage: "agent replanner: the original plan, JSON, with each subtask's status", Kind: preset.File},
+		{Name: inputDiscoveries, Usage: "agent replanner: what was discovered, a JSON array of memory entries or strings", Kind: preset.File},
+		{Name: inputErrors, Usage: "agent replanner: the errors met, a JSON array of memory entries or strings", Kind: preset.File},
+		{Name: inputToolCalls, Usage: "agent extractor, verifier: the tool calls made, a JSON array of {name, arguments, result}", Kind: preset.File},
+		{Name: inputModelOutput, Usage: "agent extractor: the executor's output, a text file", Kind: preset.File},
+		{Name: inputResult, Usage: "agent verifier: the subtask's result, a text file", Kind: preset.File},
 		{Name: InputTemplates, Usage: "agent: a directory of templates (planner.yaml, ..., constraints.yaml) that replace the defaults"},
 	}
 }
@@ -85,15 +86,15 @@ func (*Preset) Inputs() []preset.Input {
 func roleInputs(r Role) (reads, needs []string) {
 	switch r {
 	case Planner:
-		return []string{InputGoal, InputWorkspace, InputContext, InputListingDepth, InputListingEntries}, []string{InputGoal}
+		return []string{inputGoal, inputWorkspace, inputContext, inputListingDepth, inputListingEntries}, []string{inputGoal}
 	case Executor:
-		return []string{InputState, InputSubtask, InputMemory, InputDetail, InputTools}, []string{InputState, InputSubtask}
+		return []string{inputState, inputSubtask, inputMemory, inputDetail, inputTools}, []string{inputState, inputSubtask}
 	case Replanner:
-		return []string{InputGoal, InputState, InputPlan, InputDiscoveries, InputErrors, InputDetail}, []string{InputGoal, InputState, InputPlan}
+		return []string{inputGoal, inputState, inputPlan, inputDiscoveries, inputErrors, inputDetail}, []string{inputGoal, inputState, inputPlan}
 	case Extractor:
-		return []string{InputSubtask, InputToolCalls, InputModelOutput}, []string{InputSubtask, InputModelOutput}
+		return []string{inputSubtask, inputToolCalls, inputModelOutput}, []string{inputSubtask, inputModelOutput}
 	case Verifier:
-		return []string{InputSubtask, InputResult, InputToolCalls}, []string{InputSubtask, InputResult}
+		return []string{inputSubtask, inputResult, inputToolCalls}, []string{inputSubtask, inputResult}
 	}
 	return nil, nil
 }
@@ -121,12 +122,12 @@ func checkArgs(r Role, args preset.Args) error {
 			return &preset.InputError{Input: name, Err: fmt.Errorf("is needed by the %s: %s", r, usageOf(name))}
 		}
 	}
-	for _, name := range []string{InputListingDepth, InputListingEntries} {
+	for _, name := range []string{inputListingDepth, inputListingEntries} {
 		if !args.Has(name) {
 			continue
 		}
-		if !args.Has(InputWorkspace) {
-			return &preset.InputError{Input: name, Err: fmt.Errorf("bounds the listing of --%s: give that too", InputWorkspace)}
+		if !args.Has(inputWorkspace) {
+			return &preset.InputError{Input: name, Err: fmt.Errorf("bounds the listing of --%s: give that too", inputWorkspace)}
 		}
 		if n, err := strconv.Atoi(args[name]); err != nil || n < 1 {
 			return &preset.InputError{Input: name, Err: fmt.Errorf("%q: use a whole number, 1 or more", args[name])}
@@ -239,73 +240,74 @@ func readInput(r Role, env *preset.Env, args preset.Args) (*Input, error) {
 			return nil
 		}
 	}
-	in.Goal = args[InputGoal]
-	in.UserContext = args[InputContext]
-	in.Detail = args[InputDetail] == "true"
-	if dir, ok := args[InputWorkspace]; ok {
+	in.Goal = args[inputGoal]
+	in.UserContext = args[inputContext]
+	in.Detail = args[inputDetail] == "true"
+	if dir, ok := args[inputWorkspace]; ok {
 		// The prompt shows the directory the agent runs in, not the
 		// "." that was typed.
 		abs, err := filepath.Abs(dir)
 		if err != nil {
-			return nil, &preset.InputError{Input: InputWorkspace, Err: fmt.Errorf("%q: %v: give the directory the agent works in", dir, err)}
+			return nil, &preset.InputError{Input: inputWorkspace, Err: fmt.Errorf("%q: %v: give the directory the agent works in", dir, err)}
 		}
 		in.Workspace = abs
 		opts := ListOptions{}
-		opts.MaxDepth, _ = strconv.Atoi(args[InputListingDepth])
-		opts.MaxEntries, _ = strconv.Atoi(args[InputListingEntries])
+		opts.MaxDepth, _ = strconv.Atoi(args[inputListingDepth])
+		opts.MaxEntries, _ = strconv.Atoi(args[inputListingEntries])
 		switch fi, err := os.Stat(dir); {
 		case err != nil:
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, &preset.InputError{Input: InputWorkspace, Err: fmt.Errorf("%q: %v: give the directory the agent works in", dir, err)}
+			return nil, &preset.InputError{Input: inputWorkspace, Err: fmt.Errorf("%q: %v: give the directory the agent works in", dir, err)}
 		case !fi.IsDir():
-			return nil, &preset.InputError{Input: InputWorkspace, Err: fmt.Errorf("%q is not a directory: give the directory the agent works in", dir)}
+			return nil, &preset.InputError{Input: inputWorkspace, Err: fmt.Errorf("%q is not a directory: give the directory the agent works in", dir)}
 		}
 		listing, err := ListWorkspace(dir, opts)
 		if err != nil {
-			return nil, &preset.InputError{Input: InputWorkspace, Err: err}
+			return nil, &preset.InputError{Input: inputWorkspace, Err: err}
 		}
 		in.Listing = listing
 	}
 	if (r == Planner || r == Replanner) && strings.TrimSpace(in.Goal) == "" {
-		return nil, &preset.InputError{Input: InputGoal, Err: errors.New("is empty: say what the agent is to do")}
+		return nil, &preset.InputError{Input: inputGoal, Err: errors.New("is empty: say what the agent is to do")}
 	}
-	read(InputState, func(path string, data []byte) (err error) {
+	read(inputState, func(path string, data []byte) (err error) {
 		in.TaskState, err = ParseTaskState(path, data)
 		return err
 	})
-	read(InputSubtask, func(path string, data []byte) (err error) {
-		in.Subtask, err = ParseSubtask(path, data)
+	var subAt subtaskPlaces
+	read(inputSubtask, func(path string, data []byte) (err error) {
+		in.Subtask, subAt, err = parseSubtask(path, data)
 		return err
 	})
-	read(InputMemory, func(path string, data []byte) (err error) {
+	read(inputMemory, func(path string, data []byte) (err error) {
 		in.Memory, err = ParseMemory(path, data)
 		return err
 	})
-	read(InputTools, func(path string, data []byte) (err error) {
+	read(inputTools, func(path string, data []byte) (err error) {
 		in.Tools, err = ParseTools(path, data)
 		return err
 	})
-	read(InputPlan, func(path string, data []byte) (err error) {
-		in.Plan, err = ParsePlan(path, data)
+	read(inputPlan, func(path string, data []byte) (err error) {
+		in.Plan, err = reply.ParsePlan(path, data)
 		return err
 	})
-	read(InputDiscoveries, func(path string, data []byte) (err error) {
+	read(inputDiscoveries, func(path string, data []byte) (err error) {
 		in.Discoveries, err = ParseNotes(path, data)
 		return err
 	})
-	read(InputErrors, func(path string, data []byte) (err error) {
+	read(inputErrors, func(path string, data []byte) (err error) {
 		in.Errors, err = ParseNotes(path, data)
 		return err
 	})
-	read(InputToolCalls, func(path string, data []byte) (err error) {
+	read(inputToolCalls, func(path string, data []byte) (err error) {
 		in.ToolCalls, err = ParseToolCalls(path, data)
 		return err
 	})
-	read(InputModelOutput, text(&in.Output))
-	read(InputResult, text(&in.Result))
+	read(inputModelOutput, text(&in.Output))
+	read(inputResult, text(&in.Result))
 	if len(errs) > 0 {
 		errs.Sort()
 		return nil, errs
@@ -319,8 +321,7 @@ func readInput(r Role, env *preset.Env, args preset.Args) (*Input, error) {
 			missing = append(missing, "acceptance_criteria")
 		}
 		if len(missing) > 0 {
-			line, col := s.pos(partSubtask)
-			return nil, diag.List{diag.ErrorfAt(args[InputSubtask], line, col, "the subtask has no %s: the %s shows them", andList(missing), r)}
+			return nil, diag.List{diag.ErrorfAt(args[inputSubtask], subAt.line, subAt.col, "the subtask has no %s: the %s shows them", andList(missing), r)}
 		}
 	}
 	if s := in.Subtask; s != nil && r == Executor && len(in.Tools) > 0 {
@@ -335,9 +336,8 @@ func readInput(r Role, env *preset.Env, args preset.Args) (*Input, error) {
 			if len(missing) > 1 {
 				is, them = "are not tools", "them"
 			}
-			line, col := s.pos(partTools)
-			e := diag.ErrorfAt(args[InputSubtask], line, col, "subtask tools: %s %s of the tools file: define %s there, or remove %s from the subtask's tools", andList(missing), is, them, them)
-			e.Related = []diag.Location{{Label: "tools in", Path: args[InputTools]}}
+			e := diag.ErrorfAt(args[inputSubtask], subAt.toolsLine, subAt.toolsCol, "subtask tools: %s %s of the tools file: define %s there, or remove %s from the subtask's tools", andList(missing), is, them, them)
+			e.Related = []diag.Location{{Label: "tools in", Path: args[inputTools]}}
 			return nil, diag.List{e}
 		}
 	}
@@ -376,7 +376,7 @@ func (in *Input) redact(r *guard.Redactor) guard.Counts {
 			*raw = q
 		}
 	}
-	entries := func(es []MemoryEntry) {
+	entries := func(es []reply.MemoryEntry) {
 		for i := range es {
 			e := &es[i]
 			red(&e.Summary)
@@ -386,7 +386,7 @@ func (in *Input) redact(r *guard.Redactor) guard.Counts {
 			}
 		}
 	}
-	subtask := func(s *Subtask) {
+	subtask := func(s *reply.Subtask) {
 		if s != nil {
 			red(&s.Description)
 			red(&s.AcceptanceCriteria)
@@ -485,7 +485,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 }
 
 // planSchema is the JSON Schema of the planner's and replanner's reply,
-// in a form strict structured-output modes accept. ValidatePlan checks
+// in a form strict structured-output modes accept. reply.ValidatePlan checks
 // what a schema cannot: the number of subtasks, unique ids, dependencies.
 const planSchema = `{"type":"object","properties":{"subtasks":{"type":"array","items":{"type":"object","properties":{` +
 	`"id":{"type":"string"},"description":{"type":"string"},"depends_on":{"type":"array","items":{"type":"string"}},` +

@@ -25,14 +25,14 @@ const ex = "../../examples/agent/"
 // exampleArgs are the example's inputs for each role.
 func exampleArgs() map[agent.Role]preset.Args {
 	return map[agent.Role]preset.Args{
-		agent.Planner: {agent.InputRole: "planner", agent.InputGoal: "Add type hints to slugkit and check them with mypy",
-			agent.InputWorkspace: ex + "workspace", agent.InputContext: "Python 3.10+; keep the public API."},
-		agent.Executor: {agent.InputRole: "executor", agent.InputState: ex + "state.yaml", agent.InputSubtask: ex + "subtask.yaml",
-			agent.InputMemory: ex + "memory.json", agent.InputTools: ex + "tools.json"},
-		agent.Replanner: {agent.InputRole: "replanner", agent.InputGoal: "Add type hints to slugkit and check them with mypy",
-			agent.InputState: ex + "state.yaml", agent.InputPlan: ex + "plan.json", agent.InputDiscoveries: ex + "discoveries.json", agent.InputErrors: ex + "errors.json"},
-		agent.Extractor: {agent.InputRole: "extractor", agent.InputSubtask: ex + "subtask.yaml", agent.InputToolCalls: ex + "tool-calls.json", agent.InputModelOutput: ex + "output.txt"},
-		agent.Verifier:  {agent.InputRole: "verifier", agent.InputSubtask: ex + "subtask.yaml", agent.InputToolCalls: ex + "tool-calls.json", agent.InputResult: ex + "output.txt"},
+		agent.Planner: {agent.InputRole: "planner", "agent-goal": "Add type hints to slugkit and check them with mypy",
+			"agent-workspace": ex + "workspace", "agent-context": "Python 3.10+; keep the public API."},
+		agent.Executor: {agent.InputRole: "executor", "agent-state": ex + "state.yaml", "agent-subtask": ex + "subtask.yaml",
+			"agent-memory": ex + "memory.json", "agent-tools": ex + "tools.json"},
+		agent.Replanner: {agent.InputRole: "replanner", "agent-goal": "Add type hints to slugkit and check them with mypy",
+			"agent-state": ex + "state.yaml", "agent-plan": ex + "plan.json", "agent-discoveries": ex + "discoveries.json", "agent-errors": ex + "errors.json"},
+		agent.Extractor: {agent.InputRole: "extractor", "agent-subtask": ex + "subtask.yaml", "agent-tool-calls": ex + "tool-calls.json", "agent-model-output": ex + "output.txt"},
+		agent.Verifier:  {agent.InputRole: "verifier", "agent-subtask": ex + "subtask.yaml", "agent-tool-calls": ex + "tool-calls.json", "agent-result": ex + "output.txt"},
 	}
 }
 
@@ -45,9 +45,9 @@ func TestConformance(t *testing.T) {
 		cases = append(cases, presettest.Case{Name: string(r), Args: exampleArgs()[r]})
 	}
 	cases = append(cases,
-		presettest.Case{Name: "executor with detail", Args: with(exampleArgs()[agent.Executor], agent.InputDetail, "true")},
-		presettest.Case{Name: "executor bare", Args: preset.Args{agent.InputRole: "executor", agent.InputState: ex + "state.yaml", agent.InputSubtask: ex + "subtask.yaml"}},
-		presettest.Case{Name: "planner bare", Args: preset.Args{agent.InputRole: "planner", agent.InputGoal: "Say {hello} ~~~ twice }}"}},
+		presettest.Case{Name: "executor with detail", Args: with(exampleArgs()[agent.Executor], "agent-detail", "true")},
+		presettest.Case{Name: "executor bare", Args: preset.Args{agent.InputRole: "executor", "agent-state": ex + "state.yaml", "agent-subtask": ex + "subtask.yaml"}},
+		presettest.Case{Name: "planner bare", Args: preset.Args{agent.InputRole: "planner", "agent-goal": "Say {hello} ~~~ twice }}"}},
 	)
 	presettest.Run(t, agent.New(), cases...)
 }
@@ -81,13 +81,13 @@ func TestLoadInputs(t *testing.T) {
 	}{
 		{preset.Args{agent.InputRole: "coder"}, `--agent-role "coder" is not a role: use planner, executor, replanner, extractor or verifier`},
 		{preset.Args{agent.InputRole: "planner"}, "--agent-goal is needed by the planner: the task's goal"},
-		{preset.Args{agent.InputRole: "plan", agent.InputGoal: " "}, "--agent-goal is empty: say what the agent is to do"},
-		{preset.Args{agent.InputRole: "planner", agent.InputGoal: "g", agent.InputMemory: "m.json"}, "--agent-memory is not read by the planner, which reads --agent-goal, --agent-workspace, --agent-context, --agent-listing-depth and --agent-listing-entries"},
-		{preset.Args{agent.InputRole: "executor", agent.InputSubtask: "s.yaml"}, "--agent-state is needed by the executor: the task state, a YAML file"},
-		{preset.Args{agent.InputRole: "extractor", agent.InputSubtask: "s.yaml"}, "--agent-model-output is needed by the extractor"},
-		{preset.Args{agent.InputRole: "planner", agent.InputGoal: "g", agent.InputListingDepth: "2"}, "--agent-listing-depth bounds the listing of --agent-workspace: give that too"},
-		{preset.Args{agent.InputRole: "planner", agent.InputGoal: "g", agent.InputWorkspace: ".", agent.InputListingEntries: "0"}, `--agent-listing-entries "0": use a whole number, 1 or more`},
-		{preset.Args{agent.InputRole: "planner", agent.InputGoal: "g", agent.InputWorkspace: "nope"}, "--agent-workspace "},
+		{preset.Args{agent.InputRole: "plan", "agent-goal": " "}, "--agent-goal is empty: say what the agent is to do"},
+		{preset.Args{agent.InputRole: "planner", "agent-goal": "g", "agent-memory": "m.json"}, "--agent-memory is not read by the planner, which reads --agent-goal, --agent-workspace, --agent-context, --agent-listing-depth and --agent-listing-entries"},
+		{preset.Args{agent.InputRole: "executor", "agent-subtask": "s.yaml"}, "--agent-state is needed by the executor: the task state, a YAML file"},
+		{preset.Args{agent.InputRole: "extractor", "agent-subtask": "s.yaml"}, "--agent-model-output is needed by the extractor"},
+		{preset.Args{agent.InputRole: "planner", "agent-goal": "g", "agent-listing-depth": "2"}, "--agent-listing-depth bounds the listing of --agent-workspace: give that too"},
+		{preset.Args{agent.InputRole: "planner", "agent-goal": "g", "agent-workspace": ".", "agent-listing-entries": "0"}, `--agent-listing-entries "0": use a whole number, 1 or more`},
+		{preset.Args{agent.InputRole: "planner", "agent-goal": "g", "agent-workspace": "nope"}, "--agent-workspace "},
 	} {
 		_, err := assemble(t, nil, tc.args)
 		var ie *preset.InputError
@@ -111,7 +111,7 @@ func TestLoadFiles(t *testing.T) {
 	sub := write("sub.yaml", "id: s\ndescription: d\nacceptance_criteria: c\n")
 	memory := write("memory.json", "[\n  {\"type\": \"decision\", \"summary\": \"a\"},\n  {\"type\": \"guess\", \"summary\": \"b\", \"color\": \"red\"},\n  {\"id\": \"x\", \"type\": \"error\"}\n]\n")
 	tools := write("tools.json", "[\n  {\"name\": \"ls\"},\n  {\"name\": \"ls\", \"parameters\": [1]},\n  {\"description\": \"d\"}\n]\n")
-	_, err := assemble(t, nil, preset.Args{agent.InputRole: "executor", agent.InputState: state, agent.InputSubtask: sub, agent.InputMemory: memory, agent.InputTools: tools})
+	_, err := assemble(t, nil, preset.Args{agent.InputRole: "executor", "agent-state": state, "agent-subtask": sub, "agent-memory": memory, "agent-tools": tools})
 	want := []string{
 		memory + `:3:4: memory entry 2: type "guess": use decision, error, tool_result, discovery, artifact or context`,
 		memory + `:3:37: memory entry 2: unknown key "color": use id, type, summary, detail, tags, relevance_to, subtask and score`,
@@ -123,14 +123,14 @@ func TestLoadFiles(t *testing.T) {
 	checkProblems(t, "files", err, want)
 
 	bad := write("bad.yaml", "id: s\nmodel_tier: high\n")
-	_, err = assemble(t, nil, preset.Args{agent.InputRole: "verifier", agent.InputSubtask: bad, agent.InputResult: filepath.Join(dir, "missing.txt")})
+	_, err = assemble(t, nil, preset.Args{agent.InputRole: "verifier", "agent-subtask": bad, "agent-result": filepath.Join(dir, "missing.txt")})
 	checkProblems(t, "verifier", err, []string{
 		bad + ":2:13: subtask model_tier: write a whole number",
 		filepath.Join(dir, "missing.txt") + ": cannot read it: no such file or directory",
 	})
-	_, err = assemble(t, nil, preset.Args{agent.InputRole: "verifier", agent.InputSubtask: write("s2.yaml", "id: s\n"), agent.InputResult: state})
+	_, err = assemble(t, nil, preset.Args{agent.InputRole: "verifier", "agent-subtask": write("s2.yaml", "id: s\n"), "agent-result": state})
 	checkProblems(t, "verifier subtask", err, []string{filepath.Join(dir, "s2.yaml") + ":1:1: the subtask has no description and acceptance_criteria: the verifier shows them"})
-	_, err = assemble(t, nil, preset.Args{agent.InputRole: "extractor", agent.InputSubtask: write("s3.yaml", "description: d\n"), agent.InputModelOutput: write("out.txt", "ok \xff\n")})
+	_, err = assemble(t, nil, preset.Args{agent.InputRole: "extractor", "agent-subtask": write("s3.yaml", "description: d\n"), "agent-model-output": write("out.txt", "ok \xff\n")})
 	checkProblems(t, "extractor", err, []string{
 		filepath.Join(dir, "out.txt") + ":1:4: invalid UTF-8 at byte offset 3 (line 1)",
 		filepath.Join(dir, "s3.yaml") + ":1:1: the subtask has no id: add \"id\"",
@@ -151,7 +151,7 @@ func TestCatalogTemplates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := assemble(t, c, preset.Args{agent.InputRole: "planner", agent.InputGoal: "Ship it."})
+	res, err := assemble(t, c, preset.Args{agent.InputRole: "planner", "agent-goal": "Ship it."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestCatalogTemplates(t *testing.T) {
 		`agent/templates/verifier.yaml:1:1: missing key "constraints"`,
 		`agent/templates/verifier.yaml:2:16: key "instructions": a single '{'`,
 	})
-	if _, err := assemble(t, c, preset.Args{agent.InputRole: "planner", agent.InputGoal: "g"}); err != nil {
+	if _, err := assemble(t, c, preset.Args{agent.InputRole: "planner", "agent-goal": "g"}); err != nil {
 		t.Errorf("a broken verifier stops the planner: %v", err)
 	}
 }
@@ -184,7 +184,7 @@ func TestRecord(t *testing.T) {
 	if err := os.WriteFile(out, []byte("Set OPENAI_API_KEY="+secret+" and ran {goal}.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := preset.Args{agent.InputRole: "extractor", agent.InputSubtask: ex + "subtask.yaml", agent.InputModelOutput: out}
+	args := preset.Args{agent.InputRole: "extractor", "agent-subtask": ex + "subtask.yaml", "agent-model-output": out}
 	res, err := assemble(t, nil, args)
 	if err != nil {
 		t.Fatal(err)

@@ -64,14 +64,14 @@ func ParseRole(s string) (Role, error) {
 
 // The template keys, in the order their sections are written.
 const (
-	KeyRole         = "role"
-	KeyInstructions = "instructions"
-	KeyTaskState    = "task_state"
-	KeySubtask      = "subtask"
-	KeyMemory       = "memory"
-	KeyTools        = "tools"
-	KeyOutputFormat = "output_format"
-	KeyConstraints  = "constraints"
+	keyRole         = "role"
+	keyInstructions = "instructions"
+	keyTaskState    = "task_state"
+	keySubtask      = "subtask"
+	keyMemory       = "memory"
+	keyTools        = "tools"
+	keyOutputFormat = "output_format"
+	keyConstraints  = "constraints"
 )
 
 // section is what a template key becomes: its place in the budget's
@@ -91,14 +91,14 @@ type section struct {
 // budget, then tools.
 func sectionOrder() [8]section {
 	return [8]section{
-		{key: KeyRole, priority: 10, role: prompt.RoleSystem, stable: true},
-		{key: KeyInstructions, priority: 20, role: prompt.RoleUser},
-		{key: KeyTaskState, priority: 20, role: prompt.RoleUser},
-		{key: KeySubtask, priority: 30, role: prompt.RoleUser},
-		{key: KeyMemory, priority: 70, role: prompt.RoleUser, droppable: true},
-		{key: KeyTools, priority: 60, role: prompt.RoleUser, droppable: true},
-		{key: KeyOutputFormat, priority: 50, role: prompt.RoleSystem, stable: true},
-		{key: KeyConstraints, priority: 40, role: prompt.RoleSystem, stable: true},
+		{key: keyRole, priority: 10, role: prompt.RoleSystem, stable: true},
+		{key: keyInstructions, priority: 20, role: prompt.RoleUser},
+		{key: keyTaskState, priority: 20, role: prompt.RoleUser},
+		{key: keySubtask, priority: 30, role: prompt.RoleUser},
+		{key: keyMemory, priority: 70, role: prompt.RoleUser, droppable: true},
+		{key: keyTools, priority: 60, role: prompt.RoleUser, droppable: true},
+		{key: keyOutputFormat, priority: 50, role: prompt.RoleSystem, stable: true},
+		{key: keyConstraints, priority: 40, role: prompt.RoleSystem, stable: true},
 	}
 }
 
@@ -123,11 +123,11 @@ type keySpec struct {
 func keysOf(r Role) []keySpec {
 	if r == Executor {
 		return []keySpec{
-			{KeyRole, true}, {KeyTaskState, true}, {KeySubtask, true}, {KeyMemory, true},
-			{KeyTools, false}, {KeyOutputFormat, true}, {KeyConstraints, true},
+			{keyRole, true}, {keyTaskState, true}, {keySubtask, true}, {keyMemory, true},
+			{keyTools, false}, {keyOutputFormat, true}, {keyConstraints, true},
 		}
 	}
-	return []keySpec{{KeyRole, true}, {KeyInstructions, true}, {KeyOutputFormat, false}, {KeyConstraints, true}}
+	return []keySpec{{keyRole, true}, {keyInstructions, true}, {keyOutputFormat, false}, {keyConstraints, true}}
 }
 
 // valueKind is how a placeholder's value is laid out.
@@ -173,8 +173,8 @@ func placeholdersOf(r Role) []placeholder {
 			{name: "subtask_id"},
 			{name: "subtask_description"},
 			{name: "acceptance_criteria"},
-			{name: "memory_entries_formatted", kind: items, child: "entries", trim: prompt.TrimLowestRelevance, prio: 75, only: KeyMemory},
-			{name: "tools_formatted", kind: toolList, trim: prompt.TrimDrop, prio: 65, only: KeyTools},
+			{name: "memory_entries_formatted", kind: items, child: "entries", trim: prompt.TrimLowestRelevance, prio: 75, only: keyMemory},
+			{name: "tools_formatted", kind: toolList, trim: prompt.TrimDrop, prio: 65, only: keyTools},
 		}
 	case Replanner:
 		return []placeholder{
@@ -232,4 +232,11 @@ func joinList(s []string, last string) string {
 		return s[0]
 	}
 	return strings.Join(s[:len(s)-1], ", ") + last + s[len(s)-1]
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -25,16 +25,16 @@ import (
 //go:embed defaults/*.yaml
 var defaultFiles embed.FS
 
-// LibraryFile is the file name of the constraint library, beside the
+// libraryFile is the file name of the constraint library, beside the
 // role templates (planner.yaml, executor.yaml, ...).
-const LibraryFile = "constraints.yaml"
+const libraryFile = "constraints.yaml"
 
-// CatalogDir is the directory of a catalog that holds its replacements for
+// catalogDir is the directory of a catalog that holds its replacements for
 // the default templates, relative to the catalog root.
-const CatalogDir = "agent/templates"
+const catalogDir = "agent/templates"
 
-// FileName returns the file name of r's template: "planner.yaml", ...
-func FileName(r Role) string { return string(r) + ".yaml" }
+// fileName returns the file name of r's template: "planner.yaml", ...
+func fileName(r Role) string { return string(r) + ".yaml" }
 
 // Template is one role's prompt template, parsed: for each of its keys,
 // the literal text and the placeholders in order. A Template is
@@ -193,7 +193,7 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 			t.keys = append(t.keys, *tk)
 		}
 	}
-	for _, need := range []struct{ key, name string }{{KeyMemory, "memory_entries_formatted"}, {KeyTools, "tools_formatted"}} {
+	for _, need := range []struct{ key, name string }{{keyMemory, "memory_entries_formatted"}, {keyTools, "tools_formatted"}} {
 		if tk := found[need.key]; tk != nil && r == Executor && !slices.ContainsFunc(tk.segs, func(s segment) bool { return s.name == need.name }) {
 			errs = append(errs, diag.ErrorfAt(path, tk.line, tk.col, "key %q does not use {%s}: write it on a line of its own where the %s go", need.key, need.name, strings.TrimSuffix(need.name, "_formatted")))
 		}
@@ -416,10 +416,10 @@ var defaults = sync.OnceValue(func() *Templates {
 // safety).
 func DefaultTemplates() *Templates { return defaults() }
 
-// DefaultFile returns the text of the default template or library file
+// defaultFile returns the text of the default template or library file
 // name ("executor.yaml", "constraints.yaml"), to start an edited copy
 // from.
-func DefaultFile(name string) ([]byte, error) {
+func defaultFile(name string) ([]byte, error) {
 	return defaultFiles.ReadFile("defaults/" + name)
 }
 
@@ -437,7 +437,7 @@ func loadFrom(base *Templates, rd read, roles []Role) (*Templates, error) {
 	}
 	var errs diag.List
 	for _, r := range roles {
-		p, data, err := rd(FileName(r))
+		p, data, err := rd(fileName(r))
 		if errors.Is(err, fs.ErrNotExist) && base != nil {
 			continue
 		}
@@ -452,7 +452,7 @@ func loadFrom(base *Templates, rd read, roles []Role) (*Templates, error) {
 		}
 		t = t.with(tmpl)
 	}
-	p, data, err := rd(LibraryFile)
+	p, data, err := rd(libraryFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && base != nil:
 	case err != nil:
@@ -510,7 +510,7 @@ func LoadDir(base *Templates, dir string, max int64, roles ...Role) (*Templates,
 			continue
 		}
 		if !knownFile(e.Name()) {
-			errs.Add(diag.Errorf(filepath.ToSlash(filepath.Join(dir, e.Name())), 0, "not a template file: name it after a role (%s) or %s", andList(roleFiles()), LibraryFile))
+			errs.Add(diag.Errorf(filepath.ToSlash(filepath.Join(dir, e.Name())), 0, "not a template file: name it after a role (%s) or %s", andList(roleFiles()), libraryFile))
 		}
 	}
 	if len(errs) > 0 {
@@ -527,19 +527,19 @@ func LoadDir(base *Templates, dir string, max int64, roles ...Role) (*Templates,
 }
 
 func knownFile(name string) bool {
-	return name == LibraryFile || slices.Contains(roleFiles(), name)
+	return name == libraryFile || slices.Contains(roleFiles(), name)
 }
 
 func roleFiles() []string {
 	var out []string
 	for _, r := range Roles() {
-		out = append(out, FileName(r))
+		out = append(out, fileName(r))
 	}
 	return out
 }
 
 // catalogPath is the path of file name in a catalog's template directory.
-func catalogPath(name string) string { return path.Join(CatalogDir, name) }
+func catalogPath(name string) string { return path.Join(catalogDir, name) }
 
 // JSONSchema returns the JSON Schema of role r's template file,
 // generated from the decoder that reads it (see yamldoc.Schema.JSONSchema),

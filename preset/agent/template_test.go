@@ -25,7 +25,7 @@ func TestDefaultTemplates(t *testing.T) {
 		if got := tmpl.Keys(); !slices.Equal(got, want[r]) {
 			t.Errorf("%s keys = %v, want %v", r, got, want[r])
 		}
-		if tmpl.Role() != r || tmpl.Path() != "defaults/"+FileName(r) {
+		if tmpl.Role() != r || tmpl.Path() != "defaults/"+fileName(r) {
 			t.Errorf("%s: role %s, path %s", r, tmpl.Role(), tmpl.Path())
 		}
 		if ts.Library().For(r) == "" {
@@ -44,8 +44,8 @@ func TestDefaultTemplates(t *testing.T) {
 	if !strings.Contains(lib.For(Executor), "- Do NOT install system-level packages.") {
 		t.Errorf("the executor lacks the safety set:\n%s", lib.For(Executor))
 	}
-	for _, name := range append(roleFiles(), LibraryFile) {
-		if _, err := DefaultFile(name); err != nil {
+	for _, name := range append(roleFiles(), libraryFile) {
+		if _, err := defaultFile(name); err != nil {
 			t.Errorf("DefaultFile(%q): %v", name, err)
 		}
 	}

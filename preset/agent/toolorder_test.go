@@ -9,6 +9,7 @@ import (
 
 	"github.com/tessera-dev/tessera/budget"
 	"github.com/tessera-dev/tessera/preset/agent"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/render"
 	"github.com/tessera-dev/tessera/tokenizer"
@@ -17,7 +18,7 @@ import (
 // toolInput is an executor's input with tools and nothing else to trim.
 func toolInput(tools []agent.Tool) *agent.Input {
 	return &agent.Input{Role: agent.Executor, TaskState: "goal: g",
-		Subtask: &agent.Subtask{ID: "s", Description: "d", AcceptanceCriteria: "c"}, Tools: tools}
+		Subtask: &reply.Subtask{ID: "s", Description: "d", AcceptanceCriteria: "c"}, Tools: tools}
 }
 
 // toolOrder returns the names of the tools of in's prompt, in the order

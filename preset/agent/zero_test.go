@@ -17,39 +17,25 @@ func TestZeroValues(t *testing.T) {
 		"Preset.UnitsSummary":   (*agent.Preset).UnitsSummary,
 		"JSONSchema":            agent.JSONSchema,
 		"Build":                 agent.Build,
-		"DefaultFile":           agent.DefaultFile,
 		"DefaultTemplates":      agent.DefaultTemplates,
-		"ExtractJSON":           agent.ExtractJSON,
-		"FileName":              agent.FileName,
 		"Fit":                   agent.Fit,
-		"FormatMemoryEntry":     agent.FormatMemoryEntry,
-		"FormatPlan":            agent.FormatPlan,
 		"FormatTaskState":       agent.FormatTaskState,
-		"FormatTool":            agent.FormatTool,
-		"FormatToolCall":        agent.FormatToolCall,
-		"IgnoredDirs":           agent.IgnoredDirs,
 		"InputError.Error":      (*agent.InputError).Error,
 		"Library.For":           (*agent.Library).For,
 		"Library.Path":          (*agent.Library).Path,
 		"Library.Sets":          (*agent.Library).Sets,
 		"ListWorkspace":         agent.ListWorkspace,
 		"LoadDir":               agent.LoadDir,
-		"MemoryTypes":           agent.MemoryTypes,
 		"New":                   agent.New,
-		"ParseExecutorReply":    agent.ParseExecutorReply,
-		"ParseExtraction":       agent.ParseExtraction,
 		"ParseLibrary":          agent.ParseLibrary,
 		"ParseMemory":           agent.ParseMemory,
 		"ParseNotes":            agent.ParseNotes,
-		"ParsePlan":             agent.ParsePlan,
 		"ParseRole":             agent.ParseRole,
 		"ParseSubtask":          agent.ParseSubtask,
 		"ParseTaskState":        agent.ParseTaskState,
 		"ParseTemplate":         agent.ParseTemplate,
 		"ParseToolCalls":        agent.ParseToolCalls,
 		"ParseTools":            agent.ParseTools,
-		"ParseVerdict":          agent.ParseVerdict,
-		"Plan.Subtask":          (*agent.Plan).Subtask,
 		"Preset.Inputs":         (*agent.Preset).Inputs,
 		"Preset.Load":           (*agent.Preset).Load,
 		"Preset.Name":           (*agent.Preset).Name,
@@ -58,7 +44,6 @@ func TestZeroValues(t *testing.T) {
 		"Role.Verb":             agent.Role.Verb,
 		"RoleInputs":            agent.RoleInputs,
 		"Roles":                 agent.Roles,
-		"SplitList":             agent.SplitList,
 		"Style":                 agent.Style,
 		"Template.Keys":         (*agent.Template).Keys,
 		"Template.Path":         (*agent.Template).Path,
@@ -68,20 +53,12 @@ func TestZeroValues(t *testing.T) {
 		"Templates.With":        (*agent.Templates).With,
 		"Templates.WithLibrary": (*agent.Templates).WithLibrary,
 		"Text":                  agent.Text,
-		"ValidatePlan":          agent.ValidatePlan,
-		"ValidateReplan":        agent.ValidateReplan,
 	})
 }
 
 // TestNilInputsAreErrors: the functions that check or build from a value
 // say, as an error, that they were given none.
 func TestNilInputsAreErrors(t *testing.T) {
-	if err := agent.ValidatePlan(nil); err == nil || !strings.Contains(err.Error(), "no plan to check") {
-		t.Errorf("ValidatePlan(nil): %v", err)
-	}
-	if err := agent.ValidateReplan(nil, nil); err == nil || !strings.Contains(err.Error(), "no original plan") || !strings.Contains(err.Error(), "no revised plan") {
-		t.Errorf("ValidateReplan(nil, nil): %v", err)
-	}
 	if _, err := agent.Text(nil, nil); err == nil || !strings.Contains(err.Error(), "no input") {
 		t.Errorf("Text(nil, nil): %v", err)
 	}

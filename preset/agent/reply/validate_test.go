@@ -1,13 +1,14 @@
-package agent_test
+package reply_test
 
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/tessera-dev/tessera/preset/agent"
+	"github.com/tessera-dev/tessera/preset/agent/reply"
 )
 
 // subtaskJSON writes one subtask of a plan reply.
@@ -45,7 +46,7 @@ func checkProblems(t *testing.T, what string, err error, want []string) {
 }
 
 func TestParsePlanValid(t *testing.T) {
-	p, err := agent.ParsePlan("plan.txt", read(t, "replies/plan.txt"))
+	p, err := reply.ParsePlan("plan.txt", read(t, "replies/plan.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +64,11 @@ func TestParsePlanValid(t *testing.T) {
 	if p.Subtask("nope") != nil {
 		t.Error("Subtask(nope) found one")
 	}
-	if err := agent.ValidatePlan(p); err != nil {
+	if err := reply.ValidatePlan(p); err != nil {
 		t.Errorf("ValidatePlan: %v", err)
 	}
 	// Unknown fields are the model's business; status and tools are read.
-	p, err = agent.ParsePlan("p", []byte(planJSON(subtaskJSON("a"), subtaskJSON("b", "a"), strings.Replace(subtaskJSON("c", "b"), `"id"`, `"status": "pending", "tools": ["ls"], "notes": "x", "id"`, 1))))
+	p, err = reply.ParsePlan("p", []byte(planJSON(subtaskJSON("a"), subtaskJSON("b", "a"), strings.Replace(subtaskJSON("c", "b"), `"id"`, `"status": "pending", "tools": ["ls"], "notes": "x", "id"`, 1))))
 	if err != nil || p.Subtasks[2].Status != "pending" || !slices.Equal(p.Subtasks[2].Tools, []string{"ls"}) {
 		t.Errorf("extra fields: %v %+v", err, p)
 	}
@@ -117,24 +118,24 @@ func TestParsePlanRules(t *testing.T) {
 			[]string{"p:1:2: the plan has 2 subtasks", `p:2:10: subtask "A": the id is not kebab-case`, `p:3:54: subtask "b": depends_on names "x"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := agent.ParsePlan("p", []byte(tc.text))
+			_, err := reply.ParsePlan("p", []byte(tc.text))
 			checkProblems(t, tc.name, err, tc.want)
 		})
 	}
 }
 
 func TestValidatePlanGo(t *testing.T) {
-	p := &agent.Plan{Subtasks: []agent.Subtask{
+	p := &reply.Plan{Subtasks: []reply.Subtask{
 		{ID: "a", Description: "d", AcceptanceCriteria: "c", ModelTier: 1, VerificationTier: 1},
 		{ID: "b", Description: "d", AcceptanceCriteria: "c", ModelTier: 3, VerificationTier: 2, DependsOn: []string{"a"}},
 		{ID: "c", Description: "d", AcceptanceCriteria: "c", ModelTier: 2, VerificationTier: 1, DependsOn: []string{"a", "b"}},
 	}}
-	if err := agent.ValidatePlan(p); err != nil {
+	if err := reply.ValidatePlan(p); err != nil {
 		t.Fatalf("valid plan: %v", err)
 	}
 	p.Subtasks[0].DependsOn = []string{"c"}
 	p.Subtasks[2].ModelTier = 0
-	checkProblems(t, "Go plan", agent.ValidatePlan(p), []string{
+	checkProblems(t, "Go plan", reply.ValidatePlan(p), []string{
 		`subtask "a": the dependencies form a cycle, a → c → a: remove one of them`,
 		`subtask "a": the dependencies form a cycle, a → c → b → a: remove one of them`,
 		`subtask "c": model_tier is 0`,
@@ -142,27 +143,27 @@ func TestValidatePlanGo(t *testing.T) {
 }
 
 func TestValidateReplan(t *testing.T) {
-	orig, err := agent.ParsePlan("plan.json", read(t, "plan.json"))
+	orig, err := reply.ParsePlan("plan.json", read(t, "plan.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rev, err := agent.ParsePlan("replan.json", read(t, "replies/replan.json"))
+	rev, err := reply.ParsePlan("replan.json", read(t, "replies/replan.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := agent.ValidateReplan(orig, rev); err != nil {
+	if err := reply.ValidateReplan(orig, rev); err != nil {
 		t.Errorf("a replan that keeps the completed subtasks: %v", err)
 	}
-	drops, err := agent.ParsePlan("drops.json", read(t, "replies/replan-drops.json"))
+	drops, err := reply.ParsePlan("drops.json", read(t, "replies/replan-drops.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkProblems(t, "drops", agent.ValidateReplan(orig, drops), []string{
+	checkProblems(t, "drops", reply.ValidateReplan(orig, drops), []string{
 		`drops.json:2:3: subtask "add-mypy-config" is completed, but the revised plan drops it: keep it, unchanged [original at plan.json:13:5]`,
 		`drops.json:3:5: subtask "inspect-package" is completed, but the revised plan changes its description: keep it as it was [original at plan.json:3:5]`,
 	})
 	// --completed adds to the statuses; an id the plan lacks is named.
-	checkProblems(t, "completed", agent.ValidateReplan(orig, drops, "run-tests", "nope"), []string{
+	checkProblems(t, "completed", reply.ValidateReplan(orig, drops, "run-tests", "nope"), []string{
 		`drops.json:2:3: subtask "add-mypy-config" is completed, but the revised plan drops it`,
 		`drops.json:2:3: subtask "run-tests" is completed, but the revised plan drops it: keep it, unchanged [original at plan.json:43:5]`,
 		`drops.json:3:5: subtask "inspect-package" is completed`,
@@ -174,21 +175,21 @@ func TestValidateReplan(t *testing.T) {
 	changed.Subtasks = slices.Clone(rev.Subtasks)
 	s := &changed.Subtasks[1]
 	s.DependsOn = []string{"inspect-package", "inspect-package"}
-	if err := agent.ValidateReplan(orig, &changed); err != nil {
+	if err := reply.ValidateReplan(orig, &changed); err != nil {
 		t.Errorf("same dependencies: %v", err)
 	}
 	s.ModelTier, s.VerificationTier, s.IsCriticalPath, s.AcceptanceCriteria, s.Status = 2, 2, true, "other", "pending"
 	s.DependsOn = nil
-	checkProblems(t, "changed", agent.ValidateReplan(orig, &changed), []string{
+	checkProblems(t, "changed", reply.ValidateReplan(orig, &changed), []string{
 		`replan.json:4:5: subtask "add-mypy-config" is completed, but the revised plan changes its depends_on, model_tier, verification_tier, is_critical_path, acceptance_criteria and status: keep it as it was [original at plan.json:13:5]`,
 	})
 	// The revised plan is a plan: its own problems are reported too.
-	bad := &agent.Plan{Subtasks: slices.Clone(rev.Subtasks[:2])}
-	checkProblems(t, "short", agent.ValidateReplan(orig, bad), []string{"the plan has 2 subtasks"})
+	bad := &reply.Plan{Subtasks: slices.Clone(rev.Subtasks[:2])}
+	checkProblems(t, "short", reply.ValidateReplan(orig, bad), []string{"the plan has 2 subtasks"})
 }
 
 func TestParseExtraction(t *testing.T) {
-	entries, err := agent.ParseExtraction("x", read(t, "replies/extract.txt"))
+	entries, err := reply.ParseExtraction("x", read(t, "replies/extract.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,20 +201,20 @@ func TestParseExtraction(t *testing.T) {
 		t.Errorf("entry 1: %+v", e)
 	}
 	for _, empty := range []string{"[]", "Nothing worth keeping: []", "```json\n[]\n```", " [ ] "} {
-		entries, err := agent.ParseExtraction("x", []byte(empty))
+		entries, err := reply.ParseExtraction("x", []byte(empty))
 		if err != nil || entries == nil || len(entries) != 0 {
 			t.Errorf("%q: %v, %v; want no entries, no error", empty, entries, err)
 		}
 	}
-	entries, err = agent.ParseExtraction("x", []byte(`[{"type": " Decision ", "summary": "  Chose A.  ", "tags": ["a", " b ", ""], "relevance_to": " s1 ,, s2 "}]`))
+	entries, err = reply.ParseExtraction("x", []byte(`[{"type": " Decision ", "summary": "  Chose A.  ", "tags": ["a", " b ", ""], "relevance_to": " s1 ,, s2 "}]`))
 	if err != nil || entries[0].Type != "decision" || entries[0].Summary != "Chose A." || !slices.Equal(entries[0].Tags, []string{"a", "b"}) || !slices.Equal(entries[0].RelevanceTo, []string{"s1", "s2"}) {
 		t.Errorf("trimmed: %+v, %v", entries, err)
 	}
-	long := strings.Repeat("é", agent.MaxSummary)
-	if _, err := agent.ParseExtraction("x", []byte(`[{"type": "context", "summary": "`+long+`"}]`)); err != nil {
-		t.Errorf("a summary of exactly %d characters: %v", agent.MaxSummary, err)
+	long := strings.Repeat("é", reply.MaxSummary)
+	if _, err := reply.ParseExtraction("x", []byte(`[{"type": "context", "summary": "`+long+`"}]`)); err != nil {
+		t.Errorf("a summary of exactly %d characters: %v", reply.MaxSummary, err)
 	}
-	entries, err = agent.ParseExtraction("bad.json", read(t, "replies/extract-bad.json"))
+	entries, err = reply.ParseExtraction("bad.json", read(t, "replies/extract-bad.json"))
 	checkProblems(t, "bad", err, []string{
 		`bad.json:2:12: entry 1: type "note": use decision, error, tool_result, discovery, artifact or context`,
 		`bad.json:3:35: entry 2: the summary is 175 characters, over 150: shorten it, and put the rest in detail`,
@@ -232,7 +233,7 @@ func TestParseExtraction(t *testing.T) {
 		{`[{"type": "error", "summary": "s", "tags": [3]}]`, `x:1:45: entry 1: an item of tags is a number: write strings`},
 		{`[{"type": "error", "summary": "s", "detail": {}}]`, `x:1:46: entry 1: detail is an object: write a string`},
 	} {
-		_, err := agent.ParseExtraction("x", []byte(tc.text))
+		_, err := reply.ParseExtraction("x", []byte(tc.text))
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %s", tc.text, err, tc.want)
 		}
@@ -242,33 +243,33 @@ func TestParseExtraction(t *testing.T) {
 func TestParseExecutorReply(t *testing.T) {
 	for _, tc := range []struct {
 		text string
-		want agent.ExecutorReply
+		want reply.ExecutorReply
 	}{
-		{string(read(t, "replies/blocked.txt")), agent.ExecutorReply{Blocked: true, Reason: "mypy is not installed and the tools cannot install packages."}},
-		{`{"status": "blocked", "reason": "no access"}`, agent.ExecutorReply{Blocked: true, Reason: "no access"}},
-		{"```json\n{\"status\": \"BLOCKED\", \"reason\": {\"missing\": \"x\"}}\n```", agent.ExecutorReply{Blocked: true, Reason: `{"missing":"x"}`}},
-		{`{"status": "blocked"}`, agent.ExecutorReply{Blocked: true}},
-		{"Added the hints. Tests pass.\n", agent.ExecutorReply{Summary: "Added the hints. Tests pass."}},
-		{`Done; wrote {"a": 1} to config.json.`, agent.ExecutorReply{Summary: `Done; wrote {"a": 1} to config.json.`}},
-		{`{"status": "done"}`, agent.ExecutorReply{Summary: `{"status": "done"}`}},
-		{`{"status": "blocked", "reason": "x"`, agent.ExecutorReply{Summary: `{"status": "blocked", "reason": "x"`}},
+		{string(read(t, "replies/blocked.txt")), reply.ExecutorReply{Blocked: true, Reason: "mypy is not installed and the tools cannot install packages."}},
+		{`{"status": "blocked", "reason": "no access"}`, reply.ExecutorReply{Blocked: true, Reason: "no access"}},
+		{"```json\n{\"status\": \"BLOCKED\", \"reason\": {\"missing\": \"x\"}}\n```", reply.ExecutorReply{Blocked: true, Reason: `{"missing":"x"}`}},
+		{`{"status": "blocked"}`, reply.ExecutorReply{Blocked: true}},
+		{"Added the hints. Tests pass.\n", reply.ExecutorReply{Summary: "Added the hints. Tests pass."}},
+		{`Done; wrote {"a": 1} to config.json.`, reply.ExecutorReply{Summary: `Done; wrote {"a": 1} to config.json.`}},
+		{`{"status": "done"}`, reply.ExecutorReply{Summary: `{"status": "done"}`}},
+		{`{"status": "blocked", "reason": "x"`, reply.ExecutorReply{Summary: `{"status": "blocked", "reason": "x"`}},
 	} {
-		if got := agent.ParseExecutorReply(tc.text); got != tc.want {
+		if got := reply.ParseExecutorReply(tc.text); got != tc.want {
 			t.Errorf("%q: %+v, want %+v", tc.text, got, tc.want)
 		}
 	}
 }
 
 func TestParseVerdict(t *testing.T) {
-	v, err := agent.ParseVerdict("v", read(t, "replies/verdict.json"))
+	v, err := reply.ParseVerdict("v", read(t, "replies/verdict.json"))
 	if err != nil || !v.Passed || v.Reason == "" || len(v.Issues) != 0 {
 		t.Errorf("verdict: %+v, %v", v, err)
 	}
-	v, err = agent.ParseVerdict("v", []byte("Verdict:\n{\"passed\": false, \"reason\": \"No test ran.\", \"issues\": \"pytest was not run\"}"))
+	v, err = reply.ParseVerdict("v", []byte("Verdict:\n{\"passed\": false, \"reason\": \"No test ran.\", \"issues\": \"pytest was not run\"}"))
 	if err != nil || v.Passed || !slices.Equal(v.Issues, []string{"pytest was not run"}) {
 		t.Errorf("one issue as a string: %+v, %v", v, err)
 	}
-	_, err = agent.ParseVerdict("v", []byte(`{"passed": "yes", "issues": [1]}`))
+	_, err = reply.ParseVerdict("v", []byte(`{"passed": "yes", "issues": [1]}`))
 	checkProblems(t, "bad verdict", err, []string{
 		`v:1:1: the verdict has no "reason": add one`,
 		`v:1:12: "passed" is a string: write true or false`,
@@ -299,7 +300,7 @@ func TestExtractJSON(t *testing.T) {
 		{"```json", '{', ""},
 		{`{"a": 1}`, 'x', ""},
 	} {
-		got, off, ok := agent.ExtractJSON([]byte(tc.reply), tc.open)
+		got, off, ok := reply.ExtractJSON([]byte(tc.reply), tc.open)
 		if tc.want == "" {
 			if ok {
 				t.Errorf("ExtractJSON(%q) = %q, want none", tc.reply, got)
@@ -314,4 +315,17 @@ func TestExtractJSON(t *testing.T) {
 			t.Errorf("ExtractJSON(%q): offset %d does not locate %q", tc.reply, off, got)
 		}
 	}
+}
+
+// ex is the example task's directory.
+const ex = "../../../examples/agent/"
+
+// read returns the example file name's bytes.
+func read(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(ex + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

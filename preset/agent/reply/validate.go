@@ -1,4 +1,4 @@
-package agent
+package reply
 
 import (
 	"bytes"
@@ -590,4 +590,18 @@ func sameSet(a, b []string) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(slices.Compact(x), slices.Compact(y))
+}
+
+func andList(s []string) string { return joinList(s, " and ") }
+
+func orList(s []string) string { return joinList(s, " or ") }
+
+func joinList(s []string, last string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + last + s[len(s)-1]
 }
