@@ -1,0 +1,144 @@
+// Package gittest makes Git repositories for the registry's tests with
+// go-git: a work tree in a temporary directory holding a copy of a
+// catalog, commits with fixed times, and refs.
+package gittest
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Repo is a Git work tree made for a test.
+type Repo struct {
+	tb testing.TB
+	// Dir is the work tree's root.
+	Dir string
+	// Git is the repository.
+	Git *git.Repository
+	// When is the time of the next commit; each commit adds a minute.
+	When time.Time
+}
+
+// New makes an empty repository whose default branch is main.
+func New(tb testing.TB) *Repo {
+	tb.Helper()
+	dir := tb.TempDir()
+	r, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &Repo{tb: tb, Dir: dir, Git: r, When: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+}
+
+// CopyDir copies the files under src into the work tree under dst (a
+// slash path, "" for the root).
+func (r *Repo) CopyDir(src, dst string) {
+	r.tb.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		r.Write(filepath.ToSlash(filepath.Join(dst, rel)), string(data))
+		return nil
+	})
+	if err != nil {
+		r.tb.Fatal(err)
+	}
+}
+
+// Write writes a file of the work tree (a slash path).
+func (r *Repo) Write(p, content string) {
+	r.tb.Helper()
+	full := filepath.Join(r.Dir, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		r.tb.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+		r.tb.Fatal(err)
+	}
+}
+
+// Read reads a file of the work tree.
+func (r *Repo) Read(p string) string {
+	r.tb.Helper()
+	data, err := os.ReadFile(filepath.Join(r.Dir, filepath.FromSlash(p)))
+	if err != nil {
+		r.tb.Fatal(err)
+	}
+	return string(data)
+}
+
+// Commit stages every change and commits it on the current branch.
+func (r *Repo) Commit(msg string) plumbing.Hash {
+	r.tb.Helper()
+	wt, err := r.Git.Worktree()
+	if err != nil {
+		r.tb.Fatal(err)
+	}
+	if err := wt.AddGlob("."); err != nil {
+		r.tb.Fatal(err)
+	}
+	sig := &object.Signature{Name: "Test", Email: "test@example.com", When: r.When}
+	r.When = r.When.Add(time.Minute)
+	h, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig, AllowEmptyCommits: true})
+	if err != nil {
+		r.tb.Fatal(err)
+	}
+	return h
+}
+
+// Branch creates branch name at the current commit and checks it out.
+func (r *Repo) Branch(name string) {
+	r.tb.Helper()
+	wt, err := r.Git.Worktree()
+	if err != nil {
+		r.tb.Fatal(err)
+	}
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName(name), Create: true, Keep: true}); err != nil {
+		r.tb.Fatal(err)
+	}
+}
+
+// Checkout checks branch name out.
+func (r *Repo) Checkout(name string) {
+	r.tb.Helper()
+	wt, err := r.Git.Worktree()
+	if err != nil {
+		r.tb.Fatal(err)
+	}
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName(name), Force: true}); err != nil {
+		r.tb.Fatal(err)
+	}
+}
+
+// SetRef points ref name at h.
+func (r *Repo) SetRef(name string, h plumbing.Hash) {
+	r.tb.Helper()
+	if err := r.Git.Storer.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(name), h)); err != nil {
+		r.tb.Fatal(err)
+	}
+}
+
+// Tag makes an annotated tag name at h.
+func (r *Repo) Tag(name string, h plumbing.Hash) {
+	r.tb.Helper()
+	sig := &object.Signature{Name: "Test", Email: "test@example.com", When: r.When}
+	if _, err := r.Git.CreateTag(name, h, &git.CreateTagOptions{Tagger: sig, Message: name}); err != nil {
+		r.tb.Fatal(err)
+	}
+}
