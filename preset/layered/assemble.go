@@ -40,7 +40,7 @@ type Selection struct {
 	// Concepts are the concepts the task names (see Concepts).
 	Concepts []string `json:"concepts,omitempty"`
 	// Passed are the best tools and skills not picked, with why.
-	Passed  Passed   `json:"passed"`
+	Passed  Picks    `json:"passed"`
 	Context Selected `json:"context"`
 	Metrics Metrics  `json:"metrics"`
 	// Constitution and Rules are the texts of the trusted layers.
@@ -61,9 +61,9 @@ type Pick struct {
 	Why string `json:"why,omitempty"`
 }
 
-// Passed are the best tools and skills a selection did not pick, at most
-// five of each, with why.
-type Passed struct {
+// Picks are tools and skills with their scores and why: those a
+// selection picked, or the best (at most five of each) it did not.
+type Picks struct {
 	Tools  []Pick `json:"tools,omitempty"`
 	Skills []Pick `json:"skills,omitempty"`
 }
@@ -142,6 +142,14 @@ type Assembler struct {
 	auto  embed.Embedder      // the setup's own, once made
 	tasks embed.Cache         // the task vectors last made, 100 of them
 	mu    sync.Mutex
+	w     *weights // nil: defaultWeights
+}
+
+func (a *Assembler) weights() weights {
+	if a.w != nil {
+		return *a.w
+	}
+	return defaultWeights()
 }
 
 // vectors are a setup's vectors in one embedder's space, of dim numbers.
@@ -202,8 +210,8 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	spec := s.ModeSpecs[mode]
 	concepts := s.Concepts.Of(req.Task)
 	sel.Concepts = concepts
-	sel.Tools, sel.Passed.Tools = pick(s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
-	sel.Skills, sel.Passed.Skills = pick(s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
+	sel.Tools, sel.Passed.Tools = pick(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
+	sel.Skills, sel.Passed.Skills = pick(a.weights(), s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
 
 	n := len(c.Memories)
 	verdicts, err := a.detect(ctx, sel, c)
@@ -283,17 +291,21 @@ func (a *Assembler) detect(ctx context.Context, sel *Selection, c *Context) ([]i
 	return all[0].Detect(ctx, texts)
 }
 
-// Selection's weights: a shared concept adds conceptWeight times the
-// concepts' overlap to a capability's similarity; a capability of
-// another mode than the task's counts otherModeFactor of its score; a
-// candidate is picked at relativeMin of the best candidate's score and
-// Scores.Min.
-const (
-	conceptWeight   = 0.5
-	otherModeFactor = 0.8
-	relativeMin     = 0.6
-	coverMin        = 0.35
-)
+// weights are selection's weights: a shared concept adds concept
+// times the share of the task's concepts a capability names to its
+// similarity (a concept only its description names counts minor as
+// much); a capability of another mode than the task's counts otherMode
+// of its score; a candidate is picked at relative of the best
+// candidate's score (and Scores.Min), or at cover of it when it names a
+// concept the picks before it leave out.
+type weights struct {
+	concept, minor, otherMode, relative, cover float64
+}
+
+// defaultWeights are the weights selection uses.
+func defaultWeights() weights {
+	return weights{concept: 0.7, minor: 0.5, otherMode: 0.8, relative: 0.6, cover: 0.35}
+}
 
 // uncovered returns the concepts not in covered.
 func uncovered(concepts []string, covered map[string]bool) []string {
@@ -311,26 +323,26 @@ func uncovered(concepts []string, covered map[string]bool) []string {
 // capabilities of other modes scored lower, so that an ambiguous mode
 // word does not hide a tool the task plainly names. The threshold is
 // relative to the task's best candidate, so it carries across catalogs
-// and embedders: a candidate is picked at relativeMin of the best score,
+// and embedders: a candidate is picked at w.relative of the best score,
 // and at least Scores.Min; when none reaches that, the mode brings no
 // base capability and never is set (for tools, not skills), the best is
 // picked alone, so that no task is left without a tool while one scores
 // above zero. Up to max in all; passed are the best of those not picked, with
 // why.
-func pick(caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64, mode string, base []string, min float64, max int, never bool) (out, passed []Pick) {
+func pick(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64, mode string, base []string, min float64, max int, never bool) (out, passed []Pick) {
 	out = []Pick{}
 	have := map[string]bool{}
 	score := func(i int) (float64, string) {
 		c := &caps[i]
 		cos := embed.Cosine(task, vecs[i])
-		shared := overlap(concepts, c.concepts, idf)
-		s := cos + conceptWeight*shared
+		shared := share(concepts, concepts, c, idf, w.minor)
+		s := cos + w.concept*shared
 		why := fmt.Sprintf("similarity %.2f", cos)
 		if shared > 0 {
 			why += fmt.Sprintf(", concepts %.2f", shared)
 		}
 		if !c.inMode(mode) {
-			s *= otherModeFactor
+			s *= w.otherMode
 			why += ", of another mode"
 		}
 		return s, why
@@ -372,7 +384,7 @@ func pick(caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []
 		for _, p := range out {
 			best = max2(best, p.Score)
 		}
-		floor := max2(min, relativeMin*best)
+		floor := max2(min, w.relative*best)
 		// Nothing reaches the threshold and the mode brings no base
 		// tool: the best is picked alone, so that a task the catalog's
 		// words barely cover is not left without a tool.
@@ -393,9 +405,9 @@ func pick(caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []
 		}
 		marginal := func(c cand) float64 {
 			cp := &caps[c.i]
-			s := embed.Cosine(task, vecs[c.i]) + conceptWeight*overlapOf(uncovered(concepts, covered), concepts, cp.concepts, idf)
+			s := embed.Cosine(task, vecs[c.i]) + w.concept*share(uncovered(concepts, covered), concepts, cp, idf, w.minor)
 			if !cp.inMode(mode) {
-				s *= otherModeFactor
+				s *= w.otherMode
 			}
 			return s
 		}
@@ -405,17 +417,17 @@ func pick(caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []
 				break
 			}
 			cp := &caps[c.i]
-			gain := n > 0 && cp.inMode(mode) && overlapOf(uncovered(concepts, covered), concepts, cp.concepts, idf) > 0
-			redundant := n > 0 && !gain && len(cp.concepts) > 0 && embed.Cosine(task, vecs[c.i]) < relativeMin*best
+			gain := n > 0 && cp.inMode(mode) && share(uncovered(concepts, covered), concepts, cp, idf, w.minor) > 0
+			redundant := n > 0 && !gain && len(cp.concepts) > 0 && embed.Cosine(task, vecs[c.i]) < w.relative*best
 			var why string
 			switch {
 			case n == 0 && lone:
 				why = c.why + "; under the threshold, but the best there is"
 			case c.s >= floor && c.s > 0 && !redundant:
 				why = c.why
-			case gain && marginal(c) >= max2(min, coverMin*best):
+			case gain && marginal(c) >= max2(min, w.cover*best):
 				// A candidate of the task's mode that covers a concept the
-				// picks leave out is picked at coverMin of the best: "fix
+				// picks leave out is picked at w.cover of the best: "fix
 				// the failing tests" needs the tool that changes files as
 				// well as the one that runs tests, though its words name
 				// the tests.
@@ -443,7 +455,7 @@ func pick(caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []
 			case c.s >= floor:
 				p.Why = c.why + "; what it shares with the task is covered by the tools picked"
 			default:
-				p.Why = c.why + fmt.Sprintf("; under %.0f%% of the best", relativeMin*100)
+				p.Why = c.why + fmt.Sprintf("; under %.0f%% of the best", w.relative*100)
 			}
 			if len(passed) < maxPassed {
 				passed = append(passed, p)

@@ -29,7 +29,10 @@ type Concepts struct {
 	names      []string
 }
 
-type conceptTerm struct{ term, concept string }
+type conceptTerm struct {
+	term, concept string
+	exact         bool // "=word": the whole word only, never a stem
+}
 
 type conceptRun struct {
 	words   []string
@@ -51,16 +54,18 @@ func ParseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
 		}
 		for _, t := range terms {
 			t = strings.ToLower(strings.TrimSpace(t))
+			exact := strings.HasPrefix(t, "=")
+			t = strings.TrimPrefix(t, "=")
 			switch {
 			case t == "":
 			case hasIdeograph(t):
-				c.ideographs = append(c.ideographs, conceptTerm{t, concept})
+				c.ideographs = append(c.ideographs, conceptTerm{t, concept, false})
 			default:
 				ws := embed.Words(t)
 				switch len(ws) {
 				case 0:
 				case 1:
-					c.words = append(c.words, conceptTerm{ws[0], concept})
+					c.words = append(c.words, conceptTerm{ws[0], concept, exact})
 				default:
 					c.runs = append(c.runs, conceptRun{ws, concept})
 				}
@@ -117,7 +122,7 @@ func (c *Concepts) Of(text string) []string {
 			continue
 		}
 		for _, w := range words {
-			if w == t.term || len(t.term) >= 4 && strings.HasPrefix(w, t.term) {
+			if w == t.term || !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term) {
 				found[t.concept] = true
 				break
 			}
@@ -145,38 +150,41 @@ func (c *Concepts) Of(text string) []string {
 	return out
 }
 
-// overlap is the cosine of two sets of concepts, each concept weighted
-// by how rare it is among the capabilities (idf, see Setup.conceptIDF):
-// sharing "database" says more than sharing "edit". 0 when either set is
-// empty.
-func overlap(a, b []string, idf map[string]float64) float64 {
-	return overlapOf(a, a, b, idf)
-}
-
-// overlapOf is overlap(all, b) counting in its numerator only the
-// concepts of left (a part of all): the share of the task's concepts
-// that b covers among those left to cover.
-func overlapOf(left, all, b []string, idf map[string]float64) float64 {
-	if len(left) == 0 || len(all) == 0 || len(b) == 0 {
+// share is how much of the task's concepts (all) a capability names:
+// the cosine of the two sets, each concept weighted by how rare it is
+// among the capabilities (idf, see Setup.conceptIDF), so that sharing
+// "database" says more than sharing "edit", and a concept the
+// capability's description alone names counting minor as much as one
+// its name or keywords name. Only the concepts of left (a part of all)
+// count in the numerator: the share of those left to cover. 0 when
+// either set is empty.
+func share(left, all []string, c *Capability, idf map[string]float64, minor float64) float64 {
+	if len(left) == 0 || len(all) == 0 || len(c.concepts) == 0 {
 		return 0
 	}
-	w := func(c string) float64 {
-		if x, ok := idf[c]; ok {
-			return x
+	w := func(x string) float64 {
+		if v, ok := idf[x]; ok {
+			return v
 		}
 		return 1
+	}
+	wc := func(x string) float64 {
+		if slices.Contains(c.major, x) {
+			return w(x)
+		}
+		return minor * w(x)
 	}
 	var dot, na, nb float64
 	for _, x := range all {
 		na += w(x) * w(x)
 	}
 	for _, x := range left {
-		if slices.Contains(b, x) {
-			dot += w(x) * w(x)
+		if slices.Contains(c.concepts, x) {
+			dot += w(x) * wc(x)
 		}
 	}
-	for _, x := range b {
-		nb += w(x) * w(x)
+	for _, x := range c.concepts {
+		nb += wc(x) * wc(x)
 	}
 	return dot / math.Sqrt(na*nb)
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/url"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v4"
 
@@ -141,11 +142,23 @@ type Capability struct {
 
 	line, col int
 	concepts  []string // the concepts its text names
+	// major are the concepts its name or keywords name; the others,
+	// named only by its description, count minorWeight as much.
+	major []string
 }
 
 // text is what a capability is embedded from.
 func (c *Capability) text() string {
 	s := c.Name + " " + c.Description
+	for _, k := range c.Keywords {
+		s += " " + k
+	}
+	return s
+}
+
+// nameAndKeywords is its name, its words apart, and its keywords.
+func (c *Capability) nameAndKeywords() string {
+	s := strings.NewReplacer("_", " ", "-", " ").Replace(c.Name)
 	for _, k := range c.Keywords {
 		s += " " + k
 	}
@@ -370,11 +383,11 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 	if s.Concepts, err = ParseConcepts(conceptsData, extra); err != nil {
 		return nil, fmt.Errorf("layered: the built-in concepts: %w", err)
 	}
-	for i := range s.Tools {
-		s.Tools[i].concepts = s.Concepts.Of(s.Tools[i].text())
-	}
-	for i := range s.Skills {
-		s.Skills[i].concepts = s.Concepts.Of(s.Skills[i].text())
+	for _, caps := range [][]Capability{s.Tools, s.Skills} {
+		for i := range caps {
+			caps[i].concepts = s.Concepts.Of(caps[i].text())
+			caps[i].major = s.Concepts.Of(caps[i].nameAndKeywords())
+		}
 	}
 	s.conceptIDF = conceptIDF(s.Tools, s.Skills)
 	if len(doc.InjectionPatterns) > 0 {

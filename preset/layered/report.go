@@ -12,13 +12,19 @@ import (
 // what was filtered), and the metrics, beside the record's correlation
 // id and prompt hash that find the audit record for replay.
 type Report struct {
-	Mode       string        `json:"mode"`
-	ModeReason string        `json:"mode_reason"`
-	Task       string        `json:"task"`
-	Tools      []string      `json:"tools"`
-	Skills     []string      `json:"skills"`
-	Context    ReportContext `json:"context"`
-	Metrics    ReportMetrics `json:"metrics"`
+	Mode       string   `json:"mode"`
+	ModeReason string   `json:"mode_reason"`
+	Task       string   `json:"task"`
+	Tools      []string `json:"tools"`
+	Skills     []string `json:"skills"`
+	// Concepts are those the task names; Picked are the tools and
+	// skills picked with their scores and why, Passed the best of those
+	// not picked with why (see Selection).
+	Concepts []string      `json:"concepts,omitempty"`
+	Picked   Picks         `json:"picked"`
+	Passed   Picks         `json:"passed"`
+	Context  ReportContext `json:"context"`
+	Metrics  ReportMetrics `json:"metrics"`
 	// Defaults name the built-in layer files used (see Setup.Defaults).
 	Defaults []string `json:"defaults,omitempty"`
 	// CorrelationID and PromptSHA256 are the audit record's.
@@ -59,6 +65,9 @@ func (s *Selection) Report(tokens int, counter string, latency time.Duration) *R
 	r := &Report{
 		Mode: s.Mode, ModeReason: s.ModeReason, Task: s.Task,
 		Tools: []string{}, Skills: []string{},
+		Concepts: slices.Clone(s.Concepts),
+		Picked:   Picks{Tools: slices.Clone(s.Tools), Skills: slices.Clone(s.Skills)},
+		Passed:   Picks{Tools: slices.Clone(s.Passed.Tools), Skills: slices.Clone(s.Passed.Skills)},
 		Defaults: slices.Clone(s.Defaults),
 		Context: ReportContext{
 			Git: s.Context.Git, Env: s.Context.Env,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -75,6 +76,46 @@ func TestReportedSelections(t *testing.T) {
 	}
 }
 
+// TestSelectionWords are tasks of the tuning sets that selection got
+// wrong before concepts weighed where a capability names them and
+// stems stopped catching another concept's words: each must pick every
+// tool it wants and none it must not.
+func TestSelectionWords(t *testing.T) {
+	a := &Assembler{Setup: evalSetup(t)}
+	for _, tc := range []struct {
+		task, mode string
+		want, not  []string
+	}{
+		{"Fix the failing invoice tests", "act", []string{"run_tests", "edit_file"}, nil},
+		{"Arregla el test que falla en el servicio de pagos", "act", []string{"run_tests", "edit_file"}, nil},
+		// "correcao" is not the Spanish "corre" (run).
+		{"cria uma branch nova pra correcao do login", "act", []string{"git_branch"}, []string{"run_tests", "run_shell"}},
+		// The last commit under review is its diff, not a new commit.
+		{"Проверь последний коммит перед релизом", "review", []string{"git_diff"}, []string{"git_commit"}},
+		{"Relis le dernier commit et dis-moi s'il y a un probleme", "review", []string{"git_diff"}, []string{"git_commit"}},
+		{"Сколько заказов было вчера? Посмотри в базе", "plan", []string{"query_database"}, nil},
+		{"Отформатируй go-файлы и проверь, что всё собирается", "act", []string{"format_code", "build_project"}, nil},
+		// "Who changed" asks for history: "changed" is not an edit.
+		{"¿Quién cambió la configuración de nginx y cuándo?", "plan", []string{"git_log"}, []string{"edit_file"}},
+	} {
+		sel, err := a.Select(context.Background(), Request{Task: tc.task, Mode: tc.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := picked(sel)
+		for _, w := range tc.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: picked %v, want %s among them (concepts %v; passed over: %+v)", tc.task, got, w, sel.Concepts, sel.Passed.Tools)
+			}
+		}
+		for _, n := range tc.not {
+			if slices.Contains(got, n) {
+				t.Errorf("%q: picked %v, want no %s (concepts %v)", tc.task, got, n, sel.Concepts)
+			}
+		}
+	}
+}
+
 // TestConcepts checks that a concept is found in every language of its
 // words, by stem and, for Chinese and Japanese, anywhere in the text.
 func TestConcepts(t *testing.T) {
@@ -103,6 +144,20 @@ func TestConcepts(t *testing.T) {
 	}
 	if got := extra.Of("Die Katze will das Haus bauen"); !slices.Equal(got, []string{"build", "pets"}) {
 		t.Errorf("extended concepts: %v", got)
+	}
+	exact, err := ParseConcepts([]byte("edit: [=change, modif]\ndiff: [changes, changed]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string][]string{
+		"change the timeout":        {"edit"},
+		"review the changes":        {"diff"},
+		"who changed it":            {"diff"},
+		"modify it, then modifying": {"edit"},
+	} {
+		if got := exact.Of(text); !slices.Equal(got, want) {
+			t.Errorf("%q: concepts %v, want %v (=change is the whole word only)", text, got, want)
+		}
 	}
 	if _, err := ParseConcepts([]byte("- a list"), nil); err == nil {
 		t.Error("a list was taken for concepts")
@@ -134,19 +189,31 @@ func readSelection(t *testing.T) (dev, held []EvalCase) {
 }
 
 // TestSelectionEvaluationSet holds selection on the project's
-// multilingual set (testdata/eval: 23 tools, 6 skills, 60 tasks in eight
-// languages, written before selection was tuned) to what it reaches on
-// the development part: no empty selection, precision@3 and recall@3 at
-// least 0.65. With -held-out it reports the held-out part too.
+// multilingual sets (testdata/eval: 23 tools, 6 skills; the first set's
+// 60 tasks in eight languages and tune2's 48, written before selection
+// was tuned on them) to what it reaches on their tuning parts: no empty
+// selection, and precision@3 and recall@3 at least the floors below.
+// With -held-out it reports the held-out parts too, with no floor.
 func TestSelectionEvaluationSet(t *testing.T) {
 	a := &Assembler{Setup: evalSetup(t)}
 	dev, held := readSelection(t)
-	parts := map[string][]EvalCase{"development": dev}
-	if *heldOut {
-		parts["held out"] = held
+	tune2 := readCases(t, filepath.Join("testdata", "eval", "tune2", "selection.jsonl"))
+	type part struct {
+		cases     []EvalCase
+		precision float64
+		recall    float64
 	}
-	for name, cases := range parts {
-		r, err := a.Evaluate(context.Background(), cases, 3)
+	parts := map[string]part{"development": {dev, 0.75, 0.80}, "tune2": {tune2, 0.80, 0.82}}
+	if *heldOut {
+		parts["held out"] = part{cases: held}
+		parts["heldout"] = part{cases: readCases(t, filepath.Join("testdata", "eval", "heldout", "selection.jsonl"))}
+		if _, err := os.Stat(filepath.Join("testdata", "eval", "heldout3", "selection.jsonl")); err == nil {
+			parts["heldout3"] = part{cases: readCases(t, filepath.Join("testdata", "eval", "heldout3", "selection.jsonl"))}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(parts)) {
+		p := parts[name]
+		r, err := a.Evaluate(context.Background(), p.cases, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,10 +224,28 @@ func TestSelectionEvaluationSet(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d tasks, precision@3 %.3f, recall@3 %.3f, %d empty", name, len(r.Cases), r.MeanPrecision, r.MeanRecall, empty)
-		if empty > 0 || r.MeanPrecision < 0.65 || r.MeanRecall < 0.65 {
-			t.Errorf("%s: precision@3 %.3f, recall@3 %.3f, %d empty selections: want at least 0.65, 0.65 and none", name, r.MeanPrecision, r.MeanRecall, empty)
+		if empty > 0 || r.MeanPrecision < p.precision || r.MeanRecall < p.recall {
+			t.Errorf("%s: precision@3 %.3f, recall@3 %.3f, %d empty selections: want at least %.2f, %.2f and none", name, r.MeanPrecision, r.MeanRecall, empty, p.precision, p.recall)
 		}
 	}
+}
+
+// readCases reads a selection set in JSON Lines.
+func readCases(t *testing.T, path string) []EvalCase {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []EvalCase
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var c EvalCase
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("%s:%d: %v", path, i+1, err)
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // TestReportedInjections are the memories the layered preset kept
