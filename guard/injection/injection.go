@@ -60,8 +60,9 @@ func (v Verdict) Names() []string {
 // Signal is one kind of evidence that fired.
 type Signal struct {
 	// Name is the signal's name: override, persona, policy, reveal,
-	// exfil, conceal, role, wrapper, command, obfuscated, or a name a
-	// pattern of the caller's gave.
+	// exfil, conceal, role, wrapper, command, obfuscated, model (the
+	// trained model's probability, in Match), or a name a pattern of the
+	// caller's gave.
 	Name string `json:"name"`
 	// Weight is what the signal adds to the score.
 	Weight float64 `json:"weight"`
@@ -191,6 +192,7 @@ func compile(bank []Pattern, where string) ([]compiled, error) {
 type Builtin struct {
 	patterns []compiled
 	phrases  []string
+	model    *model
 }
 
 // New returns the built-in detector with the built-in pattern bank, and
@@ -206,7 +208,11 @@ func New(extra []Pattern, phrases []string) (*Builtin, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Builtin{patterns: append(slices.Clip(base), more...)}
+	m, err := builtinModel()
+	if err != nil {
+		return nil, err
+	}
+	d := &Builtin{patterns: append(slices.Clip(base), more...), model: m}
 	for _, p := range phrases {
 		if p = strings.TrimSpace(clean(p)); p != "" {
 			d.phrases = append(d.phrases, p)
@@ -243,7 +249,8 @@ func (d *Builtin) Score(text string) Verdict {
 		fired[s.Name] = s
 	}
 	var pairs bigrams
-	for _, v := range views(text) {
+	vs := views(text)
+	for _, v := range vs {
 		pairs.of(v.text)
 		for i := range d.patterns {
 			p := &d.patterns[i]
@@ -270,6 +277,11 @@ func (d *Builtin) Score(text string) Verdict {
 	if len(sigs) > 0 && plainOnly {
 		// Every signal was hidden: obfuscation is evidence too.
 		sigs = append(sigs, Signal{Name: "obfuscated", Weight: Weights()["obfuscated"], View: sigs[0].View})
+	}
+	if d.model != nil {
+		if s, ok := d.model.signal(d.model.prob(grams(d.model.bits, vs, nil))); ok {
+			sigs = append(sigs, s)
+		}
 	}
 	slices.SortFunc(sigs, func(a, b Signal) int {
 		if a.Weight != b.Weight {
