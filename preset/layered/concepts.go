@@ -3,6 +3,7 @@ package layered
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -206,4 +207,16 @@ func conceptIDF(caps ...[]Capability) map[string]float64 {
 		out[c] = math.Log(1 + float64(n)/float64(d))
 	}
 	return out
+}
+
+// purpose finds a purpose phrase: "for the fix", "para el fallo", "für
+// den Fix", "для этого исправления", "为这个修复", "この修正用に". What it
+// names is why the task is done, not what the task asks for: "create a
+// branch for the fix" asks for a branch, not an edit.
+var purpose = regexp.MustCompile(`(?i)(^|[^\p{L}])(for (the|a|an|this|that|my|our|these|those)|para (el|la|los|las|este|esta|ese|esa|essa|esse|isso)|pra (essa|esse|esta|este|a|o)|pour (le|la|les|ce|cette|ces|un|une)|f(ü|ue)r (den|die|das|einen|eine|diesen|diese|dieses)|для( этого| этой| этих| нового| новой)?)\s+[\p{L}\p{N}_.-]+(\s+[\p{L}\p{N}_.-]+){0,2}|(为|為)(这个|這個|了这个|此)\p{Han}{1,4}|[^\s、。,]{1,10}(用に|のために|のための)`)
+
+// ofTask returns the concepts a task names, leaving out those that only
+// a purpose phrase names.
+func (c *Concepts) ofTask(task string) []string {
+	return c.Of(purpose.ReplaceAllString(task, " "))
 }
