@@ -9,7 +9,7 @@ import (
 	"github.com/tessera-dev/tessera/render"
 )
 
-// wideTree returns a template of n sections nested MaxDepth deep.
+// wideTree returns a template of n sections nested maxDepth deep.
 func wideTree(n int) string {
 	var b strings.Builder
 	b.WriteString("ns: t\nkey: k\nsections:\n")
@@ -19,7 +19,7 @@ func wideTree(n int) string {
 		for i := 0; i < 4 && made < n; i++ {
 			made++
 			fmt.Fprintf(&b, "%s- key: s%d\n%s  title: Section %d\n%s  template: Text of section %d.\n", indent, made, indent, made, indent, made)
-			if depth < MaxDepth && made < n {
+			if depth < maxDepth && made < n {
 				fmt.Fprintf(&b, "%s  children:\n", indent)
 				level(depth+1, indent+"    ")
 			}
@@ -100,7 +100,7 @@ func BenchmarkRenderTwentySections(b *testing.B) {
 }
 
 // BenchmarkParseTooDeep parses a 1,000-level section chain, which is
-// refused at the first section past MaxDepth. Target (issue 20, "a
+// refused at the first section past maxDepth. Target (issue 20, "a
 // 1,000-level tree"): under 50 ms.
 func BenchmarkParseTooDeep(b *testing.B) {
 	data := []byte(chain(1000))
@@ -114,7 +114,7 @@ func BenchmarkParseTooDeep(b *testing.B) {
 }
 
 // BenchmarkRenderThousandSections lays out and renders a tree of 1,000
-// sections nested MaxDepth deep (five levels, each section with three
+// sections nested maxDepth deep (five levels, each section with three
 // or four children), the largest tree shape a template may have.
 func BenchmarkRenderThousandSections(b *testing.B) {
 	t, err := Parse("t.yaml", []byte(wideTree(1000)))

@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// MaxDepth is how deeply sections may nest: a top-level section is at
+// maxDepth is how deeply sections may nest: a top-level section is at
 // depth 1 and is written "## 1. Title", so depth 5 is "######", the
 // deepest heading Markdown has. Parse refuses deeper sections at their
 // line and column.
-const MaxDepth = 5
+const maxDepth = 5
 
 // titleProblem says what is wrong with a section title, or "" when it is
 // one non-empty line.
@@ -26,12 +26,16 @@ func titleProblem(title string) string {
 	return ""
 }
 
-// check reports what makes a Template built from its exported fields
+// Check reports what makes a Template built from its exported fields
 // (rather than by Parse) unusable: nil sections, invalid or repeated
 // keys, titles that are not one line, summaries that are missing,
 // enabling parameters that are not declared booleans, tools whose names
-// clash, and nesting deeper than MaxDepth. A template from Parse passes.
-func (t *Template) check() error {
+// clash, and nesting deeper than five levels. A template from Parse
+// passes; a nil template is an error.
+func (t *Template) Check() error {
+	if t == nil {
+		return errNilTemplate
+	}
 	type def struct {
 		path string
 		tool Tool
@@ -47,8 +51,8 @@ func (t *Template) check() error {
 			switch {
 			case !validKey(s.Key):
 				return fmt.Errorf("typed %s/%s: section key %q under %q: use 1 to 64 lower-case letters, digits, '.', '_' and '-'", t.NS, t.Key, s.Key, strings.Join(parent, "/"))
-			case depth > MaxDepth:
-				return fmt.Errorf("typed %s/%s: section %q is nested %d deep: sections nest at most %d deep", t.NS, t.Key, at(s.Key), depth, MaxDepth)
+			case depth > maxDepth:
+				return fmt.Errorf("typed %s/%s: section %q is nested %d deep: sections nest at most %d deep", t.NS, t.Key, at(s.Key), depth, maxDepth)
 			case s.Summarized && s.Summary == nil:
 				return fmt.Errorf("typed %s/%s: section %q is summarized but has no summary", t.NS, t.Key, at(s.Key))
 			}

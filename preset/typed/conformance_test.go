@@ -23,8 +23,8 @@ func TestConformance(t *testing.T) {
 	presettest.Run(t, typed.New(),
 		presettest.Case{Name: "small-change", Args: preset.Args{typed.InputTemplate: tpl, typed.InputFixture: "small-change"}},
 		presettest.Case{Name: "strict-expanded", Args: preset.Args{typed.InputTemplate: tpl, typed.InputFixture: "strict-expanded"}},
-		presettest.Case{Name: "params", Args: preset.Args{typed.InputTemplate: tpl, typed.InputParams: ex + "params/code-review.yaml", typed.InputExpand: "rules"}},
-		presettest.Case{Name: "overrides", Args: preset.Args{typed.InputTemplate: tpl, typed.InputFixture: "small-change", typed.InputOverrides: ex + "overrides/code-review.yaml"}},
+		presettest.Case{Name: "params", Args: preset.Args{typed.InputTemplate: tpl, typed.InputParams: ex + "params/code-review.yaml", "typed-expand": "rules"}},
+		presettest.Case{Name: "overrides", Args: preset.Args{typed.InputTemplate: tpl, typed.InputFixture: "small-change", "typed-overrides": ex + "overrides/code-review.yaml"}},
 	)
 }
 

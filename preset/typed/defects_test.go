@@ -27,22 +27,22 @@ func chain(depth int) string {
 	return b.String()
 }
 
-// TestDepthLimit: sections nest at most MaxDepth deep, the deepest a
+// TestDepthLimit: sections nest at most maxDepth deep, the deepest a
 // Markdown heading goes; deeper is refused at parse time, at the line
 // and column of the first section too deep, however deep the file goes,
 // and quickly.
 func TestDepthLimit(t *testing.T) {
-	if _, err := Parse("t.yaml", []byte(chain(MaxDepth))); err != nil {
-		t.Fatalf("%d levels: %v", MaxDepth, err)
+	if _, err := Parse("t.yaml", []byte(chain(maxDepth))); err != nil {
+		t.Fatalf("%d levels: %v", maxDepth, err)
 	}
-	tpl := mustParse(t, chain(MaxDepth))
+	tpl := mustParse(t, chain(maxDepth))
 	text, _ := layoutText(t, tpl, nil, Options{})
 	if !strings.Contains(text, "###### 1.1.1.1.1. Level 4") {
 		t.Errorf("the deepest heading:\n%s", text)
 	}
-	_, err := Parse("t.yaml", []byte(chain(MaxDepth+1)))
+	_, err := Parse("t.yaml", []byte(chain(maxDepth+1)))
 	if err == nil || !strings.Contains(err.Error(), `t.yaml:24:23: section "s0/s1/s2/s3/s4/s5" is nested 6 deep: sections nest at most 5 deep`) {
-		t.Errorf("%d levels: %v", MaxDepth+1, err)
+		t.Errorf("%d levels: %v", maxDepth+1, err)
 	}
 	if _, err := Parse("t.yaml", []byte(chain(60))); err == nil {
 		t.Error("60 levels parsed")
@@ -50,7 +50,7 @@ func TestDepthLimit(t *testing.T) {
 	// A hand-built template too deep is an error from Layout.
 	deep := &Template{NS: "t", Key: "k"}
 	secs := &deep.Sections
-	for i := range MaxDepth + 1 {
+	for i := range maxDepth + 1 {
 		s := &SectionSpec{Key: fmt.Sprintf("s%d", i), Title: "T", Body: mustText(t, "x")}
 		*secs = append(*secs, s)
 		secs = &s.Children

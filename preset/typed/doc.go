@@ -20,6 +20,10 @@
 // section or tool has changed since is left out with a note (drift
 // detection), never applied to text it was not written for.
 //
+// Package tools (preset/typed/tools) runs a template's tools: it binds
+// Go functions to them, opens the resources they use and rolls a failed
+// call back.
+//
 // The preset lays out sections; the engine renders, fits, hashes, records
 // and delivers them as it does for every preset. Its inputs are the
 // assemble flags --typed FILE, --typed-params FILE, --typed-fixture NAME,

@@ -51,7 +51,7 @@ func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
 	if t == nil {
 		return nil, errNilTemplate
 	}
-	if err := t.check(); err != nil {
+	if err := t.Check(); err != nil {
 		return nil, err
 	}
 	vals, err := t.resolve(vals)
@@ -84,9 +84,9 @@ func (t *Template) Layout(vals Values, opts Options) (*preset.Layout, error) {
 		s := t.Section(path)
 		switch {
 		case s == nil:
-			return nil, &preset.InputError{Input: InputExpand, Err: fmt.Errorf("%q: template %s/%s has no section %q: the summarized sections are %s", strings.Join(opts.Expand, ","), t.NS, t.Key, path, t.summarized())}
+			return nil, &preset.InputError{Input: inputExpand, Err: fmt.Errorf("%q: template %s/%s has no section %q: the summarized sections are %s", strings.Join(opts.Expand, ","), t.NS, t.Key, path, t.summarized())}
 		case !s.Summarized:
-			return nil, &preset.InputError{Input: InputExpand, Err: fmt.Errorf("section %q is not summarized: it is always rendered in full; the summarized sections are %s", path, t.summarized())}
+			return nil, &preset.InputError{Input: inputExpand, Err: fmt.Errorf("section %q is not summarized: it is always rendered in full; the summarized sections are %s", path, t.summarized())}
 		}
 		expand[path] = true
 	}

@@ -30,14 +30,14 @@ const (
 	InputTemplate  = "typed"
 	InputParams    = "typed-params"
 	InputFixture   = "typed-fixture"
-	InputExpand    = "typed-expand"
-	InputOverrides = "typed-overrides"
-	InputTag       = "typed-tag"
+	inputExpand    = "typed-expand"
+	inputOverrides = "typed-overrides"
+	inputTag       = "typed-tag"
 )
 
-// Out is the directory, under compile's output, that typed prompts go
+// outDir is the directory, under compile's output, that typed prompts go
 // to: <out>/typed/<ns>/<key>/<fixture>.txt.
-const Out = "typed"
+const outDir = "typed"
 
 // Preset is the typed preset for the engine. The zero value is ready to
 // use.
@@ -55,9 +55,9 @@ func (*Preset) Inputs() []preset.Input {
 		{Name: InputTemplate, Usage: "assemble this typed prompt template (design 003), a YAML or JSON file", Kind: preset.File, Selects: true},
 		{Name: InputParams, Usage: "with --typed: the parameters' values, a YAML or JSON mapping", Kind: preset.File},
 		{Name: InputFixture, Usage: "with --typed: take the parameters' values from this fixture of the template"},
-		{Name: InputExpand, Usage: "with --typed: render these summarized sections in full (paths joined by ',', a child as parent/child)"},
-		{Name: InputOverrides, Usage: "with --typed: replace section bodies and tool descriptions from this overrides file; stale ones are left out with a note", Kind: preset.File},
-		{Name: InputTag, Usage: "with --typed: replace section bodies and tool descriptions from the overrides store (" + StoreDir + "/<ns>/<key>/<tag>.yaml under the catalog root, else the current directory) with this tag"},
+		{Name: inputExpand, Usage: "with --typed: render these summarized sections in full (paths joined by ',', a child as parent/child)"},
+		{Name: inputOverrides, Usage: "with --typed: replace section bodies and tool descriptions from this overrides file; stale ones are left out with a note", Kind: preset.File},
+		{Name: inputTag, Usage: "with --typed: replace section bodies and tool descriptions from the overrides store (" + StoreDir + "/<ns>/<key>/<tag>.yaml under the catalog root, else the current directory) with this tag"},
 	}
 }
 
@@ -81,7 +81,7 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 		return nil, err
 	}
 	opts := Options{Redactor: env.Redactor}
-	if e := args[InputExpand]; e != "" {
+	if e := args[inputExpand]; e != "" {
 		opts.Expand = splitPaths(e)
 	}
 	var vals Values
@@ -111,14 +111,14 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 		if vals, err = t.valuesOf(t.path, f.Params); err != nil {
 			return nil, err
 		}
-		if !args.Has(InputExpand) {
+		if !args.Has(inputExpand) {
 			opts.Expand = f.Expand
 		}
 	}
-	if args.Has(InputOverrides) && args.Has(InputTag) {
-		return nil, &preset.InputError{Input: InputTag, Err: errors.New("and --typed-overrides both give the overrides: use one")}
+	if args.Has(inputOverrides) && args.Has(inputTag) {
+		return nil, &preset.InputError{Input: inputTag, Err: errors.New("and --typed-overrides both give the overrides: use one")}
 	}
-	if args.Has(InputTag) {
+	if args.Has(inputTag) {
 		dir := StoreDir
 		if env.Catalog != nil {
 			dir = filepath.Join(env.Catalog.Dir(), StoreDir)
@@ -127,12 +127,12 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 		if err != nil {
 			return nil, err
 		}
-		if opts.Overrides, err = s.Resolve(ctx, t, args[InputTag]); err != nil {
-			return nil, &preset.InputError{Input: InputTag, Err: err}
+		if opts.Overrides, err = s.Resolve(ctx, t, args[inputTag]); err != nil {
+			return nil, &preset.InputError{Input: inputTag, Err: err}
 		}
 	}
-	if args.Has(InputOverrides) {
-		op := args[InputOverrides]
+	if args.Has(inputOverrides) {
+		op := args[inputOverrides]
 		data, err := fileread.File(op, env.Limits.MaxFileBytes)
 		if err != nil {
 			return nil, err
@@ -286,8 +286,8 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 		units []preset.Unit
 		errs  []error
 	)
-	if ids, err := c.WorkflowIDs(ctx); err == nil && slices.Contains(ids, Out) {
-		errs = append(errs, preset.Problem(path.Join(c.Config().Workflows, Out+".json"), 0, "a workflow named %q would be compiled into the directory the typed prompts go to: rename the workflow", Out))
+	if ids, err := c.WorkflowIDs(ctx); err == nil && slices.Contains(ids, outDir) {
+		errs = append(errs, preset.Problem(path.Join(c.Config().Workflows, outDir+".json"), 0, "a workflow named %q would be compiled into the directory the typed prompts go to: rename the workflow", outDir))
 	}
 	seen := map[string]string{}
 	for _, tp := range paths {
@@ -342,7 +342,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 					}
 					return l, nil
 				},
-				Out:     path.Join(Out, t.NS, t.Key, f.Name+".txt"),
+				Out:     path.Join(outDir, t.NS, t.Key, f.Name+".txt"),
 				Entry:   catalog.ManifestEntry{Spec: tp, Fixture: f.Name},
 				At:      preset.Location{Path: tp, Line: f.line, Col: f.col},
 				Subject: fmt.Sprintf("typed %s fixture %q", id, f.Name),

@@ -153,8 +153,8 @@ func findSection(secs []prompt.Section, parent, path string) *prompt.Section {
 
 // ExpansionRequired is the answer to the model's open_sections call
 // (design 003's VisibilityExpansionRequired): the sections it asked to
-// see in full, and why. OpenSections and Scope.Dispatch return it as an
-// error, for errors.As; the caller applies it (Apply) and lays the
+// see in full, and why. OpenSections (and Scope.Dispatch of package
+// preset/typed/tools) return it as an error, for errors.As; the caller applies it (Apply) and lays the
 // prompt out again, which is where the sections' tools come from.
 type ExpansionRequired struct {
 	// Requested maps each section path to its new visibility, "full".

@@ -165,7 +165,7 @@ func (s *Store) Seed(ctx context.Context, t *Template, tag string) error {
 	if err != nil {
 		return err
 	}
-	if err := t.check(); err != nil {
+	if err := t.Check(); err != nil {
 		return err
 	}
 	return writeLocked(ctx, path, func(old []byte) ([]byte, error) {

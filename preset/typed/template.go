@@ -193,8 +193,8 @@ type SectionSpec struct {
 	// Examples are worked examples of the task, written after the body.
 	Examples []Example
 	// Workspace is a directory (relative to the template's file) that
-	// the section gives the tools as a Workspace resource, confined to
-	// it; empty: none.
+	// the section gives the tools as a Workspace resource (package
+	// preset/typed/tools), confined to it; empty: none.
 	Workspace string
 	// Children are its subsections.
 	Children []*SectionSpec
@@ -595,8 +595,8 @@ func (b *builder) sections(t *Template, at, parent string, list *sectionList, de
 		sd := &list.items[i]
 		n := list.nodes[i]
 		sat := fmt.Sprintf("%s[%d]", at, i)
-		if depth > MaxDepth {
-			b.errorf(n.Line, n.Column, "section %q is nested %d deep: sections nest at most %d deep (a top-level section is \"## 1.\", and \"######\" is Markdown's deepest heading); move it up a level", prompt.JoinKey(parent, sd.Key), depth, MaxDepth)
+		if depth > maxDepth {
+			b.errorf(n.Line, n.Column, "section %q is nested %d deep: sections nest at most %d deep (a top-level section is \"## 1.\", and \"######\" is Markdown's deepest heading); move it up a level", prompt.JoinKey(parent, sd.Key), depth, maxDepth)
 			continue
 		}
 		s := &SectionSpec{Key: sd.Key, Title: sd.Title, Priority: sd.Priority, line: n.Line, col: n.Column, Overridable: true}

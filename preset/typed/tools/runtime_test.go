@@ -1,9 +1,10 @@
-package typed
+package tools
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/tessera-dev/tessera/preset/typed"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,7 @@ import (
 	"testing"
 )
 
-func runtimeTemplate(t *testing.T, workspace string) *Template {
+func runtimeTemplate(t *testing.T, workspace string) *typed.Template {
 	t.Helper()
 	return mustParse(t, `ns: t
 key: k
@@ -117,7 +118,7 @@ func TestDispatchTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	tpl := runtimeTemplate(t, dir)
-	rt, err := NewRuntime(tpl, nil, Options{})
+	rt, err := New(tpl, nil, typed.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func equalMaps(a, b map[string]string) bool {
 func TestDispatchArguments(t *testing.T) {
 	ctx := context.Background()
 	tpl := runtimeTemplate(t, t.TempDir())
-	rt, _ := NewRuntime(tpl, nil, Options{})
+	rt, _ := New(tpl, nil, typed.Options{})
 	if err := Bind(rt, "write_files", writeHandler); err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func TestResources(t *testing.T) {
 	var log []string
 	dir := t.TempDir()
 	tpl := runtimeTemplate(t, dir)
-	rt, err := NewRuntime(tpl, nil, Options{},
+	rt, err := New(tpl, nil, typed.Options{},
 		func(context.Context) (any, error) { return &closer{"template", &log}, nil },
 		func(context.Context) (any, error) { return &marker{"template"}, nil },
 	)
@@ -279,7 +280,7 @@ func TestResources(t *testing.T) {
 func TestSnapshotRestore(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	rt, _ := NewRuntime(runtimeTemplate(t, dir), nil, Options{})
+	rt, _ := New(runtimeTemplate(t, dir), nil, typed.Options{})
 	s, _ := rt.Open(ctx)
 	defer s.Close()
 	snap, err := s.Snapshot(ctx)
@@ -301,8 +302,8 @@ func TestSnapshotRestore(t *testing.T) {
 // that is not enabled, is refused with why.
 func TestOpenSections(t *testing.T) {
 	tpl := runtimeTemplate(t, t.TempDir())
-	err := tpl.OpenSections([]byte(`{"section_keys": ["more"], "reason": "I need the rules"}`), nil, Options{})
-	var er *ExpansionRequired
+	err := tpl.OpenSections([]byte(`{"section_keys": ["more"], "reason": "I need the rules"}`), nil, typed.Options{})
+	var er *typed.ExpansionRequired
 	if !errors.As(err, &er) || !slices.Equal(er.Paths, []string{"more"}) || er.Reason != "I need the rules" || er.Requested["more"] != "full" {
 		t.Fatalf("got %v", err)
 	}
@@ -312,51 +313,25 @@ func TestOpenSections(t *testing.T) {
 		{`{"section_keys": ["files"], "reason": "r"}`, `"files" is not summarized`},
 		{`{"section_keys": ["more"]}`, `gives no reason`},
 	} {
-		err := tpl.OpenSections([]byte(tt.args), nil, Options{})
+		err := tpl.OpenSections([]byte(tt.args), nil, typed.Options{})
 		if errors.As(err, &er) || err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.args, err, tt.want)
 		}
 	}
 	// Parent and child together, or the child once the parent is open.
-	if err := tpl.OpenSections([]byte(`{"section_keys": ["more", "more/inner"], "reason": "r"}`), nil, Options{}); !errors.As(err, &er) {
+	if err := tpl.OpenSections([]byte(`{"section_keys": ["more", "more/inner"], "reason": "r"}`), nil, typed.Options{}); !errors.As(err, &er) {
 		t.Errorf("parent and child: %v", err)
 	}
-	if err := tpl.OpenSections([]byte(`{"section_keys": ["more/inner"], "reason": "r"}`), nil, Options{Expand: []string{"more"}}); !errors.As(err, &er) {
+	if err := tpl.OpenSections([]byte(`{"section_keys": ["more/inner"], "reason": "r"}`), nil, typed.Options{Expand: []string{"more"}}); !errors.As(err, &er) {
 		t.Errorf("child of an open parent: %v", err)
 	}
 	// Through Dispatch.
-	rt, _ := NewRuntime(tpl, nil, Options{})
+	rt, _ := New(tpl, nil, typed.Options{})
 	s, _ := rt.Open(context.Background())
 	defer s.Close()
-	_, err = s.Dispatch(context.Background(), ToolCall{Name: OpenSectionsTool, Arguments: json.RawMessage(`{"section_keys": ["more"], "reason": "r"}`)})
+	_, err = s.Dispatch(context.Background(), ToolCall{Name: typed.OpenSectionsTool, Arguments: json.RawMessage(`{"section_keys": ["more"], "reason": "r"}`)})
 	if !errors.As(err, &er) {
 		t.Errorf("Dispatch: %v", err)
-	}
-}
-
-// TestClone: a clone shares nothing with its original.
-func TestClone(t *testing.T) {
-	orig := runtimeTemplate(t, "ws")
-	before, _ := layoutText(t, orig, nil, Options{})
-	d := orig.Descriptor()
-	c := orig.Clone()
-	c.Sections[0].Title = "Changed"
-	c.Sections[0].Tools[0].Parameters[0] = '['
-	c.Sections[1].Children[0].Key = "changed"
-	c.Params[0].Default.Text = "x"
-	c.Output = nil
-	sc := orig.Sections[1].Clone()
-	sc.Children = append(sc.Children, &SectionSpec{Key: "z", Title: "Z"})
-	after, _ := layoutText(t, orig, nil, Options{})
-	if before != after || orig.Sections[0].Tools[0].Parameters[0] != '{' || orig.Sections[1].Children[0].Key != "inner" || orig.Params[0].Default.Text != "false" || len(orig.Sections[1].Children) != 1 {
-		t.Error("changing the clone changed the original")
-	}
-	if got := orig.Clone().Descriptor(); !equalMaps(got.Sections, d.Sections) || !equalMaps(got.Tools, d.Tools) {
-		t.Error("a clone's descriptor differs")
-	}
-	var nilT *Template
-	if nilT.Clone() != nil || (*SectionSpec)(nil).Clone() != nil {
-		t.Error("nil clones")
 	}
 }
 
@@ -395,7 +370,7 @@ func FuzzDispatchArguments(f *testing.F) {
 		ctx := context.Background()
 		dir := t.TempDir()
 		tpl := runtimeTemplate(t, dir)
-		rt, _ := NewRuntime(tpl, nil, Options{})
+		rt, _ := New(tpl, nil, typed.Options{})
 		if err := Bind(rt, "write_files", writeHandler); err != nil {
 			t.Fatal(err)
 		}
@@ -416,4 +391,13 @@ func FuzzDispatchArguments(f *testing.F) {
 			t.Fatal("a failed call changed the workspace")
 		}
 	})
+}
+
+func mustParse(t *testing.T, src string) *typed.Template {
+	t.Helper()
+	tpl, err := typed.Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return tpl
 }

@@ -1,4 +1,4 @@
-package typed_test
+package tools_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tessera-dev/tessera/preset/typed"
+	"github.com/tessera-dev/tessera/preset/typed/tools"
 	"github.com/tessera-dev/tessera/render"
 )
 
@@ -44,7 +45,7 @@ output:
 // call and lay it out again with the section open, answer its tool call
 // with a bound Go function, and parse its final reply. The model's turns
 // are written in; a real loop sends each prompt and reads each reply.
-func ExampleTemplate_OpenSections() {
+func ExampleScope_Dispatch() {
 	tpl, err := typed.Parse("refund.yaml", []byte(loopTemplate))
 	if err != nil {
 		log.Fatal(err)
@@ -57,7 +58,7 @@ func ExampleTemplate_OpenSections() {
 	ctx := context.Background()
 
 	// Turn 1: the section is summarized; the model asks to open it.
-	rt, err := typed.NewRuntime(tpl, vals, opts)
+	rt, err := tools.New(tpl, vals, opts)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func ExampleTemplate_OpenSections() {
 		log.Fatal(err)
 	}
 	defer scope.Close()
-	_, err = scope.Dispatch(ctx, typed.ToolCall{ID: "c1", Name: typed.OpenSectionsTool, Arguments: json.RawMessage(`{"section_keys": ["lookup"], "reason": "I need the order's total"}`)})
+	_, err = scope.Dispatch(ctx, tools.ToolCall{ID: "c1", Name: typed.OpenSectionsTool, Arguments: json.RawMessage(`{"section_keys": ["lookup"], "reason": "I need the order's total"}`)})
 	var expand *typed.ExpansionRequired
 	if !errors.As(err, &expand) {
 		log.Fatal(err)
@@ -83,7 +84,7 @@ func ExampleTemplate_OpenSections() {
 	fmt.Println(strings.Contains(text, "Look the order up"), l.Sections[1].Tools[0].Name)
 
 	// The model calls the tool; a Go function answers it.
-	rt, _ = typed.NewRuntime(tpl, vals, opts)
+	rt, _ = tools.New(tpl, vals, opts)
 	type findArgs struct {
 		ID string `json:"id"`
 	}
@@ -91,14 +92,14 @@ func ExampleTemplate_OpenSections() {
 		Total float64 `json:"total"`
 		Days  int     `json:"days"`
 	}
-	if err := typed.Bind(rt, "find_order", func(_ context.Context, _ *typed.Scope, a findArgs) (order, error) {
+	if err := tools.Bind(rt, "find_order", func(_ context.Context, _ *tools.Scope, a findArgs) (order, error) {
 		return order{Total: 42.5, Days: 3}, nil
 	}); err != nil {
 		log.Fatal(err)
 	}
 	scope2, _ := rt.Open(ctx)
 	defer scope2.Close()
-	res, err := scope2.Dispatch(ctx, typed.ToolCall{ID: "c2", Name: "find_order", Arguments: json.RawMessage(`{"id": "A-17"}`)})
+	res, err := scope2.Dispatch(ctx, tools.ToolCall{ID: "c2", Name: "find_order", Arguments: json.RawMessage(`{"id": "A-17"}`)})
 	if err != nil {
 		log.Fatal(err)
 	}

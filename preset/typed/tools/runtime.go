@@ -1,4 +1,4 @@
-package typed
+package tools
 
 import (
 	"bytes"
@@ -6,23 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tessera-dev/tessera/schema"
 	"io"
+	"maps"
+	"path/filepath"
 	"reflect"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/tessera-dev/tessera/output"
+	"github.com/tessera-dev/tessera/preset/typed"
+	"github.com/tessera-dev/tessera/schema"
 )
-
-// Design 003 runs a prompt's tools inside a context manager that opens
-// its resources, and rolls tool calls back when they fail. The Go shape
-// is explicit: a Runtime binds Go functions to the template's tools;
-// Runtime.Open collects and opens the resources and returns a Scope;
-// Scope.Dispatch runs one call inside a transaction; Scope.Close closes
-// the resources in reverse order. Nothing is global: every piece of
-// state lives in a Runtime or a Scope.
 
 // ToolCall is a model's call of a tool, as a provider returns it.
 type ToolCall struct {
@@ -131,31 +127,31 @@ type handler struct {
 }
 
 // Runtime binds Go functions to a template's tools and opens the
-// resources they use. Make one with NewRuntime; it is safe for
+// resources they use. Make one with New; it is safe for
 // concurrent use once its handlers are bound.
 type Runtime struct {
-	t         *Template
-	vals      Values
-	opts      Options
+	t         *typed.Template
+	vals      typed.Values
+	opts      typed.Options
 	mu        sync.Mutex
 	handlers  map[string]*handler
 	resources []Provider // the template's
 	workDirs  []string   // workspace sections', depth first
 }
 
-// NewRuntime returns a runtime for t laid out with vals and opts (which
+// New returns a runtime for t laid out with vals and opts (which
 // read_section answers use). templateResources are the template's own
 // resources, the lowest in precedence; workspace sections contribute
 // theirs, then Open's arguments, the highest.
-func NewRuntime(t *Template, vals Values, opts Options, templateResources ...Provider) (*Runtime, error) {
+func New(t *typed.Template, vals typed.Values, opts typed.Options, templateResources ...Provider) (*Runtime, error) {
 	if t == nil {
 		return nil, errNilTemplate
 	}
-	if err := t.check(); err != nil {
+	if err := t.Check(); err != nil {
 		return nil, err
 	}
 	rt := &Runtime{t: t, vals: vals, opts: opts, handlers: map[string]*handler{}, resources: slices.Clone(templateResources)}
-	t.Walk(func(_ string, s *SectionSpec) {
+	t.Walk(func(_ string, s *typed.SectionSpec) {
 		if s.Workspace != "" {
 			rt.workDirs = append(rt.workDirs, s.Workspace)
 		}
@@ -170,14 +166,14 @@ func NewRuntime(t *Template, vals Values, opts Options, templateResources ...Pro
 // template does not have, or one of the disclosure tools, is an error.
 func Bind[A, R any](rt *Runtime, name string, fn func(ctx context.Context, s *Scope, args A) (R, error)) error {
 	if rt == nil || rt.t == nil {
-		return errors.New("typed: Bind needs a runtime: make one with NewRuntime")
+		return errors.New("typed: Bind needs a runtime: make one with tools.New")
 	}
 	if fn == nil {
 		return fmt.Errorf("typed: Bind %q: the function is nil", name)
 	}
-	tl := rt.t.tool(name)
+	tl := toolOf(rt.t, name)
 	if tl == nil {
-		return fmt.Errorf("typed %s/%s has no tool %q to bind: its tools are %s", rt.t.NS, rt.t.Key, name, keyList(rt.t.descriptor().Tools))
+		return fmt.Errorf("typed %s/%s has no tool %q to bind: its tools are %s", rt.t.NS, rt.t.Key, name, keyList(rt.t.Descriptor().Tools))
 	}
 	h := &handler{args: reflect.TypeFor[A]()}
 	var err error
@@ -231,7 +227,7 @@ type Scope struct {
 // resource as it is. If one fails, those already opened are closed.
 func (rt *Runtime) Open(ctx context.Context, bindTime ...any) (*Scope, error) {
 	if rt == nil || rt.t == nil {
-		return nil, errors.New("typed: no runtime: make one with NewRuntime")
+		return nil, errors.New("typed: no runtime: make one with tools.New")
 	}
 	s := &Scope{rt: rt, session: &Session{}}
 	add := func(p Provider) error {
@@ -245,7 +241,7 @@ func (rt *Runtime) Open(ctx context.Context, bindTime ...any) (*Scope, error) {
 	var providers []Provider
 	providers = append(providers, rt.resources...)
 	for _, dir := range rt.workDirs {
-		providers = append(providers, func(context.Context) (any, error) { return OpenWorkspace(rt.t.resolvePath(dir)) })
+		providers = append(providers, func(context.Context) (any, error) { return OpenWorkspace(resolvePath(rt.t, dir)) })
 	}
 	for _, b := range bindTime {
 		if p, ok := b.(Provider); ok {
@@ -472,9 +468,9 @@ func (s *Scope) Dispatch(ctx context.Context, call ToolCall) (ToolResult, error)
 	}
 	rt := s.rt
 	switch call.Name {
-	case OpenSectionsTool:
+	case typed.OpenSectionsTool:
 		return res, rt.t.OpenSections(call.Arguments, rt.vals, rt.opts)
-	case ReadSectionTool:
+	case typed.ReadSectionTool:
 		text, err := rt.t.ReadSection(call.Arguments, rt.vals, rt.opts)
 		if err != nil {
 			return failed(res, err), nil
@@ -486,7 +482,7 @@ func (s *Scope) Dispatch(ctx context.Context, call ToolCall) (ToolResult, error)
 	h := rt.handlers[call.Name]
 	rt.mu.Unlock()
 	if h == nil {
-		return res, fmt.Errorf("typed %s/%s: no handler is bound to tool %q: bind one with typed.Bind", rt.t.NS, rt.t.Key, call.Name)
+		return res, fmt.Errorf("typed %s/%s: no handler is bound to tool %q: bind one with tools.Bind", rt.t.NS, rt.t.Key, call.Name)
 	}
 	args := call.Arguments
 	if len(bytes.TrimSpace(args)) == 0 {
@@ -543,4 +539,36 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// errNilTemplate is New's error for a nil template.
+var errNilTemplate = errors.New("typed: no template (nil *Template): parse one with typed.Parse")
+
+// toolOf returns t's tool named name, or nil.
+func toolOf(t *typed.Template, name string) *typed.Tool {
+	var found *typed.Tool
+	t.Walk(func(_ string, s *typed.SectionSpec) {
+		for i := range s.Tools {
+			if found == nil && s.Tools[i].Name == name {
+				found = &s.Tools[i]
+			}
+		}
+	})
+	return found
+}
+
+func keyList(m map[string]string) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	return strings.Join(slices.Sorted(maps.Keys(m)), ", ")
+}
+
+// resolvePath returns dir, relative to the template file's directory
+// when it is relative.
+func resolvePath(t *typed.Template, dir string) string {
+	if filepath.IsAbs(dir) || t.Path() == "" {
+		return dir
+	}
+	return filepath.Join(filepath.Dir(filepath.FromSlash(t.Path())), dir)
 }

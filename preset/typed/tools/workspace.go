@@ -1,4 +1,4 @@
-package typed
+package tools
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 )
 
@@ -156,13 +155,4 @@ func (w *Workspace) Restore(ctx context.Context, snapshot any) error {
 		}
 	}
 	return nil
-}
-
-// resolvePath returns dir, relative to the template file's directory
-// when it is relative.
-func (t *Template) resolvePath(dir string) string {
-	if filepath.IsAbs(dir) || t.path == "" {
-		return dir
-	}
-	return filepath.Join(filepath.Dir(filepath.FromSlash(t.path)), dir)
 }
