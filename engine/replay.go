@@ -57,6 +57,26 @@ func (e *Engine) ReplayEach(ctx context.Context, c *catalog.Catalog, l *audit.Lo
 	return audit.ReplayEach(ctx, l, q, rebuild, fn)
 }
 
+// ReplayStore is ReplayEach for the records q selects in any audit store
+// (a Log, or a database of package auditdb), named name in messages. The
+// store's chain is checked, with the signatures when catalog c's
+// tessera.yaml names a key (log_key_env) or s is a Log with a Key.
+func (e *Engine) ReplayStore(ctx context.Context, c *catalog.Catalog, s audit.Store, name string, q audit.Query, fn func(audit.Verdict) error) (*audit.Report, error) {
+	rebuild, err := e.rebuilder(c)
+	if err != nil {
+		return nil, err
+	}
+	var key []byte
+	if l, ok := s.(*audit.Log); !ok || l.Key == nil {
+		if c != nil {
+			if key, err = c.LogKey(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return audit.ReplayStore(ctx, s, name, key, q, rebuild, fn)
+}
+
 // KeyedLog returns l with the key of catalog c's log (tessera.yaml's
 // log_key_env) when l has no key of its own and c names one; l itself
 // otherwise. A named key that is not set is an error.

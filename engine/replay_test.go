@@ -139,3 +139,21 @@ func TestCanonicalRecordKeepsNoSecrets(t *testing.T) {
 		t.Error("the canonical preset rebuilt a template record")
 	}
 }
+
+// ReplayStore over a Log gives what Replay gives.
+func TestReplayStoreOfLog(t *testing.T) {
+	_, l := assembleLogged(t, Request{Args: preset.Args{"spec": examplePath("canonical", "v2-example.yaml")}, CorrelationID: "c-1"})
+	e := Engine{Registry: presets.Default()}
+	want, err := e.Replay(context.Background(), nil, l, "c-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []audit.Verdict
+	rep, err := e.ReplayStore(context.Background(), nil, l, l.Path, audit.Query{ID: "c-1"}, func(v audit.Verdict) error {
+		got = append(got, v)
+		return nil
+	})
+	if err != nil || len(got) != 1 || got[0].Status != want.Verdicts[0].Status || got[0].NewHash != want.Verdicts[0].NewHash || rep.Chain.String() != want.Chain.String() {
+		t.Fatalf("ReplayStore %+v %+v %v, Replay %+v", got, rep, err, want)
+	}
+}
