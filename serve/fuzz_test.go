@@ -1,0 +1,156 @@
+package serve
+
+import (
+	"encoding/json"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tessera-dev/tessera/serve/registry"
+)
+
+func FuzzParsePromptPath(f *testing.F) {
+	for _, s := range []string{"pm_discovery.v1%2Fpgc", "a/b", "a%2Fb/versions/3", "..%2Fx", "x/versions/01", "%zz", "a%00", "specs%2Fsupport-ticket/versions/1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := parsePromptPath(s)
+		if err != nil {
+			return
+		}
+		if err := checkName(p.Name); err != nil {
+			t.Fatalf("%q gave name %q, which checkName refuses: %v", s, p.Name, err)
+		}
+		for _, el := range strings.Split(p.Name, "/") {
+			if el == ".." || el == "." || el == "" {
+				t.Fatalf("%q gave name %q with element %q", s, p.Name, el)
+			}
+		}
+		if p.Version < 0 {
+			t.Fatalf("%q gave version %d", s, p.Version)
+		}
+		// The name escaped again parses to itself.
+		back := url.PathEscape(p.Name)
+		if p.Version > 0 {
+			back += "/versions/" + itoa(p.Version)
+		}
+		if q, err := parsePromptPath(back); err != nil || q != p {
+			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, p, back, q, err)
+		}
+	})
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func FuzzParseListQuery(f *testing.F) {
+	for _, s := range []string{"", "page=2&limit=10", "name=a%2Fb&label=production&tag=template", "fromUpdatedAt=2026-01-01T00:00:00Z", "limit=0", "page=-1", "label=A"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := url.ParseQuery(s)
+		if err != nil {
+			return
+		}
+		q, err := parseListQuery(v)
+		if err != nil {
+			return
+		}
+		if q.Page < 1 || q.Limit < 1 || q.Limit > maxLimit {
+			t.Fatalf("%q: page %d, limit %d", s, q.Page, q.Limit)
+		}
+		if q.Name != "" && checkName(q.Name) != nil {
+			t.Fatalf("%q: name %q", s, q.Name)
+		}
+	})
+}
+
+func FuzzParseSelector(f *testing.F) {
+	f.Add("production", "", "")
+	f.Add("", "3", "")
+	f.Add("", "", "abcdef1")
+	f.Add("feature/x", "", "")
+	f.Fuzz(func(t *testing.T, label, version, commit string) {
+		s, err := parseSelector(label, version, commit)
+		if err != nil {
+			return
+		}
+		n := 0
+		if s.Label != "" {
+			n++
+			if checkLabelOrBranch(s.Label) != nil || strings.Contains(s.Label, "..") {
+				t.Fatalf("label %q accepted", s.Label)
+			}
+		}
+		if s.Version != 0 {
+			n++
+		}
+		if s.Commit != "" {
+			n++
+		}
+		if n != 1 {
+			t.Fatalf("%q %q %q selects by %d things: %+v", label, version, commit, n, s)
+		}
+	})
+}
+
+func FuzzParsePatchBody(f *testing.F) {
+	for _, s := range []string{`{"newLabels":["production"]}`, `{"removeLabels":["staging"],"reason":"x"}`, `{"newLabels":["latest"]}`, `{"newLabels":["a"],"removeLabels":["a"]}`, `{}`, `[]`, `{"newLabels":["a"]} {}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := parsePatchBody(data)
+		if err != nil {
+			return
+		}
+		for _, l := range append(append([]string{}, b.NewLabels...), b.RemoveLabels...) {
+			if registry.CheckLabel(l) != nil || l == registry.Latest {
+				t.Fatalf("%q: label %q accepted", data, l)
+			}
+		}
+		again, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := parsePatchBody(again)
+		if err != nil || !reflect.DeepEqual(b, c) {
+			t.Fatalf("%q -> %s -> %+v, %v", data, again, c, err)
+		}
+	})
+}
+
+func FuzzParseRenderBody(f *testing.F) {
+	for _, s := range []string{`{"name":"pm_discovery.v1/pgc"}`, `{"name":"a","label":"staging"}`, `{"name":"a","version":2,"commit":"abcdef1"}`, `{"name":"../a"}`, `{"name":"a","variables":{"x":"y"}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, sel, err := parseRenderBody(data)
+		if err != nil {
+			return
+		}
+		if checkName(b.Name) != nil {
+			t.Fatalf("%q: name %q accepted", data, b.Name)
+		}
+		if sel.Label == "" && sel.Version == 0 && sel.Commit == "" {
+			t.Fatalf("%q: selects nothing", data)
+		}
+	})
+}
+
+func FuzzUnifiedDiff(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nB\nc\n")
+	f.Add("", "x")
+	f.Add("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", "1\n2\nthree\n4\n5\n6\n7\n8\nnine\n10")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		d := unifiedDiff("a", "b", a, b)
+		if (d == "") != (a == b) {
+			t.Fatalf("diff of %q and %q is %q", a, b, d)
+		}
+		if d != unifiedDiff("a", "b", a, b) {
+			t.Fatal("not deterministic")
+		}
+	})
+}
