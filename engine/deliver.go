@@ -99,7 +99,10 @@ func (r *Result) deliver(d *Delivery, c *catalog.Catalog) error {
 		req.Model = DefaultModel(d.Format)
 	}
 	req.MaxTokens = d.MaxTokens
-	m, known := r.modelCaps(d, c, req.Model)
+	m, known, err := r.modelCaps(d, c, req.Model)
+	if err != nil {
+		return err
+	}
 	if known {
 		if err := checkModel(d.Format, &req, &m); err != nil {
 			return err
@@ -189,8 +192,10 @@ func (r *Result) deliver(d *Delivery, c *catalog.Catalog) error {
 
 // modelCaps returns the row of the capability table for model, and
 // whether it applies to d's format; when it does not, a note says why
-// and the body is encoded without model-specific checks.
-func (r *Result) modelCaps(d *Delivery, c *catalog.Catalog, model string) (provider.Model, bool) {
+// and the body is encoded without model-specific checks. A model the
+// table gives to another provider than d's format is a *ModelError
+// unless d.AllowModelMismatch.
+func (r *Result) modelCaps(d *Delivery, c *catalog.Catalog, model string) (provider.Model, bool, error) {
 	table := d.Models
 	if table == nil && c != nil {
 		table = c.Config().Models
@@ -202,12 +207,19 @@ func (r *Result) modelCaps(d *Delivery, c *catalog.Catalog, model string) (provi
 	switch {
 	case !ok:
 		r.Notes = append(r.Notes, fmt.Sprintf("note: model %s is not in Tessera's model table: the body is encoded as asked, without checking what the model accepts; describe it under models: in tessera.yaml to check it (docs/PROVIDERS.md)", model))
-		return m, false
+		return m, false, nil
+	case m.Provider != provider.ProviderOf(d.Format) && !d.AllowModelMismatch:
+		where := ""
+		if m.Source != "" && m.Source != "built-in" {
+			where = " (" + m.Source + ")"
+		}
+		return m, false, &ModelError{Err: fmt.Errorf("%s is %s model%s, and --provider %s asks for %s body: name %s model (such as %s), or add --allow-model-mismatch to send %s in this body anyway",
+			model, article(m.Provider), where, d.Format, article(provider.ProviderOf(d.Format)), article(provider.ProviderOf(d.Format)), DefaultModel(d.Format), model)}
 	case m.Provider != provider.ProviderOf(d.Format):
 		r.Notes = append(r.Notes, fmt.Sprintf("note: %s is %s model and the body is for %s: the body is encoded as asked, without checking what the model accepts", model, article(m.Provider), d.Format))
-		return m, false
+		return m, false, nil
 	}
-	return m, true
+	return m, true, nil
 }
 
 func article(p string) string {

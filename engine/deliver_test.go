@@ -102,7 +102,9 @@ func TestDeliverRules(t *testing.T) {
 		{name: "the default Gemini model takes both", f: provider.Gemini, shape: both},
 		// Models the table does not know, or knows for another API.
 		{name: "unknown model", f: provider.Anthropic, model: "claude-opus-4-9", shape: both, notes: []string{"note: model claude-opus-4-9 is not in Tessera's model table: the body is encoded as asked, without checking what the model accepts; describe it under models: in tessera.yaml to check it (docs/PROVIDERS.md)"}, strict: true},
-		{name: "another provider's model", f: provider.OpenAIChat, model: "claude-3-haiku", shape: output, notes: []string{"note: claude-3-haiku is an Anthropic model and the body is for openai: the body is encoded as asked, without checking what the model accepts"}},
+		{name: "another provider's model", f: provider.OpenAIChat, model: "claude-3-haiku", shape: output, err: "--model: claude-3-haiku is an Anthropic model, and --provider openai asks for an OpenAI body: name an OpenAI model (such as gpt-4o), or add --allow-model-mismatch to send claude-3-haiku in this body anyway"},
+		{name: "another provider's model, for Gemini", f: provider.Gemini, model: "gpt-4o", shape: plain, err: "--model: gpt-4o is an OpenAI model, and --provider gemini asks for a Gemini body: name a Gemini model (such as gemini-3.5-flash)"},
+		{name: "another provider's model, allowed", f: provider.OpenAIChat, model: "claude-3-haiku", shape: output, d: Delivery{AllowModelMismatch: true}, body: `"model":"claude-3-haiku"`, notes: []string{"note: claude-3-haiku is an Anthropic model and the body is for openai: the body is encoded as asked, without checking what the model accepts"}},
 		{name: "no tokenizer at all", f: provider.OpenAIChat, model: "llama-3.1-70b", shape: plain, body: `"model":"llama-3.1-70b"`, notes: []string{
 			"note: model llama-3.1-70b is not in Tessera's model table: the body is encoded as asked, without checking what the model accepts; describe it under models: in tessera.yaml to check it (docs/PROVIDERS.md)",
 			"note: no tokenizer is known for llama-3.1-70b: the stable prefix is counted with " + DefaultModel(provider.OpenAIChat) + "'s (o200k_base)",
@@ -209,8 +211,12 @@ func TestDeliverModelsOverride(t *testing.T) {
 		t.Errorf("a corrected maximum: %v %s", err, res.Body)
 	}
 	res = plain.result(false)
-	if err := res.deliver(&Delivery{Format: provider.OpenAIChat, Model: "gpt-4o", Models: tab}, nil); err != nil || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "gpt-4o is an Anthropic model") {
-		t.Errorf("a corrected provider: %v %q", err, res.Notes)
+	if err := res.deliver(&Delivery{Format: provider.OpenAIChat, Model: "gpt-4o", Models: tab}, nil); err == nil || !strings.Contains(err.Error(), "gpt-4o is an Anthropic model (tessera.yaml:10), and --provider openai asks for an OpenAI body") {
+		t.Errorf("a corrected provider: %v", err)
+	}
+	res = plain.result(false)
+	if err := res.deliver(&Delivery{Format: provider.OpenAIChat, Model: "gpt-4o", Models: tab, AllowModelMismatch: true}, nil); err != nil || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "gpt-4o is an Anthropic model") {
+		t.Errorf("a corrected provider, allowed: %v %q", err, res.Notes)
 	}
 }
 

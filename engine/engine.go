@@ -142,6 +142,11 @@ type Delivery struct {
 	// nil means the catalog's (tessera.yaml's models: over the built-in
 	// table), else provider.BuiltinModels().
 	Models *provider.ModelTable
+	// AllowModelMismatch sends a model the capability table gives to
+	// another provider than Format's (through a proxy that serves it
+	// under Format's API, say), with a note and without the model's
+	// checks. Without it, such a model is a *ModelError.
+	AllowModelMismatch bool
 }
 
 // DefaultModel is the model a request body names when none is given: one
@@ -530,7 +535,9 @@ func (e *BudgetError) Error() string {
 	return fmt.Sprintf("--budget %d and --reserve %d: the budget must be positive and larger than the reserve", e.Context, e.Reserve)
 }
 
-// ModelError is a model name no counter is known for.
+// ModelError is a model name that cannot be used: no counter is known
+// for it, or the capability table gives it to another provider than the
+// request body's (see Delivery.AllowModelMismatch).
 type ModelError struct{ Err error }
 
 func (e *ModelError) Error() string { return "--model: " + e.Err.Error() }

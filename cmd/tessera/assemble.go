@@ -27,6 +27,7 @@ type assembleOpts struct {
 	provider, systemRole   string
 	cacheBreakpoints       bool
 	strictify              bool
+	allowModelMismatch     bool
 }
 
 func (a *app) assembleCmd() *cobra.Command {
@@ -103,6 +104,7 @@ func sharedAssembleFlags(f *pflag.FlagSet, o *assembleOpts) {
 	f.StringVar(&o.systemRole, "system-role", "developer", "with --provider openai or openai-responses: the system-side message's role, developer or system")
 	f.BoolVar(&o.cacheBreakpoints, "cache-breakpoints", false, "with --provider anthropic: mark the end of the stable prefix with cache_control breakpoints")
 	f.BoolVar(&o.strictify, "strictify", false, "with --provider: make the output and tool schemas strict-mode compatible where that can be done")
+	f.BoolVar(&o.allowModelMismatch, "allow-model-mismatch", false, "with --provider: send a --model of another provider (through a proxy that serves it under this API, say); without it, that is an error")
 }
 
 // formatNames lists the --provider names.
@@ -162,12 +164,14 @@ func (a *app) assembleWith(cmd *cobra.Command, o *assembleOpts, p preset.Preset,
 		if o.systemRole != "developer" && o.systemRole != "system" {
 			return fmt.Errorf("--system-role %q: use developer or system", o.systemRole)
 		}
-		req.Delivery = &engine.Delivery{Format: f, Model: o.model, SystemRole: o.systemRole, CacheBreakpoints: o.cacheBreakpoints, Strictify: o.strictify}
+		req.Delivery = &engine.Delivery{Format: f, Model: o.model, SystemRole: o.systemRole, CacheBreakpoints: o.cacheBreakpoints, Strictify: o.strictify, AllowModelMismatch: o.allowModelMismatch}
 		if o.reserve > 0 {
 			req.Delivery.MaxTokens = o.reserve
 		}
 	} else if o.cacheBreakpoints || o.strictify || flags.Changed("system-role") {
 		return errors.New("--system-role, --cache-breakpoints and --strictify need --provider")
+	} else if o.allowModelMismatch {
+		return errors.New("--allow-model-mismatch needs --provider: it allows a --model of another provider in the request body")
 	}
 	if o.correlationID != "" {
 		if err := audit.CheckCorrelationID(o.correlationID); err != nil {
