@@ -17,7 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/tessera-dev/tessera/serve"
-	"github.com/tessera-dev/tessera/serve/internal/gittest"
+	"github.com/tessera-dev/tessera/serve/gittest"
 	"github.com/tessera-dev/tessera/serve/registry"
 )
 

@@ -99,6 +99,7 @@ node in CI.`,
 	root.AddCommand(a.agentCmd())
 	root.AddCommand(a.parseCmd(), a.overridesCmd())
 	root.AddCommand(a.layeredCmd())
+	root.AddCommand(a.serveCmd())
 	root.AddCommand(a.completionCmd())
 	finishHelp(root)
 	return root

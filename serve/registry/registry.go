@@ -396,6 +396,9 @@ func (r *Registry) firstParents(ctx context.Context, head plumbing.Hash, prev *S
 			return out, true, nil
 		}
 		c, err := r.repo.CommitObject(h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) && len(rev) > 0 {
+			break // a shallow clone: the history starts at its boundary
+		}
 		if err != nil {
 			return nil, false, fmt.Errorf("reading commit %s: %w", h, err)
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/presets"
-	"github.com/tessera-dev/tessera/serve/internal/gittest"
+	"github.com/tessera-dev/tessera/serve/gittest"
 	"github.com/tessera-dev/tessera/serve/registry"
 )
 

@@ -1,6 +1,7 @@
-// Package gittest makes Git repositories for the registry's tests with
-// go-git: a work tree in a temporary directory holding a copy of a
-// catalog, commits with fixed times, and refs.
+// Package gittest makes Git repositories for tests of the registry and of
+// programs that serve one, with go-git and no git binary: a work tree in a
+// temporary directory holding a copy of a catalog, commits with fixed
+// times, branches, tags and refs.
 package gittest
 
 import (

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tessera-dev/tessera/serve"
+)
+
+// serveOpts are serve's flags.
+type serveOpts struct {
+	addr      string
+	branch    string
+	poll      time.Duration
+	protected []string
+	cacheSize int
+	shutdown  time.Duration
+	check     bool
+}
+
+// serveEnv maps each flag to the environment variable that sets it when
+// the flag is not given.
+var serveEnv = map[string]string{
+	"addr":             "TESSERA_ADDR",
+	"branch":           "TESSERA_BRANCH",
+	"poll":             "TESSERA_POLL_INTERVAL",
+	"protected-labels": "TESSERA_PROTECTED_LABELS",
+	"cache-size":       "TESSERA_CACHE_SIZE",
+	"shutdown-timeout": "TESSERA_SHUTDOWN_TIMEOUT",
+}
+
+func (a *app) serveCmd() *cobra.Command {
+	var o serveOpts
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the catalog's prompts over HTTP from its Git history, through Langfuse's prompt API",
+		Long: `Serve the prompts of the catalog at --root, a directory in a Git work
+tree, over HTTP. Git is the source of truth: a prompt is a compile unit,
+named as compile names it without .txt; version n of a prompt is the n-th
+first-parent commit of the default branch that changed its assembled
+text; a label is a Git ref (refs/tessera/prompts/<prompt>/labels/<label>,
+refs/tessera/labels/<label>, a tag or a branch), and "latest" is the
+default branch's head. The repository is read with no git binary, again
+every --poll and on POST /api/tessera/v1/refresh.
+
+The API is Langfuse's (GET /api/public/v2/prompts/{name}, the list, and
+PATCH .../versions/{version} to move or remove labels), so Langfuse's
+clients work unchanged, plus Tessera's own: fetch by hash, render with an
+audit record, replay, diff and the history of label moves. docs/SERVE.md
+describes every endpoint.
+
+Every endpoint but /healthz and /readyz needs HTTP Basic auth with a
+public key and its secret key; TESSERA_PUBLIC_KEY and TESSERA_SECRET_KEY
+give the first admin pair. TESSERA_REFRESH_SECRET lets a forge's webhook
+refresh without a key. Keys, label history and audit records are kept in
+memory for now: they are lost when the server stops.
+
+Each flag may be set by an environment variable instead (the flag wins):
+TESSERA_ADDR, TESSERA_BRANCH, TESSERA_POLL_INTERVAL,
+TESSERA_PROTECTED_LABELS, TESSERA_CACHE_SIZE, TESSERA_SHUTDOWN_TIMEOUT.
+
+SIGTERM or SIGINT stops the server once the requests in flight are
+answered (at most --shutdown-timeout).`,
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{"exit1": "the repository could not be opened or read (with --check), or the\n     server could not listen or stop cleanly"},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := serveFromEnv(cmd.Flags()); err != nil {
+				return err
+			}
+			return a.serve(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", "127.0.0.1:3000", "`HOST:PORT` to listen on; port 0 picks a free one")
+	f.StringVar(&o.branch, "branch", "", "the default branch, whose history numbers the versions (default: the branch HEAD names)")
+	f.DurationVar(&o.poll, "poll", 30*time.Second, "how often the repository is read again; 0 reads it only on POST /api/tessera/v1/refresh")
+	f.StringSliceVar(&o.protected, "protected-labels", nil, "labels only an admin key may move or remove, comma-separated")
+	f.IntVar(&o.cacheSize, "cache-size", 64, "how many built catalogs (one per distinct catalog tree) are kept in memory")
+	f.DurationVar(&o.shutdown, "shutdown-timeout", 30*time.Second, "how long a stopping server waits for the requests in flight")
+	f.BoolVar(&o.check, "check", false, "read the repository once, print what would be served, and exit: 1 if it cannot be read")
+	return cmd
+}
+
+// serveFromEnv sets each flag not given on the command line from its
+// environment variable.
+func serveFromEnv(fs *pflag.FlagSet) error {
+	for flag, env := range serveEnv {
+		v, ok := os.LookupEnv(env)
+		if !ok || fs.Changed(flag) {
+			continue
+		}
+		if err := fs.Set(flag, strings.TrimSpace(v)); err != nil {
+			return fmt.Errorf("$%s (for --%s): %v", env, flag, err)
+		}
+	}
+	return nil
+}
+
+func (a *app) serve(ctx context.Context, o serveOpts) error {
+	dir := a.root
+	if dir == "" {
+		found, err := findRoot()
+		if err != nil {
+			return failure{err}
+		}
+		dir = found
+	}
+	if o.poll < 0 {
+		return fmt.Errorf("--poll %s: give a positive interval, or 0 for none", o.poll)
+	}
+	poll := o.poll
+	if poll == 0 {
+		poll = -1 // serve.Config: negative turns polling off
+	}
+	log := slog.New(slog.NewTextHandler(a.stderr, nil))
+	srv, err := serve.New(ctx, serve.Config{
+		Root: dir, Branch: o.branch, PollInterval: poll, ProtectedLabels: o.protected, CacheSize: o.cacheSize,
+		RefreshSecret:  os.Getenv("TESSERA_REFRESH_SECRET"),
+		AdminPublicKey: os.Getenv("TESSERA_PUBLIC_KEY"), AdminSecretKey: os.Getenv("TESSERA_SECRET_KEY"),
+		Logger: log, Engine: a.engine,
+	})
+	if err != nil {
+		return failure{err}
+	}
+	defer srv.Close()
+	st := srv.Registry().State()
+	if o.check {
+		if st == nil {
+			return failure{errors.New("the registry could not be read: see the error above")}
+		}
+		versions := 0
+		for _, vs := range st.Versions {
+			versions += len(vs)
+		}
+		fmt.Fprintf(a.stdout, "%d prompts, %d versions, %d commits on %s; head %s\n", len(st.Names), versions, len(st.Chain), srv.Registry().Branch(), st.Head)
+		for _, name := range st.Names {
+			vs := st.Versions[name]
+			fmt.Fprintf(a.stdout, "  %s: version %d (%s)\n", name, vs[len(vs)-1].Number, vs[len(vs)-1].Hash[:12])
+		}
+		return nil
+	}
+	if os.Getenv("TESSERA_PUBLIC_KEY") == "" {
+		fmt.Fprintln(a.stderr, "tessera serve: warning: no key pair: set TESSERA_PUBLIC_KEY and TESSERA_SECRET_KEY, or every authenticated endpoint refuses")
+	}
+	return serveHTTP(ctx, o, srv, a.stderr)
+}
+
+// serveHTTP listens on o.addr until ctx ends or SIGTERM or SIGINT comes,
+// then shuts down gracefully.
+func serveHTTP(ctx context.Context, o serveOpts, srv *serve.Server, stderr interface{ Write([]byte) (int, error) }) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return failure{fmt.Errorf("--addr %s: %w", o.addr, err)}
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	fmt.Fprintf(stderr, "tessera serve: listening on http://%s\n", ln.Addr())
+	select {
+	case err := <-done:
+		return failure{fmt.Errorf("serving on %s: %w", ln.Addr(), err)}
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stderr, "tessera serve: stopping: finishing the requests in flight")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.shutdown)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return failure{fmt.Errorf("stopping: %w (requests still in flight after --shutdown-timeout %s)", err, o.shutdown)}
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return failure{err}
+	}
+	fmt.Fprintln(stderr, "tessera serve: stopped")
+	return nil
+}
