@@ -12,10 +12,10 @@ import (
 
 func FuzzParsePromptPath(f *testing.F) {
 	for _, s := range []string{"pm_discovery.v1%2Fpgc", "a/b", "a%2Fb/versions/3", "..%2Fx", "x/versions/01", "%zz", "a%00", "specs%2Fsupport-ticket/versions/1"} {
-		f.Add(s)
+		f.Add(s, strings.Contains(s, "/versions/"))
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		p, err := parsePromptPath(s)
+	f.Fuzz(func(t *testing.T, s string, patch bool) {
+		p, err := parsePromptPath(s, patch)
 		if err != nil {
 			return
 		}
@@ -27,15 +27,15 @@ func FuzzParsePromptPath(f *testing.F) {
 				t.Fatalf("%q gave name %q with element %q", s, p.Name, el)
 			}
 		}
-		if p.Version < 0 {
-			t.Fatalf("%q gave version %d", s, p.Version)
+		if (p.Version > 0) != patch {
+			t.Fatalf("%q (patch %v) gave version %d", s, patch, p.Version)
 		}
 		// The name escaped again parses to itself.
 		back := url.PathEscape(p.Name)
 		if p.Version > 0 {
 			back += "/versions/" + itoa(p.Version)
 		}
-		if q, err := parsePromptPath(back); err != nil || q != p {
+		if q, err := parsePromptPath(back, patch); err != nil || q != p {
 			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, p, back, q, err)
 		}
 	})

@@ -47,20 +47,25 @@ type promptPath struct {
 }
 
 // parsePromptPath parses the escaped path after "/api/public/v2/prompts/":
-// "{name}" or "{name}/versions/{version}", the name URL-encoded
-// ("pm_discovery.v1%2Fpgc") as Langfuse's clients send it. A name sent
-// with its slashes unencoded is accepted too, unless it ends in
-// "/versions/{n}".
-func parsePromptPath(escaped string) (promptPath, error) {
+// "{name}", or for a PATCH "{name}/versions/{version}" (or ".../version/
+// {version}", as older Langfuse servers spelled it). The name comes
+// URL-encoded ("pm_discovery.v1%2Fpgc"), as Langfuse's clients send it, or
+// with its slashes unencoded, as Langfuse's server also accepts.
+func parsePromptPath(escaped string, patch bool) (promptPath, error) {
 	var p promptPath
 	rest := escaped
-	if i := strings.LastIndex(rest, "/versions/"); i >= 0 {
-		n := rest[i+len("/versions/"):]
+	if patch {
+		i := strings.LastIndex(rest, "/")
+		j := strings.LastIndex(rest[:max(i, 0)], "/")
+		if i < 0 || j < 0 || (rest[j+1:i] != "versions" && rest[j+1:i] != "version") {
+			return p, errors.New("PATCH needs a version: /api/public/v2/prompts/{name}/versions/{version}")
+		}
+		n := rest[i+1:]
 		v, err := strconv.Atoi(n)
 		if err != nil || v < 1 || n != strconv.Itoa(v) {
 			return p, fmt.Errorf("version %q is not a whole number from 1", n)
 		}
-		p.Version, rest = v, rest[:i]
+		p.Version, rest = v, rest[:j]
 	}
 	name, err := url.PathUnescape(rest)
 	if err != nil {

@@ -167,8 +167,6 @@ type listItem struct {
 	Tags          []string       `json:"tags"`
 	LastUpdatedAt string         `json:"lastUpdatedAt"`
 	LastConfig    map[string]any `json:"lastConfig"`
-
-	lastUpdated time.Time
 }
 
 // listPrompts serves GET /api/public/v2/prompts, sorted by name.
@@ -191,10 +189,24 @@ func (s *Server) listPrompts(w http.ResponseWriter, r *http.Request) {
 		if q.Name != "" && name != q.Name {
 			continue
 		}
-		vs := st.Versions[name]
-		last := vs[len(vs)-1]
-		it := listItem{Name: name, Type: "text", Versions: make([]int, len(vs)), Labels: []string{}, Tags: []string{}, LastUpdatedAt: last.Time.Format(time.RFC3339), lastUpdated: last.Time}
-		for i, v := range vs {
+		// Langfuse filters versions, then lists the prompts that have
+		// one left.
+		var match []registry.Version
+		for _, v := range st.Versions[name] {
+			if !q.From.IsZero() && v.Time.Before(q.From) || !q.To.IsZero() && !v.Time.Before(q.To) {
+				continue
+			}
+			if q.Label != "" && !slices.Contains(s.reg.Labels(st, name, v.Number), q.Label) {
+				continue
+			}
+			match = append(match, v)
+		}
+		if len(match) == 0 {
+			continue
+		}
+		last := match[len(match)-1]
+		it := listItem{Name: name, Type: "text", Versions: make([]int, len(match)), Labels: []string{}, Tags: []string{}, LastUpdatedAt: last.Time.Format(time.RFC3339)}
+		for i, v := range match {
 			it.Versions[i] = v.Number
 			for _, l := range s.reg.Labels(st, name, v.Number) {
 				if !slices.Contains(it.Labels, l) {
@@ -219,13 +231,7 @@ func (s *Server) listPrompts(w http.ResponseWriter, r *http.Request) {
 				it.Type = "chat"
 			}
 		}
-		if q.Label != "" && !slices.Contains(it.Labels, q.Label) {
-			continue
-		}
 		if q.Tag != "" && !slices.Contains(it.Tags, q.Tag) {
-			continue
-		}
-		if !q.From.IsZero() && it.lastUpdated.Before(q.From) || !q.To.IsZero() && !it.lastUpdated.Before(q.To) {
 			continue
 		}
 		items = append(items, it)

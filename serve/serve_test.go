@@ -271,8 +271,13 @@ func TestList(t *testing.T) {
 	}
 	var later list
 	f.get("/api/public/v2/prompts?fromUpdatedAt=2026-01-01T12:01:00Z", &later)
-	if later.Meta.TotalItems != 2 { // pgc and review read the changed context
+	if later.Meta.TotalItems != 2 || len(later.Data[0].Versions) != 2 { // pgc and review read the changed context
 		t.Errorf("fromUpdatedAt: %+v", later)
+	}
+	var earlier list
+	f.get("/api/public/v2/prompts?name="+url.QueryEscape(pgc)+"&toUpdatedAt=2026-01-01T12:01:00Z", &earlier)
+	if earlier.Meta.TotalItems != 1 || len(earlier.Data[0].Versions) != 1 {
+		t.Errorf("toUpdatedAt: %+v", earlier)
 	}
 	code, _, body := f.do(viewer, "GET", "/api/public/v2/prompts?page=0", nil)
 	f.wantError(code, body, http.StatusBadRequest, "page")
@@ -342,6 +347,17 @@ func TestPatchLabels(t *testing.T) {
 	want := "staging:3>0:pk-member:done production:0>2:pk-admin: staging:2>3:pk-member: staging:0>2:pk-member:try it"
 	if strings.Join(got, " ") != want {
 		t.Errorf("history:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	// The name unencoded and "version" singular, as older servers spelled
+	// it, work too.
+	code, _, body = f.do(member, "PATCH", "/api/public/v2/prompts/"+pgc+"/version/1", map[string]any{"newLabels": []string{"old"}})
+	if code != 200 {
+		t.Errorf("PATCH .../version/1: %d %s", code, body)
+	}
+	var l struct{ Data []struct{ Versions []int } }
+	f.get("/api/public/v2/prompts?label=old", &l)
+	if len(l.Data) != 1 || len(l.Data[0].Versions) != 1 || l.Data[0].Versions[0] != 1 {
+		t.Errorf("list by label old: %+v", l)
 	}
 	// Writes Git owns.
 	for _, m := range []string{"POST", "DELETE"} {
@@ -505,6 +521,7 @@ func TestBadInput(t *testing.T) {
 		{"PATCH", promptPath(pgc) + "/versions/1", "{", 400, "not a JSON object"},
 		{"PATCH", promptPath(pgc) + "/versions/1", `{"newLabels":["a"],"extra":1}`, 400, "unknown field"},
 		{"PATCH", promptPath(pgc) + "/versions/x", `{}`, 400, "whole number"},
+		{"PATCH", promptPath(pgc), `{}`, 400, "PATCH needs a version"},
 		{"PATCH", promptPath(pgc) + "/versions/1", strings.Repeat(" ", serve.MaxBodyBytes+1), 413, "over"},
 		{"POST", "/api/tessera/v1/render", strings.Repeat(" ", serve.MaxBodyBytes+1), 413, "over"},
 		{"POST", "/api/tessera/v1/render", `{"name":"../x"}`, 400, "not a relative path"},

@@ -324,7 +324,7 @@ func (s *Server) webhookAllowed(r *http.Request, body []byte) bool {
 
 // methodNotAllowed answers 405 for writes Git owns.
 func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Allow", "GET")
+	w.Header().Set("Allow", "GET, PATCH")
 	fail(w, http.StatusMethodNotAllowed, "%s is not supported: Git is the source of truth, so prompts and versions are made by commits; labels move with PATCH /api/public/v2/prompts/{name}/versions/{version}", r.Method)
 }
 
@@ -356,22 +356,22 @@ func (s *Server) routes() http.Handler {
 // the escaped path, so that a name's encoded slashes stay in the name.
 func (s *Server) promptRoute(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.EscapedPath(), "/api/public/v2/prompts/")
-	p, err := parsePromptPath(rest)
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPatch:
+	default:
+		methodNotAllowed(w, r)
+		return
+	}
+	p, err := parsePromptPath(rest, r.Method == http.MethodPatch)
 	if err != nil {
 		fail(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	switch {
-	case p.Version > 0 && r.Method == http.MethodPatch:
+	if r.Method == http.MethodPatch {
 		s.authed(RoleMember, func(w http.ResponseWriter, r *http.Request) { s.patchLabels(w, r, p) })(w, r)
-	case p.Version == 0 && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-		s.authed(RoleViewer, func(w http.ResponseWriter, r *http.Request) { s.getPrompt(w, r, p.Name) })(w, r)
-	case p.Version > 0:
-		w.Header().Set("Allow", "PATCH")
-		fail(w, http.StatusMethodNotAllowed, "%s is not supported on a version: Git is the source of truth; PATCH moves its labels", r.Method)
-	default:
-		methodNotAllowed(w, r)
+		return
 	}
+	s.authed(RoleViewer, func(w http.ResponseWriter, r *http.Request) { s.getPrompt(w, r, p.Name) })(w, r)
 }
 
 // historyRoute serves /api/tessera/v1/prompts/{name}/labels/history.

@@ -91,13 +91,19 @@ type Store interface {
 	Authenticate(ctx context.Context, public, secret string) (Key, error)
 }
 
-// MemStore is a Store in memory, for one process and for tests.
+// MemStore is a Store in memory, for one process and for tests. It keeps
+// at most the newest 110% of MaxRecords audit records, so that a long-running server's
+// memory stays bounded; everything is lost when the process ends.
 type MemStore struct {
 	mu      sync.RWMutex
 	records map[string]*audit.Record
+	order   []string // record ids, oldest first
 	moves   []LabelMove
 	keys    map[string]memKey
 }
+
+// MaxRecords is how many audit records a MemStore keeps.
+const MaxRecords = 100_000
 
 type memKey struct {
 	hash [sha256.Size]byte
@@ -121,7 +127,18 @@ func (s *MemStore) Append(ctx context.Context, recs ...*audit.Record) error {
 		if r == nil || r.CorrelationID == "" {
 			return errors.New("memstore: a record without a correlation id")
 		}
+		if _, ok := s.records[r.CorrelationID]; !ok {
+			s.order = append(s.order, r.CorrelationID)
+		}
 		s.records[r.CorrelationID] = r
+	}
+	// Trimmed a tenth at a time, so that a full store does not copy its
+	// index on every append.
+	if n := len(s.order) - MaxRecords; n > MaxRecords/10 {
+		for _, id := range s.order[:n] {
+			delete(s.records, id)
+		}
+		s.order = append(s.order[:0], s.order[n:]...)
 	}
 	return nil
 }
