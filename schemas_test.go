@@ -1,8 +1,11 @@
 package tessera_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tessera-dev/tessera/catalog"
@@ -19,11 +22,31 @@ import (
 // format as its decoder generates it (regenerate with -update, never by
 // hand), and that every example file of that format is valid under it.
 func TestSchemas(t *testing.T) {
-	for _, f := range []struct {
-		file     string
-		schema   []byte
-		examples []string
-	}{
+	for _, f := range schemaFormats(t) {
+		t.Run(f.file, func(t *testing.T) {
+			golden.Compare(t, filepath.Join("schemas", f.file), f.schema, *updateImports)
+			s, err := output.Compile(f.file, f.schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ex := range f.examples {
+				checkExample(t, s, f.file, ex)
+			}
+		})
+	}
+}
+
+// schemaFile is a file format's JSON Schema: its file under schemas/, the
+// schema as the format's decoder generates it, and the files of that
+// format that the repository ships.
+type schemaFile struct {
+	file     string
+	schema   []byte
+	examples []string
+}
+
+func schemaFormats(t *testing.T) []schemaFile {
+	return []schemaFile{
 		{"tessera.schema.json", catalog.JSONSchema(), []string{"examples/tessera.yaml"}},
 		{"canonical-spec.schema.json", canonical.JSONSchema(), glob(t, "examples/canonical/*.yaml")},
 		{"typed-template.schema.json", typed.JSONSchema(), glob(t, "examples/typed/*.yaml")},
@@ -33,27 +56,109 @@ func TestSchemas(t *testing.T) {
 		{"agent-replanner.schema.json", agent.JSONSchema(agent.Replanner), []string{"preset/agent/defaults/replanner.yaml"}},
 		{"agent-extractor.schema.json", agent.JSONSchema(agent.Extractor), []string{"preset/agent/defaults/extractor.yaml"}},
 		{"agent-verifier.schema.json", agent.JSONSchema(agent.Verifier), []string{"preset/agent/defaults/verifier.yaml"}},
-	} {
-		t.Run(f.file, func(t *testing.T) {
-			golden.Compare(t, filepath.Join("schemas", f.file), f.schema, *updateImports)
-			s, err := output.Compile(f.file, f.schema)
-			if err != nil {
-				t.Fatal(err)
+	}
+}
+
+// checkExample reports each way the YAML file ex is not valid under s,
+// the schema of the file name under schemas/.
+func checkExample(t *testing.T, s *output.Schema, name, ex string) {
+	t.Helper()
+	data, err := os.ReadFile(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := yamldoc.ToJSON(ex, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range s.Check(doc) {
+		t.Errorf("%s is not valid under %s: %s", ex, name, p)
+	}
+}
+
+// modeline is how a YAML file names its schema for an editor with the
+// YAML language server, on its first line.
+const modeline = "# yaml-language-server: $schema="
+
+// examplesWithoutSchema are the YAML files under examples/ that do not
+// name a schema on their first line, each with the reason.
+var examplesWithoutSchema = map[string]string{
+	"examples/agent/state.yaml":                 "a task state is any YAML mapping",
+	"examples/agent/subtask.yaml":               "schemas/ has no schema of subtask files yet",
+	"examples/layered/context.yaml":             "schemas/ has no schema of layered contexts yet",
+	"examples/typed/params/code-review.yaml":    "a params file's keys are its template's parameters",
+	"examples/typed/overrides/code-review.yaml": "schemas/ has no schema of overrides files yet",
+	// TestSchemas validates it; preset/canonical's tests pin the lines
+	// of its problems, which a first line would move.
+	"examples/canonical/support-ticket.yaml": "its line numbers are pinned by preset/canonical's TestSchemaCheck",
+}
+
+// TestExampleSchemas checks every YAML file under examples/: one whose
+// first line names its schema (a "# yaml-language-server: $schema=" line,
+// a path relative to the file) names a file under schemas/, the one
+// TestSchemas gives its format, and is valid under it; any other is
+// listed, with the reason, in examplesWithoutSchema.
+func TestExampleSchemas(t *testing.T) {
+	formatOf := map[string]string{} // example file -> its format's schema file
+	for _, f := range schemaFormats(t) {
+		for _, ex := range f.examples {
+			formatOf[ex] = f.file
+		}
+	}
+	var files []string
+	err := filepath.WalkDir("examples", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+			files = append(files, filepath.ToSlash(path))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, ex := range files {
+		data, err := os.ReadFile(ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(string(data), "\n")
+		ref, ok := strings.CutPrefix(strings.TrimRight(first, "\r"), modeline)
+		if !ok {
+			if _, listed := examplesWithoutSchema[ex]; !listed {
+				t.Errorf("%s: the first line does not name the file's schema: write %s with the path of its schema under schemas/, relative to the file (or list it in examplesWithoutSchema, with the reason)", ex, modeline)
 			}
-			for _, ex := range f.examples {
-				data, err := os.ReadFile(ex)
-				if err != nil {
-					t.Fatal(err)
-				}
-				doc, err := yamldoc.ToJSON(ex, data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, p := range s.Check(doc) {
-					t.Errorf("%s is not valid under %s: %s", ex, f.file, p)
-				}
-			}
-		})
+			continue
+		}
+		if reason, listed := examplesWithoutSchema[ex]; listed {
+			t.Errorf("%s names its schema, yet examplesWithoutSchema lists it (%s): remove it from the list", ex, reason)
+		}
+		named++
+		path := filepath.ToSlash(filepath.Join(filepath.Dir(ex), strings.TrimSpace(ref)))
+		if dir, name := filepath.Split(path); dir != "schemas/" || !strings.HasSuffix(name, ".schema.json") {
+			t.Errorf("%s:1: the schema %q is %s, not a file under schemas/", ex, ref, path)
+			continue
+		}
+		if want, ok := formatOf[ex]; ok && path != "schemas/"+want {
+			t.Errorf("%s:1: names %s, but it is a file of the format of schemas/%s", ex, path, want)
+		}
+		schema, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%s:1: the schema %q: %v", ex, ref, err)
+			continue
+		}
+		s, err := output.Compile(path, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkExample(t, s, path, ex)
+	}
+	if named == 0 {
+		t.Error("no example file names its schema")
+	}
+	for ex := range examplesWithoutSchema {
+		if !slices.Contains(files, ex) {
+			t.Errorf("examplesWithoutSchema lists %s, which is not a YAML file under examples/: remove it", ex)
+		}
 	}
 }
 

@@ -199,7 +199,7 @@ func TestRolesAndTrust(t *testing.T) {
 func TestMissingValues(t *testing.T) {
 	tpl := parseExample(t)
 	_, err := tpl.Layout(Values{"repo": stringValue("x")}, Options{})
-	want := "typed/code-review.yaml: template review/code-review needs a value for files (list, line 14), diff (string, line 23)"
+	want := "typed/code-review.yaml: template review/code-review needs a value for files (list, line 15), diff (string, line 24)"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
