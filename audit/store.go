@@ -210,3 +210,10 @@ func ReplayStore(ctx context.Context, s Store, name string, key []byte, q Query,
 	}
 	return &Report{Chain: chain}, nil
 }
+
+// VerifyLines checks the chain of the JSON Lines log read from r, named
+// name in errors, as Log.VerifyChain checks a log file, with signatures
+// when key is not nil.
+func VerifyLines(ctx context.Context, r io.Reader, name string, key []byte) (*ChainReport, error) {
+	return verifyChain(ctx, r, name, key)
+}
