@@ -63,8 +63,9 @@ type LabelMove struct {
 	At                     time.Time
 }
 
-// ErrNotFound is returned by a Store for a record that does not exist.
-var ErrNotFound = errors.New("not found")
+// ErrNotFound is wrapped by a Store's Record for a record that does not
+// exist: audit.ErrNotFound, as every audit store wraps it.
+var ErrNotFound = audit.ErrNotFound
 
 // ErrBadKey is returned by Store.Authenticate for a key pair it does not
 // hold.

@@ -131,10 +131,10 @@ var examples = map[string]string{
   tessera serve --root examples --check
 
   # serve on loopback, with a first admin key pair (runs until SIGTERM or Ctrl-C)
-  TESSERA_PUBLIC_KEY=pk-admin TESSERA_SECRET_KEY=sk-admin tessera serve --root examples --addr 127.0.0.1:3000
+  TESSERA_PUBLIC_KEY=pk-admin TESSERA_SECRET_KEY=sk-admin-example-secret tessera serve --root examples --addr 127.0.0.1:3000
 
   # fetch a prompt as Langfuse's clients do: its name URL-encoded, a label or a version
-  curl -u pk-admin:sk-admin 'http://127.0.0.1:3000/api/public/v2/prompts/pm_discovery.v1%2Fpgc?label=latest'`,
+  curl -u pk-admin:sk-admin-example-secret 'http://127.0.0.1:3000/api/public/v2/prompts/pm_discovery.v1%2Fpgc?label=latest'`,
 }
 
 // exitCodes is the exit code section of every command's help; a command

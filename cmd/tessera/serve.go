@@ -28,6 +28,7 @@ type serveOpts struct {
 	cacheSize int
 	shutdown  time.Duration
 	check     bool
+	db        string
 }
 
 // serveEnv maps each flag to the environment variable that sets it when
@@ -39,6 +40,7 @@ var serveEnv = map[string]string{
 	"protected-labels": "TESSERA_PROTECTED_LABELS",
 	"cache-size":       "TESSERA_CACHE_SIZE",
 	"shutdown-timeout": "TESSERA_SHUTDOWN_TIMEOUT",
+	"db":               "TESSERA_DB",
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -64,11 +66,14 @@ describes every endpoint.
 Every endpoint but /healthz and /readyz needs HTTP Basic auth with a
 public key and its secret key; TESSERA_PUBLIC_KEY and TESSERA_SECRET_KEY
 give the first admin pair. TESSERA_REFRESH_SECRET lets a forge's webhook
-refresh without a key. Keys, label history and audit records are kept in
-memory for now: they are lost when the server stops.
+refresh without a key. Keys, the history of label moves and the audit
+records of renders are kept in the database --db names: by default a
+SQLite file, .tessera/serve.db under the catalog; "postgres://..." for a
+PostgreSQL server; "memory" keeps them in memory, lost when the server
+stops.
 
 Each flag may be set by an environment variable instead (the flag wins):
-TESSERA_ADDR, TESSERA_BRANCH, TESSERA_POLL_INTERVAL,
+TESSERA_ADDR, TESSERA_DB, TESSERA_BRANCH, TESSERA_POLL_INTERVAL,
 TESSERA_PROTECTED_LABELS, TESSERA_CACHE_SIZE, TESSERA_SHUTDOWN_TIMEOUT.
 
 SIGTERM or SIGINT stops the server once the requests in flight are
@@ -84,6 +89,7 @@ answered (at most --shutdown-timeout).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", "127.0.0.1:3000", "`HOST:PORT` to listen on; port 0 picks a free one")
+	f.StringVar(&o.db, "db", "", "the database of keys, label moves and audit records: sqlite:PATH, postgres://..., or memory (default: sqlite:.tessera/serve.db under the catalog)")
 	f.StringVar(&o.branch, "branch", "", "the default branch, whose history numbers the versions (default: the branch HEAD names)")
 	f.DurationVar(&o.poll, "poll", 30*time.Second, "how often the repository is read again; 0 reads it only on POST /api/tessera/v1/refresh")
 	f.StringSliceVar(&o.protected, "protected-labels", nil, "labels only an admin key may move or remove, comma-separated")
@@ -125,8 +131,21 @@ func (a *app) serve(ctx context.Context, o serveOpts) error {
 		poll = -1 // serve.Config: negative turns polling off
 	}
 	log := slog.New(slog.NewTextHandler(a.stderr, nil))
+	store := serve.Store(serve.NewMemStore())
+	if !o.check {
+		url := o.db
+		if url == "" {
+			url = defaultDB(dir)
+		}
+		st, closeStore, err := openStore(ctx, url)
+		if err != nil {
+			return failure{err}
+		}
+		defer closeStore()
+		store = st
+	}
 	srv, err := serve.New(ctx, serve.Config{
-		Root: dir, Branch: o.branch, PollInterval: poll, ProtectedLabels: o.protected, CacheSize: o.cacheSize,
+		Root: dir, Branch: o.branch, PollInterval: poll, ProtectedLabels: o.protected, CacheSize: o.cacheSize, Store: store,
 		RefreshSecret:  os.Getenv("TESSERA_REFRESH_SECRET"),
 		AdminPublicKey: os.Getenv("TESSERA_PUBLIC_KEY"), AdminSecretKey: os.Getenv("TESSERA_SECRET_KEY"),
 		Logger: log, Engine: a.engine,
@@ -144,7 +163,7 @@ func (a *app) serve(ctx context.Context, o serveOpts) error {
 		for _, vs := range st.Versions {
 			versions += len(vs)
 		}
-		fmt.Fprintf(a.stdout, "%d prompts, %d versions, %d commits on %s; head %s\n", len(st.Names), versions, len(st.Chain), srv.Registry().Branch(), st.Head)
+		fmt.Fprintf(a.stdout, "%s, %s, %s on %s; head %s\n", plural(len(st.Names), "prompt"), plural(versions, "version"), plural(len(st.Chain), "commit"), srv.Registry().Branch(), st.Head)
 		for _, name := range st.Names {
 			vs := st.Versions[name]
 			fmt.Fprintf(a.stdout, "  %s: version %d (%s)\n", name, vs[len(vs)-1].Number, vs[len(vs)-1].Hash[:12])
@@ -192,4 +211,12 @@ func serveHTTP(ctx context.Context, o serveOpts, srv *serve.Server, stderr inter
 	}
 	fmt.Fprintln(stderr, "tessera serve: stopped")
 	return nil
+}
+
+// plural writes n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

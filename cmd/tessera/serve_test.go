@@ -17,23 +17,13 @@ import (
 	"github.com/tessera-dev/tessera/serve/gittest"
 )
 
-// TestServeBinary runs the tessera binary's serve on a free loopback port
-// over a Git repository holding the example catalog, fetches a prompt as
-// a Langfuse client does, and stops it with SIGTERM.
-func TestServeBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server")
-	}
-	tessera, err := exec.LookPath("tessera") // the test binary, as TestMain installs it
-	if err != nil {
-		t.Skip("no tessera on PATH")
-	}
-	repo := gittest.New(t)
-	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
-	repo.Commit("add the catalog")
-
-	cmd := exec.CommandContext(t.Context(), tessera, "serve", "--root", filepath.Join(repo.Dir, "catalog"), "--poll", "0")
-	cmd.Env = append(os.Environ(), "TESSERA_ADDR=127.0.0.1:0", "TESSERA_PUBLIC_KEY=pk-test", "TESSERA_SECRET_KEY=sk-test", "GORACE=atexit_sleep_ms=0")
+// startServe runs the tessera binary's serve with args on a free loopback
+// port and returns its base URL and a function that stops it with SIGTERM
+// and returns what it printed on standard error.
+func startServe(t *testing.T, tessera string, args ...string) (string, func() string) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), tessera, append([]string{"serve"}, args...)...)
+	cmd.Env = append(os.Environ(), "TESSERA_ADDR=127.0.0.1:0", "TESSERA_PUBLIC_KEY=pk-test", "TESSERA_SECRET_KEY=sk-test-0123456789abcdef", "GORACE=atexit_sleep_ms=0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -42,9 +32,9 @@ func TestServeBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := bufio.NewScanner(stderr)
-	addr := ""
 	re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 	var log strings.Builder
+	addr := ""
 	for lines.Scan() {
 		log.WriteString(lines.Text() + "\n")
 		if m := re.FindStringSubmatch(lines.Text()); m != nil {
@@ -59,36 +49,94 @@ func TestServeBinary(t *testing.T) {
 	rest := make(chan string, 1)
 	go func() {
 		b, _ := io.ReadAll(stderr)
-		rest <- string(b)
+		rest <- log.String() + string(b)
 	}()
+	return addr, func() string {
+		t.Helper()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		out := <-rest
+		if err != nil {
+			t.Errorf("serve after SIGTERM: %v\n%s", err, out)
+		} else if !strings.Contains(out, "stopped") {
+			t.Errorf("serve did not say it stopped:\n%s", out)
+		}
+		return out
+	}
+}
 
+// call sends a request with the test's admin key and decodes a 200
+// answer into v.
+func call(t *testing.T, method, url, body string, v any) {
+	t.Helper()
 	client := &http.Client{Timeout: 30 * time.Second}
-	req, _ := http.NewRequestWithContext(t.Context(), "GET", addr+"/api/public/v2/prompts/pm_discovery.v1%2Fpgc?label=latest", nil)
-	req.SetBasicAuth("pk-test", "sk-test")
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), method, url, rd)
+	req.SetBasicAuth("pk-test", "sk-test-0123456789abcdef")
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%s %s: %d %s", method, url, resp.StatusCode, data)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s %s: %v\n%s", method, url, err, data)
+	}
+}
+
+// TestServeBinary runs the tessera binary's serve over a Git repository
+// holding the example catalog, fetches a prompt as a Langfuse client
+// does, moves a label, and stops it with SIGTERM; started again on the
+// same database (the default SQLite file), it still has the move.
+func TestServeBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	tessera, err := exec.LookPath("tessera") // the test binary, as TestMain installs it
+	if err != nil {
+		t.Skip("no tessera on PATH")
+	}
+	repo := gittest.New(t)
+	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
+	repo.Commit("add the catalog")
+	root := filepath.Join(repo.Dir, "catalog")
+	const pgc = "/api/public/v2/prompts/pm_discovery.v1%2Fpgc"
+
+	addr, stop := startServe(t, tessera, "--root", root, "--poll", "0")
 	var p struct {
 		Name, Type, Hash string
 		Version          int
 		Labels           []string
 	}
-	err = json.NewDecoder(resp.Body).Decode(&p)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("fetch: %d %v", resp.StatusCode, err)
-	}
+	call(t, "GET", addr+pgc+"?label=latest", "", &p)
 	if p.Name != "pm_discovery.v1/pgc" || p.Version != 1 || p.Type != "text" || len(p.Hash) != 64 {
 		t.Errorf("fetched %+v", p)
 	}
-
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	call(t, "PATCH", addr+pgc+"/versions/1", `{"newLabels":["production"],"reason":"ship it"}`, &p)
+	stop()
+	if _, err := os.Stat(filepath.Join(root, ".tessera", "serve.db")); err != nil {
+		t.Errorf("no database at the default place: %v", err)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("serve after SIGTERM: %v\n%s", err, <-rest)
-	} else if out := <-rest; !strings.Contains(out, "stopped") {
-		t.Errorf("serve did not say it stopped:\n%s", out)
+
+	addr, stop = startServe(t, tessera, "--root", root, "--poll", "0")
+	defer stop()
+	var h struct {
+		Data []struct{ Label, Actor, Reason string }
+	}
+	call(t, "GET", addr+"/api/tessera/v1/prompts/pm_discovery.v1%2Fpgc/labels/history", "", &h)
+	if len(h.Data) != 1 || h.Data[0].Label != "production" || h.Data[0].Actor != "pk-test" || h.Data[0].Reason != "ship it" {
+		t.Errorf("history after a restart: %+v", h)
+	}
+	call(t, "GET", addr+pgc, "", &p)
+	if p.Version != 1 || strings.Join(p.Labels, ",") != "latest,production" {
+		t.Errorf("production after a restart: %+v", p)
 	}
 }

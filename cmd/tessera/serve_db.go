@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/auditdb"
+	"github.com/tessera-dev/tessera/serve"
+)
+
+// memoryDB is the --db value that keeps everything in memory.
+const memoryDB = "memory"
+
+// defaultDB is the database serve uses without --db: a SQLite file in the
+// catalog's .tessera directory.
+func defaultDB(root string) string {
+	return "sqlite:" + filepath.Join(root, ".tessera", "serve.db")
+}
+
+// openStore opens the store --db names: "memory", or an audit database
+// URL (auditdb.Open). close releases it.
+func openStore(ctx context.Context, url string) (store serve.Store, close func() error, err error) {
+	if url == memoryDB {
+		return serve.NewMemStore(), func() error { return nil }, nil
+	}
+	db, err := auditdb.Open(ctx, url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--db %s: %w", redactURL(url), err)
+	}
+	return dbStore{db}, db.Close, nil
+}
+
+// redactURL hides a password in a database URL.
+func redactURL(u string) string {
+	at := strings.LastIndex(u, "@")
+	scheme := strings.Index(u, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return u
+	}
+	creds := u[scheme+3 : at]
+	if user, _, ok := strings.Cut(creds, ":"); ok {
+		return u[:scheme+3] + user + ":***" + u[at:]
+	}
+	return u
+}
+
+// dbStore is an audit database as serve's Store: the same methods, with
+// serve's types for keys and label moves.
+type dbStore struct{ db *auditdb.DB }
+
+func (s dbStore) Append(ctx context.Context, recs ...*audit.Record) error {
+	return s.db.Append(ctx, recs...)
+}
+
+func (s dbStore) Record(ctx context.Context, id string) (*audit.Record, error) {
+	return s.db.Record(ctx, id)
+}
+
+func (s dbStore) AddLabelMove(ctx context.Context, m serve.LabelMove) (serve.LabelMove, error) {
+	got, err := s.db.AddLabelMove(ctx, auditdb.LabelMove(m))
+	return serve.LabelMove(got), err
+}
+
+func (s dbStore) LabelMoves(ctx context.Context, prompt string, limit int) ([]serve.LabelMove, error) {
+	ms, err := s.db.LabelMoves(ctx, prompt, limit)
+	out := make([]serve.LabelMove, len(ms))
+	for i, m := range ms {
+		out[i] = serve.LabelMove(m)
+	}
+	return out, err
+}
+
+func (s dbStore) PutKey(ctx context.Context, public, secret, role string) error {
+	return s.db.PutKey(ctx, public, secret, role)
+}
+
+func (s dbStore) Authenticate(ctx context.Context, public, secret string) (serve.Key, error) {
+	k, err := s.db.Authenticate(ctx, public, secret)
+	if errors.Is(err, auditdb.ErrUnauthorized) {
+		return serve.Key{}, serve.ErrBadKey
+	}
+	return serve.Key(k), err
+}
