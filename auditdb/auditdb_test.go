@@ -161,7 +161,7 @@ func TestImportExport(t *testing.T) {
 				t.Fatalf("%s: imported %d: %v", f, n, err)
 			}
 			var out bytes.Buffer
-			if err := db.Export(ctx, &out); err != nil {
+			if _, err := db.Export(ctx, &out); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(out.Bytes(), data) {

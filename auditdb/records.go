@@ -118,19 +118,22 @@ func (db *DB) VerifyChain(ctx context.Context, key []byte) (*audit.ChainReport, 
 }
 
 // Export writes every record to w as a JSON Lines log: each line as it
-// was appended or imported, byte for byte, with a final newline.
-func (db *DB) Export(ctx context.Context, w io.Writer) error {
+// was appended or imported, byte for byte, with a final newline. It
+// returns the number of records written.
+func (db *DB) Export(ctx context.Context, w io.Writer) (int64, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
+	var n int64
 	err := db.Lines(ctx, func(line []byte) error {
+		n++
 		if _, err := bw.Write(line); err != nil {
 			return err
 		}
 		return bw.WriteByte('\n')
 	})
 	if err != nil {
-		return err
+		return n, err
 	}
-	return bw.Flush()
+	return n, bw.Flush()
 }
 
 // importLine is one line of a log to import, checked.

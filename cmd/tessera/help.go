@@ -57,9 +57,20 @@ var examples = map[string]string{
   tessera replay --root examples --log /tmp/assemblies.jsonl --id run-1 --json
 
   # every logged assembly of one exact prompt (its sha256, as assemble | sha256sum prints it)
-  tessera replay --root examples --log /tmp/assemblies.jsonl --hash e859b9ca235c5c5157d39ad983a82495697dc71b4ad35c1c83daaf603cc33266`,
+  tessera replay --root examples --log /tmp/assemblies.jsonl --hash e859b9ca235c5c5157d39ad983a82495697dc71b4ad35c1c83daaf603cc33266
+
+  # from an audit database (SQLite here; postgres://... for PostgreSQL)
+  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --log /tmp/replay-db.jsonl --correlation-id run-2
+  tessera log import /tmp/replay-db.jsonl --db /tmp/replay.db
+  tessera replay --root examples --db /tmp/replay.db --id run-2`,
 	"tessera log": `  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --log /tmp/assemblies.jsonl
   tessera log verify --log /tmp/assemblies.jsonl`,
+	"tessera log import": `  # a log into a SQLite audit database (created when missing)
+  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --log /tmp/import.jsonl --correlation-id run-3
+  tessera log import /tmp/import.jsonl --db /tmp/import.db`,
+	"tessera log export": `  # the same bytes back, written to a temporary file and renamed into place
+  tessera log import engine/testdata/logs/records-2026-11.jsonl --db /tmp/export.db
+  tessera log export --db /tmp/export.db --out /tmp/export.jsonl`,
 	"tessera log verify": `  tessera assemble --root examples --workflow pm_discovery.v1 --node pgc --log /tmp/assemblies.jsonl
   tessera log verify --log /tmp/assemblies.jsonl
 

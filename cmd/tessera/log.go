@@ -19,11 +19,13 @@ func (a *app) logCmd() *cobra.Command {
 		Short: "Check the audit log",
 		Long: `Commands that work on the audit log as a whole. Each record of the log
 carries the hash of the line before it (prev_hash), and, when tessera.yaml
-names a key (log_key_env), an HMAC signature (sig); see docs/audit.md.`,
+names a key (log_key_env), an HMAC signature (sig); see docs/audit.md.
+"import" and "export" move records between a log and an audit database
+(SQLite or PostgreSQL), byte for byte.`,
 		Annotations: map[string]string{"exit1": "a subcommand failed"},
 		Args:        cobra.NoArgs,
 	}
-	cmd.AddCommand(a.logVerifyCmd())
+	cmd.AddCommand(a.logVerifyCmd(), a.logImportCmd(), a.logExportCmd())
 	return cmd
 }
 
