@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tessera-dev/tessera/serve/registry"
 )
@@ -151,6 +152,34 @@ func FuzzUnifiedDiff(f *testing.F) {
 		}
 		if d != unifiedDiff("a", "b", a, b) {
 			t.Fatal("not deterministic")
+		}
+	})
+}
+
+func FuzzMergeObject(f *testing.F) {
+	f.Add(`{"a":1,"b":{"c":2}}`, "b", `"x"`)
+	f.Add(`{}`, "input", `{"userQuery":"hi"}`)
+	f.Add(`[1]`, "a", `1`)
+	f.Fuzz(func(t *testing.T, obj, key, val string) {
+		if !json.Valid([]byte(val)) || !utf8.ValidString(key) {
+			return // keys come from decoded JSON, always UTF-8
+		}
+		out, err := mergeObject(json.RawMessage(obj), map[string]json.RawMessage{key: json.RawMessage(val)})
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("merge of %q into %q is not JSON: %s", val, obj, out)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		var want, got any
+		json.Unmarshal([]byte(val), &want)
+		json.Unmarshal(m[key], &got)
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("merge of %q into %q: %q is %s", val, obj, key, m[key])
 		}
 	})
 }

@@ -525,7 +525,7 @@ func TestBadInput(t *testing.T) {
 		{"PATCH", promptPath(pgc) + "/versions/1", strings.Repeat(" ", serve.MaxBodyBytes+1), 413, "over"},
 		{"POST", "/api/tessera/v1/render", strings.Repeat(" ", serve.MaxBodyBytes+1), 413, "over"},
 		{"POST", "/api/tessera/v1/render", `{"name":"../x"}`, 400, "not a relative path"},
-		{"POST", "/api/tessera/v1/render", `{"name":"` + pgc + `","variables":{"a":"b"}}`, 400, "variables"},
+		{"POST", "/api/tessera/v1/render", `{"name":"` + pgc + `","label":"latest","variables":{"a":"b"}}`, 400, "variables"},
 		{"POST", "/api/tessera/v1/replay/" + strings.Repeat("x", 300), nil, 400, ""},
 		{"GET", "/api/tessera/v1/diff?name=" + url.QueryEscape(pgc) + "&from=1&to=99", nil, 404, "no version 99"},
 		{"GET", "/api/tessera/v1/prompts/..%2Fx/labels/history", nil, 400, "relative path"},
@@ -548,4 +548,47 @@ func TestNotReady(t *testing.T) {
 	f.wantError(code, body, http.StatusServiceUnavailable, "no commit")
 	code, _, body = f.do(viewer, "GET", promptPath(pgc), nil)
 	f.wantError(code, body, http.StatusServiceUnavailable, "not been read")
+}
+
+func TestRenderVariables(t *testing.T) {
+	f := newFixture(t, serve.Config{})
+	const typed = "typed/review/code-review/small-change"
+	token := "ghp_" + strings.Repeat("a1B2", 9)
+	code, _, body := f.do(member, "POST", "/api/tessera/v1/render", map[string]any{
+		"name": typed, "label": "latest",
+		"variables": map[string]any{"repo": "octo/widget " + token, "max_comments": 3},
+	})
+	if code != 200 {
+		t.Fatalf("render with variables: %d %s", code, body)
+	}
+	var out struct{ Output, Hash, AuditID string }
+	json.Unmarshal(body, &out)
+	if !strings.Contains(out.Output, "octo/widget") || strings.Contains(out.Output, token) {
+		t.Errorf("the variables are not in the output, or the secret is:\n%s", out.Output)
+	}
+	var base promptJSON
+	f.get(promptPath(typed)+"?label=latest", &base)
+	if out.Hash == base.Hash {
+		t.Error("the render with variables has the catalog's hash")
+	}
+	// The record replays to the same bytes: the variables are in it.
+	var rp struct{ Match bool }
+	code, _, body = f.do(member, "POST", "/api/tessera/v1/replay/"+out.AuditID, nil)
+	json.Unmarshal(body, &rp)
+	if code != 200 || !rp.Match {
+		t.Errorf("replay of a render with variables: %d %s", code, body)
+	}
+	// A canonical spec takes its top-level keys, such as input.
+	code, _, body = f.do(member, "POST", "/api/tessera/v1/render", map[string]any{"name": "specs/support-ticket", "label": "latest",
+		"variables": map[string]any{"input": map[string]any{"userQuery": "Where is order 2001?"}}})
+	json.Unmarshal(body, &out)
+	if code != 200 || !strings.Contains(out.Output, "Where is order 2001?") || strings.Contains(out.Output, "Any news on 1043") {
+		t.Errorf("canonical render with input: %d %s", code, body)
+	}
+	code, _, body = f.do(member, "POST", "/api/tessera/v1/render", map[string]any{"name": typed, "label": "latest", "variables": map[string]any{"nope": 1}})
+	f.wantError(code, body, http.StatusBadRequest, "nope")
+	code, _, body = f.do(member, "POST", "/api/tessera/v1/render", map[string]any{"name": typed, "label": "latest", "variables": map[string]any{"max_comments": "many"}})
+	f.wantError(code, body, http.StatusBadRequest, "max_comments")
+	code, _, body = f.do(member, "POST", "/api/tessera/v1/render", map[string]any{"name": pgc, "label": "latest", "variables": map[string]any{"x": "y"}})
+	f.wantError(code, body, http.StatusBadRequest, "takes no variables")
 }

@@ -50,11 +50,11 @@ func texts(parts []provider.Part) []string {
 
 // renderBody is the body of POST /api/tessera/v1/render.
 type renderBody struct {
-	Name      string            `json:"name"`
-	Label     string            `json:"label"`
-	Version   int               `json:"version"`
-	Commit    string            `json:"commit"`
-	Variables map[string]string `json:"variables"`
+	Name      string                     `json:"name"`
+	Label     string                     `json:"label"`
+	Version   int                        `json:"version"`
+	Commit    string                     `json:"commit"`
+	Variables map[string]json.RawMessage `json:"variables"`
 }
 
 // parseRenderBody parses and checks a render body.
@@ -91,10 +91,6 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "%v", err)
 		return
 	}
-	if len(b.Variables) > 0 {
-		fail(w, http.StatusBadRequest, "variables are not supported yet: a prompt renders as its catalog defines it (its fixture's parameters or its workflow's files)")
-		return
-	}
 	st := s.state(w)
 	if st == nil {
 		return
@@ -103,8 +99,17 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out, err := s.assemble(r.Context(), res)
-	if err != nil {
+	var out *engine.Result
+	if len(b.Variables) > 0 {
+		out, err = s.assembleWith(r.Context(), res, b.Variables)
+	} else {
+		out, err = s.assemble(r.Context(), res)
+	}
+	var ve *VariablesError
+	if errors.As(err, &ve) {
+		fail(w, http.StatusBadRequest, "%v", err)
+		return
+	} else if err != nil {
 		fail(w, http.StatusUnprocessableEntity, "%v", err)
 		return
 	}
