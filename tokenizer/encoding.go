@@ -100,7 +100,7 @@ func load(name, all string, next func(string, int) int) (*Encoding, error) {
 		return nil, fmt.Errorf("tokenizer: vocabulary %s: a token is empty or repeats an earlier one", name)
 	}
 	for b := 0; b < 256; b++ {
-		if e.ranks.one[b] == noRank {
+		if e.ranks.One[b] == noRank {
 			return nil, fmt.Errorf("tokenizer: vocabulary %s: byte %#x has no token", name, b)
 		}
 	}

@@ -168,7 +168,7 @@ func (g *treeMerge) start(t *rankTable, piece string) {
 		copy(g.next[:n], initNext[:n])
 		copy(g.prev[:n], initPrev[:n])
 		for i := range n - 1 {
-			g.key[i] = t.two[uint16(buf[i])|uint16(buf[i+1])<<8]<<9 | uint32(i)
+			g.key[i] = t.Two[uint16(buf[i])|uint16(buf[i+1])<<8]<<9 | uint32(i)
 		}
 		g.key[n-1] = noKey
 	}
@@ -244,7 +244,7 @@ func (g *treeMerge) startChars(t *rankTable, ct *charTable, buf []byte, n int) {
 		}
 		e := int(g.next[b])
 		if e-s == 2 {
-			g.key[s] = t.two[uint16(buf[s])|uint16(buf[b])<<8]<<9 | uint32(s)
+			g.key[s] = t.Two[uint16(buf[s])|uint16(buf[b])<<8]<<9 | uint32(s)
 		} else {
 			g.key[s] = t.span(buf, g.piece, s, e)<<9 | uint32(s)
 		}
@@ -407,7 +407,7 @@ func (g *bigMerge) merge(t *rankTable, piece string, sorted bool) int {
 	clear(g.inLater)
 	pairs := 0
 	for i := range n - 1 {
-		v := t.two[uint16(piece[i])|uint16(piece[i+1])<<8]
+		v := t.Two[uint16(piece[i])|uint16(piece[i+1])<<8]
 		g.rank[i] = v
 		if v != noRank {
 			pairs++

@@ -1,273 +1,42 @@
 package tokenizer
 
-import (
-	"math/bits"
-)
+import "github.com/tessera-dev/tessera/tokenizer/internal/vocabtab"
 
-// rankTable maps token bytes to ranks. The merge looks up every pair of
-// adjacent tokens, mostly short strings and mostly absent, so the table
-// is built for that: one- and two-byte strings index arrays directly;
-// strings of three to eight bytes are one 64-bit word, found by open
-// addressing in slots that hold the word itself, so a lookup reads one
-// cache line and compares no bytes; longer strings are found by a hash
-// whose slots hold 32 more bits of it, so only a likely match reads the
-// token's bytes. Both hash tables are larger than a core's second-level
-// cache, and most lookups miss, so a bit set small enough to stay in that
-// cache stands in front of them: a clear bit at a string's hash means no
-// token, and the slots are not read. Every table is filled once, from the
-// vocabulary, and read without locks.
+// rankTable maps token bytes to ranks: a vocabtab.Table (arrays for one-
+// and two-byte tokens, open addressing behind a presence filter for the
+// rest; see that package), where a token's id is its rank, and the table
+// of where the merge may start from characters' parts. Every table is
+// filled once, from the vocabulary, and read without locks.
 type rankTable struct {
-	one   [256]uint32 // rank of each byte
-	two   []uint32    // rank of the two bytes b0 | b1<<8, or noRank
-	short []shortSlot // three to eight bytes
-	long  []longSlot  // nine bytes or more
-	vocab []string    // rank → token bytes, to confirm a long match
-	seen  []uint64    // bit h>>seenShift is set if a token hashes to h
-	chars lazyChars   // where the merge may start from characters' parts
-
-	shortShift, longShift, seenShift uint8
+	vocabtab.Table
+	vocab []string  // rank → token bytes
+	chars lazyChars // where the merge may start from characters' parts
 }
-
-// seenBits is the size of the presence filter, 1<<seenBits bits (256 KiB).
-// With o200k's 195,000 tokens of three bytes or more, about one bit in
-// nine is set, so eight misses in nine stop at the filter.
-const seenBits = 21
-
-// shortSlot holds a token of three to eight bytes: its bytes in key (the
-// first in the lowest byte, zeros after the last) and its rank and length
-// in val, rank | length<<24. An empty slot has val emptySlot, zero, which
-// no token's val is (its length is at least three).
-type shortSlot struct {
-	key uint64
-	val uint32
-}
-
-// longSlot holds a token of nine bytes or more: the high half of its hash
-// (never zero, so zero marks an empty slot) and its rank.
-type longSlot struct {
-	tag  uint32
-	rank uint32
-}
-
-const emptySlot = 0
 
 // newRankTable returns a table for vocab, where vocab[r] is the token of
-// rank r. It reports false if a token repeats.
+// rank r. It reports false if a token is empty or repeats.
 func newRankTable(vocab []string) (*rankTable, bool) {
-	t := &rankTable{vocab: vocab, two: make([]uint32, 1<<16)}
-	for i := range t.one {
-		t.one[i] = noRank
-	}
-	for i := range t.two {
-		t.two[i] = noRank
-	}
-	nShort, nLong := 0, 0
 	for _, tok := range vocab {
-		switch {
-		case len(tok) > 8:
-			nLong++
-		case len(tok) > 2:
-			nShort++
-		}
-	}
-	// At most half full, so that a miss ends within a few slots.
-	sb := max(bits.Len(uint(2*nShort)), 4)
-	lb := max(bits.Len(uint(2*nLong)), 4)
-	t.short = make([]shortSlot, 1<<sb)
-	t.long = make([]longSlot, 1<<lb)
-	t.shortShift, t.longShift = uint8(64-sb), uint8(64-lb)
-	t.seen = make([]uint64, 1<<seenBits/64)
-	t.seenShift = 64 - seenBits
-	for r, tok := range vocab {
-		if t.rank(tok) != noRank {
+		if tok == "" {
 			return nil, false
 		}
-		switch rank := uint32(r); {
-		case len(tok) == 0:
-			return nil, false
-		case len(tok) == 1:
-			t.one[tok[0]] = rank
-		case len(tok) == 2:
-			t.two[uint16(tok[0])|uint16(tok[1])<<8] = rank
-		case len(tok) <= 8:
-			k := shortKey(tok)
-			h := shortHash(k, len(tok))
-			t.see(h)
-			mask := len(t.short) - 1
-			for i := int(h >> t.shortShift); ; i = (i + 1) & mask {
-				if t.short[i].val == emptySlot {
-					t.short[i] = shortSlot{key: k, val: rank | uint32(len(tok))<<24}
-					break
-				}
-			}
-		default:
-			h := longHash(tok)
-			t.see(h)
-			mask := len(t.long) - 1
-			for i := int(h >> t.longShift); ; i = (i + 1) & mask {
-				if t.long[i].tag == 0 {
-					t.long[i] = longSlot{tag: longTag(h), rank: rank}
-					break
-				}
-			}
-		}
 	}
-	return t, true
+	t, ok := vocabtab.New(vocab)
+	if !ok {
+		return nil, false
+	}
+	return &rankTable{Table: *t, vocab: vocab}, true
 }
 
 // rank returns the rank of the token s, or noRank if s is not a token.
-func (t *rankTable) rank(s string) uint32 {
-	switch len(s) {
-	case 0:
-		return noRank
-	case 1:
-		return t.one[s[0]]
-	case 2:
-		return t.two[uint16(s[0])|uint16(s[1])<<8]
-	}
-	if len(s) <= 8 {
-		return t.shortRank(shortKey(s), len(s))
-	}
-	return t.longRank(s)
-}
+func (t *rankTable) rank(s string) uint32 { return t.ID(s) }
 
 // span returns the rank of piece[i:j], 2 <= j-i, where buf holds the
-// bytes of piece followed by at least eight more. It is shortRank and
-// longRank in one call, for the merge loops.
+// bytes of piece followed by at least eight more.
 func (t *rankTable) span(buf []byte, piece string, i, j int) uint32 {
-	n := j - i
-	if n > 8 {
-		return t.longRank(piece[i:j])
-	}
-	k := load64b(buf, i) & (^uint64(0) >> (64 - 8*n))
-	if n == 2 {
-		return t.two[uint16(k)]
-	}
-	h := shortHash(k, n)
-	if !t.maybe(h) {
-		return noRank
-	}
-	mask := len(t.short) - 1
-	want := uint32(n) << 24
-	for i := int(h >> t.shortShift); ; i = (i + 1) & mask {
-		s := &t.short[i]
-		if s.val == emptySlot {
-			return noRank
-		}
-		if s.key == k && s.val&0xFF000000 == want {
-			return s.val & 0xFFFFFF
-		}
-	}
+	return t.Span(buf, piece, i, j)
 }
 
-// shortRank returns the rank of the token of n bytes (2 to 8) whose
-// bytes are k, as shortKey makes it.
-func (t *rankTable) shortRank(k uint64, n int) uint32 {
-	if n == 2 {
-		return t.two[uint16(k)]
-	}
-	h := shortHash(k, n)
-	if !t.maybe(h) {
-		return noRank
-	}
-	mask := len(t.short) - 1
-	want := uint32(n) << 24
-	for i := int(h >> t.shortShift); ; i = (i + 1) & mask {
-		s := &t.short[i]
-		if s.val == emptySlot {
-			return noRank
-		}
-		if s.key == k && s.val&0xFF000000 == want {
-			return s.val & 0xFFFFFF
-		}
-	}
-}
+func load32(s string, i int) uint32 { return vocabtab.Load32(s, i) }
 
-func (t *rankTable) longRank(s string) uint32 {
-	h := longHash(s)
-	if !t.maybe(h) {
-		return noRank
-	}
-	tag := longTag(h)
-	mask := len(t.long) - 1
-	for i := int(h >> t.longShift); ; i = (i + 1) & mask {
-		l := t.long[i]
-		if l.tag == 0 {
-			return noRank
-		}
-		if l.tag == tag && t.vocab[l.rank] == s {
-			return l.rank
-		}
-	}
-}
-
-// see marks hash h as a token's in the presence filter.
-func (t *rankTable) see(h uint64) {
-	b := h >> t.seenShift
-	t.seen[b>>6] |= 1 << (b & 63)
-}
-
-// maybe reports whether a token may hash to h: false means none does.
-func (t *rankTable) maybe(h uint64) bool {
-	b := h >> t.seenShift
-	return t.seen[b>>6]&(1<<(b&63)) != 0
-}
-
-// shortKey returns the bytes of s (at most eight) as a little-endian
-// word, zero above the last.
-func shortKey(s string) uint64 {
-	switch n := len(s); {
-	case n >= 4:
-		lo := uint64(load32(s, 0))
-		hi := uint64(load32(s, n-4))
-		// The two words overlap unless n is 8; the overlapping bytes are
-		// the same in both, so or-ing them keeps them.
-		return lo | hi<<(8*(n-4))
-	case n == 3:
-		return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16
-	case n == 2:
-		return uint64(s[0]) | uint64(s[1])<<8
-	case n == 1:
-		return uint64(s[0])
-	}
-	return 0
-}
-
-func shortHash(k uint64, n int) uint64 {
-	return (k + uint64(n)) * 0x9E3779B97F4A7C15
-}
-
-// longHash hashes a string of nine bytes or more, eight at a time.
-func longHash(s string) uint64 {
-	h := uint64(len(s)) * 0xA0761D6478BD642F
-	i := 0
-	for ; i+8 < len(s); i += 8 {
-		h = (h ^ load64(s, i)) * 0xE7037ED1A0B428DB
-		h ^= h >> 31
-	}
-	h = (h ^ load64(s, len(s)-8)) * 0x8EBC6AF09C88C6E3
-	return h ^ h>>29
-}
-
-// longTag is the part of a long hash a slot keeps: the low 32 bits, which
-// the slot index (the high bits) does not use, never zero.
-func longTag(h uint64) uint32 {
-	return uint32(h) | 1
-}
-
-func load32(s string, i int) uint32 {
-	s = s[i : i+4]
-	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
-}
-
-func load64(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-func load64b(b []byte, i int) uint64 {
-	b = b[i : i+8]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
+func load64(s string, i int) uint64 { return vocabtab.Load64(s, i) }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/tessera-dev/tessera/tokenizer/internal/vocabtab"
 	"runtime"
 	"strings"
 	"sync"
@@ -300,11 +301,7 @@ func build(f *rawFile) (*Tokenizer, error) {
 		return nil, fmt.Errorf("model.vocab: ids up to %d: at most 16,777,216 are supported", size)
 	}
 	tk.vocab = make([]string, size)
-	if tk.byteLevel {
-		tk.ids = make(map[string]int32, len(f.vocab))
-	} else {
-		tk.ids = f.vocab // the same tokens: no copy
-	}
+	keys := make([]string, size) // id -> the bytes a piece holds for it
 	for i := range tk.ascii {
 		tk.ascii[i] = -1
 	}
@@ -323,7 +320,7 @@ func build(f *rawFile) (*Tokenizer, error) {
 			}
 			t := string(raw)
 			tk.vocab[id] = t
-			tk.ids[t] = id
+			keys[id] = t
 			if len(t) == 1 {
 				tk.fallback[t[0]] = id
 			}
@@ -340,6 +337,7 @@ func build(f *rawFile) (*Tokenizer, error) {
 		}
 		for s, id := range f.vocab {
 			tk.vocab[id] = s
+			keys[id] = s
 			if len(s) == 1 && s[0] < 0x80 {
 				tk.ascii[s[0]] = id
 			}
@@ -371,6 +369,10 @@ func build(f *rawFile) (*Tokenizer, error) {
 				prev = r
 			}
 		}
+	}
+	var ok2 bool
+	if tk.ids, ok2 = vocabtab.New(keys); !ok2 {
+		return nil, fmt.Errorf("model.vocab: two tokens hold the same bytes")
 	}
 	if u, ok := getString(model, "unk_token"); ok {
 		if id, ok := f.vocab[u]; ok {

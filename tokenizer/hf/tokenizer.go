@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/tessera-dev/tessera/tokenizer/internal/vocabtab"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -21,8 +22,8 @@ type Tokenizer struct {
 	sum    [sha256.Size]byte
 
 	byteLevel    bool
-	vocab        []string         // id -> token as it decodes: raw bytes for byte-level models
-	ids          map[string]int32 // token -> id, for ignore_merges and symbols
+	vocab        []string        // id -> token as it decodes: raw bytes for byte-level models
+	ids          *vocabtab.Table // token bytes -> id, for whole pieces and symbols
 	merges       *pairTable
 	ignoreMerges bool
 	byteFallback bool
@@ -358,8 +359,8 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)
 	if tk.ignoreMerges {
 		// A piece that is a token is that token (most words are): looked
 		// up before the cache, and not cached.
-		if id, ok := tk.ids[piece]; ok {
-			st.syms = append(st.syms[:0], id)
+		if id := tk.ids.ID(piece); id != vocabtab.None {
+			st.syms = append(st.syms[:0], int32(id))
 			emit(st.syms)
 			return
 		}
@@ -370,7 +371,22 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)
 			return
 		}
 	}
-	syms := st.syms[:0]
+	st.syms = tk.symbols(st.syms[:0], piece)
+	out := tk.merge(st, st.out[:0])
+	if tk.unk >= 0 && tk.fuseUnk {
+		out = fuse(out, tk.unk)
+	}
+	st.out = out
+	if small {
+		tk.cache.put(piece, out)
+	}
+	emit(out)
+}
+
+// symbols appends the initial symbols of piece to syms: its bytes' tokens
+// for a byte-level model, else its characters' tokens (or their byte
+// fallbacks, or the unknown token).
+func (tk *Tokenizer) symbols(syms []int32, piece string) []int32 {
 	if tk.byteLevel {
 		for i := 0; i < len(piece); i++ {
 			syms = append(syms, tk.fallback[piece[i]])
@@ -394,24 +410,15 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)
 				} else {
 					syms = tk.unknown(syms, piece[i:i+n])
 				}
-			} else if id, ok := tk.ids[piece[i:i+n]]; ok {
-				syms = append(syms, id)
+			} else if id := tk.ids.ID(piece[i : i+n]); id != vocabtab.None {
+				syms = append(syms, int32(id))
 			} else {
 				syms = tk.unknown(syms, piece[i:i+n])
 			}
 			i += n
 		}
 	}
-	st.syms = syms
-	out := tk.merge(st, st.out[:0])
-	if tk.unk >= 0 && tk.fuseUnk {
-		out = fuse(out, tk.unk)
-	}
-	st.out = out
-	if small {
-		tk.cache.put(piece, out)
-	}
-	emit(out)
+	return syms
 }
 
 // isASCII reports whether s is all ASCII, which is always in NFC.
