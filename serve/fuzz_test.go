@@ -183,3 +183,18 @@ func FuzzMergeObject(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseKeyBody(f *testing.F) {
+	f.Add([]byte(`{"public":"pk-ci","role":"viewer"}`))
+	f.Add([]byte(`{"public":"pk","secret":"short","role":"admin"}`))
+	f.Add([]byte(`{"public":"pk-x","secret":"0123456789abcdef","role":"member","x":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := parseKeyBody(data)
+		if err != nil {
+			return
+		}
+		if !publicKeyRE.MatchString(b.Public) || CheckRole(b.Role) != nil || (b.Secret != "" && len(b.Secret) < minSecretBytes) {
+			t.Fatalf("%q accepted as %+v", data, b)
+		}
+	})
+}

@@ -592,3 +592,33 @@ func TestRenderVariables(t *testing.T) {
 	code, _, body = f.do(member, "POST", "/api/tessera/v1/render", map[string]any{"name": pgc, "label": "latest", "variables": map[string]any{"x": "y"}})
 	f.wantError(code, body, http.StatusBadRequest, "takes no variables")
 }
+
+func TestKeys(t *testing.T) {
+	f := newFixture(t, serve.Config{PublicMetrics: true})
+	code, _, body := f.do(admin, "POST", "/api/tessera/v1/keys", map[string]any{"public": "pk-ci", "role": "viewer"})
+	var k struct{ Public, Secret, Role string }
+	json.Unmarshal(body, &k)
+	if code != http.StatusCreated || k.Public != "pk-ci" || len(k.Secret) < 16 || k.Role != "viewer" {
+		t.Fatalf("new key: %d %s", code, body)
+	}
+	req, _ := http.NewRequest("GET", f.ts.URL+promptPath(pgc)+"?label=latest", nil)
+	req.SetBasicAuth(k.Public, k.Secret)
+	resp, err := f.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("fetch with the new key: %d", resp.StatusCode)
+	}
+	code, _, body = f.do(member, "POST", "/api/tessera/v1/keys", map[string]any{"public": "pk-x", "role": "admin"})
+	f.wantError(code, body, http.StatusForbidden, "needs admin")
+	code, _, body = f.do(admin, "POST", "/api/tessera/v1/keys", map[string]any{"public": "pk-x", "role": "root"})
+	f.wantError(code, body, http.StatusBadRequest, "role")
+	code, _, body = f.do(admin, "POST", "/api/tessera/v1/keys", map[string]any{"public": "pk-x", "secret": "short", "role": "viewer"})
+	f.wantError(code, body, http.StatusBadRequest, "16 to 256")
+	// PublicMetrics: no key needed.
+	if code, _, body := f.do("", "GET", "/metrics", nil); code != 200 || !strings.Contains(string(body), "tessera_build_info") {
+		t.Errorf("public metrics: %d", code)
+	}
+}

@@ -59,6 +59,9 @@ type Config struct {
 	// AdminPublicKey and AdminSecretKey, when both set, are stored as an
 	// admin key pair at start (TESSERA_PUBLIC_KEY, TESSERA_SECRET_KEY).
 	AdminPublicKey, AdminSecretKey string
+	// PublicMetrics serves /metrics without a key, for a scraper inside
+	// the network.
+	PublicMetrics bool
 	// Logger logs refreshes and failures; nil discards.
 	Logger *slog.Logger
 	// CacheSize is how many built catalogs are kept; 0 means 64.
@@ -336,7 +339,11 @@ func (s *Server) routes() http.Handler {
 	}
 	handle("GET /healthz", "/healthz", s.healthz)
 	handle("GET /readyz", "/readyz", s.readyz)
-	handle("GET /metrics", "/metrics", s.authed(RoleViewer, s.metrics.serve))
+	metricsHandler := s.authed(RoleViewer, s.metrics.serve)
+	if s.cfg.PublicMetrics {
+		metricsHandler = s.metrics.serve
+	}
+	handle("GET /metrics", "/metrics", metricsHandler)
 	handle("GET /api/public/v2/prompts", "/api/public/v2/prompts", s.authed(RoleViewer, s.listPrompts))
 	handle("POST /api/public/v2/prompts", "/api/public/v2/prompts", methodNotAllowed)
 	handle("/api/public/v2/prompts/", "/api/public/v2/prompts/{name}", s.promptRoute)
@@ -346,6 +353,7 @@ func (s *Server) routes() http.Handler {
 	handle("POST /api/tessera/v1/replay/{id}", "/api/tessera/v1/replay/{id}", s.authed(RoleMember, s.replay))
 	handle("GET /api/tessera/v1/diff", "/api/tessera/v1/diff", s.authed(RoleViewer, s.diff))
 	handle("POST /api/tessera/v1/refresh", "/api/tessera/v1/refresh", s.refreshHandler)
+	handle("POST /api/tessera/v1/keys", "/api/tessera/v1/keys", s.authed(RoleAdmin, s.putKey))
 	handle("/", "other", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
 	})

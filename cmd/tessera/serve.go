@@ -29,6 +29,7 @@ type serveOpts struct {
 	shutdown  time.Duration
 	check     bool
 	db        string
+	metrics   bool
 }
 
 // serveEnv maps each flag to the environment variable that sets it when
@@ -41,6 +42,7 @@ var serveEnv = map[string]string{
 	"cache-size":       "TESSERA_CACHE_SIZE",
 	"shutdown-timeout": "TESSERA_SHUTDOWN_TIMEOUT",
 	"db":               "TESSERA_DB",
+	"public-metrics":   "TESSERA_PUBLIC_METRICS",
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -65,7 +67,8 @@ describes every endpoint.
 
 Every endpoint but /healthz and /readyz needs HTTP Basic auth with a
 public key and its secret key; TESSERA_PUBLIC_KEY and TESSERA_SECRET_KEY
-give the first admin pair. TESSERA_REFRESH_SECRET lets a forge's webhook
+give the first admin pair, which may add others (POST
+/api/tessera/v1/keys). TESSERA_REFRESH_SECRET lets a forge's webhook
 refresh without a key. Keys, the history of label moves and the audit
 records of renders are kept in the database --db names: by default a
 SQLite file, .tessera/serve.db under the catalog; "postgres://..." for a
@@ -74,7 +77,8 @@ stops.
 
 Each flag may be set by an environment variable instead (the flag wins):
 TESSERA_ADDR, TESSERA_DB, TESSERA_BRANCH, TESSERA_POLL_INTERVAL,
-TESSERA_PROTECTED_LABELS, TESSERA_CACHE_SIZE, TESSERA_SHUTDOWN_TIMEOUT.
+TESSERA_PROTECTED_LABELS, TESSERA_CACHE_SIZE, TESSERA_SHUTDOWN_TIMEOUT,
+TESSERA_PUBLIC_METRICS.
 
 SIGTERM or SIGINT stops the server once the requests in flight are
 answered (at most --shutdown-timeout).`,
@@ -95,6 +99,7 @@ answered (at most --shutdown-timeout).`,
 	f.StringSliceVar(&o.protected, "protected-labels", nil, "labels only an admin key may move or remove, comma-separated")
 	f.IntVar(&o.cacheSize, "cache-size", 64, "how many built catalogs (one per distinct catalog tree) are kept in memory")
 	f.DurationVar(&o.shutdown, "shutdown-timeout", 30*time.Second, "how long a stopping server waits for the requests in flight")
+	f.BoolVar(&o.metrics, "public-metrics", false, "serve /metrics without a key, for a scraper inside the network")
 	f.BoolVar(&o.check, "check", false, "read the repository once, print what would be served, and exit: 1 if it cannot be read")
 	return cmd
 }
@@ -145,7 +150,7 @@ func (a *app) serve(ctx context.Context, o serveOpts) error {
 		store = st
 	}
 	srv, err := serve.New(ctx, serve.Config{
-		Root: dir, Branch: o.branch, PollInterval: poll, ProtectedLabels: o.protected, CacheSize: o.cacheSize, Store: store,
+		Root: dir, Branch: o.branch, PollInterval: poll, ProtectedLabels: o.protected, CacheSize: o.cacheSize, Store: store, PublicMetrics: o.metrics,
 		RefreshSecret:  os.Getenv("TESSERA_REFRESH_SECRET"),
 		AdminPublicKey: os.Getenv("TESSERA_PUBLIC_KEY"), AdminSecretKey: os.Getenv("TESSERA_SECRET_KEY"),
 		Logger: log, Engine: a.engine,
@@ -171,7 +176,7 @@ func (a *app) serve(ctx context.Context, o serveOpts) error {
 		return nil
 	}
 	if os.Getenv("TESSERA_PUBLIC_KEY") == "" {
-		fmt.Fprintln(a.stderr, "tessera serve: warning: no key pair: set TESSERA_PUBLIC_KEY and TESSERA_SECRET_KEY, or every authenticated endpoint refuses")
+		fmt.Fprintln(a.stderr, "tessera serve: note: no TESSERA_PUBLIC_KEY and TESSERA_SECRET_KEY: only the keys already in the database are accepted")
 	}
 	return serveHTTP(ctx, o, srv, a.stderr)
 }
