@@ -19,28 +19,33 @@ const (
 )
 
 // tableLimit is how far the class table reaches; characters above it
-// (planes 3 to 16) are looked up in the unicode package.
+// (planes 3 to 16, nearly all unassigned or private) are looked up in
+// hiTable, in blocks of 256.
 const tableLimit = 0x30000
 
 var (
 	classOnce  sync.Once
 	classTable []uint8
 	jsTable    []uint8
+	// hiBlock[(r-tableLimit)>>8] is where the classes of r's block of
+	// 256 characters start in hiTable; equal blocks are stored once.
+	hiBlock []uint32
+	hiTable []uint8
 )
 
 // table returns the class table, built on first use from the unicode
 // package's range tables (about a millisecond, once per process).
 func table() []uint8 {
 	classOnce.Do(func() {
-		t := make([]uint8, tableLimit)
+		t := make([]uint8, utf8.MaxRune+1)
 		set := func(rt *unicode.RangeTable, bit uint8) {
 			for _, r := range rt.R16 {
-				for c := uint32(r.Lo); c <= uint32(r.Hi) && c < tableLimit; c += uint32(r.Stride) {
+				for c := uint32(r.Lo); c <= uint32(r.Hi); c += uint32(r.Stride) {
 					t[c] |= bit
 				}
 			}
 			for _, r := range rt.R32 {
-				for c := r.Lo; c <= r.Hi && c < tableLimit; c += r.Stride {
+				for c := r.Lo; c <= r.Hi; c += r.Stride {
 					t[c] |= bit
 				}
 			}
@@ -58,6 +63,18 @@ func table() []uint8 {
 				t[c] |= cCJK
 			}
 		}
+		blocks := map[string]uint32{}
+		for lo := tableLimit; lo <= utf8.MaxRune; lo += 256 {
+			b := t[lo : lo+256]
+			at, ok := blocks[string(b)]
+			if !ok {
+				at = uint32(len(hiTable))
+				blocks[string(b)] = at
+				hiTable = append(hiTable, b...)
+			}
+			hiBlock = append(hiBlock, at)
+		}
+		t = append([]uint8(nil), t[:tableLimit]...) // the rest is in hiTable
 		classTable = t
 		// JavaScript's \s, which the transformers.js reference uses:
 		// U+FEFF is white space there and U+0085 is not.
@@ -75,22 +92,10 @@ func referenceTable() []uint8 {
 	return jsTable
 }
 
-// slowClass returns the class bits of a character above tableLimit.
-func slowClass(r rune) uint8 {
-	var c uint8
-	switch {
-	case unicode.IsLetter(r):
-		c = cL
-	case unicode.IsNumber(r):
-		c = cN
-	case unicode.IsPunct(r):
-		c = cP
-	case unicode.IsSymbol(r):
-		c = cSym
-	case unicode.IsMark(r):
-		c = cM
-	}
-	return c
+// hiClass returns the class bits of a character above tableLimit.
+func hiClass(r rune) uint8 {
+	r -= tableLimit
+	return hiTable[hiBlock[r>>8]+uint32(r&0xFF)]
 }
 
 // classAt returns the class bits and width of the character at i of s;
@@ -110,7 +115,7 @@ func classAt(t []uint8, s string, i int) (uint8, int) {
 	if r < tableLimit {
 		return t[r], n
 	}
-	return slowClass(r), n
+	return hiClass(r), n
 }
 
 // runOf returns the end of the run of characters from i whose class has

@@ -374,6 +374,7 @@ func build(f *rawFile) (*Tokenizer, error) {
 	if tk.ids, ok2 = vocabtab.New(keys); !ok2 {
 		return nil, fmt.Errorf("model.vocab: two tokens hold the same bytes")
 	}
+	tk.whole = newWholeTokens(int(size))
 	if u, ok := getString(model, "unk_token"); ok {
 		if id, ok := f.vocab[u]; ok {
 			tk.unk = id
