@@ -74,7 +74,7 @@ type Options struct {
 	// directory inside one.
 	Root string
 	// Branch is the default branch's name ("main"); empty takes the
-	// branch HEAD points at.
+	// branch HEAD points at, or HEAD itself when it is detached.
 	Branch string
 	// Engine builds the catalogs; it needs presets (presets.Default()).
 	Engine *engine.Engine
@@ -161,15 +161,16 @@ func Open(ctx context.Context, opts Options) (*Registry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--root %s: reading HEAD: %w", opts.Root, err)
 		}
-		if head.Type() != plumbing.SymbolicReference {
-			return nil, fmt.Errorf("--root %s: HEAD is detached: name the default branch (--branch main)", opts.Root)
+		r.branch = plumbing.HEAD // detached, as CI checkouts often are: its history
+		if head.Type() == plumbing.SymbolicReference {
+			r.branch = head.Target()
 		}
-		r.branch = head.Target()
 	}
 	return r, nil
 }
 
-// Branch returns the default branch's short name.
+// Branch returns the default branch's short name, or "HEAD" for a
+// detached HEAD.
 func (r *Registry) Branch() string { return r.branch.Short() }
 
 // Sub returns the catalog's directory inside the work tree, slash-

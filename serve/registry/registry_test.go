@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/tessera-dev/tessera/engine"
@@ -217,5 +218,27 @@ func TestCheckLabel(t *testing.T) {
 		if registry.CheckLabel(bad) == nil {
 			t.Errorf("%q was accepted", bad)
 		}
+	}
+}
+
+func TestDetachedHead(t *testing.T) {
+	repo, c := history(t)
+	wt, err := repo.Git.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.Checkout(&git.CheckoutOptions{Hash: c[2]}); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, repo.Dir+"/catalog")
+	st, err := r.Refresh(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Branch() != "HEAD" || st.Head != c[2] || len(st.Versions[pgc]) != 2 {
+		t.Errorf("detached at c2: branch %s, head %s, %d versions", r.Branch(), st.Head, len(st.Versions[pgc]))
+	}
+	if res, err := r.ByLabel(t.Context(), st, pgc, registry.Latest); err != nil || res.Version != 2 {
+		t.Errorf("latest: %+v, %v", res, err)
 	}
 }
