@@ -21,6 +21,9 @@ type metrics struct {
 	resolutions *prometheus.CounterVec
 	refreshes   *prometheus.CounterVec
 	lastRefresh prometheus.Gauge
+	assembly    prometheus.Histogram
+	auditWrites *prometheus.CounterVec
+	replays     *prometheus.CounterVec
 	handler     http.Handler
 }
 
@@ -44,12 +47,25 @@ func newMetrics() *metrics {
 			Name: "tessera_git_last_refresh_timestamp_seconds", Help: "When the repository was last read successfully, in Unix seconds.",
 		}),
 	}
+	m.assembly = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "tessera_assembly_duration_seconds", Help: "Time to assemble a prompt for a render or a replay.",
+		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
+	})
+	m.auditWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "tessera_audit_writes_total", Help: "Audit records written, by store and outcome.",
+	}, []string{"store", "outcome"})
+	m.replays = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "tessera_replays_total", Help: "Replays of audit records, by result: match, mismatch, tampered or failed.",
+	}, []string{"result"})
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "tessera_build_info", Help: "Always 1; its labels say which build this is.",
 		ConstLabels: prometheus.Labels{"version": tessera.Version, "goversion": goVersion()},
 	})
 	info.Set(1)
-	m.reg.MustRegister(m.requests, m.duration, m.resolutions, m.refreshes, m.lastRefresh, info)
+	m.reg.MustRegister(m.requests, m.duration, m.resolutions, m.refreshes, m.lastRefresh, m.assembly, m.auditWrites, m.replays, info)
+	for _, r := range []string{"match", "mismatch", "tampered", "failed"} {
+		m.replays.WithLabelValues(r)
+	}
 	for _, by := range []string{"label", "version", "commit"} {
 		for _, o := range []string{"ok", "not_found", "error"} {
 			m.resolutions.WithLabelValues(by, o)
@@ -120,3 +136,12 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 // Unwrap gives http.ResponseController the writer underneath.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// auditWrite counts one write of an audit record to store.
+func (m *metrics) auditWrite(store string, err error) {
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+	}
+	m.auditWrites.WithLabelValues(store, outcome).Inc()
+}

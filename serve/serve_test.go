@@ -420,6 +420,12 @@ func TestByHashRenderReplayDiff(t *testing.T) {
 	}
 	code, _, body = f.do(member, "POST", "/api/tessera/v1/replay/no-such-id", nil)
 	f.wantError(code, body, http.StatusNotFound, "no audit record")
+	_, _, body = f.do(viewer, "GET", "/metrics", nil)
+	for _, want := range []string{`tessera_replays_total{result="match"} 1`, `tessera_replays_total{result="mismatch"} 1`, `tessera_audit_writes_total{outcome="ok",store="memory"} 1`, "tessera_assembly_duration_seconds_count 1"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
 
 	var d struct {
 		Diff           string

@@ -42,7 +42,8 @@ type Config struct {
 	// Branch is the default branch; empty takes the one HEAD names.
 	Branch string
 	// Store keeps keys, label moves and audit records; nil keeps them in
-	// memory (NewMemStore).
+	// memory (NewMemStore). A store with a Kind() string method is named
+	// by it in the metrics ("sqlite", "postgres"); others are "memory".
 	Store Store
 	// Engine builds and renders; nil uses Tessera's presets.
 	Engine *engine.Engine
@@ -79,6 +80,7 @@ type Server struct {
 	metrics *metrics
 
 	protected map[string]bool
+	storeName string // the store's kind, for the metrics
 	ready     atomic.Bool
 	lastErr   atomic.Pointer[string]
 
@@ -93,6 +95,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, store: cfg.Store, engine: cfg.Engine, log: cfg.Logger, protected: map[string]bool{}}
 	if s.store == nil {
 		s.store = NewMemStore()
+	}
+	s.storeName = "memory"
+	if n, ok := s.store.(interface{ Kind() string }); ok {
+		s.storeName = n.Kind()
 	}
 	if s.engine == nil {
 		s.engine = &engine.Engine{Registry: presets.Default(), Now: time.Now}

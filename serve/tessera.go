@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/engine"
@@ -100,11 +101,13 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out *engine.Result
+	start := time.Now()
 	if len(b.Variables) > 0 {
 		out, err = s.assembleWith(r.Context(), res, b.Variables)
 	} else {
 		out, err = s.assemble(r.Context(), res)
 	}
+	s.metrics.assembly.Observe(time.Since(start).Seconds())
 	var ve *VariablesError
 	if errors.As(err, &ve) {
 		fail(w, http.StatusBadRequest, "%v", err)
@@ -113,7 +116,9 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusUnprocessableEntity, "%v", err)
 		return
 	}
-	if err := s.store.Append(r.Context(), out.Record); err != nil {
+	err = s.store.Append(r.Context(), out.Record)
+	s.metrics.auditWrite(s.storeName, err)
+	if err != nil {
 		s.log.Error("recording a render", "err", err)
 		fail(w, http.StatusInternalServerError, "recording the render failed: %v", err)
 		return
@@ -211,6 +216,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 		return &res.Prompt, nil
 	}
 	v := audit.Verify(r.Context(), audit.Entry{Record: rec}, rebuild)
+	s.metrics.replays.WithLabelValues(v.Status.String()).Inc()
 	out := map[string]any{"match": v.OK(), "status": v.Status.String(), "expectedHash": rec.AssembledPromptHash, "actualHash": v.NewHash, "commit": commit.String(), "diff": ""}
 	if v.Err != nil {
 		out["error"] = v.Err.Error()

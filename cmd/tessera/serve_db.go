@@ -85,3 +85,6 @@ func (s dbStore) Authenticate(ctx context.Context, public, secret string) (serve
 	}
 	return serve.Key(k), err
 }
+
+// Kind names the database's dialect in serve's metrics.
+func (s dbStore) Kind() string { return s.db.Dialect() }
