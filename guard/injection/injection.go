@@ -53,6 +53,9 @@ func (v Verdict) Names() []string {
 		if s.View != "" && s.View != "text" {
 			out[i] += " (" + s.View + ")"
 		}
+		if s.Quoted {
+			out[i] += " (quoted)"
+		}
 	}
 	return out
 }
@@ -71,6 +74,10 @@ type Signal struct {
 	View string `json:"view,omitempty"`
 	// Match is the text that matched, at most 80 bytes.
 	Match string `json:"match,omitempty"`
+	// Quoted marks a match inside quotation marks in a text that
+	// discusses an attack (an example in security training, a past
+	// incident): it counts quotedFactor of its weight.
+	Quoted bool `json:"quoted,omitempty"`
 }
 
 // Pattern is one entry of a pattern bank.
@@ -250,20 +257,40 @@ func (d *Builtin) Score(text string) Verdict {
 	}
 	var pairs bigrams
 	vs := views(text)
-	for _, v := range vs {
+	modelViews, cloned := vs, false
+	for vi, v := range vs {
 		pairs.of(v.text)
+		// A text that discusses an attack and quotes it ("training:
+		// attackers write 'ignore previous instructions'") counts what
+		// is quoted for less, and the model reads it without the quotes.
+		quotes := quotedSpans(v.text)
+		framed := len(quotes) > 0 && discussion.MatchString(outside(v.text, quotes))
+		if framed {
+			if !cloned {
+				modelViews, cloned = slices.Clone(vs), true
+			}
+			modelViews[vi].text = outside(v.text, quotes)
+		}
 		for i := range d.patterns {
 			p := &d.patterns[i]
 			if p.need != nil && !slices.ContainsFunc(p.need, func(l string) bool { return pairs.has(l) && strings.Contains(v.text, l) }) {
 				continue
 			}
 			if loc := p.re.FindStringIndex(v.text); loc != nil && !(negatable[p.Signal] && negated(v.text[:loc[0]])) && (p.unless == nil || !p.unless.MatchString(v.text[loc[0]:loc[1]])) {
-				fire(Signal{Name: p.Signal, Weight: p.weight, View: v.how, Match: clip(v.text[loc[0]:loc[1]])})
+				sig := Signal{Name: p.Signal, Weight: p.weight, View: v.how, Match: clip(v.text[loc[0]:loc[1]])}
+				if framed && within(loc, quotes) {
+					sig.Weight, sig.Quoted = round(sig.Weight*quotedFactor), true
+				}
+				fire(sig)
 			}
 		}
 		for _, ph := range d.phrases {
-			if strings.Contains(v.text, ph) {
-				fire(Signal{Name: "known", Weight: 0.7, View: v.how, Match: clip(ph)})
+			if at := strings.Index(v.text, ph); at >= 0 {
+				sig := Signal{Name: "known", Weight: 0.7, View: v.how, Match: clip(ph)}
+				if framed && within([]int{at, at + len(ph)}, quotes) {
+					sig.Weight, sig.Quoted = round(sig.Weight*quotedFactor), true
+				}
+				fire(sig)
 			}
 		}
 	}
@@ -279,7 +306,7 @@ func (d *Builtin) Score(text string) Verdict {
 		sigs = append(sigs, Signal{Name: "obfuscated", Weight: Weights()["obfuscated"], View: sigs[0].View})
 	}
 	if d.model != nil {
-		if s, ok := d.model.signal(d.model.prob(grams(d.model.bits, vs, nil))); ok {
+		if s, ok := d.model.signal(d.model.prob(grams(d.model.bits, modelViews, nil))); ok {
 			sigs = append(sigs, s)
 		}
 	}
@@ -328,6 +355,9 @@ var negatable = map[string]bool{"exfil": true, "leak": true, "privilege": true}
 // negate it.
 var negations = []string{"never", "don't", "do not", "not", "must not", "jamais", "ne pas", "nunca", "não", "nao", "jamás", "nie", "nicht", "niemals", "kein", "不要", "别", "禁止", "绝不", "切勿", "не", "никогда", "нельзя"}
 
+// shortNegations negate only as the last word before a match.
+var shortNegations = []string{"no", "nor", "ni"}
+
 // negated reports whether before ends with a negation, within its last
 // three words.
 func negated(before string) bool {
@@ -340,12 +370,102 @@ func negated(before string) bool {
 		words = words[len(words)-3:]
 	}
 	last := strings.Join(words, " ")
+	padded := " " + strings.Trim(last, ".,;:!?") + " "
+	// "no" and "ni" negate only right before the act: the Portuguese
+	// "no" three words earlier is "in the".
+	if len(words) > 0 && slices.Contains(shortNegations, words[len(words)-1]) {
+		return true
+	}
 	for _, n := range negations {
-		if strings.Contains(last, n) && (n[0] >= 0x80 || strings.HasPrefix(last, n) || strings.Contains(last, " "+n)) {
+		// A negation of a letter script is a whole word ("no", not the
+		// start of "notes"); a Chinese one is found anywhere.
+		if n[0] >= 0xe0 {
+			if strings.Contains(last, n) {
+				return true
+			}
+		} else if strings.Contains(padded, " "+n+" ") {
 			return true
 		}
 	}
 	return false
+}
+
+// quotedFactor is what a quoted match in a text that discusses an
+// attack counts of its weight.
+const quotedFactor = 0.25
+
+// discussion finds, outside the quotation marks, a text that discusses
+// an attack instead of making one: an example, a training, a past
+// incident, advice to treat such text as data.
+var discussion = regexp.MustCompile(`example|e\.g\.|for instance|training|attack|contained|containing|\bsaid\b|\bwrote\b|hidden text|tra[íi]a|conten[íi]a|dec[íi]a|continha|dizia|contenait|disait|\bstand\b|hie(ß|ss)|содержал|скрыт|разбор|случа|нашли|写着|写了|書かれ|phishing|injection|malicious|lesson|incident|suspicious|treat (it|this|such|them) as|ejemplo|ataque|treinamento|exemplo|formaci[óo]n|formation|exemple|attaque|schulung|beispiel|angriff|lessons learned|пример|атак|обучени|инцидент|例子|示例|攻击|培训|反面|攻撃|研修|訓練|例えば|事例`)
+
+// quotePairs are the quotation marks quotedSpans knows, opening and
+// closing.
+var quotePairs = [][2]string{{"“", "”"}, {"„", "“"}, {"«", "»"}, {"「", "」"}, {"『", "』"}, {"\"", "\""}, {"'", "'"}}
+
+// quotedSpans returns the byte spans of s inside quotation marks, the
+// marks included. A straight single quote opens only at the start or
+// after a space or a colon, and closes only before a space, a sign or
+// the end, so that apostrophes ("don't", "l'ia") are not quotes.
+func quotedSpans(s string) [][2]int {
+	var out [][2]int
+	for _, q := range quotePairs {
+		for i := 0; i < len(s); {
+			j := strings.Index(s[i:], q[0])
+			if j < 0 {
+				break
+			}
+			start := i + j
+			if q[0] == "'" && start > 0 && !strings.ContainsRune(" :(\n", rune(s[start-1])) {
+				i = start + 1
+				continue
+			}
+			k := strings.Index(s[start+len(q[0]):], q[1])
+			for q[1] == "'" && k >= 0 {
+				end := start + len(q[0]) + k + 1
+				if end == len(s) || strings.ContainsRune(" .,;:!?)\n", rune(s[end])) {
+					break
+				}
+				next := strings.Index(s[end:], q[1])
+				if next < 0 {
+					k = -1
+					break
+				}
+				k = end - start - len(q[0]) + next
+			}
+			if k < 0 {
+				break
+			}
+			end := start + len(q[0]) + k + len(q[1])
+			out = append(out, [2]int{start, end})
+			i = end
+		}
+	}
+	return out
+}
+
+// within reports whether the span loc lies inside one of spans.
+func within(loc []int, spans [][2]int) bool {
+	for _, sp := range spans {
+		if loc[0] >= sp[0] && loc[1] <= sp[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// outside returns s with its quoted spans blanked out.
+func outside(s string, spans [][2]int) string {
+	if len(spans) == 0 {
+		return s
+	}
+	b := []byte(s)
+	for _, sp := range spans {
+		for i := sp[0]; i < sp[1]; i++ {
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }
 
 func clip(s string) string {

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -57,6 +59,17 @@ func appendViews(out []view, text string, decode bool) []view {
 	}
 	if !decode {
 		return out
+	}
+	// Text an attacker asks to be read backwards or in ROT13, or wrote
+	// in leetspeak, is read that way too.
+	if reversedCue.MatchString(base) {
+		out = append(out, view{"reversed", reverseWords(base)})
+	}
+	if rot13Cue.MatchString(base) {
+		out = append(out, view{"rot13", rot13(base)})
+	}
+	if l := unleet(base); l != base {
+		out = append(out, view{"leet", l})
 	}
 	for _, d := range decodeRuns(text) {
 		for _, v := range appendViews(nil, d.text, false) {
@@ -147,6 +160,9 @@ func fold(s string) string {
 				latin++
 			case lookalikes[r] != 0:
 				alike++
+			case unicode.Is(unicode.Latin, r):
+				// An accented Latin letter ("traía"): the word is Latin.
+				latin++
 			case unicode.IsLetter(r):
 				other++
 			}
@@ -336,4 +352,67 @@ func printable(b []byte) bool {
 		}
 	}
 	return good*10 >= total*9 && letters*2 >= total
+}
+
+// reversedCue and rot13Cue find a text's request to read it backwards
+// or in ROT13.
+var (
+	reversedCue = regexp.MustCompile(`backwards|reversed|in reverse|à l.envers|a l.envers|al rev[ée]s|ao contr[áa]rio|de tr[áa]s para (a )?frente|r[üu]ckw[äa]rts|задом наперёд|задом наперед|наоборот|задом-наперёд|倒着|反过来|逆から|逆さ`)
+	rot13Cue    = regexp.MustCompile(`rot-?13|c[ée]sar|caesar|цезар`)
+)
+
+// reverseWords reads s backwards, character by character: "erongi"
+// reads "ignore".
+func reverseWords(s string) string {
+	rs := []rune(s)
+	slices.Reverse(rs)
+	return string(rs)
+}
+
+// rot13 rotates the Latin letters of s by 13.
+func rot13(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return 'a' + (r-'a'+13)%26
+		case r >= 'A' && r <= 'Z':
+			return 'A' + (r-'A'+13)%26
+		}
+		return r
+	}, s)
+}
+
+// leet are the digits and signs leetspeak writes for letters.
+var leet = map[rune]rune{'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', '$': 's', '8': 'b'}
+
+// unleet reads the words of s that mix letters with leetspeak digits
+// ("1gn0r3") as letters ("ignore"), when at least two words do; other
+// words, numbers among them, stay as they are.
+func unleet(s string) string {
+	words := strings.Fields(s)
+	n := 0
+	for i, w := range words {
+		letters, digits := 0, 0
+		for _, r := range w {
+			switch {
+			case unicode.IsLetter(r):
+				letters++
+			case leet[r] != 0:
+				digits++
+			}
+		}
+		if letters > 0 && digits > 0 {
+			words[i] = strings.Map(func(r rune) rune {
+				if l := leet[r]; l != 0 {
+					return l
+				}
+				return r
+			}, w)
+			n++
+		}
+	}
+	if n < 2 {
+		return s
+	}
+	return strings.Join(words, " ")
 }
