@@ -1,6 +1,7 @@
 package hf
 
 import (
+	"golang.org/x/text/unicode/norm"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -31,6 +32,11 @@ var (
 	// 256 characters start in hiTable; equal blocks are stored once.
 	hiBlock []uint32
 	hiTable []uint8
+	// nfcInert has bit r set for each character of the Basic
+	// Multilingual Plane that is in NFC alone and starts a segment: it
+	// combines with nothing before it and needs no reordering (combining
+	// class 0). A string of such characters is in NFC.
+	nfcInert []uint64
 )
 
 // table returns the class table, built on first use from the unicode
@@ -61,6 +67,17 @@ func table() []uint8 {
 		for _, r := range [][2]rune{{0x4E00, 0x9FA5}, {0x3040, 0x309F}, {0x30A0, 0x30FF}} {
 			for c := r[0]; c <= r[1]; c++ {
 				t[c] |= cCJK
+			}
+		}
+		nfcInert = make([]uint64, bmp/64)
+		var buf [4]byte
+		for r := rune(0); r < bmp; r++ {
+			if r >= 0xD800 && r < 0xE000 {
+				continue
+			}
+			n := utf8.EncodeRune(buf[:], r)
+			if norm.NFC.Properties(buf[:n]).BoundaryBefore() && norm.NFC.IsNormal(buf[:n]) {
+				nfcInert[r/64] |= 1 << (r % 64)
 			}
 		}
 		blocks := map[string]uint32{}
@@ -129,4 +146,23 @@ func runOf(t []uint8, s string, i int, want uint8) int {
 		i += n
 	}
 	return i
+}
+
+// isNFC reports whether s is in NFC as far as a quick look tells: every
+// character is ASCII or inert (see nfcInert). False means "look closer".
+func isNFC(s string) bool {
+	table()
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r >= bmp || n == 1 || nfcInert[r/64]&(1<<(r%64)) == 0 {
+			return false
+		}
+		i += n
+	}
+	return true
 }

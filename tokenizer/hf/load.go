@@ -396,6 +396,9 @@ func build(f *rawFile) (*Tokenizer, error) {
 	for i, k := range f.mergeIDs {
 		tk.merges.put(k, uint64(i)<<32|uint64(uint32(f.mergeTo[i])))
 	}
+	if tk.byteLevel {
+		tk.chars = newCharParts(tk.vocab, f.mergeIDs)
+	}
 
 	// Added tokens: matched literally before anything else.
 	if len(adds) > 0 {

@@ -50,6 +50,7 @@ type Tokenizer struct {
 	classes []uint8 // the character class table the patterns use
 	cache   *wordCache
 	whole   wholeTokens // which tokens a piece of the same bytes merges into
+	chars   *charParts  // where the merge may start from characters' parts (byte-level models)
 
 	spaceRune    rune          // the space mark as a rune
 	spaceJoins   map[rune]bool // characters some token holds right before the space mark
@@ -201,7 +202,7 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, emit func
 	for _, n := range tk.norms {
 		switch n.kind {
 		case "NFC":
-			if !isASCII(s) && !norm.NFC.IsNormalString(s) {
+			if !isNFC(s) && !norm.NFC.IsNormalString(s) {
 				s = norm.NFC.String(s)
 			}
 		case "Replace":
@@ -436,8 +437,20 @@ func (w wholeTokens) set(id uint32, yes bool) {
 // fallbacks, or the unknown token).
 func (tk *Tokenizer) symbols(syms []int32, piece string) []int32 {
 	if tk.byteLevel {
-		for i := 0; i < len(piece); i++ {
-			syms = append(syms, tk.fallback[piece[i]])
+		for i := 0; i < len(piece); {
+			b := piece[i]
+			if b >= utf8.RuneSelf {
+				r, n := utf8.DecodeRuneInString(piece[i:])
+				if n > 1 {
+					var ok bool
+					if syms, ok = tk.appendChar(syms, r, piece, i, n); ok {
+						i += n
+						continue
+					}
+				}
+			}
+			syms = append(syms, tk.fallback[b])
+			i++
 		}
 	} else {
 		for i := 0; i < len(piece); {
@@ -467,16 +480,6 @@ func (tk *Tokenizer) symbols(syms []int32, piece string) []int32 {
 		}
 	}
 	return syms
-}
-
-// isASCII reports whether s is all ASCII, which is always in NFC.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 // bmp bounds the characters bmpIDs holds.

@@ -1,0 +1,243 @@
+package hf
+
+import (
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// Characters merged before the merge (byte-level models).
+//
+// A character of two to four bytes costs the merge up to three steps to
+// build from its bytes, and text in most scripts is little else. As
+// package tokenizer does for o200k_base (its chars.go gives the argument
+// at length), the merge may start from the parts a character's bytes
+// merge into on their own when no merge with a neighbour can come
+// between: let R be the highest rank of the merges that build the
+// character's parts from its bytes alone. The character is safe if
+//
+//   - every token built on the way that is not a part and holds the
+//     character's first byte merges with nothing on its left, and one
+//     that holds the last byte with nothing on its right, at a rank below
+//     R; and
+//   - the first part merges with nothing on its left, and the last part
+//     with nothing on its right, at a rank below R.
+//
+// Then from the bytes, whatever stands beside the character, the next
+// step of building its parts always ranks below any pair with a
+// neighbour, so the parts are built before any of them meets one; and
+// every merge with a neighbour ranks above every step of building them,
+// so from the parts no merge comes earlier or in another order. This
+// holds whatever the neighbours are, so it is decided once for each
+// character. The lowest rank of a merge of each token with a left and a
+// right neighbour comes from the merge list at load (the first listing
+// of a pair, at or below its rank, which can only refuse a safe
+// character); each character's entry is computed the first time it is
+// met, for the first two planes, which hold every living script and the
+// emoji. The reference tests check the ids on the whole corpus.
+
+// Which tokens count as neighbours depends on the bytes beside the
+// character, which the piece gives: the condition is kept for each class
+// of the byte before it and of the byte after it (a continuation byte, a
+// leading byte, an ASCII letter, other ASCII), and checked in the piece.
+// A character at either end of its piece has no neighbour on that side.
+
+// Byte classes for the neighbour conditions.
+const (
+	byteCont   = iota // 0x80–0xBF
+	byteLead          // 0xC0–0xFF
+	byteLetter        // ASCII letters
+	byteOther         // other ASCII
+	byteClasses
+)
+
+var byteClass = func() (c [256]uint8) {
+	for b := range c {
+		switch {
+		case b >= 0xC0:
+			c[b] = byteLead
+		case b >= 0x80:
+			c[b] = byteCont
+		case 'a' <= b|0x20 && b|0x20 <= 'z':
+			c[b] = byteLetter
+		default:
+			c[b] = byteOther
+		}
+	}
+	return
+}()
+
+// A character's entry: zero until it is computed, then charKnown; if the
+// merge may start from its parts with some neighbours, the parts' count
+// (1 or 2) at charCount, their ids at bits 0 and 24, and the classes of
+// byte that may stand before it (bit charLeft+class) and after it (bit
+// charRight+class).
+const (
+	charKnown = 1 << 63
+	charCount = 48
+	charLeft  = 52
+	charRight = charLeft + byteClasses
+
+	charPoints = 0x20000
+)
+
+// charParts holds what starting from characters' parts needs.
+type charParts struct {
+	entries []atomic.Uint64 // by code point
+	// row[id] is where rows holds the token's lowest ranks, -1 for a
+	// token that is not part of a character (one to four bytes, none
+	// ASCII).
+	row  []int32
+	rows []neighbourRanks
+}
+
+// neighbourRanks holds the lowest rank of a merge with the token on the
+// right of a token whose last byte is of each class (before), and on the
+// left of one whose first byte is (after).
+type neighbourRanks struct {
+	before, after [byteClasses]uint32
+}
+
+// newCharParts computes the lowest ranks of the merges of each token that
+// may be part of a character. vocab holds the tokens' bytes.
+func newCharParts(vocab []string, mergeIDs []uint64) *charParts {
+	c := &charParts{entries: make([]atomic.Uint64, charPoints), row: make([]int32, len(vocab))}
+	for id, s := range vocab {
+		c.row[id] = -1
+		if len(s) == 0 || len(s) > 4 {
+			continue
+		}
+		high := true
+		for i := 0; i < len(s); i++ {
+			high = high && s[i] >= 0x80
+		}
+		if high {
+			c.row[id] = int32(len(c.rows))
+			var r neighbourRanks
+			for k := range byteClasses {
+				r.before[k], r.after[k] = noRank, noRank
+			}
+			c.rows = append(c.rows, r)
+		}
+	}
+	for r, k := range mergeIDs {
+		a, b := uint32(k>>32), uint32(k)
+		if int(a) >= len(vocab) || int(b) >= len(vocab) || vocab[a] == "" || vocab[b] == "" {
+			continue
+		}
+		if i := c.row[a]; i >= 0 {
+			m := &c.rows[i].after[byteClass[vocab[b][0]]]
+			*m = min(*m, uint32(r))
+		}
+		if i := c.row[b]; i >= 0 {
+			m := &c.rows[i].before[byteClass[vocab[a][len(vocab[a])-1]]]
+			*m = min(*m, uint32(r))
+		}
+	}
+	return c
+}
+
+const noRank = ^uint32(0)
+
+// appendChar appends the parts of the character r (n bytes, n > 1, at
+// s[i:]) to syms if the merge may start from them beside the bytes
+// around it in s, and reports whether it did.
+func (tk *Tokenizer) appendChar(syms []int32, r rune, s string, i, n int) ([]int32, bool) {
+	c := tk.chars
+	if c == nil || r >= charPoints {
+		return syms, false
+	}
+	e := c.entries[r].Load()
+	if e == 0 {
+		e = tk.charEntry(s[i:])
+		c.entries[r].Store(e)
+	}
+	if i > 0 && e&(1<<(charLeft+byteClass[s[i-1]])) == 0 ||
+		i+n < len(s) && e&(1<<(charRight+byteClass[s[i+n]])) == 0 || e>>charCount&3 == 0 {
+		return syms, false
+	}
+	syms = append(syms, int32(e&0xFFFFFF))
+	if e>>charCount&3 == 2 {
+		syms = append(syms, int32(e>>24&0xFFFFFF))
+	}
+	return syms, true
+}
+
+// charEntry computes the entry of the character at the start of s by
+// merging its bytes alone.
+func (tk *Tokenizer) charEntry(s string) uint64 {
+	_, n := utf8.DecodeRuneInString(s)
+	type tok struct {
+		id     int32
+		lo, hi int8
+	}
+	var cur, seen [8]tok
+	m := n
+	for i := range n {
+		cur[i] = tok{tk.fallback[s[i]], int8(i), int8(i + 1)}
+	}
+	ns := copy(seen[:], cur[:m])
+	top := int64(-1) // the highest rank merged
+	for m > 1 {
+		at, best := -1, ^uint64(0)
+		for i := 0; i+1 < m; i++ {
+			if v, ok := tk.merges.get(pairKey(cur[i].id, cur[i+1].id)); ok && v < best {
+				at, best = i, v
+			}
+		}
+		if at < 0 {
+			break
+		}
+		top = max(top, int64(best>>32))
+		cur[at] = tok{int32(uint32(best)), cur[at].lo, cur[at+1].hi}
+		copy(cur[at+1:m-1], cur[at+2:m])
+		m--
+		seen[ns] = cur[at]
+		ns++
+	}
+	if top < 0 || m > 2 {
+		return charKnown // nothing to gain, or too many parts to keep
+	}
+	c := tk.chars
+	first, last := cur[0], cur[m-1]
+	// The tokens whose left side must rank above top: the first part,
+	// and the others that start with the first byte; on the right, the
+	// last part and the others that end with the last byte.
+	var left, right []int32
+	left = append(left, first.id)
+	right = append(right, last.id)
+	for _, t := range seen[:ns] {
+		if t == first || t == last {
+			continue
+		}
+		if t.lo == 0 {
+			left = append(left, t.id)
+		}
+		if int(t.hi) == n {
+			right = append(right, t.id)
+		}
+	}
+	e := uint64(charKnown) | uint64(m)<<charCount | uint64(uint32(first.id))
+	if m == 2 {
+		e |= uint64(uint32(last.id)) << 24
+	}
+	for k := range byteClasses {
+		if c.above(left, top, func(r *neighbourRanks) uint32 { return r.before[k] }) {
+			e |= 1 << (charLeft + k)
+		}
+		if c.above(right, top, func(r *neighbourRanks) uint32 { return r.after[k] }) {
+			e |= 1 << (charRight + k)
+		}
+	}
+	return e
+}
+
+// above reports whether rank(the ranks of each token) is above top.
+func (c *charParts) above(ids []int32, top int64, rank func(*neighbourRanks) uint32) bool {
+	for _, id := range ids {
+		i := c.row[id]
+		if i < 0 || int64(rank(&c.rows[i])) <= top {
+			return false
+		}
+	}
+	return true
+}

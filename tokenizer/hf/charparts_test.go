@@ -1,0 +1,49 @@
+package hf
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCharParts checks that starting the merge from characters' parts
+// gives the ids the merge from bytes gives, on random text in many
+// scripts, for each byte-level model.
+func TestCharParts(t *testing.T) {
+	ranges := [][2]rune{{0xA0, 0x24F}, {0x370, 0x3FF}, {0x400, 0x4FF}, {0x590, 0x6FF}, {0x900, 0x97F},
+		{0xE00, 0xE7F}, {0x3040, 0x30FF}, {0x4E00, 0x9FFF}, {0xAC00, 0xD7A3}, {0xFF00, 0xFFEF},
+		{0x1F300, 0x1FAFF}, {0x2000, 0x206F}, {0x10000, 0x1FFFF}}
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	for _, m := range refModels {
+		tk := testTokenizer(t, m)
+		if tk.chars == nil {
+			continue
+		}
+		plain := *tk
+		plain.chars, plain.cache, plain.whole = nil, newWordCache(), newWholeTokens(len(tk.vocab))
+		rng := rand.New(rand.NewPCG(3, 4))
+		var b strings.Builder
+		for range n {
+			b.Reset()
+			rs := ranges[rng.IntN(len(ranges))]
+			for range 1 + rng.IntN(40) {
+				switch rng.IntN(6) {
+				case 0:
+					b.WriteByte(byte(' ' + rng.IntN(95)))
+				case 1:
+					b.WriteByte(' ')
+				default:
+					b.WriteRune(rs[0] + rng.Int32N(rs[1]-rs[0]+1))
+				}
+			}
+			s := b.String()
+			if got, want := tk.Encode(s), plain.Encode(s); !slices.Equal(got, want) {
+				t.Fatalf("%s: %q: from parts %v, from bytes %v", m, s, got, want)
+			}
+		}
+	}
+}
