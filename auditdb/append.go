@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tessera-dev/tessera/audit"
 )
@@ -79,10 +80,21 @@ func (db *DB) send(ctx context.Context, req *writeReq) error {
 	}
 }
 
+// gatherWait is how long the writer waits for callers to come back
+// after a commit that served several: they were all waiting on that
+// commit, and each is likely to send its next records at once.
+const gatherWait = 500 * time.Microsecond
+
 // writer commits what callers send, taking every request waiting when
-// it starts a transaction into that transaction.
+// it starts a transaction into that transaction. After a commit that
+// served n callers, it waits up to gatherWait for n requests before it
+// commits again, so that callers that take turns share commits instead
+// of each paying for one.
 func (db *DB) writer() {
 	defer db.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	last := 0 // the requests of the previous commit
 	for {
 		var first *writeReq
 		select {
@@ -92,16 +104,36 @@ func (db *DB) writer() {
 		}
 		batch := []*writeReq{first}
 		n := len(first.recs) + len(first.lines)
+		var deadline <-chan time.Time
+		if last > 1 {
+			timer.Reset(gatherWait)
+			deadline = timer.C
+		}
 	take:
 		for n < maxBatch {
+			if len(batch) >= last {
+				deadline = nil
+			}
+			if deadline == nil {
+				select {
+				case r := <-db.reqs:
+					batch = append(batch, r)
+					n += len(r.recs) + len(r.lines)
+				default:
+					break take
+				}
+				continue
+			}
 			select {
 			case r := <-db.reqs:
 				batch = append(batch, r)
 				n += len(r.recs) + len(r.lines)
-			default:
-				break take
+			case <-deadline:
+				deadline = nil
 			}
 		}
+		timer.Stop()
+		last = len(batch)
 		errs := db.commit(context.Background(), batch)
 		for i, r := range batch {
 			r.done <- errs[i]
