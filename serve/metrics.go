@@ -89,12 +89,12 @@ func goVersion() string {
 func (m *metrics) serve(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }
 
 // instrument counts and times h's requests under route.
-func (m *metrics) instrument(route string, h http.HandlerFunc) http.Handler {
+func (m *metrics) instrument(route string, h http.Handler) http.Handler {
 	dur := m.duration.WithLabelValues(route)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
-		h(sw, r)
+		h.ServeHTTP(sw, r)
 		dur.Observe(time.Since(start).Seconds())
 		method := r.Method
 		switch method {

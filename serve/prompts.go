@@ -142,6 +142,7 @@ func (s *Server) resolve(w http.ResponseWriter, ctx context.Context, st *registr
 	switch {
 	case err == nil:
 		s.metrics.resolved(by, "ok")
+		tracePrompt(ctx, res, sel.Label)
 		return res, true
 	case registry.IsNotFound(err):
 		s.metrics.resolved(by, "not_found")

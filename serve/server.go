@@ -27,6 +27,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/presets"
 	"github.com/tessera-dev/tessera/serve/registry"
@@ -63,6 +66,11 @@ type Config struct {
 	// PublicMetrics serves /metrics without a key, for a scraper inside
 	// the network.
 	PublicMetrics bool
+	// TracerProvider makes the spans of requests, with the prompt each
+	// resolved (gen_ai.prompt.name, gen_ai.prompt.version,
+	// tessera.prompt.hash, tessera.prompt.commit, tessera.prompt.label);
+	// nil makes none.
+	TracerProvider trace.TracerProvider
 	// Logger logs refreshes and failures; nil discards.
 	Logger *slog.Logger
 	// CacheSize is how many built catalogs are kept; 0 means 64.
@@ -78,6 +86,7 @@ type Server struct {
 	log     *slog.Logger
 	handler http.Handler
 	metrics *metrics
+	tracer  trace.Tracer
 
 	protected map[string]bool
 	storeName string // the store's kind, for the metrics
@@ -126,6 +135,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.reg = reg
 	s.metrics = newMetrics()
+	tp := cfg.TracerProvider
+	if tp == nil {
+		tp = noop.NewTracerProvider()
+	}
+	s.tracer = tp.Tracer(tracerName)
 	s.handler = s.routes()
 	s.refresh(ctx)
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -341,7 +355,7 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	handle := func(pattern, route string, h http.HandlerFunc) {
-		mux.Handle(pattern, s.metrics.instrument(route, h))
+		mux.Handle(pattern, s.metrics.instrument(route, s.traced(route, h)))
 	}
 	handle("GET /healthz", "/healthz", s.healthz)
 	handle("GET /readyz", "/readyz", s.readyz)

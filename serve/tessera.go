@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/prompt"
@@ -102,11 +104,17 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request) {
 	}
 	var out *engine.Result
 	start := time.Now()
+	actx, span := s.tracer.Start(r.Context(), "tessera.assemble")
+	tracePrompt(actx, res, sel.Label)
 	if len(b.Variables) > 0 {
-		out, err = s.assembleWith(r.Context(), res, b.Variables)
+		out, err = s.assembleWith(actx, res, b.Variables)
 	} else {
-		out, err = s.assemble(r.Context(), res)
+		out, err = s.assemble(actx, res)
 	}
+	if err == nil {
+		span.SetAttributes(attrPromptHash.String(out.Prompt.Hash), attribute.String("tessera.audit.id", out.Record.CorrelationID))
+	}
+	span.End()
 	s.metrics.assembly.Observe(time.Since(start).Seconds())
 	var ve *VariablesError
 	if errors.As(err, &ve) {

@@ -80,6 +80,12 @@ TESSERA_ADDR, TESSERA_DB, TESSERA_BRANCH, TESSERA_POLL_INTERVAL,
 TESSERA_PROTECTED_LABELS, TESSERA_CACHE_SIZE, TESSERA_SHUTDOWN_TIMEOUT,
 TESSERA_PUBLIC_METRICS.
 
+Spans of each request, with the prompt it resolved (gen_ai.prompt.name,
+gen_ai.prompt.version, tessera.prompt.hash, tessera.prompt.commit,
+tessera.prompt.label), go to an OTLP collector over HTTP when
+OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) names
+one, with the exporter's other OTEL_* variables.
+
 SIGTERM or SIGINT stops the server once the requests in flight are
 answered (at most --shutdown-timeout).`,
 		Args:        cobra.NoArgs,
@@ -149,8 +155,14 @@ func (a *app) serve(ctx context.Context, o serveOpts) error {
 		defer closeStore()
 		store = st
 	}
+	tp, shutdownTraces, err := tracerProvider(ctx)
+	if err != nil {
+		return failure{err}
+	}
+	defer shutdownTraces(context.WithoutCancel(ctx))
 	srv, err := serve.New(ctx, serve.Config{
-		Root: dir, Branch: o.branch, PollInterval: poll, ProtectedLabels: o.protected, CacheSize: o.cacheSize, Store: store, PublicMetrics: o.metrics,
+		TracerProvider: tp,
+		Root:           dir, Branch: o.branch, PollInterval: poll, ProtectedLabels: o.protected, CacheSize: o.cacheSize, Store: store, PublicMetrics: o.metrics,
 		RefreshSecret:  os.Getenv("TESSERA_REFRESH_SECRET"),
 		AdminPublicKey: os.Getenv("TESSERA_PUBLIC_KEY"), AdminSecretKey: os.Getenv("TESSERA_SECRET_KEY"),
 		Logger: log, Engine: a.engine,

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -20,10 +22,11 @@ import (
 // startServe runs the tessera binary's serve with args on a free loopback
 // port and returns its base URL and a function that stops it with SIGTERM
 // and returns what it printed on standard error.
-func startServe(t *testing.T, tessera string, args ...string) (string, func() string) {
+func startServe(t *testing.T, tessera string, env []string, args ...string) (string, func() string) {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), tessera, append([]string{"serve"}, args...)...)
-	cmd.Env = append(os.Environ(), "TESSERA_ADDR=127.0.0.1:0", "TESSERA_PUBLIC_KEY=pk-test", "TESSERA_SECRET_KEY=sk-test-0123456789abcdef", "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(cmd.Env, "TESSERA_ADDR=127.0.0.1:0", "TESSERA_PUBLIC_KEY=pk-test", "TESSERA_SECRET_KEY=sk-test-0123456789abcdef", "GORACE=atexit_sleep_ms=0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +113,16 @@ func TestServeBinary(t *testing.T) {
 	root := filepath.Join(repo.Dir, "catalog")
 	const pgc = "/api/public/v2/prompts/pm_discovery.v1%2Fpgc"
 
-	addr, stop := startServe(t, tessera, "--root", root, "--poll", "0")
+	// An OTLP collector on loopback that counts the batches of spans.
+	var batches atomic.Int64
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/traces" {
+			batches.Add(1)
+		}
+		io.Copy(io.Discard, r.Body)
+	}))
+	defer collector.Close()
+	addr, stop := startServe(t, tessera, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + collector.URL}, "--root", root, "--poll", "0")
 	var p struct {
 		Name, Type, Hash string
 		Version          int
@@ -122,11 +134,14 @@ func TestServeBinary(t *testing.T) {
 	}
 	call(t, "PATCH", addr+pgc+"/versions/1", `{"newLabels":["production"],"reason":"ship it"}`, &p)
 	stop()
+	if batches.Load() == 0 {
+		t.Error("no spans reached the OTLP collector")
+	}
 	if _, err := os.Stat(filepath.Join(root, ".tessera", "serve.db")); err != nil {
 		t.Errorf("no database at the default place: %v", err)
 	}
 
-	addr, stop = startServe(t, tessera, "--root", root, "--poll", "0")
+	addr, stop = startServe(t, tessera, nil, "--root", root, "--poll", "0")
 	defer stop()
 	var h struct {
 		Data []struct{ Label, Actor, Reason string }
