@@ -112,26 +112,35 @@ func hasIdeograph(s string) bool {
 }
 
 // Of returns the concepts text names, in the order they are defined.
+// A term of several words is matched first and takes its words: in
+// "who changed it", the run "who changed" names history, and "changed"
+// no longer names a diff on its own.
 func (c *Concepts) Of(text string) []string {
 	if c == nil {
 		return nil
 	}
 	found := map[string]bool{}
 	words := embed.Words(text)
+	taken := make([]bool, len(words))
+	for _, r := range c.runs {
+		for i := 0; i+len(r.words) <= len(words); i++ {
+			if slices.Equal(words[i:i+len(r.words)], r.words) {
+				found[r.concept] = true
+				for j := i; j < i+len(r.words); j++ {
+					taken[j] = true
+				}
+			}
+		}
+	}
 	for _, t := range c.words {
 		if found[t.concept] {
 			continue
 		}
-		for _, w := range words {
-			if w == t.term || !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term) {
+		for i, w := range words {
+			if !taken[i] && (w == t.term || !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term)) {
 				found[t.concept] = true
 				break
 			}
-		}
-	}
-	for _, r := range c.runs {
-		if !found[r.concept] && containsRun(words, r.words) {
-			found[r.concept] = true
 		}
 	}
 	if hasIdeograph(text) {
