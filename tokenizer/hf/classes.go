@@ -119,11 +119,16 @@ func hiClass(r rune) uint8 {
 // an invalid byte is one byte wide with no class (like a control
 // character). At the end of s it returns 0, 0.
 func classAt(t []uint8, s string, i int) (uint8, int) {
+	if i < len(s) && s[i] < utf8.RuneSelf {
+		return t[s[i]], 1
+	}
+	return classAtSlow(t, s, i)
+}
+
+// classAtSlow is classAt past ASCII.
+func classAtSlow(t []uint8, s string, i int) (uint8, int) {
 	if i >= len(s) {
 		return 0, 0
-	}
-	if b := s[i]; b < utf8.RuneSelf {
-		return t[b], 1
 	}
 	r, n := utf8.DecodeRuneInString(s[i:])
 	if r == utf8.RuneError && n <= 1 {
@@ -138,8 +143,16 @@ func classAt(t []uint8, s string, i int) (uint8, int) {
 // runOf returns the end of the run of characters from i whose class has
 // a bit of want.
 func runOf(t []uint8, s string, i int, want uint8) int {
+	ascii := (*[utf8.RuneSelf]uint8)(t)
 	for i < len(s) {
-		c, n := classAt(t, s, i)
+		if b := s[i]; b < utf8.RuneSelf {
+			if ascii[b]&want == 0 {
+				return i
+			}
+			i++
+			continue
+		}
+		c, n := classAtSlow(t, s, i)
 		if c&want == 0 {
 			break
 		}

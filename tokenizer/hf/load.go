@@ -536,7 +536,7 @@ func (tk *Tokenizer) readPre(v any, key string) error {
 			if behavior != "Isolated" {
 				return errUnsupported(key+".behavior", fmt.Sprintf("%q with a Regex pattern", behavior), `"Isolated"`)
 			}
-			tk.pre = append(tk.pre, preStep{kind: "Split", m: mt})
+			tk.pre = append(tk.pre, preStep{kind: "Split", m: mt, first: patternFirst[re]})
 			return nil
 		}
 		lit, ok := getString(p, "String")

@@ -1,5 +1,7 @@
 package hf
 
+import "unicode/utf8"
+
 // Hand-written forms of the regular expressions the supported
 // tokenizer.json files split text with. Each runs in linear time and
 // gives the matches a backtracking engine gives, lookahead included
@@ -22,6 +24,14 @@ const (
 // A matcher returns the end of the match that starts at i, or -1 if the
 // pattern does not match at i.
 type matcher func(t []uint8, s string, i int) int
+
+// patternFirst holds, for a pattern whose matches all start with a
+// character of certain classes, those classes: the splitter skips other
+// characters without trying the pattern.
+var patternFirst = map[string]uint8{
+	patDigits3: cN,
+	patCJK:     cCJK,
+}
 
 // knownPatterns maps each supported pattern to its matcher.
 var knownPatterns = map[string]matcher{
@@ -82,6 +92,16 @@ func matchSpace(t []uint8, s string, i int) int {
 // matchLlama matches Llama 3's pattern (digits = 3) or Qwen's (1) at i.
 // Every character starts a match.
 func matchLlama(t []uint8, s string, i, digits int) int {
+	// The common cases first: a word, or a space and a word, in ASCII.
+	if i < len(s) && s[i] < utf8.RuneSelf {
+		ascii := (*[utf8.RuneSelf]uint8)(t)
+		if ascii[s[i]]&cL != 0 {
+			return runOf(t, s, i+1, cL)
+		}
+		if s[i] == ' ' && i+1 < len(s) && s[i+1] < utf8.RuneSelf && ascii[s[i+1]]&cL != 0 {
+			return runOf(t, s, i+2, cL)
+		}
+	}
 	c, n := classAt(t, s, i)
 	if n == 0 {
 		return -1
@@ -166,6 +186,16 @@ func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
 
 // matchDeepSeek matches DeepSeek V3's third pattern at i.
 func matchDeepSeek(t []uint8, s string, i int) int {
+	// The common cases first: a word, or a space and a word, in ASCII.
+	if i < len(s) && s[i] < utf8.RuneSelf {
+		ascii := (*[utf8.RuneSelf]uint8)(t)
+		if ascii[s[i]]&cL != 0 {
+			return runOf(t, s, i+1, cL|cM)
+		}
+		if s[i] == ' ' && i+1 < len(s) && s[i+1] < utf8.RuneSelf && ascii[s[i+1]]&cL != 0 {
+			return runOf(t, s, i+2, cL|cM)
+		}
+	}
 	c, n := classAt(t, s, i)
 	if n == 0 {
 		return -1
@@ -203,10 +233,31 @@ func matchDeepSeek(t []uint8, s string, i int) int {
 }
 
 // splitIsolated calls emit with the matches of m in s and the text
-// between them, in order ("Isolated" behaviour).
-func splitIsolated(t []uint8, m matcher, s string, emit func(string)) {
+// between them, in order ("Isolated" behaviour). If first is not zero,
+// every match starts with a character of one of its classes.
+func splitIsolated(t []uint8, m matcher, first uint8, s string, emit func(string)) {
+	ascii := (*[utf8.RuneSelf]uint8)(t)
 	gap := 0
 	for i := 0; i < len(s); {
+		if first != 0 {
+			for i < len(s) {
+				if b := s[i]; b < utf8.RuneSelf {
+					if ascii[b]&first != 0 {
+						break
+					}
+					i++
+					continue
+				}
+				c, n := classAtSlow(t, s, i)
+				if c&first != 0 {
+					break
+				}
+				i += n
+			}
+			if i == len(s) {
+				break
+			}
+		}
 		if j := m(t, s, i); j > i {
 			if gap < i {
 				emit(s[gap:i])

@@ -69,6 +69,7 @@ type normStep struct {
 type preStep struct {
 	kind     string // "Split", "SplitString", "Metaspace"
 	m        matcher
+	first    uint8 // classes every match of m starts with, 0 if any
 	lit      string
 	behavior string
 	repl     string
@@ -255,7 +256,7 @@ func (tk *Tokenizer) preTokenize(s string, k, section int, emit func(string)) {
 	p := &tk.pre[k]
 	switch p.kind {
 	case "Split":
-		splitIsolated(tk.classes, p.m, s, next)
+		splitIsolated(tk.classes, p.m, p.first, s, next)
 	case "SplitString":
 		splitString(s, p.lit, p.behavior, next)
 	case "Metaspace":
