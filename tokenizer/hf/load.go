@@ -356,15 +356,15 @@ func build(f *rawFile) (*Tokenizer, error) {
 		}
 		tk.spaceRepl = "▁"
 		tk.spaceRune = '▁'
-		tk.spaceJoins, tk.newlineJoins = map[rune]bool{}, map[rune]bool{}
+		tk.spaceJoins, tk.newlineJoins = newRuneSet(), newRuneSet()
 		for s := range f.vocab {
 			prev := rune(-1)
 			for _, r := range s {
 				if r == tk.spaceRune && prev >= 0 && prev != tk.spaceRune {
-					tk.spaceJoins[prev] = true
+					tk.spaceJoins.add(prev)
 				}
 				if prev == '\n' && r != '\n' {
-					tk.newlineJoins[r] = true
+					tk.newlineJoins.add(r)
 				}
 				prev = r
 			}

@@ -52,9 +52,9 @@ type Tokenizer struct {
 	whole   wholeTokens // which tokens a piece of the same bytes merges into
 	chars   *charParts  // where the merge may start from characters' parts (byte-level models)
 
-	spaceRune    rune          // the space mark as a rune
-	spaceJoins   map[rune]bool // characters some token holds right before the space mark
-	newlineJoins map[rune]bool // characters some token holds right after a newline
+	spaceRune    rune    // the space mark as a rune
+	spaceJoins   runeSet // characters some token holds right before the space mark
+	newlineJoins runeSet // characters some token holds right after a newline
 
 	pool *sync.Pool // scratch space of merges, shared by copies
 }
@@ -333,26 +333,53 @@ func (tk *Tokenizer) model(st *mergeState, piece string, emit func([]int32)) {
 		tk.modelPiece(st, piece, emit)
 		return
 	}
-	start, prev := 0, rune(-1)
-	for i, r := range piece {
-		if i > start && tk.cutBefore(prev, r, piece[i:]) {
-			tk.modelPiece(st, piece[start:i], emit)
-			start = i
+	// Only a newline or the space mark's first byte can start a cut: the
+	// bytes between are passed over without decoding.
+	mark := tk.spaceRepl[0]
+	start := 0
+	for i := 0; i < len(piece); i++ {
+		switch b := piece[i]; {
+		case b == '\n':
+			if j := i + 1; j < len(piece) && piece[j] != '\n' {
+				r, _ := utf8.DecodeRuneInString(piece[j:])
+				if !tk.newlineJoins.has(r) {
+					tk.modelPiece(st, piece[start:j], emit)
+					start = j
+				}
+			}
+		case b == mark && i > start && strings.HasPrefix(piece[i:], tk.spaceRepl):
+			prev, _ := utf8.DecodeLastRuneInString(piece[:i])
+			if prev != '\n' && prev != tk.spaceRune && !tk.spaceJoins.has(prev) {
+				tk.modelPiece(st, piece[start:i], emit)
+				start = i
+			}
 		}
-		prev = r
 	}
 	tk.modelPiece(st, piece[start:], emit)
 }
 
-// cutBefore reports whether no token spans the point between prev and
-// rest, which starts with r: before a space mark that follows another
-// character, or after a newline that another character follows, unless
-// a token holds that pair.
-func (tk *Tokenizer) cutBefore(prev, r rune, rest string) bool {
-	if prev == '\n' && r != '\n' {
-		return !tk.newlineJoins[r]
+// runeSet is a set of characters: a bit each in the Basic Multilingual
+// Plane, a map above.
+type runeSet struct {
+	bits []uint64
+	high map[rune]bool
+}
+
+func newRuneSet() runeSet { return runeSet{bits: make([]uint64, bmp/64), high: map[rune]bool{}} }
+
+func (s runeSet) add(r rune) {
+	if r >= 0 && r < bmp {
+		s.bits[r/64] |= 1 << (r % 64)
+	} else {
+		s.high[r] = true
 	}
-	return r == tk.spaceRune && prev != tk.spaceRune && !tk.spaceJoins[prev]
+}
+
+func (s runeSet) has(r rune) bool {
+	if r >= 0 && r < bmp {
+		return s.bits[r/64]&(1<<(r%64)) != 0
+	}
+	return s.high[r]
 }
 
 // modelPiece runs BPE on one piece, through the word cache.
