@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tessera-dev/tessera/serve/registry"
@@ -195,6 +196,25 @@ func FuzzParseKeyBody(f *testing.F) {
 		}
 		if !publicKeyRE.MatchString(b.Public) || CheckRole(b.Role) != nil || (b.Secret != "" && len(b.Secret) < minSecretBytes) {
 			t.Fatalf("%q accepted as %+v", data, b)
+		}
+	})
+}
+
+func FuzzVerify(f *testing.F) {
+	f.Add("t=1800000000,v1=00ff", []byte(`{}`))
+	f.Add("v1=,t=", []byte(nil))
+	f.Add("t=-9223372036854775808,v1=zz", []byte("x"))
+	now := time.Unix(1_800_000_000, 0)
+	f.Fuzz(func(t *testing.T, header string, body []byte) {
+		if Verify("secret-0123456789", header, body, now, time.Minute) == nil && header != Sign("secret-0123456789", now, body) {
+			// Another spelling of the same signature may pass; a
+			// signature of other bytes may not.
+			if Verify("secret-0123456789", Sign("secret-0123456789", now, body), body, now, time.Minute) != nil {
+				t.Fatalf("a fresh signature does not verify")
+			}
+		}
+		if err := Verify("secret-0123456789", Sign("secret-0123456789", now, body), body, now, time.Minute); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

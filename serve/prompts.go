@@ -285,6 +285,7 @@ func (s *Server) patchLabels(w http.ResponseWriter, r *http.Request, p promptPat
 		}
 	}
 	ctx := r.Context()
+	touched := map[int]bool{} // the versions that gained or lost a label
 	record := func(label string, from, to *registry.Resolved) {
 		m := LabelMove{Prompt: p.Name, Label: label, Actor: key.Public, Reason: b.Reason, At: time.Now().UTC()}
 		if from != nil {
@@ -292,6 +293,12 @@ func (s *Server) patchLabels(w http.ResponseWriter, r *http.Request, p promptPat
 		}
 		if to != nil {
 			m.ToVersion, m.ToCommit = to.Version, to.Commit.String()
+		}
+		if m.FromVersion > 0 {
+			touched[m.FromVersion] = true
+		}
+		if m.ToVersion > 0 {
+			touched[m.ToVersion] = true
 		}
 		if _, err := s.store.AddLabelMove(ctx, m); err != nil {
 			s.log.Error("recording a label move", "prompt", p.Name, "label", label, "err", err)
@@ -330,6 +337,10 @@ func (s *Server) patchLabels(w http.ResponseWriter, r *http.Request, p promptPat
 	if err != nil {
 		fail(w, http.StatusInternalServerError, "%v", err)
 		return
+	}
+	s.emitNewVersions(ctx, st)
+	for _, n := range sortedKeys(touched) {
+		s.emit(ctx, st, "updated", p.Name, n, key.Public)
 	}
 	writeJSON(w, http.StatusOK, s.body(st, res))
 }

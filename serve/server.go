@@ -71,6 +71,13 @@ type Config struct {
 	// tessera.prompt.hash, tessera.prompt.commit, tessera.prompt.label);
 	// nil makes none.
 	TracerProvider trace.TracerProvider
+	// Webhooks are told of each new version ("created") and each version
+	// that gains or loses a label ("updated"), in Langfuse's payload
+	// shape, signed (see Sign); an event is tried 4 times, the delay
+	// doubling from WebhookRetryDelay (0 means 1 s), and an endpoint is
+	// disabled after 5 events in a row fail.
+	Webhooks          []Webhook
+	WebhookRetryDelay time.Duration
 	// Logger logs refreshes and failures; nil discards.
 	Logger *slog.Logger
 	// CacheSize is how many built catalogs are kept; 0 means 64.
@@ -91,6 +98,8 @@ type Server struct {
 	protected map[string]bool
 	storeName string // the store's kind, for the metrics
 	ready     atomic.Bool
+	seen      atomic.Pointer[registry.State] // the state webhooks were told of
+	hooks     *hooks
 	lastErr   atomic.Pointer[string]
 
 	cancel context.CancelFunc
@@ -121,6 +130,14 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		s.protected[l] = true
 	}
+	for _, wh := range cfg.Webhooks {
+		if u, err := url.Parse(wh.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("webhook %q: give an http or https URL", wh.URL)
+		}
+		if len(wh.Secret) < minSecretBytes {
+			return nil, fmt.Errorf("webhook %s: its signing secret is %d bytes: give at least %d (TESSERA_WEBHOOK_SECRET)", wh.URL, len(wh.Secret), minSecretBytes)
+		}
+	}
 	if (cfg.AdminPublicKey == "") != (cfg.AdminSecretKey == "") {
 		return nil, errors.New("an admin key pair needs both keys: set TESSERA_PUBLIC_KEY and TESSERA_SECRET_KEY, or neither")
 	}
@@ -134,6 +151,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.reg = reg
+	s.hooks = newHooks(cfg.Webhooks, cfg.WebhookRetryDelay, s.log)
 	s.metrics = newMetrics()
 	tp := cfg.TracerProvider
 	if tp == nil {
@@ -144,6 +162,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.refresh(ctx)
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
+	if len(cfg.Webhooks) > 0 {
+		s.wg.Go(func() { s.hooks.run(pctx) })
+	}
 	if iv := cfg.PollInterval; iv >= 0 {
 		if iv == 0 {
 			iv = 30 * time.Second
@@ -193,6 +214,7 @@ func (s *Server) refresh(ctx context.Context) (*registry.State, error) {
 	s.lastErr.Store(nil)
 	s.ready.Store(true)
 	s.metrics.refreshed(st)
+	s.emitNewVersions(ctx, st)
 	return st, nil
 }
 
@@ -374,6 +396,7 @@ func (s *Server) routes() http.Handler {
 	handle("GET /api/tessera/v1/diff", "/api/tessera/v1/diff", s.authed(RoleViewer, s.diff))
 	handle("POST /api/tessera/v1/refresh", "/api/tessera/v1/refresh", s.refreshHandler)
 	handle("POST /api/tessera/v1/keys", "/api/tessera/v1/keys", s.authed(RoleAdmin, s.putKey))
+	handle("GET /api/tessera/v1/webhooks/deliveries", "/api/tessera/v1/webhooks/deliveries", s.authed(RoleAdmin, s.deliveries))
 	handle("/", "other", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
 	})

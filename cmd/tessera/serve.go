@@ -30,6 +30,7 @@ type serveOpts struct {
 	check     bool
 	db        string
 	metrics   bool
+	webhooks  []string
 }
 
 // serveEnv maps each flag to the environment variable that sets it when
@@ -43,6 +44,7 @@ var serveEnv = map[string]string{
 	"shutdown-timeout": "TESSERA_SHUTDOWN_TIMEOUT",
 	"db":               "TESSERA_DB",
 	"public-metrics":   "TESSERA_PUBLIC_METRICS",
+	"webhook":          "TESSERA_WEBHOOKS",
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -78,13 +80,19 @@ stops.
 Each flag may be set by an environment variable instead (the flag wins):
 TESSERA_ADDR, TESSERA_DB, TESSERA_BRANCH, TESSERA_POLL_INTERVAL,
 TESSERA_PROTECTED_LABELS, TESSERA_CACHE_SIZE, TESSERA_SHUTDOWN_TIMEOUT,
-TESSERA_PUBLIC_METRICS.
+TESSERA_PUBLIC_METRICS, TESSERA_WEBHOOKS.
 
 Spans of each request, with the prompt it resolved (gen_ai.prompt.name,
 gen_ai.prompt.version, tessera.prompt.hash, tessera.prompt.commit,
 tessera.prompt.label), go to an OTLP collector over HTTP when
 OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) names
 one, with the exporter's other OTEL_* variables.
+
+Each --webhook is sent a POST for every new version and every version
+that gains or loses a label, in Langfuse's webhook payload, signed in its
+X-Tessera-Signature header with TESSERA_WEBHOOK_SECRET: tried 4 times,
+disabled after 5 events in a row fail; GET
+/api/tessera/v1/webhooks/deliveries shows the deliveries.
 
 SIGTERM or SIGINT stops the server once the requests in flight are
 answered (at most --shutdown-timeout).`,
@@ -105,6 +113,7 @@ answered (at most --shutdown-timeout).`,
 	f.StringSliceVar(&o.protected, "protected-labels", nil, "labels only an admin key may move or remove, comma-separated")
 	f.IntVar(&o.cacheSize, "cache-size", 64, "how many built catalogs (one per distinct catalog tree) are kept in memory")
 	f.DurationVar(&o.shutdown, "shutdown-timeout", 30*time.Second, "how long a stopping server waits for the requests in flight")
+	f.StringSliceVar(&o.webhooks, "webhook", nil, "`URL`s told of new versions and label moves (Langfuse's payload, signed with $TESSERA_WEBHOOK_SECRET), comma-separated or repeated")
 	f.BoolVar(&o.metrics, "public-metrics", false, "serve /metrics without a key, for a scraper inside the network")
 	f.BoolVar(&o.check, "check", false, "read the repository once, print what would be served, and exit: 1 if it cannot be read")
 	return cmd
@@ -160,7 +169,12 @@ func (a *app) serve(ctx context.Context, o serveOpts) error {
 		return failure{err}
 	}
 	defer shutdownTraces(context.WithoutCancel(ctx))
+	var hooks []serve.Webhook
+	for _, u := range o.webhooks {
+		hooks = append(hooks, serve.Webhook{URL: u, Secret: os.Getenv("TESSERA_WEBHOOK_SECRET")})
+	}
 	srv, err := serve.New(ctx, serve.Config{
+		Webhooks:       hooks,
 		TracerProvider: tp,
 		Root:           dir, Branch: o.branch, PollInterval: poll, ProtectedLabels: o.protected, CacheSize: o.cacheSize, Store: store, PublicMetrics: o.metrics,
 		RefreshSecret:  os.Getenv("TESSERA_REFRESH_SECRET"),
