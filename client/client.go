@@ -233,27 +233,36 @@ func (c *Client) Get(ctx context.Context, name string, opts GetOptions) (*Prompt
 }
 
 // fetchShared fetches k, sharing one request among the callers that ask
-// for k at the same time.
+// for k at the same time. The request runs under the client's context,
+// not a caller's, so that a caller who gives up does not fail the others;
+// each caller waits as long as its own ctx allows.
 func (c *Client) fetchShared(ctx context.Context, k key) (*Prompt, error) {
 	c.mu.Lock()
-	if cl := c.inflight[k]; cl != nil {
+	if c.closed {
 		c.mu.Unlock()
-		select {
-		case <-cl.done:
-			return cl.p, cl.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+		return nil, ErrClosed
 	}
-	cl := &call{done: make(chan struct{})}
-	c.inflight[k] = cl
+	cl := c.inflight[k]
+	if cl == nil {
+		cl = &call{done: make(chan struct{})}
+		c.inflight[k] = cl
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			cl.p, _, cl.err = c.fetch(c.ctx, k, "")
+			c.mu.Lock()
+			delete(c.inflight, k)
+			c.mu.Unlock()
+			close(cl.done)
+		}()
+	}
 	c.mu.Unlock()
-	cl.p, _, cl.err = c.fetch(ctx, k, "")
-	c.mu.Lock()
-	delete(c.inflight, k)
-	c.mu.Unlock()
-	close(cl.done)
-	return cl.p, cl.err
+	select {
+	case <-cl.done:
+		return cl.p, cl.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // store caches p under k for ttl.

@@ -412,3 +412,43 @@ func TestChatPrompt(t *testing.T) {
 		t.Fatal("a caller changed the cache")
 	}
 }
+
+// A caller that gives up while a shared fetch runs does not fail the
+// callers waiting for the same prompt.
+func TestCallerGivesUp(t *testing.T) {
+	srv := newFakeServer(t)
+	srv.add("p", "text", "production")
+	gate := make(chan struct{})
+	srv.mu.Lock()
+	srv.gate = gate
+	srv.mu.Unlock()
+	c, _ := testClient(t, srv, newClock(), Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.Get(ctx, "p", GetOptions{})
+		first <- err
+	}()
+	for {
+		c.mu.Lock()
+		n := len(c.inflight)
+		c.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	second := make(chan error, 1)
+	go func() {
+		_, err := c.Get(context.Background(), "p", GetOptions{})
+		second <- err
+	}()
+	cancel()
+	if err := <-first; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the caller who gave up: %v", err)
+	}
+	close(gate)
+	if err := <-second; err != nil {
+		t.Fatalf("the caller who waited: %v", err)
+	}
+}
