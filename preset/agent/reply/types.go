@@ -38,16 +38,15 @@ const (
 // place is a line and column (in bytes) of a file; zero when unknown.
 type place struct{ line, col int }
 
-// subtaskAt is where a subtask's parts were read: the subtask itself, and
-// the value (in a reply) or the key (in a subtask file) of each field;
-// in a reply, each id of depends_on too.
+// subtaskAt is where a subtask's parts were read in a reply: the subtask
+// itself, the value of each field, and each id of depends_on.
 type subtaskAt struct {
 	parts [numParts]place
 	deps  []place
 }
 
 // pos returns where part p of s was read, or the subtask's place when
-// that is not known; 0, 0 when s was not read from a file.
+// that is not known; 0, 0 when s was not read from a reply.
 func (s *Subtask) pos(p part) (line, col int) {
 	if s.at == nil {
 		return 0, 0
@@ -140,8 +139,8 @@ func SplitList(s string) []string {
 	return out
 }
 
-// subtaskFields are the keys of a subtask file that a message may point
-// at, with their parts.
+// subtaskFields are the keys of a plan's subtask that a message may
+// point at, with their parts.
 var subtaskFields = [...]struct {
 	key  string
 	part part
