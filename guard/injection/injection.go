@@ -306,7 +306,12 @@ func (d *Builtin) Score(text string) Verdict {
 		sigs = append(sigs, Signal{Name: "obfuscated", Weight: Weights()["obfuscated"], View: sigs[0].View})
 	}
 	if d.model != nil {
-		if s, ok := d.model.signal(d.model.prob(grams(d.model.bits, modelViews, nil))); ok {
+		n := 0
+		for _, v := range modelViews {
+			n += len(v.text)
+		}
+		buf := make([]uint32, 0, min(5*(n+2*len(modelViews)), maxModelGrams))
+		if s, ok := d.model.signal(d.model.prob(grams(d.model.bits, modelViews, buf))); ok {
 			sigs = append(sigs, s)
 		}
 	}
