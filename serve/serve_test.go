@@ -12,7 +12,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -626,5 +628,34 @@ func TestKeys(t *testing.T) {
 	// PublicMetrics: no key needed.
 	if code, _, body := f.do("", "GET", "/metrics", nil); code != 200 || !strings.Contains(string(body), "tessera_build_info") {
 		t.Errorf("public metrics: %d", code)
+	}
+}
+
+// TestConcurrent fetches, renders, moves labels and refreshes at once, for
+// the race detector.
+func TestConcurrent(t *testing.T) {
+	f := newFixture(t, serve.Config{PollInterval: time.Millisecond})
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 10 {
+				switch (i + j) % 4 {
+				case 0:
+					f.do(viewer, "GET", promptPath(pgc)+"?label=latest", nil)
+				case 1:
+					f.do(member, "POST", "/api/tessera/v1/render", map[string]any{"name": "specs/support-ticket", "version": 1})
+				case 2:
+					f.do(member, "PATCH", promptPath(pgc)+"/versions/"+itoa(1+j%3), map[string]any{"newLabels": []string{"staging"}})
+				case 3:
+					f.do(viewer, "GET", "/api/public/v2/prompts?label=staging", nil)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var p promptJSON
+	f.get(promptPath(pgc)+"?label=staging", &p)
+	if p.Version < 1 || p.Version > 3 {
+		t.Errorf("staging at version %d", p.Version)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -21,6 +22,7 @@ import (
 // outside its tree.
 type treeFS struct {
 	store storer.EncodedObjectStorer
+	mu    sync.Mutex // guards root, whose lookups fill a cache of go-git's
 	root  *object.Tree
 	mtime time.Time
 }
@@ -39,7 +41,9 @@ func (t *treeFS) lookup(op, name string) (*object.TreeEntry, error) {
 	if name == "." {
 		return &object.TreeEntry{Name: ".", Mode: filemode.Dir, Hash: t.root.Hash}, nil
 	}
+	t.mu.Lock()
 	e, err := t.root.FindEntry(name)
+	t.mu.Unlock()
 	if err != nil {
 		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
 	}
