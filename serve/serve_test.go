@@ -644,6 +644,8 @@ func TestConcurrent(t *testing.T) {
 					f.do(viewer, "GET", promptPath(pgc)+"?label=latest", nil)
 				case 1:
 					f.do(member, "POST", "/api/tessera/v1/render", map[string]any{"name": "specs/support-ticket", "version": 1})
+					f.do(member, "POST", "/api/tessera/v1/render", map[string]any{"name": "typed/review/code-review/small-change", "version": 1, "variables": map[string]any{"repo": "a/b"}})
+					f.do(member, "POST", "/api/tessera/v1/render", map[string]any{"name": "layered/fix-tests", "version": 1})
 				case 2:
 					f.do(member, "PATCH", promptPath(pgc)+"/versions/"+itoa(1+j%3), map[string]any{"newLabels": []string{"staging"}})
 				case 3:
