@@ -161,21 +161,43 @@ func runOf(t []uint8, s string, i int, want uint8) int {
 	return i
 }
 
-// isNFC reports whether s is in NFC as far as a quick look tells: every
-// character is ASCII or inert (see nfcInert). False means "look closer".
+// isNFC reports whether s is in NFC. Text is cut into segments at the
+// inert characters (see nfcInert), which combine with nothing before
+// them; a segment of inert characters alone is in NFC, and only the
+// others, each from the inert character before it, are checked with the
+// norm package.
 func isNFC(s string) bool {
 	table()
+	seg := 0 // start of the current segment
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b < utf8.RuneSelf {
+			seg = i
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r >= bmp || n == 1 || nfcInert[r/64]&(1<<(r%64)) == 0 {
+		if r < bmp && n > 1 && nfcInert[r/64]&(1<<(r%64)) != 0 {
+			seg = i
+			i += n
+			continue
+		}
+		// Up to the next inert character, or the end.
+		j := i + n
+		for j < len(s) {
+			if s[j] < utf8.RuneSelf {
+				break
+			}
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if r < bmp && n > 1 && nfcInert[r/64]&(1<<(r%64)) != 0 {
+				break
+			}
+			j += n
+		}
+		if w := s[seg:j]; norm.NFC.QuickSpanString(w) < len(w) && !norm.NFC.IsNormalString(w) {
 			return false
 		}
-		i += n
+		seg, i = j, j
 	}
 	return true
 }

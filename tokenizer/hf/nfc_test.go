@@ -8,13 +8,14 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// TestIsNFC checks that isNFC never calls a string in NFC that is not:
-// every inert character alone, and random strings of inert characters
-// mixed with ASCII.
+// TestIsNFC checks isNFC against the norm package: every inert
+// character alone, random strings of inert characters mixed with ASCII,
+// and random strings that mix in combining marks and Hangul jamo.
 func TestIsNFC(t *testing.T) {
 	var inert []rune
+	table()
 	for r := rune(0x80); r < bmp; r++ {
-		if s := string(r); isNFC(s) {
+		if s := string(r); nfcInert[r/64]&(1<<(r%64)) != 0 {
 			inert = append(inert, r)
 			if !norm.NFC.IsNormalString(s) {
 				t.Fatalf("U+%04X: isNFC says NFC, norm does not", r)
@@ -39,9 +40,26 @@ func TestIsNFC(t *testing.T) {
 			t.Fatalf("%q: isNFC %v, norm %v", s, isNFC(s), norm.NFC.IsNormalString(s))
 		}
 	}
-	for _, s := range []string{"e\u0301", "\u1100\u1161", "\uAC00\u11A8", "\u00E9\u0301", "\U0001F600"} {
-		if isNFC(s) {
-			t.Errorf("%q: isNFC says NFC", s)
+	for _, s := range []string{"e\u0301", "\u1100\u1161", "\uAC00\u11A8", "\u00E9\u0301", "\u0374", "a\u0301\u0300b\u0300\u0301"} {
+		if isNFC(s) != norm.NFC.IsNormalString(s) {
+			t.Errorf("%q: isNFC %v, norm %v", s, isNFC(s), norm.NFC.IsNormalString(s))
+		}
+	}
+	other := []rune{0x300, 0x301, 0x308, 0x323, 0x327, 0x93C, 0x94D, 0x941, 0x1161, 0x11A8, 0x1100, 0x374, 0x0BD7, 0x0BCA, 0x1F600, 0x1D15E, 0x2126}
+	for range 50_000 {
+		b.Reset()
+		for range 1 + rng.IntN(8) {
+			switch rng.IntN(3) {
+			case 0:
+				b.WriteByte(byte('a' + rng.IntN(26)))
+			case 1:
+				b.WriteRune(inert[rng.IntN(len(inert))])
+			default:
+				b.WriteRune(other[rng.IntN(len(other))])
+			}
+		}
+		if s := b.String(); isNFC(s) != norm.NFC.IsNormalString(s) {
+			t.Fatalf("%q: isNFC %v, norm %v", s, isNFC(s), norm.NFC.IsNormalString(s))
 		}
 	}
 }

@@ -203,7 +203,7 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, emit func
 	for _, n := range tk.norms {
 		switch n.kind {
 		case "NFC":
-			if !isNFC(s) && !norm.NFC.IsNormalString(s) {
+			if !isNFC(s) {
 				s = norm.NFC.String(s)
 			}
 		case "Replace":
