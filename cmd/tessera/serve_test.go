@@ -2,8 +2,11 @@ package main
 
 import (
 	"bufio"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -153,5 +156,90 @@ func TestServeBinary(t *testing.T) {
 	call(t, "GET", addr+pgc, "", &p)
 	if p.Version != 1 || strings.Join(p.Labels, ",") != "latest,production" {
 		t.Errorf("production after a restart: %+v", p)
+	}
+}
+
+// TestServeGracefulStop sends SIGTERM while a request is half sent: the
+// server stops listening, answers that request once its body arrives, and
+// exits 0.
+func TestServeGracefulStop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	tessera, err := exec.LookPath("tessera")
+	if err != nil {
+		t.Skip("no tessera on PATH")
+	}
+	repo := gittest.New(t)
+	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
+	repo.Commit("add the catalog")
+	cmd := exec.CommandContext(t.Context(), tessera, "serve", "--root", filepath.Join(repo.Dir, "catalog"), "--poll", "0", "--db", "memory", "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "TESSERA_PUBLIC_KEY=pk-test", "TESSERA_SECRET_KEY=sk-test-0123456789abcdef", "GORACE=atexit_sleep_ms=0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	waitLine := func(sub string) string {
+		t.Helper()
+		for l := range lines {
+			if strings.Contains(l, sub) {
+				return l
+			}
+		}
+		t.Fatalf("serve never printed %q", sub)
+		return ""
+	}
+	host := strings.TrimPrefix(regexp.MustCompile(`http://\S+`).FindString(waitLine("listening on")), "http://")
+
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rd := bufio.NewReader(conn)
+	// A first request on the connection, answered: the server is reading
+	// from it.
+	fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: tessera\r\n\r\n")
+	if resp, err := http.ReadResponse(rd, nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", resp, err)
+	} else {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	body := `{"name":"pm_discovery.v1/pgc","label":"latest"}`
+	auth := base64.StdEncoding.EncodeToString([]byte("pk-test:sk-test-0123456789abcdef"))
+	fmt.Fprintf(conn, "POST /api/tessera/v1/render HTTP/1.1\r\nHost: tessera\r\nAuthorization: Basic %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", auth, len(body), body[:10])
+	time.Sleep(300 * time.Millisecond) // for the server to read the first bytes: the request is in flight
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitLine("stopping")
+	if _, err := fmt.Fprint(conn, body[10:]); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(rd, nil)
+	if err != nil {
+		t.Fatalf("the request in flight was not answered: %v", err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(out), `"auditId"`) {
+		t.Errorf("the request in flight: %d %s", resp.StatusCode, out)
+	}
+	waitLine("stopped")
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("serve after SIGTERM: %v", err)
 	}
 }
