@@ -352,6 +352,7 @@ type Error struct {
 	URL string
 }
 
+// Error says what was asked and what the server answered.
 func (e *Error) Error() string {
 	msg := e.Message
 	if msg == "" {

@@ -112,4 +112,3 @@ func eventually(t *testing.T, ok func() bool) {
 	}
 	t.Fatal("not within 10 s")
 }
-
