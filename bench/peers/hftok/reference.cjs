@@ -16,7 +16,7 @@ const zlib = require("zlib");
 
 const root = path.resolve(__dirname, "../../..");
 const out = path.join(root, "tokenizer/hf/testdata");
-const models = ["llama3", "qwen3", "gemma3", "gemini", "deepseek_v3"];
+const models = ["llama3", "qwen3", "gemma3", "gemini", "deepseek_v3", "llama2"];
 
 function gz(file, data) {
   fs.writeFileSync(path.join(out, file), zlib.gzipSync(data, { level: 9 }));
