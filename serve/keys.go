@@ -70,6 +70,7 @@ func (s *Server) putKey(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, "storing key %s: %v", b.Public, err)
 		return
 	}
+	s.auth.forget(b.Public)
 	s.log.Info("key stored", "public", b.Public, "role", b.Role, "by", keyOf(r).Public)
 	writeJSON(w, http.StatusCreated, b)
 }

@@ -619,6 +619,20 @@ func TestKeys(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Errorf("fetch with the new key: %d", resp.StatusCode)
 	}
+	// A new secret for the same public key: the old one stops working at
+	// once, cached or not.
+	code, _, body = f.do(admin, "POST", "/api/tessera/v1/keys", map[string]any{"public": "pk-ci", "role": "viewer", "secret": "another-secret-0123456789"})
+	if code != http.StatusCreated {
+		t.Fatalf("replacing the key: %d %s", code, body)
+	}
+	resp, err = f.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the replaced secret: %d", resp.StatusCode)
+	}
 	code, _, body = f.do(member, "POST", "/api/tessera/v1/keys", map[string]any{"public": "pk-x", "role": "admin"})
 	f.wantError(code, body, http.StatusForbidden, "needs admin")
 	code, _, body = f.do(admin, "POST", "/api/tessera/v1/keys", map[string]any{"public": "pk-x", "role": "root"})

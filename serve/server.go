@@ -78,6 +78,11 @@ type Config struct {
 	// disabled after 5 events in a row fail.
 	Webhooks          []Webhook
 	WebhookRetryDelay time.Duration
+	// AuthCacheTTL is how long a key pair that authenticated is
+	// remembered, so that requests do not each query the store: 0 means
+	// 10 s, negative turns it off. A key replaced on another server that
+	// shares the store is honoured here for at most that long.
+	AuthCacheTTL time.Duration
 	// Logger logs refreshes and failures; nil discards.
 	Logger *slog.Logger
 	// CacheSize is how many built catalogs are kept; 0 means 64.
@@ -100,6 +105,7 @@ type Server struct {
 	ready     atomic.Bool
 	seen      atomic.Pointer[registry.State] // the state webhooks were told of
 	hooks     *hooks
+	auth      *authCache
 	lastErr   atomic.Pointer[string]
 
 	cancel context.CancelFunc
@@ -152,6 +158,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.reg = reg
 	s.hooks = newHooks(cfg.Webhooks, cfg.WebhookRetryDelay, s.log)
+	ttl := cfg.AuthCacheTTL
+	if ttl == 0 {
+		ttl = 10 * time.Second
+	}
+	s.auth = newAuthCache(ttl)
 	s.metrics = newMetrics()
 	tp := cfg.TracerProvider
 	if tp == nil {
@@ -272,7 +283,15 @@ func (s *Server) authed(role string, h http.HandlerFunc) http.HandlerFunc {
 			fail(w, http.StatusUnauthorized, "authentication needed: HTTP Basic with a public key as the user and its secret key as the password")
 			return
 		}
-		k, err := s.store.Authenticate(r.Context(), pub, secret)
+		now := time.Now()
+		k, ok := s.auth.get(pub, secret, now)
+		var err error
+		if !ok {
+			k, err = s.store.Authenticate(r.Context(), pub, secret)
+			if err == nil {
+				s.auth.put(pub, secret, k, now)
+			}
+		}
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Basic realm="tessera"`)
 			if errors.Is(err, ErrBadKey) {

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/tessera-dev/tessera/serve"
+	"github.com/tessera-dev/tessera/serve/gittest"
+)
+
+// BenchmarkServeFetchSQLite is serve's cached fetch through the handler,
+// in process, with the keys in the SQLite audit database that tessera
+// serve uses by default: one indexed query per request checks the key.
+func BenchmarkServeFetchSQLite(b *testing.B) {
+	repo := gittest.New(b)
+	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
+	repo.Commit("add the catalog")
+	st, closeStore, err := openStore(b.Context(), "sqlite:"+filepath.Join(b.TempDir(), "serve.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeStore()
+	const secret = "sk-bench-0123456789abcdef"
+	srv, err := serve.New(b.Context(), serve.Config{Root: filepath.Join(repo.Dir, "catalog"), PollInterval: -1, Store: st, AdminPublicKey: "pk-bench", AdminSecretKey: secret})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	h := srv.Handler()
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			req := httptest.NewRequest("GET", "/api/public/v2/prompts/pm_discovery.v1%2Fpgc?label=latest", nil)
+			req.SetBasicAuth("pk-bench", secret)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != 200 {
+				b.Fatalf("%d %s", w.Code, w.Body)
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}
