@@ -107,7 +107,13 @@ func (s *Server) getPrompt(w http.ResponseWriter, r *http.Request, name string) 
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.body(st, res))
+	data, err := s.answers.get(st, res, func() promptBody { return s.body(st, res) })
+	if err != nil {
+		fail(w, http.StatusInternalServerError, "encoding the prompt: %v", err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Write(data)
 }
 
 // etagMatches reports whether an If-None-Match header lists etag (or *).

@@ -106,6 +106,7 @@ type Server struct {
 	seen      atomic.Pointer[registry.State] // the state webhooks were told of
 	hooks     *hooks
 	auth      *authCache
+	answers   respCache
 	lastErr   atomic.Pointer[string]
 
 	cancel context.CancelFunc
