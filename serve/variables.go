@@ -28,6 +28,7 @@ var variableTargets = map[string]string{
 // VariablesError is a render's variables that its prompt cannot take.
 type VariablesError struct{ Msg string }
 
+// Error returns the message.
 func (e *VariablesError) Error() string { return e.Msg }
 
 // assembleWith assembles the resolved prompt with vars in place of the

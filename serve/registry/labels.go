@@ -14,6 +14,7 @@ import (
 // exist.
 type NotFoundError struct{ Msg string }
 
+// Error returns the message.
 func (e *NotFoundError) Error() string { return e.Msg }
 
 func notFound(format string, args ...any) error {
