@@ -58,7 +58,10 @@ func parseJSON(data []byte) (*rawFile, error) {
 			if r.pos < len(r.data) && r.data[r.pos] != '{' {
 				return false, nil // a Unigram vocabulary (an array): refused later
 			}
-			f.vocab = make(map[string]int32, 1<<16)
+			// Sized from the document (a vocabulary entry and its
+			// merges take about a hundred bytes of it), so that the map
+			// is not grown again and again.
+			f.vocab = make(map[string]int32, min(max(len(r.data)/100, 1<<10), 1<<19))
 			if err := r.expect('{'); err != nil {
 				return false, err
 			}
