@@ -294,3 +294,29 @@ func TestOpenURLs(t *testing.T) {
 		}
 	}
 }
+
+// Two handles on one SQLite file, as a server and a tessera log import
+// run side by side, append at once: one chain, every record.
+func TestTwoHandlesSQLite(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "audit.db")
+	dbs := []*DB{open(t, url), open(t, url)}
+	var wg sync.WaitGroup
+	for i, db := range dbs {
+		for w := range 4 {
+			wg.Go(func() {
+				for n := range 25 {
+					if err := db.Append(context.Background(), record(fmt.Sprintf("db%d-w%d-%d", i, w, n), "x")); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	checkAll(t, dbs[0], 200)
+	checkAll(t, dbs[1], 200)
+}

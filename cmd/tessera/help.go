@@ -75,7 +75,11 @@ var examples = map[string]string{
   tessera log verify --log /tmp/assemblies.jsonl
 
   # signed records: the key from the environment variable tessera.yaml's log_key_env names
-  TESSERA_LOG_KEY=$(openssl rand -hex 32) tessera log verify --log /tmp/assemblies.jsonl --key-env TESSERA_LOG_KEY`,
+  TESSERA_LOG_KEY=$(openssl rand -hex 32) tessera log verify --log /tmp/assemblies.jsonl --key-env TESSERA_LOG_KEY
+
+  # an audit database's records (see "tessera log import")
+  tessera log import engine/testdata/logs/records-2026-11.jsonl --db /tmp/verify.db
+  tessera log verify --db /tmp/verify.db`,
 	"tessera overrides": `  tessera overrides seed --dir /tmp/tessera-overrides --typed examples/typed/code-review.yaml
   tessera overrides list --dir /tmp/tessera-overrides
   tessera overrides verify --dir /tmp/tessera-overrides --typed examples/typed/code-review.yaml`,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/auditdb"
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/engine"
 )
@@ -30,7 +32,7 @@ names a key (log_key_env), an HMAC signature (sig); see docs/audit.md.
 }
 
 func (a *app) logVerifyCmd() *cobra.Command {
-	var logFile, keyEnv string
+	var logFile, dbURL, keyEnv string
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Check the audit log's chain and signatures",
@@ -43,12 +45,29 @@ first line that breaks the chain and name it.
 A log written before records were chained is reported as not chained: it
 verifies, but nothing shows whether it was changed. The last line's hash
 (the head) is printed: keep it elsewhere to detect later that records were
-cut from the end, which the chain alone cannot show.`,
+cut from the end, which the chain alone cannot show.
+
+With --db, the records of an audit database (SQLite or PostgreSQL) are
+checked instead, in the order of its export.`,
 		Annotations: map[string]string{"exit1": "a line breaks the chain or its signature (the line and how are shown),\n     the key is named but not set, or the log cannot be read"},
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			c, lp, err := a.logPath(ctx, logFile, "log verify")
+			if dbURL != "" && logFile != "" {
+				return errors.New("log verify reads --log or --db, not both")
+			}
+			var (
+				c    *catalog.Catalog
+				lp   string
+				err  error
+				name string
+				rep  *audit.ChainReport
+			)
+			if dbURL != "" {
+				c, err = a.openCatalogIfAny(ctx)
+			} else {
+				c, lp, err = a.logPath(ctx, logFile, "log verify")
+			}
 			if err != nil {
 				return err
 			}
@@ -65,11 +84,22 @@ cut from the end, which the chain alone cannot show.`,
 			} else if l, err = engine.KeyedLog(c, l); err != nil {
 				return a.fail(err)
 			}
-			rep, err := l.VerifyChain(ctx)
-			if err != nil {
-				return failure{err}
+			if dbURL != "" {
+				db, err := auditdb.Open(ctx, dbURL)
+				if err != nil {
+					return failure{err}
+				}
+				defer db.Close()
+				if rep, err = db.VerifyChain(ctx, l.Key); err != nil {
+					return failure{err}
+				}
+				name = db.Name()
+			} else {
+				if rep, err = l.VerifyChain(ctx); err != nil {
+					return failure{err}
+				}
+				name = filepath.ToSlash(lp)
 			}
-			name := filepath.ToSlash(lp)
 			if b := rep.Break; b != nil {
 				fmt.Fprintf(a.stderr, "%s:%d: the chain breaks: %v\n", name, b.Line, b.Err)
 				if rep.Lines > 0 {
@@ -82,6 +112,7 @@ cut from the end, which the chain alone cannot show.`,
 		},
 	}
 	cmd.Flags().StringVar(&logFile, "log", "", "the JSON Lines audit log (default: tessera.yaml's log)")
+	cmd.Flags().StringVar(&dbURL, "db", "", "the audit database to check instead of a log: "+dbForms)
 	cmd.Flags().StringVar(&keyEnv, "key-env", "", "the environment variable holding the log's HMAC key (default: tessera.yaml's log_key_env)")
 	return cmd
 }

@@ -12,8 +12,12 @@ import (
 	"github.com/tessera-dev/tessera/auditdb"
 )
 
-// dbHelp says what --db takes, for the commands that have it.
-const dbHelp = "the audit database: a SQLite file (sqlite:PATH, or PATH) or postgres://USER@HOST:PORT/DB"
+// dbForms says what --db takes, for the commands that have it; dbHelp
+// is the flag's help where the database is the command's subject.
+const (
+	dbForms = "a SQLite file (sqlite:PATH, or PATH) or postgres://USER@HOST:PORT/DB"
+	dbHelp  = "the audit database: " + dbForms
+)
 
 func (a *app) logImportCmd() *cobra.Command {
 	var dbURL string

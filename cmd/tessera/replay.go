@@ -100,7 +100,7 @@ and a record is named by its line in the database's export.`,
 		},
 	}
 	cmd.Flags().StringVar(&logFile, "log", "", "the JSON Lines audit log (default: tessera.yaml's log)")
-	cmd.Flags().StringVar(&dbURL, "db", "", "read the records from this audit database instead of a log: "+dbHelp)
+	cmd.Flags().StringVar(&dbURL, "db", "", "the audit database to replay from instead of a log: "+dbForms)
 	cmd.Flags().StringVar(&id, "id", "", "correlation id of the record(s) to replay")
 	cmd.Flags().StringVar(&hash, "hash", "", "prompt hash (assembled_prompt_hash) of the record(s) to replay")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every record's verdict, the log's unreadable lines and its chain as one JSON object (see docs/CLI.md)")
