@@ -64,6 +64,9 @@ func (db *DB) Add(ctx context.Context, recs ...*audit.Record) error { return db.
 
 // send hands req to the writer and waits for its commit.
 func (db *DB) send(ctx context.Context, req *writeReq) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	req.done = make(chan error, 1)
 	select {
 	case db.reqs <- req:

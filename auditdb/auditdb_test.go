@@ -320,3 +320,35 @@ func TestTwoHandlesSQLite(t *testing.T) {
 	checkAll(t, dbs[0], 200)
 	checkAll(t, dbs[1], 200)
 }
+
+// A log written before records were chained imports into an empty
+// database, and records appended after it chain from its last line.
+func TestImportUnchainedLog(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, filepath.Join(t.TempDir(), "a.db"))
+	old, err := record("old-1", "old text").Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.Import(ctx, "old.jsonl", nil); n != 0 || err != nil {
+		t.Fatalf("an empty log: %d %v", n, err)
+	}
+	if n, err := db.Import(ctx, "old.jsonl", old); n != 1 || err != nil {
+		t.Fatalf("an unchained log: %d %v", n, err)
+	}
+	if err := db.Append(ctx, record("new-1", "new text")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := db.VerifyChain(ctx, nil)
+	if err != nil || !rep.OK() || rep.Unchained != 1 || rep.First != 2 {
+		t.Fatalf("chain: %v %v", rep, err)
+	}
+	if _, err := db.Import(ctx, "old.jsonl", old); err == nil || !strings.Contains(err.Error(), "not chained") {
+		t.Fatalf("an unchained log into a database that is not empty: %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := db.Append(cctx, record("c", "x")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled append: %v", err)
+	}
+}
