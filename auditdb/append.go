@@ -172,9 +172,10 @@ func (db *DB) commit(ctx context.Context, batch []*writeReq) []error {
 		return fail(err)
 	}
 	var rows []row
+	key := db.signingKey()
 	for i, req := range batch {
 		var add []row
-		add, errs[i] = prepare(req, no, prev)
+		add, errs[i] = prepare(req, no, prev, key)
 		if errs[i] != nil {
 			errs[i] = fmt.Errorf("audit database %s: %w", db.name, errs[i])
 			continue
@@ -196,8 +197,8 @@ func (db *DB) commit(ctx context.Context, batch []*writeReq) []error {
 }
 
 // prepare makes the rows of one request, after line no whose hash is
-// prev.
-func prepare(req *writeReq, no int64, prev string) ([]row, error) {
+// prev, its records signed with key when it is not nil.
+func prepare(req *writeReq, no int64, prev string, key []byte) ([]row, error) {
 	rows := make([]row, 0, len(req.recs)+len(req.lines))
 	if req.lines != nil {
 		if link := firstPrev(req.lines); link != "" && link != prev {
@@ -214,7 +215,7 @@ func prepare(req *writeReq, no int64, prev string) ([]row, error) {
 		return rows, nil
 	}
 	for i, r := range req.recs {
-		line, err := audit.Seal(r, prev, nil)
+		line, err := audit.Seal(r, prev, key)
 		if err != nil {
 			return nil, fmt.Errorf("record %d of %d: %w", i+1, len(req.recs), err)
 		}

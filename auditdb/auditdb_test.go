@@ -352,3 +352,43 @@ func TestImportUnchainedLog(t *testing.T) {
 		t.Fatalf("a cancelled append: %v", err)
 	}
 }
+
+// With a key, appended records are signed as a keyed log signs them.
+func TestSetKey(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, filepath.Join(t.TempDir(), "a.db"))
+	key := []byte(strings.Repeat("k", audit.MinKeyBytes))
+	if err := db.SetKey([]byte("short")); err == nil {
+		t.Fatal("a short key was taken")
+	}
+	if err := db.SetKey(key); err != nil {
+		t.Fatal(err)
+	}
+	l := &audit.Log{Path: filepath.Join(t.TempDir(), "a.jsonl"), Key: key}
+	r1, r2 := record("a", "x"), record("a", "x")
+	if err := db.Append(ctx, r1); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append(ctx, r2); err != nil {
+		t.Fatal(err)
+	}
+	if r1.Sig == "" || r1.Sig != r2.Sig {
+		t.Fatalf("signature %q in the database, %q in the log", r1.Sig, r2.Sig)
+	}
+	rep, err := db.VerifyChain(ctx, key)
+	if err != nil || !rep.OK() || rep.Signed != 1 || !rep.Checked {
+		t.Fatalf("signed chain: %v %v", rep, err)
+	}
+	if rep, _ := db.VerifyChain(ctx, []byte(strings.Repeat("o", audit.MinKeyBytes))); rep.OK() {
+		t.Fatal("another key verified the signature")
+	}
+	if err := db.SetKey(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Append(ctx, record("b", "y")); err != nil {
+		t.Fatal(err)
+	}
+	if rep, _ := db.VerifyChain(ctx, key); rep.OK() || rep.Break.Line != 2 {
+		t.Fatalf("an unsigned record after a signed one, checked with the key: %v", rep)
+	}
+}

@@ -1,6 +1,7 @@
 package auditdb
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"embed"
@@ -61,6 +62,32 @@ type DB struct {
 	quit      chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
+
+	keyMu sync.Mutex
+	key   []byte // signs appended records when set
+}
+
+// SetKey makes Append sign every record it adds from now on with key,
+// the HMAC-SHA256 key of the audit trail (see audit.CheckKey and
+// audit.Log.Key), as a keyed log signs its records; nil stops signing.
+// VerifyChain and replay check the signatures when given the key.
+func (db *DB) SetKey(key []byte) error {
+	if key != nil {
+		if err := audit.CheckKey(key); err != nil {
+			return fmt.Errorf("audit database %s: %w", db.name, err)
+		}
+	}
+	db.keyMu.Lock()
+	defer db.keyMu.Unlock()
+	db.key = bytes.Clone(key)
+	return nil
+}
+
+// signingKey is the key appends are signed with, or nil.
+func (db *DB) signingKey() []byte {
+	db.keyMu.Lock()
+	defer db.keyMu.Unlock()
+	return db.key
 }
 
 // Open opens the database url names and brings its schema up to date:
