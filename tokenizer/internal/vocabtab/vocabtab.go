@@ -4,9 +4,10 @@
 // often absent, so the table is built for that: one- and two-byte strings
 // index arrays directly; strings of three to eight bytes are one 64-bit
 // word, found by open addressing in slots that hold the word itself, so a
-// lookup reads one cache line and compares no bytes; longer strings are
-// found by a hash whose slots hold 32 more bits of it, so only a likely
-// match reads the token's bytes. Both hash tables are larger than a
+// lookup reads one cache line and compares no bytes; strings of nine to
+// sixteen bytes likewise as two words; longer strings are found by a hash
+// whose slots hold 32 more bits of it, so only a likely match reads the
+// token's bytes. Both hash tables are larger than a
 // core's second-level cache, and most lookups miss, so a bit set small
 // enough to stay in that cache stands in front of them: a clear bit at a
 // string's hash means no token, and the slots are not read. A table is
@@ -30,11 +31,12 @@ type Table struct {
 	Two []uint32    // id of the two bytes b0 | b1<<8, or None
 
 	short []shortSlot // three to eight bytes
-	long  []longSlot  // nine bytes or more
+	mid   []midSlot   // nine to sixteen bytes
+	long  []longSlot  // seventeen bytes or more
 	keys  []string    // id → token bytes, to confirm a long match
 	seen  []uint64    // bit h>>seenShift is set if a token hashes to h
 
-	shortShift, longShift, seenShift uint8
+	shortShift, midShift, longShift, seenShift uint8
 }
 
 // seenBits is the size of the presence filter, 1<<seenBits bits (256 KiB).
@@ -51,7 +53,15 @@ type shortSlot struct {
 	val uint32
 }
 
-// longSlot holds a token of nine bytes or more: the low half of its hash
+// midSlot holds a token of nine to sixteen bytes: its first and last
+// eight bytes (which overlap below sixteen) and its id and length in
+// val, as shortSlot does.
+type midSlot struct {
+	lo, hi uint64
+	val    uint32
+}
+
+// longSlot holds a token of seventeen bytes or more: the low half of its hash
 // (never zero, so zero marks an empty slot) and its id.
 type longSlot struct {
 	tag uint32
@@ -75,21 +85,25 @@ func New(keys []string) (*Table, bool) {
 	for i := range t.Two {
 		t.Two[i] = None
 	}
-	nShort, nLong := 0, 0
+	nShort, nMid, nLong := 0, 0, 0
 	for _, tok := range keys {
 		switch {
-		case len(tok) > 8:
+		case len(tok) > 16:
 			nLong++
+		case len(tok) > 8:
+			nMid++
 		case len(tok) > 2:
 			nShort++
 		}
 	}
 	// At most half full, so that a miss ends within a few slots.
 	sb := max(bits.Len(uint(2*nShort)), 4)
+	mb := max(bits.Len(uint(2*nMid)), 4)
 	lb := max(bits.Len(uint(2*nLong)), 4)
 	t.short = make([]shortSlot, 1<<sb)
+	t.mid = make([]midSlot, 1<<mb)
 	t.long = make([]longSlot, 1<<lb)
-	t.shortShift, t.longShift = uint8(64-sb), uint8(64-lb)
+	t.shortShift, t.midShift, t.longShift = uint8(64-sb), uint8(64-mb), uint8(64-lb)
 	t.seen = make([]uint64, 1<<seenBits/64)
 	t.seenShift = 64 - seenBits
 	for r, tok := range keys {
@@ -112,6 +126,17 @@ func New(keys []string) (*Table, bool) {
 			for i := int(h >> t.shortShift); ; i = (i + 1) & mask {
 				if t.short[i].val == emptySlot {
 					t.short[i] = shortSlot{key: k, val: id | uint32(len(tok))<<24}
+					break
+				}
+			}
+		case len(tok) <= 16:
+			lo, hi := Load64(tok, 0), Load64(tok, len(tok)-8)
+			h := midHash(lo, hi, len(tok))
+			t.see(h)
+			mask := len(t.mid) - 1
+			for i := int(h >> t.midShift); ; i = (i + 1) & mask {
+				if t.mid[i].val == emptySlot {
+					t.mid[i] = midSlot{lo: lo, hi: hi, val: id | uint32(len(tok))<<24}
 					break
 				}
 			}
@@ -143,6 +168,9 @@ func (t *Table) ID(s string) uint32 {
 	if len(s) <= 8 {
 		return t.Short(ShortKey(s), len(s))
 	}
+	if len(s) <= 16 {
+		return t.midID(Load64(s, 0), Load64(s, len(s)-8), len(s))
+	}
 	return t.longID(s)
 }
 
@@ -152,6 +180,9 @@ func (t *Table) ID(s string) uint32 {
 func (t *Table) Span(buf []byte, piece string, i, j int) uint32 {
 	n := j - i
 	if n > 8 {
+		if n <= 16 {
+			return t.midID(Load64b(buf, i), Load64b(buf, j-8), n)
+		}
 		return t.longID(piece[i:j])
 	}
 	k := Load64b(buf, i) & (^uint64(0) >> (64 - 8*n))
@@ -197,6 +228,32 @@ func (t *Table) Short(k uint64, n int) uint32 {
 			return s.val & 0xFFFFFF
 		}
 	}
+}
+
+// midID returns the id of the token of n bytes (9 to 16) whose first
+// and last eight bytes are lo and hi.
+func (t *Table) midID(lo, hi uint64, n int) uint32 {
+	h := midHash(lo, hi, n)
+	if !t.maybe(h) {
+		return None
+	}
+	mask := len(t.mid) - 1
+	want := uint32(n) << 24
+	for i := int(h >> t.midShift); ; i = (i + 1) & mask {
+		s := &t.mid[i]
+		if s.val == emptySlot {
+			return None
+		}
+		if s.lo == lo && s.hi == hi && s.val&0xFF000000 == want {
+			return s.val & 0xFFFFFF
+		}
+	}
+}
+
+func midHash(lo, hi uint64, n int) uint64 {
+	h := (lo ^ uint64(n)) * 0xE7037ED1A0B428DB
+	h ^= h >> 31
+	return (h ^ hi) * 0x9E3779B97F4A7C15
 }
 
 func (t *Table) longID(s string) uint32 {
@@ -253,7 +310,7 @@ func shortHash(k uint64, n int) uint64 {
 	return (k + uint64(n)) * 0x9E3779B97F4A7C15
 }
 
-// longHash hashes a string of nine bytes or more, eight at a time.
+// longHash hashes a string of seventeen bytes or more, eight at a time.
 func longHash(s string) uint64 {
 	h := uint64(len(s)) * 0xA0761D6478BD642F
 	i := 0

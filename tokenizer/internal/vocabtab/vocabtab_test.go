@@ -6,7 +6,7 @@ import (
 )
 
 func TestTable(t *testing.T) {
-	keys := []string{"a", "", "ab", "abc", "abcdefgh", "abcdefghi", strings.Repeat("xyz", 9), "\x00\x00\x00"}
+	keys := []string{"a", "", "ab", "abc", "abcdefgh", "abcdefghi", "abcdefghijklmnop", "abcdefghijklmnopq", "bcdefghijklmnop", strings.Repeat("xyz", 9), "\x00\x00\x00", strings.Repeat("\x00", 12)}
 	tab, ok := New(keys)
 	if !ok {
 		t.Fatal("New refused distinct keys")
@@ -25,7 +25,7 @@ func TestTable(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"", "b", "ba", "abd", "abcdefg", "abcdefghij", "\x00\x00", "\x00\x00\x00\x00"} {
+	for _, k := range []string{"", "b", "ba", "abd", "abcdefg", "abcdefghij", "abcdefghijklmno", "abcdefghijklmnoq", "\x00\x00", "\x00\x00\x00\x00", strings.Repeat("\x00", 11), strings.Repeat("\x00", 13)} {
 		if got := tab.ID(k); got != None {
 			t.Errorf("ID(%q) = %d, want None", k, got)
 		}
