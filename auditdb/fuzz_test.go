@@ -33,7 +33,11 @@ func FuzzParseLog(f *testing.F) {
 		}
 		var joined [][]byte
 		for _, l := range lines {
-			if err := l.rec.Validate(); err != nil {
+			r, err := audit.ParseRecord(l.line)
+			if err == nil {
+				err = r.Validate()
+			}
+			if err != nil || r.CorrelationID != l.rec.CorrelationID || r.PrevHash != l.rec.PrevHash {
 				t.Fatalf("line %d accepted, yet: %v", l.no, err)
 			}
 			joined = append(joined, l.line)

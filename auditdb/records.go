@@ -186,7 +186,11 @@ func parseLog(ctx context.Context, name string, data []byte) ([]importLine, erro
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w: fix or remove the line, then import again", name, no, err)
 		}
-		lines = append(lines, importLine{no: no, line: line, rec: r})
+		// Keep what the indexed columns need, not the prompt a second
+		// time: the line holds it.
+		slim := &audit.Record{CorrelationID: r.CorrelationID, AssembledPromptHash: r.AssembledPromptHash, AssemblyTimestamp: r.AssemblyTimestamp,
+			Preset: r.Preset, Label: r.Label, WorkflowID: r.WorkflowID, NodeID: r.NodeID, PrevHash: r.PrevHash}
+		lines = append(lines, importLine{no: no, line: line, rec: slim})
 	}
 	rep, err := audit.VerifyLines(ctx, bytes.NewReader(data), name, nil)
 	if err != nil {
