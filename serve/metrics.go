@@ -10,7 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tessera-dev/tessera"
-	"github.com/tessera-dev/tessera/serve/registry"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own.
@@ -110,9 +109,9 @@ func (m *metrics) resolved(by, outcome string) { m.resolutions.WithLabelValues(b
 
 func (m *metrics) refresh(outcome string) { m.refreshes.WithLabelValues(outcome).Inc() }
 
-func (m *metrics) refreshed(st *registry.State) {
+func (m *metrics) refreshed(at time.Time) {
 	m.refresh("ok")
-	m.lastRefresh.Set(float64(st.At.UnixNano()) / 1e9)
+	m.lastRefresh.Set(float64(at.UnixNano()) / 1e9)
 }
 
 // statusWriter remembers the status code written.

@@ -675,3 +675,36 @@ func TestConcurrent(t *testing.T) {
 		t.Errorf("staging at version %d", p.Version)
 	}
 }
+
+// TestTwoServers runs two servers on one repository: a label moved
+// through one is served by the other after its next poll.
+func TestTwoServers(t *testing.T) {
+	f := newFixture(t, serve.Config{})
+	other, err := serve.New(t.Context(), serve.Config{Root: f.repo.Dir + "/catalog", PollInterval: 10 * time.Millisecond, AdminPublicKey: admin, AdminSecretKey: "sk-" + admin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ts := httptest.NewServer(other.Handler())
+	defer ts.Close()
+	g := &fixture{t: t, repo: f.repo, ts: ts}
+	code, _, body := f.do(member, "PATCH", promptPath(pgc)+"/versions/2", map[string]any{"newLabels": []string{"canary"}})
+	if code != 200 {
+		t.Fatalf("PATCH: %d %s", code, body)
+	}
+	for i := 0; ; i++ {
+		code, _, body = g.do(admin, "GET", promptPath(pgc)+"?label=canary", nil)
+		if code == 200 {
+			break
+		}
+		if i == 500 {
+			t.Fatalf("the other server never served the label: %d %s", code, body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var p promptJSON
+	json.Unmarshal(body, &p)
+	if p.Version != 2 {
+		t.Errorf("the other server serves canary at version %d", p.Version)
+	}
+}

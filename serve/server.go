@@ -51,7 +51,9 @@ type Config struct {
 	// Engine builds and renders; nil uses Tessera's presets.
 	Engine *engine.Engine
 	// PollInterval is how often the repository is read again; 0 means
-	// 30 s, and a negative interval turns polling off.
+	// 1 s, and a negative interval turns polling off. A poll that finds
+	// the same head only reads the refs, so servers sharing a repository
+	// see each other's label moves within an interval.
 	PollInterval time.Duration
 	// RefreshSecret, when set, lets a forge's webhook call
 	// POST /api/tessera/v1/refresh without a key: as "Authorization:
@@ -100,14 +102,15 @@ type Server struct {
 	metrics *metrics
 	tracer  trace.Tracer
 
-	protected map[string]bool
-	storeName string // the store's kind, for the metrics
-	ready     atomic.Bool
-	seen      atomic.Pointer[registry.State] // the state webhooks were told of
-	hooks     *hooks
-	auth      *authCache
-	answers   respCache
-	lastErr   atomic.Pointer[string]
+	protected   map[string]bool
+	storeName   string // the store's kind, for the metrics
+	ready       atomic.Bool
+	lastRefresh atomic.Int64                   // Unix nanoseconds of the last successful read
+	seen        atomic.Pointer[registry.State] // the state webhooks were told of
+	hooks       *hooks
+	auth        *authCache
+	answers     respCache
+	lastErr     atomic.Pointer[string]
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -179,7 +182,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if iv := cfg.PollInterval; iv >= 0 {
 		if iv == 0 {
-			iv = 30 * time.Second
+			iv = time.Second
 		}
 		s.wg.Go(func() { s.poll(pctx, iv) })
 	}
@@ -223,9 +226,11 @@ func (s *Server) refresh(ctx context.Context) (*registry.State, error) {
 		s.log.Error("reading the registry failed", "err", err)
 		return nil, err
 	}
+	now := time.Now()
 	s.lastErr.Store(nil)
+	s.lastRefresh.Store(now.UnixNano())
 	s.ready.Store(true)
-	s.metrics.refreshed(st)
+	s.metrics.refreshed(now)
 	s.emitNewVersions(ctx, st)
 	return st, nil
 }
@@ -339,7 +344,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := s.reg.State()
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "head": st.Head.String(), "prompts": len(st.Names), "refreshedAt": st.At.UTC().Format(time.RFC3339)})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "head": st.Head.String(), "prompts": len(st.Names), "refreshedAt": time.Unix(0, s.lastRefresh.Load()).UTC().Format(time.RFC3339)})
 }
 
 // refreshHandler reads the repository again: for an admin key, or for a
@@ -362,7 +367,7 @@ func (s *Server) doRefresh(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, "reading the registry: %v", err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"head": st.Head.String(), "prompts": len(st.Names), "refreshedAt": st.At.UTC().Format(time.RFC3339)})
+	writeJSON(w, http.StatusOK, map[string]any{"head": st.Head.String(), "prompts": len(st.Names), "refreshedAt": time.Unix(0, s.lastRefresh.Load()).UTC().Format(time.RFC3339)})
 }
 
 // webhookAllowed reports whether r carries the refresh secret.

@@ -109,7 +109,7 @@ answered (at most --shutdown-timeout).`,
 	f.StringVar(&o.addr, "addr", "127.0.0.1:3000", "`HOST:PORT` to listen on; port 0 picks a free one")
 	f.StringVar(&o.db, "db", "", "the database of keys, label moves and audit records: sqlite:PATH, postgres://..., or memory (default: sqlite:.tessera/serve.db under the catalog)")
 	f.StringVar(&o.branch, "branch", "", "the default branch, whose history numbers the versions (default: the branch HEAD names, or a detached HEAD itself)")
-	f.DurationVar(&o.poll, "poll", 30*time.Second, "how often the repository is read again; 0 reads it only on POST /api/tessera/v1/refresh")
+	f.DurationVar(&o.poll, "poll", time.Second, "how often the repository is read again (only its refs, unless the head moved); 0 reads it only on POST /api/tessera/v1/refresh")
 	f.StringSliceVar(&o.protected, "protected-labels", nil, "labels only an admin key may move or remove, comma-separated")
 	f.IntVar(&o.cacheSize, "cache-size", 64, "how many built catalogs (one per distinct catalog tree) are kept in memory")
 	f.DurationVar(&o.shutdown, "shutdown-timeout", 30*time.Second, "how long a stopping server waits for the requests in flight")

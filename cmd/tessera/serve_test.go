@@ -159,9 +159,9 @@ func TestServeBinary(t *testing.T) {
 	}
 }
 
-// TestServeGracefulStop sends SIGTERM while a request is half sent: the
-// server stops listening, answers that request once its body arrives, and
-// exits 0.
+// TestServeGracefulStop sends SIGTERM while a request waits for its body:
+// the server stops listening, answers that request once the body arrives,
+// and exits 0.
 func TestServeGracefulStop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
@@ -219,14 +219,18 @@ func TestServeGracefulStop(t *testing.T) {
 	}
 	body := `{"name":"pm_discovery.v1/pgc","label":"latest"}`
 	auth := base64.StdEncoding.EncodeToString([]byte("pk-test:sk-test-0123456789abcdef"))
-	fmt.Fprintf(conn, "POST /api/tessera/v1/render HTTP/1.1\r\nHost: tessera\r\nAuthorization: Basic %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", auth, len(body), body[:10])
-	time.Sleep(300 * time.Millisecond) // for the server to read the first bytes: the request is in flight
+	// With Expect: 100-continue the server says "100 Continue" when the
+	// handler starts reading the body: the request is then in flight.
+	fmt.Fprintf(conn, "POST /api/tessera/v1/render HTTP/1.1\r\nHost: tessera\r\nAuthorization: Basic %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", auth, len(body))
+	if resp, err := http.ReadResponse(rd, nil); err != nil || resp.StatusCode != http.StatusContinue {
+		t.Fatalf("no 100 Continue: %v %v", resp, err)
+	}
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	waitLine("stopping")
-	if _, err := fmt.Fprint(conn, body[10:]); err != nil {
+	if _, err := fmt.Fprint(conn, body); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.ReadResponse(rd, nil)

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -223,7 +224,8 @@ type State struct {
 	Names []string
 	// Refs maps every ref name to the commit it points at (tags peeled).
 	Refs map[plumbing.ReferenceName]plumbing.Hash
-	// At is when the refresh finished.
+	// At is when the refresh that made this state finished; a later
+	// refresh that finds nothing changed keeps the state as it is.
 	At time.Time
 
 	index  map[plumbing.Hash]int
@@ -268,6 +270,9 @@ func (r *Registry) Refresh(ctx context.Context) (*State, error) {
 		return nil, err
 	}
 	if prev != nil && prev.Head == head {
+		if maps.Equal(prev.Refs, refs) {
+			return prev, nil // nothing moved: the same state, caches and all
+		}
 		st := *prev
 		st.Refs, st.At, st.labels = refs, time.Now(), &labelIndex{}
 		r.state.Store(&st)
