@@ -422,6 +422,7 @@ func (s *Server) routes() http.Handler {
 	handle("POST /api/tessera/v1/refresh", "/api/tessera/v1/refresh", s.refreshHandler)
 	handle("POST /api/tessera/v1/keys", "/api/tessera/v1/keys", s.authed(RoleAdmin, s.putKey))
 	handle("GET /api/tessera/v1/webhooks/deliveries", "/api/tessera/v1/webhooks/deliveries", s.authed(RoleAdmin, s.deliveries))
+	handle("/ui/", "/ui/", s.authed(RoleViewer, s.inspector()))
 	handle("/", "other", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
 	})
