@@ -186,20 +186,28 @@ func (a *app) serve(ctx context.Context, o serveOpts) error {
 	}
 	defer srv.Close()
 	st := srv.Registry().State()
-	if o.check {
-		if st == nil {
-			return failure{errors.New("the registry could not be read: see the error above")}
-		}
+	summary := func() string {
 		versions := 0
 		for _, vs := range st.Versions {
 			versions += len(vs)
 		}
-		fmt.Fprintf(a.stdout, "%s, %s, %s on %s; head %s\n", plural(len(st.Names), "prompt"), plural(versions, "version"), plural(len(st.Chain), "commit"), srv.Registry().Branch(), st.Head)
+		return fmt.Sprintf("%s, %s, %s on %s; head %s", plural(len(st.Names), "prompt"), plural(versions, "version"), plural(len(st.Chain), "commit"), srv.Registry().Branch(), st.Head)
+	}
+	if o.check {
+		if st == nil {
+			return failure{errors.New("the registry could not be read: see the error above")}
+		}
+		fmt.Fprintln(a.stdout, summary())
 		for _, name := range st.Names {
 			vs := st.Versions[name]
 			fmt.Fprintf(a.stdout, "  %s: version %d (%s)\n", name, vs[len(vs)-1].Number, vs[len(vs)-1].Hash[:12])
 		}
 		return nil
+	}
+	if st != nil {
+		fmt.Fprintln(a.stderr, "tessera serve: "+summary())
+	} else {
+		fmt.Fprintln(a.stderr, "tessera serve: not ready: the registry could not be read (see above); it is read again every --poll")
 	}
 	if os.Getenv("TESSERA_PUBLIC_KEY") == "" {
 		fmt.Fprintln(a.stderr, "tessera serve: note: no TESSERA_PUBLIC_KEY and TESSERA_SECRET_KEY: only the keys already in the database are accepted")
