@@ -2,7 +2,6 @@ package hf
 
 import (
 	"sync/atomic"
-	"unicode/utf8"
 )
 
 // Characters merged before the merge (byte-level models).
@@ -83,6 +82,7 @@ const (
 // charParts holds what starting from characters' parts needs.
 type charParts struct {
 	entries []atomic.Uint64 // by code point
+	spaced  []atomic.Uint64 // the same for a space and the character at the start of a piece
 	// row[id] is where rows holds the token's lowest ranks, -1 for a
 	// token that is not part of a character (one to four bytes, none
 	// ASCII).
@@ -100,9 +100,12 @@ type neighbourRanks struct {
 // newCharParts computes the lowest ranks of the merges of each token that
 // may be part of a character. vocab holds the tokens' bytes.
 func newCharParts(vocab []string, mergeIDs []uint64) *charParts {
-	c := &charParts{entries: make([]atomic.Uint64, charPoints), row: make([]int32, len(vocab))}
+	c := &charParts{entries: make([]atomic.Uint64, charPoints), spaced: make([]atomic.Uint64, charPoints), row: make([]int32, len(vocab))}
 	for id, s := range vocab {
 		c.row[id] = -1
+		if len(s) > 1 && s[0] == ' ' {
+			s = s[1:] // a space and part of a character
+		}
 		if len(s) == 0 || len(s) > 4 {
 			continue
 		}
@@ -148,7 +151,7 @@ func (tk *Tokenizer) appendChar(syms []int32, r rune, s string, i, n int) ([]int
 	}
 	e := c.entries[r].Load()
 	if e == 0 {
-		e = tk.charEntry(s[i:])
+		e = tk.charEntry(s[i : i+n])
 		c.entries[r].Store(e)
 	}
 	if i > 0 && e&(1<<(charLeft+byteClass[s[i-1]])) == 0 ||
@@ -162,15 +165,39 @@ func (tk *Tokenizer) appendChar(syms []int32, r rune, s string, i, n int) ([]int
 	return syms, true
 }
 
-// charEntry computes the entry of the character at the start of s by
-// merging its bytes alone.
+// appendSpaced is appendChar for a piece that starts with a space and
+// the character r (n bytes): the two are one unit, the argument holds
+// for any run of bytes, and with nothing before the unit only its right
+// side is checked. The pre-tokenizers start most words this way.
+func (tk *Tokenizer) appendSpaced(syms []int32, r rune, s string, n int) ([]int32, bool) {
+	c := tk.chars
+	if c == nil || r >= charPoints {
+		return syms, false
+	}
+	e := c.spaced[r].Load()
+	if e == 0 {
+		e = tk.charEntry(s[:1+n])
+		c.spaced[r].Store(e)
+	}
+	if 1+n < len(s) && e&(1<<(charRight+byteClass[s[1+n]])) == 0 || e>>charCount&3 == 0 {
+		return syms, false
+	}
+	syms = append(syms, int32(e&0xFFFFFF))
+	if e>>charCount&3 == 2 {
+		syms = append(syms, int32(e>>24&0xFFFFFF))
+	}
+	return syms, true
+}
+
+// charEntry computes the entry of the run of bytes s (a character, or a
+// space and a character) by merging its bytes alone.
 func (tk *Tokenizer) charEntry(s string) uint64 {
-	_, n := utf8.DecodeRuneInString(s)
+	n := len(s)
 	type tok struct {
 		id     int32
 		lo, hi int8
 	}
-	var cur, seen [8]tok
+	var cur, seen [10]tok // up to five bytes, and four merges
 	m := n
 	for i := range n {
 		cur[i] = tok{tk.fallback[s[i]], int8(i), int8(i + 1)}

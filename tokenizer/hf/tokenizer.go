@@ -465,7 +465,16 @@ func (w wholeTokens) set(id uint32, yes bool) {
 // fallbacks, or the unknown token).
 func (tk *Tokenizer) symbols(syms []int32, piece string) []int32 {
 	if tk.byteLevel {
-		for i := 0; i < len(piece); {
+		i := 0
+		if len(piece) > 2 && piece[0] == ' ' && piece[1] >= utf8.RuneSelf {
+			if r, n := utf8.DecodeRuneInString(piece[1:]); n > 1 {
+				var ok bool
+				if syms, ok = tk.appendSpaced(syms, r, piece, n); ok {
+					i = 1 + n
+				}
+			}
+		}
+		for i < len(piece) {
 			b := piece[i]
 			if b >= utf8.RuneSelf {
 				r, n := utf8.DecodeRuneInString(piece[i:])
