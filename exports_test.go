@@ -23,8 +23,6 @@ const maxPresetExports = 40
 // exportsAllowed holds the preset packages that may still export more
 // than maxPresetExports names, each with the reason.
 var exportsAllowed = map[string]string{
-	// layered: reduced separately
-	"preset/layered": "reduced separately",
 	// canonical: reduced separately; most of its names are the types
 	// of the canonical spec's fields
 	"preset/canonical": "reduced separately",

@@ -121,7 +121,7 @@ terminal.`,
 			if err != nil {
 				return failure{err}
 			}
-			var progress layered.Progress
+			var progress func(done, total int)
 			if !quiet && isTerminal(a.stderr) {
 				progress = progressBar(a.stderr, "embedding with "+e.Name())
 			}

@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/tessera-dev/tessera/preset/layered"
 )
 
 // isTerminal reports whether w is a terminal (a character device).
@@ -21,7 +19,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 // progressBar draws a bar on one terminal line, ending it when done.
-func progressBar(w io.Writer, label string) layered.Progress {
+func progressBar(w io.Writer, label string) func(done, total int) {
 	const width = 30
 	return func(done, total int) {
 		n := width

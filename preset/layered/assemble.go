@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tessera-dev/tessera/embed"
 	"github.com/tessera-dev/tessera/guard/injection"
-	"net/http"
-	"os"
-	"time"
+	"github.com/tessera-dev/tessera/preset/layered/untrusted"
 )
 
 // Request is one layered assembly's own inputs.
@@ -24,7 +25,7 @@ type Request struct {
 	// Interactive hints the plan mode.
 	Interactive bool
 	// Context is the runtime state; nil for none.
-	Context *Context
+	Context *untrusted.Context
 }
 
 // Selection is what one assembly chose, and why: the mode, the tools and
@@ -70,10 +71,10 @@ type Picks struct {
 
 // Selected is the context chosen for the prompt.
 type Selected struct {
-	Git      *Git   `json:"git"`
-	Env      *Env   `json:"env"`
-	Memories []Kept `json:"memories"`
-	Activity []Kept `json:"activity"`
+	Git      *untrusted.Git `json:"git"`
+	Env      *untrusted.Env `json:"env"`
+	Memories []Kept         `json:"memories"`
+	Activity []Kept         `json:"activity"`
 	// Filtered counts the untrusted entries dropped as instruction-like
 	// (their kind) or as injection (the detector's score, or their
 	// similarity to an example).
@@ -111,9 +112,6 @@ type Metrics struct {
 	Detector         string `json:"detector,omitempty"`
 	DetectorFallback string `json:"detector_fallback,omitempty"`
 }
-
-// instructionKinds are the kinds of entry never injected.
-var instructionKinds = []string{"system", "meta", "override"}
 
 // Assembler selects and lays out layered prompts for one setup. It keeps
 // the manifests' and injection examples' vectors, computed once (or read
@@ -173,7 +171,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	if strings.TrimSpace(req.Task) == "" {
 		return nil, fmt.Errorf("the task is empty: say what the agent should do")
 	}
-	mode, why, err := InferMode(s, req)
+	mode, why, err := inferMode(s, req)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +182,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	sel.Rules = strings.Join(rules, "\n\n")
 	c := req.Context
 	if c == nil {
-		c = &Context{}
+		c = &untrusted.Context{}
 	}
 	sel.Context.Git, sel.Context.Env = c.Git, c.Env
 
@@ -263,7 +261,7 @@ func (a *Assembler) detector() (injection.Detector, error) {
 // detect scores every untrusted entry, memories then activity, in one
 // call; an entry's id is scored with its text. When a classifier fails,
 // the built-in detector scores them alone and the metrics say why.
-func (a *Assembler) detect(ctx context.Context, sel *Selection, c *Context) ([]injection.Verdict, error) {
+func (a *Assembler) detect(ctx context.Context, sel *Selection, c *untrusted.Context) ([]injection.Verdict, error) {
 	det, err := a.detector()
 	if err != nil {
 		return nil, err
@@ -480,7 +478,7 @@ func max2(a, b float64) float64 {
 
 // keep drops instruction-like and injection-like entries (counting them
 // in sel) and keeps the most similar of the rest, up to max.
-func (a *Assembler) keep(sel *Selection, list string, entries []Entry, vecs []embed.Vector, verdicts []injection.Verdict, examples []embed.Vector, task embed.Vector, max int) []Kept {
+func (a *Assembler) keep(sel *Selection, list string, entries []untrusted.Entry, vecs []embed.Vector, verdicts []injection.Verdict, examples []embed.Vector, task embed.Vector, max int) []Kept {
 	var (
 		idx  []int
 		cand []embed.Vector
@@ -490,7 +488,7 @@ func (a *Assembler) keep(sel *Selection, list string, entries []Entry, vecs []em
 		if id == "" {
 			id = fmt.Sprint(i + 1)
 		}
-		if slices.Contains(instructionKinds, strings.ToLower(en.Kind)) {
+		if en.Instruction() {
 			sel.Context.Filtered++
 			sel.Context.FilteredIDs = append(sel.Context.FilteredIDs, fmt.Sprintf("%s/%s (kind %s)", list, id, en.Kind))
 			continue
@@ -544,11 +542,11 @@ func sign(f float64) float64 {
 // errNilSetup is the error of a selection without a setup.
 var errNilSetup = errors.New("layered: no setup (nil *Setup): read one with ParseSetup and set Assembler.Setup")
 
-// InferMode returns the mode of req and the reason: the explicit mode;
+// inferMode returns the mode of req and the reason: the explicit mode;
 // else plan for an interactive session, act when git shows changes; else
 // the first mode (plan, then review) one of whose keywords is a word of
 // the task; else act. A nil setup is an error.
-func InferMode(s *Setup, req Request) (mode, why string, err error) {
+func inferMode(s *Setup, req Request) (mode, why string, err error) {
 	if s == nil {
 		return "", "", errNilSetup
 	}

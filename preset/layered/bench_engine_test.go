@@ -2,11 +2,11 @@ package layered_test
 
 import (
 	"context"
-	"github.com/tessera-dev/tessera/presets"
 	"testing"
 
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 // BenchmarkAssemble assembles a layered prompt through the engine, as

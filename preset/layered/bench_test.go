@@ -6,13 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tessera-dev/tessera/preset/layered/untrusted"
 )
 
 // benchDir is the example setup directory.
 const benchDir = "../../examples/layered"
 
 // benchSetup parses the example setup and context.
-func benchSetup(b *testing.B) (*Setup, *Context) {
+func benchSetup(b *testing.B) (*Setup, *untrusted.Context) {
 	b.Helper()
 	s, err := ParseSetup(func(name string) (string, []byte, error) {
 		p := filepath.Join(benchDir, filepath.FromSlash(name))
@@ -26,7 +28,7 @@ func benchSetup(b *testing.B) (*Setup, *Context) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := ParseContext("context.yaml", data)
+	c, err := untrusted.ParseContext("context.yaml", data)
 	if err != nil {
 		b.Fatal(err)
 	}

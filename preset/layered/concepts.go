@@ -40,10 +40,10 @@ type conceptRun struct {
 	concept string
 }
 
-// ParseConcepts reads concepts written as a mapping of each concept's
+// parseConcepts reads concepts written as a mapping of each concept's
 // name to its words; extra are more of them (layered.yaml's concepts:),
 // whose words are added to a concept of the same name.
-func ParseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
+func parseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
 	var m yaml.Node
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("concepts: %w", err)

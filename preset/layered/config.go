@@ -25,9 +25,6 @@ var defaults embed.FS
 // modes are the modes a prompt is built for.
 var modes = []string{"plan", "act", "review"}
 
-// Modes returns the modes a prompt is built for: plan, act and review.
-func Modes() []string { return slices.Clone(modes) }
-
 // Setup is a layered prompt's fixed parts, from a directory: the
 // constitution and rules (text), and layered.yaml (limits, scores, modes,
 // the tools and skills manifests, injection examples).
@@ -60,8 +57,8 @@ type Setup struct {
 	// untrusted entries beside the built-in detector
 	// (layered.yaml's injection_classifier).
 	Classifier *Classifier
-	// Fixtures are tasks compile builds prompts for, to check the setup.
-	Fixtures []Fixture
+	// fixtures are tasks compile builds prompts for, to check the setup.
+	fixtures []fixture
 	// Embedder is layered.yaml's embedder: which one selection uses.
 	Embedder EmbedderConfig
 	// Vectors are the manifest vectors made in advance (vectors.json),
@@ -74,8 +71,8 @@ type Setup struct {
 	path string // layered.yaml's, for diagnostics
 }
 
-// Fixture is a task of layered.yaml that compile builds a prompt for.
-type Fixture struct {
+// fixture is a task of layered.yaml that compile builds a prompt for.
+type fixture struct {
 	Name        string `yaml:"name"`
 	Task        string `yaml:"task"`
 	Mode        string `yaml:"mode"`
@@ -176,7 +173,7 @@ type setupDoc struct {
 	Tools     []Capability `yaml:"tools"`
 	Skills    []Capability `yaml:"skills"`
 	Injection []string     `yaml:"injection"`
-	Fixtures  []Fixture    `yaml:"fixtures"`
+	Fixtures  []fixture    `yaml:"fixtures"`
 	Embedder  nodeOf       `yaml:"embedder"`
 	// InjectionPatterns and Classifier: see Setup.
 	InjectionPatterns []injection.Pattern `yaml:"injection_patterns"`
@@ -202,17 +199,10 @@ var (
 	modeSchema  = yamldoc.NewSchema[ModeSpec](yamldoc.Options{Doc: "layered.yaml", Columns: true})
 )
 
-// DefaultLimits returns the limits of a setup whose layered.yaml does
-// not set them: 10 tools, 3 skills, 3 memories, 3 activity entries.
-func DefaultLimits() Limits { return defaultLimits }
-
-// DefaultScores returns the thresholds of a setup whose layered.yaml does
-// not set them, which suit the built-in lexical embedder: min 0.2,
-// memory_min 0.15, injection_min 0.5.
-func DefaultScores() Scores { return defaultScores }
-
 // defaultLimits and defaultScores are used for what layered.yaml leaves
-// out; read through DefaultLimits and DefaultScores.
+// out: 10 tools, 3 skills, 3 memories, 3 activity entries; min 0.2,
+// memory_min 0.15, injection_min 0.5 (thresholds that suit the built-in
+// lexical embedder). Never written to.
 var (
 	defaultLimits = Limits{MaxTools: 10, MaxSkills: 3, MaxMemories: 3, MaxActivity: 3}
 	defaultScores = Scores{Min: 0.2, MemoryMin: 0.15, InjectionMin: 0.5, Injection: injection.DefaultThreshold}
@@ -358,7 +348,7 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 			at(fat+".mode", "fixture %q: %v", f.Name, err)
 			continue
 		}
-		s.Fixtures = append(s.Fixtures, f)
+		s.fixtures = append(s.fixtures, f)
 	}
 	builtin, _ := defaults.ReadFile("defaults/injection.yaml")
 	var patterns []string
@@ -380,7 +370,7 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 		}
 	}
 	conceptsData, _ := defaults.ReadFile("defaults/concepts.yaml")
-	if s.Concepts, err = ParseConcepts(conceptsData, extra); err != nil {
+	if s.Concepts, err = parseConcepts(conceptsData, extra); err != nil {
 		return nil, fmt.Errorf("layered: the built-in concepts: %w", err)
 	}
 	for _, caps := range [][]Capability{s.Tools, s.Skills} {

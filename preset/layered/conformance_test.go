@@ -2,7 +2,6 @@ package layered_test
 
 import (
 	"context"
-	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/layered"
 	"github.com/tessera-dev/tessera/preset/presettest"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 const ex = "../../examples/layered"

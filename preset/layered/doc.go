@@ -20,9 +20,10 @@
 // and keeps the most similar of the rest. The Selection is the report of
 // what was chosen and why; its Layout is the prompt, and it is what an
 // audit record keeps, so replay needs no embedder; Selection.Report is
-// design 002's report of it. Memories may come from JSON Lines
-// (ParseMemories). Evaluate measures precision@K of the selection on a
-// fixed set of tasks.
+// design 002's report of it. A Request's runtime context (git, env,
+// memories, activity) is read by package untrusted, from a context file
+// or memories in JSON Lines. Evaluate measures precision@K of the
+// selection on a fixed set of tasks.
 //
 // The engine renders, fits, hashes, records and delivers the layout as it
 // does every preset's. On the command line the preset's inputs are the

@@ -16,11 +16,11 @@ import (
 
 // The embedder types layered.yaml's embedder may name.
 const (
-	// EmbedderLexical is the built-in lexical embedder, embed.Hash.
-	EmbedderLexical = "lexical"
-	// EmbedderOpenAI is an OpenAI-compatible embeddings endpoint (OpenAI,
+	// embedderLexical is the built-in lexical embedder, embed.Hash.
+	embedderLexical = "lexical"
+	// embedderOpenAI is an OpenAI-compatible embeddings endpoint (OpenAI,
 	// Ollama, the llama.cpp server, vLLM), through httpembed.Client.
-	EmbedderOpenAI = "openai-compatible"
+	embedderOpenAI = "openai-compatible"
 )
 
 // EmbedderConfig is layered.yaml's embedder: the built-in lexical one
@@ -37,7 +37,7 @@ const (
 //
 // `embedder: lexical` is short for the first.
 type EmbedderConfig struct {
-	// Type is EmbedderLexical or EmbedderOpenAI.
+	// Type is embedderLexical or embedderOpenAI.
 	Type string
 	// BaseURL, Model, APIKeyEnv, Dimensions, Timeout and ID configure an
 	// endpoint (see httpembed.Client); for the lexical embedder,
@@ -68,19 +68,19 @@ var embedderSchema = yamldoc.NewSchema[embedderDoc](yamldoc.Options{Doc: "layere
 // parseEmbedder reads layered.yaml's embedder node (nil: the lexical
 // default).
 func parseEmbedder(path string, n *yaml.Node) (EmbedderConfig, diag.List) {
-	cfg := EmbedderConfig{Type: EmbedderLexical, path: path}
+	cfg := EmbedderConfig{Type: embedderLexical, path: path}
 	if n == nil {
 		return cfg, nil
 	}
 	cfg.line, cfg.col = n.Line, n.Column
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
-		if n.Value != EmbedderLexical {
-			return cfg, diag.List{diag.ErrorfAt(path, n.Line, n.Column, "embedder: %q: write lexical, or a mapping with type: %s, base_url, model and api_key_env", n.Value, EmbedderOpenAI)}
+		if n.Value != embedderLexical {
+			return cfg, diag.List{diag.ErrorfAt(path, n.Line, n.Column, "embedder: %q: write lexical, or a mapping with type: %s, base_url, model and api_key_env", n.Value, embedderOpenAI)}
 		}
 		return cfg, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return cfg, diag.List{diag.ErrorfAt(path, n.Line, n.Column, "embedder: want lexical, or a mapping with type: %s, base_url, model and api_key_env", EmbedderOpenAI)}
+		return cfg, diag.List{diag.ErrorfAt(path, n.Line, n.Column, "embedder: want lexical, or a mapping with type: %s, base_url, model and api_key_env", embedderOpenAI)}
 	}
 	var doc embedderDoc
 	d := embedderSchema.Decode(path, n, &doc)
@@ -94,15 +94,15 @@ func parseEmbedder(path string, n *yaml.Node) (EmbedderConfig, diag.List) {
 	}
 	cfg.BaseURL, cfg.Model, cfg.APIKeyEnv, cfg.Dimensions, cfg.ID = doc.BaseURL, doc.Model, doc.APIKeyEnv, doc.Dimensions, doc.ID
 	switch doc.Type {
-	case "", EmbedderLexical:
-		cfg.Type = EmbedderLexical
+	case "", embedderLexical:
+		cfg.Type = embedderLexical
 		for _, k := range []struct{ key, v string }{{"base_url", doc.BaseURL}, {"model", doc.Model}, {"api_key_env", doc.APIKeyEnv}, {"timeout", doc.Timeout}, {"id", doc.ID}} {
 			if k.v != "" {
-				at(k.key, "embedder.%s: the lexical embedder takes none: set type: %s for an endpoint", k.key, EmbedderOpenAI)
+				at(k.key, "embedder.%s: the lexical embedder takes none: set type: %s for an endpoint", k.key, embedderOpenAI)
 			}
 		}
-	case EmbedderOpenAI, "openai":
-		cfg.Type = EmbedderOpenAI
+	case embedderOpenAI, "openai":
+		cfg.Type = embedderOpenAI
 		c := httpembed.Client{BaseURL: doc.BaseURL, Model: doc.Model}
 		if strings.TrimSpace(doc.Model) == "" {
 			at("type", "embedder: no model: name the embedding model, such as model: nomic-embed-text")
@@ -123,7 +123,7 @@ func parseEmbedder(path string, n *yaml.Node) (EmbedderConfig, diag.List) {
 			cfg.Timeout = t
 		}
 	default:
-		at("type", "embedder.type %q: use %s or %s", doc.Type, EmbedderLexical, EmbedderOpenAI)
+		at("type", "embedder.type %q: use %s or %s", doc.Type, embedderLexical, embedderOpenAI)
 	}
 	if doc.Dimensions < 0 || doc.Dimensions > 1<<16 {
 		at("dimensions", "embedder.dimensions %d: want 1 to 65536, or leave it out", doc.Dimensions)
@@ -150,7 +150,7 @@ func (s *Setup) NewEmbedder(getenv func(string) string, hc *http.Client) (embed.
 		return nil, errNilSetup
 	}
 	c := s.Embedder
-	if c.Type != EmbedderOpenAI {
+	if c.Type != embedderOpenAI {
 		return embed.Hash{Dim: c.Dimensions}, nil
 	}
 	if getenv == nil {

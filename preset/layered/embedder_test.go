@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/tessera-dev/tessera/embed"
+	"github.com/tessera-dev/tessera/preset/layered/untrusted"
 )
 
 // fakeServer is an OpenAI-compatible embeddings endpoint on loopback:
@@ -337,7 +338,7 @@ func TestTaskCache(t *testing.T) {
 		t.Errorf("the embedder was called %d times", e.calls)
 	}
 	// Entries without a vector are embedded even when the task is cached.
-	sel, err := a.Select(ctx, Request{Task: "task 1", Context: &Context{Memories: []Entry{{ID: "m", Text: "note"}}}})
+	sel, err := a.Select(ctx, Request{Task: "task 1", Context: &untrusted.Context{Memories: []untrusted.Entry{{ID: "m", Text: "note"}}}})
 	if err != nil || sel.Metrics.EmbeddingCalls != 1 || sel.Metrics.EntriesEmbedded != 1 {
 		t.Errorf("cached task with an entry: %v %+v", err, sel.Metrics)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tessera-dev/tessera/preset/layered/untrusted"
 	"github.com/tessera-dev/tessera/render"
 )
 
@@ -226,7 +227,7 @@ func FuzzParseContext(f *testing.F) {
 	const path = "ctx/context.yaml"
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := ParseContext(path, data)
+		c, err := untrusted.ParseContext(path, data)
 		if err != nil {
 			if c != nil {
 				t.Fatal("a context returned with an error")
@@ -246,7 +247,7 @@ func FuzzParseContext(f *testing.F) {
 		}
 		for _, list := range []struct {
 			name    string
-			entries []Entry
+			entries []untrusted.Entry
 			kept    []Kept
 			max     int
 		}{{"memories", c.Memories, sel.Context.Memories, setup.Limits.MaxMemories}, {"activity", c.Activity, sel.Context.Activity, setup.Limits.MaxActivity}} {
@@ -311,7 +312,7 @@ func fuzzCheckBase(t *testing.T, kind string, picks []Pick, base []string, max i
 // by a new assembler, is the same to the byte.
 func FuzzSelectTask(f *testing.F) {
 	setup := fuzzExampleSetup(f)
-	c, err := ParseContext(fuzzContextFile, fuzzFile(f, fuzzContextFile))
+	c, err := untrusted.ParseContext(fuzzContextFile, fuzzFile(f, fuzzContextFile))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tessera-dev/tessera/embed"
 	"github.com/tessera-dev/tessera/internal/golden"
+	"github.com/tessera-dev/tessera/preset/layered/untrusted"
 	"github.com/tessera-dev/tessera/render"
 	"github.com/tessera-dev/tessera/tokenizer"
 )
@@ -41,13 +42,13 @@ func exampleSetup(t testing.TB) *Setup {
 	return s
 }
 
-func exampleContext(t testing.TB) *Context {
+func exampleContext(t testing.TB) *untrusted.Context {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(exampleDir, "context.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := ParseContext("context.yaml", data)
+	c, err := untrusted.ParseContext("context.yaml", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestLayersInOrder(t *testing.T) {
 
 func TestInferMode(t *testing.T) {
 	s := exampleSetup(t)
-	changed := &Context{Git: &Git{Changed: 3}}
+	changed := &untrusted.Context{Git: &untrusted.Git{Changed: 3}}
 	for _, tt := range []struct {
 		req        Request
 		mode, why  string
@@ -122,7 +123,7 @@ func TestInferMode(t *testing.T) {
 		{req: Request{Task: "reviewer notes"}, mode: "act", why: "default"},
 		{req: Request{Task: "x", Mode: "fix"}, errorsWith: `mode "fix": use plan, act, review or auto`},
 	} {
-		mode, why, err := InferMode(s, tt.req)
+		mode, why, err := inferMode(s, tt.req)
 		if tt.errorsWith != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.errorsWith) {
 				t.Errorf("%+v: %v, want %q", tt.req, err, tt.errorsWith)
@@ -135,15 +136,15 @@ func TestInferMode(t *testing.T) {
 	}
 	// A keyword of several words matches them in a row.
 	phrase := &Setup{ModeSpecs: map[string]ModeSpec{"review": {Keywords: []string{"code review"}}}}
-	if m, why, _ := InferMode(phrase, Request{Task: "Do a Code Review of this"}); m != "review" || why != `keyword "code review"` {
+	if m, why, _ := inferMode(phrase, Request{Task: "Do a Code Review of this"}); m != "review" || why != `keyword "code review"` {
 		t.Errorf("phrase keyword: %s %s", m, why)
 	}
-	if m, _, _ := InferMode(phrase, Request{Task: "review the code"}); m != "act" {
+	if m, _, _ := inferMode(phrase, Request{Task: "review the code"}); m != "act" {
 		t.Errorf("phrase keyword out of order matched: %s", m)
 	}
 	// Without keywords in layered.yaml, the design's own words.
 	bare := &Setup{ModeSpecs: map[string]ModeSpec{}}
-	if m, _, _ := InferMode(bare, Request{Task: "audit the logs"}); m != "review" {
+	if m, _, _ := inferMode(bare, Request{Task: "audit the logs"}); m != "review" {
 		t.Errorf("default keywords: %s", m)
 	}
 }
@@ -338,7 +339,7 @@ func TestParseContextErrors(t *testing.T) {
 		{"git: {branch: main, changed: many}\n", "c.yaml:1:30: git.changed"},
 		{"memorys: []\n", `unknown key "memorys"`},
 	} {
-		_, err := ParseContext("c.yaml", []byte(tt.src))
+		_, err := untrusted.ParseContext("c.yaml", []byte(tt.src))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q:\n got %v\nwant %s", tt.src, err, tt.want)
 		}

@@ -8,10 +8,10 @@ import (
 	"github.com/tessera-dev/tessera/prompt"
 )
 
-// LayersDir is the directory, in a setup, that the layer files may live
+// layersDir is the directory, in a setup, that the layer files may live
 // in instead of the setup's top: layers/constitution.md, layers/rules.md,
 // layers/rules/<mode>.md.
-const LayersDir = "layers"
+const layersDir = "layers"
 
 // builtinLayers are the layer files a setup may leave out: the built-in
 // text stands in, and the selection's report names it (Defaults).
@@ -30,7 +30,7 @@ func readLayers(rd ReadFunc, s *Setup) error {
 			text  string
 			found string
 		)
-		for _, p := range []string{name, path.Join(LayersDir, name)} {
+		for _, p := range []string{name, path.Join(layersDir, name)} {
 			at, data, err := rd(p)
 			if err != nil {
 				if isNotExist(err) {

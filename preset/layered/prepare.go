@@ -9,6 +9,7 @@ import (
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/embed"
+	"github.com/tessera-dev/tessera/preset/layered/untrusted"
 )
 
 // setupError is a problem with the setup's vectors rather than a failure
@@ -42,7 +43,7 @@ func (a *Assembler) embedder() (embed.Embedder, error) {
 	if a.Embedder != nil {
 		return a.Embedder, nil
 	}
-	if a.Setup.Embedder.Type != EmbedderOpenAI {
+	if a.Setup.Embedder.Type != embedderOpenAI {
 		return embed.Hash{Dim: a.Setup.Embedder.Dimensions}, nil
 	}
 	a.mu.Lock()
@@ -216,7 +217,7 @@ func (a *Assembler) prepare(ctx context.Context, e embed.Embedder, strict bool) 
 // embed makes the assembly's embedding calls: the setup's vectors the
 // first time (see prepare), then the task, unless the Assembler's cache
 // has it, with every entry without a usable vector, in one batch.
-func (a *Assembler) embed(ctx context.Context, e embed.Embedder, strict bool, task string, c *Context) (*vectors, embed.Vector, []embed.Vector, int, error) {
+func (a *Assembler) embed(ctx context.Context, e embed.Embedder, strict bool, task string, c *untrusted.Context) (*vectors, embed.Vector, []embed.Vector, int, error) {
 	vecs, err := a.prepare(ctx, e, strict)
 	if err != nil {
 		return nil, nil, nil, 0, err

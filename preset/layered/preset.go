@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tessera-dev/tessera/embed"
 	"path"
 	"path/filepath"
 	"slices"
@@ -14,8 +13,10 @@ import (
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/embed"
 	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/preset/layered/untrusted"
 )
 
 // Name is the preset's name in records.
@@ -109,7 +110,7 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 		if err != nil {
 			return nil, err
 		}
-		if req.Context, err = ParseContext(filepath.ToSlash(f), data); err != nil {
+		if req.Context, err = untrusted.ParseContext(filepath.ToSlash(f), data); err != nil {
 			return nil, err
 		}
 	}
@@ -139,11 +140,11 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 }
 
 // redactContext redacts secrets from the untrusted entries' text.
-func redactContext(env *preset.Env, c *Context) {
+func redactContext(env *preset.Env, c *untrusted.Context) {
 	if env.Redactor == nil {
 		return
 	}
-	for _, list := range [][]Entry{c.Memories, c.Activity} {
+	for _, list := range [][]untrusted.Entry{c.Memories, c.Activity} {
 		for i := range list {
 			list[i].Text, _ = env.Redactor.RedactSecrets(list[i].Text)
 		}
@@ -187,9 +188,9 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 	return sel.Layout(), nil
 }
 
-// Out is the directory, under compile's output, that layered fixtures go
+// fixtureOut is the directory, under compile's output, that layered fixtures go
 // to: <out>/layered/<fixture>.txt.
-const Out = "layered"
+const fixtureOut = "layered"
 
 // Units implements preset.Preset: when the catalog names a layered
 // setup, compile reads it (so a broken layered.yaml fails the build) and
@@ -209,13 +210,13 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 	}
 	dir := c.Config().Layered
 	var errs []error
-	if ids, err := c.WorkflowIDs(ctx); err == nil && slices.Contains(ids, Out) {
-		errs = append(errs, preset.Problem(path.Join(c.Config().Workflows, Out+".json"), 0, "a workflow named %q would be compiled into the directory the layered fixtures go to: rename the workflow", Out))
+	if ids, err := c.WorkflowIDs(ctx); err == nil && slices.Contains(ids, fixtureOut) {
+		errs = append(errs, preset.Problem(path.Join(c.Config().Workflows, fixtureOut+".json"), 0, "a workflow named %q would be compiled into the directory the layered fixtures go to: rename the workflow", fixtureOut))
 	}
 	a := p.assembler(setup)
 	cfg := path.Join(dir, "layered.yaml")
 	var units []preset.Unit
-	for _, f := range setup.Fixtures {
+	for _, f := range setup.fixtures {
 		at := preset.Location{Path: cfg, Line: f.line, Col: f.col}
 		units = append(units, preset.Unit{
 			Load: func(ctx context.Context) (*preset.Layout, error) {
@@ -226,7 +227,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 					if err != nil {
 						return nil, err
 					}
-					if req.Context, err = ParseContext(cp, []byte(text)); err != nil {
+					if req.Context, err = untrusted.ParseContext(cp, []byte(text)); err != nil {
 						return nil, err
 					}
 					redactContext(env, req.Context)
@@ -239,7 +240,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 				l.Label, l.At = "fixture "+f.Name, at
 				return l, nil
 			},
-			Out:     path.Join(Out, f.Name+".txt"),
+			Out:     path.Join(fixtureOut, f.Name+".txt"),
 			Entry:   catalog.ManifestEntry{Spec: cfg, Fixture: f.Name},
 			At:      at,
 			Subject: fmt.Sprintf("layered fixture %q", f.Name),

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/tessera-dev/tessera/preset/layered/untrusted"
 )
 
 // Report is design 002's report of one assembly, the --json output of
@@ -20,39 +22,35 @@ type Report struct {
 	// Concepts are those the task names; Picked are the tools and
 	// skills picked with their scores and why, Passed the best of those
 	// not picked with why (see Selection).
-	Concepts []string      `json:"concepts,omitempty"`
-	Picked   Picks         `json:"picked"`
-	Passed   Picks         `json:"passed"`
-	Context  ReportContext `json:"context"`
-	Metrics  ReportMetrics `json:"metrics"`
+	Concepts []string `json:"concepts,omitempty"`
+	Picked   Picks    `json:"picked"`
+	Passed   Picks    `json:"passed"`
+	// Context holds the memories and activity kept, as "id: text" in
+	// the prompt's order, and what was filtered.
+	Context struct {
+		Git           *untrusted.Git `json:"git"`
+		Env           *untrusted.Env `json:"env"`
+		Memories      []string       `json:"memories"`
+		Activity      []string       `json:"activity"`
+		FilteredCount int            `json:"filtered_count"`
+		Filtered      []string       `json:"filtered,omitempty"`
+	} `json:"context"`
+	// Metrics are the prompt's tokens (counted by TokenCounter), the
+	// assembly's wall time, and the selection's Metrics.
+	Metrics struct {
+		EstimatedTokens int     `json:"estimated_tokens"`
+		TokenCounter    string  `json:"token_counter,omitempty"`
+		LatencyMS       float64 `json:"latency_ms"`
+		Embedder        string  `json:"embedder"`
+		EmbeddingCalls  int     `json:"embedding_calls"`
+		EntriesEmbedded int     `json:"entries_embedded"`
+		Fallback        string  `json:"fallback,omitempty"`
+	} `json:"metrics"`
 	// Defaults name the built-in layer files used (see Setup.Defaults).
 	Defaults []string `json:"defaults,omitempty"`
 	// CorrelationID and PromptSHA256 are the audit record's.
 	CorrelationID string `json:"correlation_id,omitempty"`
 	PromptSHA256  string `json:"prompt_sha256,omitempty"`
-}
-
-// ReportContext is the context of a Report: memories and activity as
-// "id: text", in the prompt's order.
-type ReportContext struct {
-	Git           *Git     `json:"git"`
-	Env           *Env     `json:"env"`
-	Memories      []string `json:"memories"`
-	Activity      []string `json:"activity"`
-	FilteredCount int      `json:"filtered_count"`
-	Filtered      []string `json:"filtered,omitempty"`
-}
-
-// ReportMetrics are a Report's metrics: the prompt's tokens (counted by
-// TokenCounter), the assembly's wall time, and the selection's Metrics.
-type ReportMetrics struct {
-	EstimatedTokens int     `json:"estimated_tokens"`
-	TokenCounter    string  `json:"token_counter,omitempty"`
-	LatencyMS       float64 `json:"latency_ms"`
-	Embedder        string  `json:"embedder"`
-	EmbeddingCalls  int     `json:"embedding_calls"`
-	EntriesEmbedded int     `json:"entries_embedded"`
-	Fallback        string  `json:"fallback,omitempty"`
 }
 
 // Report returns the selection's report, with the prompt's tokens as
@@ -69,18 +67,14 @@ func (s *Selection) Report(tokens int, counter string, latency time.Duration) *R
 		Picked:   Picks{Tools: slices.Clone(s.Tools), Skills: slices.Clone(s.Skills)},
 		Passed:   Picks{Tools: slices.Clone(s.Passed.Tools), Skills: slices.Clone(s.Passed.Skills)},
 		Defaults: slices.Clone(s.Defaults),
-		Context: ReportContext{
-			Git: s.Context.Git, Env: s.Context.Env,
-			Memories: []string{}, Activity: []string{},
-			FilteredCount: s.Context.Filtered, Filtered: slices.Clone(s.Context.FilteredIDs),
-		},
-		Metrics: ReportMetrics{
-			EstimatedTokens: tokens, TokenCounter: counter,
-			LatencyMS: math.Round(float64(latency.Microseconds())/100) / 10,
-			Embedder:  s.Metrics.Embedder, EmbeddingCalls: s.Metrics.EmbeddingCalls,
-			EntriesEmbedded: s.Metrics.EntriesEmbedded, Fallback: s.Metrics.Fallback,
-		},
 	}
+	r.Context.Git, r.Context.Env = s.Context.Git, s.Context.Env
+	r.Context.Memories, r.Context.Activity = []string{}, []string{}
+	r.Context.FilteredCount, r.Context.Filtered = s.Context.Filtered, slices.Clone(s.Context.FilteredIDs)
+	r.Metrics.EstimatedTokens, r.Metrics.TokenCounter = tokens, counter
+	r.Metrics.LatencyMS = math.Round(float64(latency.Microseconds())/100) / 10
+	r.Metrics.Embedder, r.Metrics.EmbeddingCalls = s.Metrics.Embedder, s.Metrics.EmbeddingCalls
+	r.Metrics.EntriesEmbedded, r.Metrics.Fallback = s.Metrics.EntriesEmbedded, s.Metrics.Fallback
 	for _, p := range s.Tools {
 		r.Tools = append(r.Tools, p.Name)
 	}

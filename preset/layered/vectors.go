@@ -259,17 +259,15 @@ func (v *Vectors) Marshal() []byte {
 	return b.Bytes()
 }
 
-// Progress is told how many of the texts to embed are done.
-type Progress func(done, total int)
-
 // EmbedVectors makes the setup's vectors with e: every tool, skill and
 // injection example, in calls of at most batch texts (0: 64). The
 // vectors of old (the setup's current file, or nil) that e made from the
 // same text are kept unless force is set. It returns the vectors and the
-// number of texts embedded. A vector that is empty, of another length
-// than the others, or holds a number that is not finite is an error
-// naming its entry.
-func EmbedVectors(ctx context.Context, s *Setup, e embed.Embedder, old *Vectors, force bool, batch int, progress Progress) (*Vectors, int, error) {
+// number of texts embedded; progress, when not nil, is told before the
+// first call and after each how many of the texts to embed are done. A
+// vector that is empty, of another length than the others, or holds a
+// number that is not finite is an error naming its entry.
+func EmbedVectors(ctx context.Context, s *Setup, e embed.Embedder, old *Vectors, force bool, batch int, progress func(done, total int)) (*Vectors, int, error) {
 	if s == nil {
 		return nil, 0, errNilSetup
 	}
@@ -396,7 +394,7 @@ func readVectors(rd ReadFunc) (*Vectors, error) {
 // that can be checked before any embedding: with the lexical embedder,
 // one it made (its embedder left out or named) must be of its length.
 func checkInline(s *Setup) diag.List {
-	if s.Embedder.Type == EmbedderOpenAI {
+	if s.Embedder.Type == embedderOpenAI {
 		return nil
 	}
 	h := embed.Hash{Dim: s.Embedder.Dimensions}

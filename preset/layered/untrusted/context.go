@@ -1,4 +1,4 @@
-package layered
+package untrusted
 
 import (
 	"fmt"
