@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"sort"
@@ -319,6 +320,24 @@ func (s *Server) patchLabels(w http.ResponseWriter, r *http.Request, p promptPat
 			return nil
 		}
 		return res
+	}
+	for _, l := range b.NewLabels {
+		if !s.gated[l] {
+			continue
+		}
+		failed, err := s.checkGolden(ctx, st, p.Name, p.Version)
+		if err != nil {
+			fail(w, http.StatusInternalServerError, "replaying the golden cases: %v", err)
+			return
+		}
+		if len(failed) > 0 {
+			writeJSON(w, http.StatusConflict, map[string]any{
+				"message": fmt.Sprintf("label %q is gated: %d of %s's golden cases do not replay to their hash at version %d; unmark them (DELETE /api/tessera/v1/prompts/{name}/golden/{auditId}) if the change is meant", l, len(failed), p.Name, p.Version),
+				"golden":  failed,
+			})
+			return
+		}
+		break // one replay covers every gated label: they go to one version
 	}
 	for _, l := range b.NewLabels {
 		from := current(st, l)

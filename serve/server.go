@@ -62,6 +62,9 @@ type Config struct {
 	RefreshSecret string
 	// ProtectedLabels can be moved or removed by admin keys only.
 	ProtectedLabels []string
+	// GatedLabels move to a version only when every golden case of the
+	// prompt (a render marked golden) replays there to its recorded hash.
+	GatedLabels []string
 	// AdminPublicKey and AdminSecretKey, when both set, are stored as an
 	// admin key pair at start (TESSERA_PUBLIC_KEY, TESSERA_SECRET_KEY).
 	AdminPublicKey, AdminSecretKey string
@@ -103,6 +106,7 @@ type Server struct {
 	tracer  trace.Tracer
 
 	protected   map[string]bool
+	gated       map[string]bool
 	storeName   string // the store's kind, for the metrics
 	ready       atomic.Bool
 	lastRefresh atomic.Int64                   // Unix nanoseconds of the last successful read
@@ -139,6 +143,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("protected labels: %w", err)
 		}
 		s.protected[l] = true
+	}
+	s.gated = map[string]bool{}
+	for _, l := range cfg.GatedLabels {
+		if err := registry.CheckLabel(l); err != nil {
+			return nil, fmt.Errorf("gated labels: %w", err)
+		}
+		s.gated[l] = true
 	}
 	for _, wh := range cfg.Webhooks {
 		if u, err := url.Parse(wh.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -455,7 +466,7 @@ func (s *Server) promptRoute(w http.ResponseWriter, r *http.Request) {
 func (s *Server) historyRoute(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.EscapedPath(), "/api/tessera/v1/prompts/"), "/labels/history")
 	if !ok {
-		fail(w, http.StatusNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path)
+		s.goldenRoute(w, r, rest)
 		return
 	}
 	if r.Method != http.MethodGet {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/engine"
-	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/provider"
 	"github.com/tessera-dev/tessera/serve/registry"
 )
@@ -58,6 +57,9 @@ type renderBody struct {
 	Version   int                        `json:"version"`
 	Commit    string                     `json:"commit"`
 	Variables map[string]json.RawMessage `json:"variables"`
+	// Golden marks the render a golden case of the prompt: a gated label
+	// moves to a version only when it replays there to the same hash.
+	Golden bool `json:"golden"`
 }
 
 // parseRenderBody parses and checks a render body.
@@ -131,9 +133,15 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, "recording the render failed: %v", err)
 		return
 	}
+	if b.Golden {
+		if _, err := s.reg.AddGolden(r.Context(), res.Name, out.Record.CorrelationID, res.Commit); err != nil {
+			fail(w, http.StatusInternalServerError, "marking the render golden: %v", err)
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"name": res.Name, "version": res.Version, "output": out.Prompt.Text, "hash": out.Prompt.Hash,
-		"commit": res.Commit.String(), "auditId": out.Record.CorrelationID,
+		"commit": res.Commit.String(), "auditId": out.Record.CorrelationID, "golden": b.Golden,
 	})
 }
 
@@ -204,25 +212,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusUnprocessableEntity, "the catalog at %s does not build: %v", commit, err)
 		return
 	}
-	rebuild := func(ctx context.Context, rec *audit.Record) (*prompt.Prompt, error) {
-		p := s.engine.Registry.Lookup(rec.Preset)
-		if p == nil {
-			return nil, fmt.Errorf("the record's preset %q is not known here", rec.Preset)
-		}
-		env, err := engine.Env(snap.Catalog)
-		if err != nil {
-			return nil, err
-		}
-		l, err := p.Rebuild(ctx, env, rec)
-		if err != nil {
-			return nil, err
-		}
-		res, err := s.engine.Assemble(ctx, engine.Request{Preset: rec.Preset, Layout: l, Catalog: snap.Catalog, NoLog: true, AllowEmpty: true})
-		if err != nil {
-			return nil, err
-		}
-		return &res.Prompt, nil
-	}
+	rebuild := s.rebuilder(snap)
 	v := audit.Verify(r.Context(), audit.Entry{Record: rec}, rebuild)
 	s.metrics.replays.WithLabelValues(v.Status.String()).Inc()
 	out := map[string]any{"match": v.OK(), "status": v.Status.String(), "expectedHash": rec.AssembledPromptHash, "actualHash": v.NewHash, "commit": commit.String(), "diff": ""}

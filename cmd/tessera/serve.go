@@ -25,6 +25,7 @@ type serveOpts struct {
 	branch    string
 	poll      time.Duration
 	protected []string
+	gated     []string
 	cacheSize int
 	shutdown  time.Duration
 	check     bool
@@ -40,6 +41,7 @@ var serveEnv = map[string]string{
 	"branch":           "TESSERA_BRANCH",
 	"poll":             "TESSERA_POLL_INTERVAL",
 	"protected-labels": "TESSERA_PROTECTED_LABELS",
+	"gated-labels":     "TESSERA_GATED_LABELS",
 	"cache-size":       "TESSERA_CACHE_SIZE",
 	"shutdown-timeout": "TESSERA_SHUTDOWN_TIMEOUT",
 	"db":               "TESSERA_DB",
@@ -80,7 +82,7 @@ stops.
 Each flag may be set by an environment variable instead (the flag wins):
 TESSERA_ADDR, TESSERA_DB, TESSERA_BRANCH, TESSERA_POLL_INTERVAL,
 TESSERA_PROTECTED_LABELS, TESSERA_CACHE_SIZE, TESSERA_SHUTDOWN_TIMEOUT,
-TESSERA_PUBLIC_METRICS, TESSERA_WEBHOOKS.
+TESSERA_PUBLIC_METRICS, TESSERA_WEBHOOKS, TESSERA_GATED_LABELS.
 
 Spans of each request, with the prompt it resolved (gen_ai.prompt.name,
 gen_ai.prompt.version, tessera.prompt.hash, tessera.prompt.commit,
@@ -111,6 +113,7 @@ answered (at most --shutdown-timeout).`,
 	f.StringVar(&o.branch, "branch", "", "the default branch, whose history numbers the versions (default: the branch HEAD names, or a detached HEAD itself)")
 	f.DurationVar(&o.poll, "poll", time.Second, "how often the repository is read again (only its refs, unless the head moved); 0 reads it only on POST /api/tessera/v1/refresh")
 	f.StringSliceVar(&o.protected, "protected-labels", nil, "labels only an admin key may move or remove, comma-separated")
+	f.StringSliceVar(&o.gated, "gated-labels", nil, "labels that move to a version only when the prompt's golden cases (renders marked golden) replay there to their hash, comma-separated")
 	f.IntVar(&o.cacheSize, "cache-size", 64, "how many built catalogs (one per distinct catalog tree) are kept in memory")
 	f.DurationVar(&o.shutdown, "shutdown-timeout", 30*time.Second, "how long a stopping server waits for the requests in flight")
 	f.StringSliceVar(&o.webhooks, "webhook", nil, "`URL`s told of new versions and label moves (Langfuse's payload, signed with $TESSERA_WEBHOOK_SECRET), comma-separated or repeated")
@@ -176,7 +179,7 @@ func (a *app) serve(ctx context.Context, o serveOpts) error {
 	srv, err := serve.New(ctx, serve.Config{
 		Webhooks:       hooks,
 		TracerProvider: tp,
-		Root:           dir, Branch: o.branch, PollInterval: poll, ProtectedLabels: o.protected, CacheSize: o.cacheSize, Store: store, PublicMetrics: o.metrics,
+		Root:           dir, Branch: o.branch, PollInterval: poll, ProtectedLabels: o.protected, GatedLabels: o.gated, CacheSize: o.cacheSize, Store: store, PublicMetrics: o.metrics,
 		RefreshSecret:  os.Getenv("TESSERA_REFRESH_SECRET"),
 		AdminPublicKey: os.Getenv("TESSERA_PUBLIC_KEY"), AdminSecretKey: os.Getenv("TESSERA_SECRET_KEY"),
 		Logger: log, Engine: a.engine,
