@@ -80,7 +80,10 @@ func TestBrowser(t *testing.T) {
 	repo.Commit("add the catalog")
 	const context1 = "catalog/seed/prompts/pgc-contexts/project_discovery.v1.txt"
 	repo.Write(context1, repo.Read(context1)+"\nOne more line of context.\n")
-	repo.Commit("pgc: one more line of context")
+	// A budget small enough that the support-ticket spec is trimmed to
+	// fit it, and large enough for every other prompt.
+	repo.Write("catalog/tessera.yaml", repo.Read("catalog/tessera.yaml")+"budget:\n  model: gpt-4o\n  context: 350\n")
+	repo.Commit("pgc: one more line of context; a budget of 350 tokens")
 
 	const pgc, secret = "pm_discovery.v1/pgc", "sk-member-browser-test"
 	store := serve.NewMemStore()
@@ -216,12 +219,19 @@ func TestBrowser(t *testing.T) {
 	do("the version", chromedp.Navigate(page+"/versions/2"), chromedp.WaitVisible(chromedp.CSS("#sections")))
 	expect("version", "#title", pgc, "version 2")
 	expect("version", "#total", "tokens in 1 sections (o200k_base)")
-	expect("version", "#cut", "No budget was applied")
+	expect("version", "#total", "budget limit 350")
+	expect("version", "#cut", "The budget cut nothing.")
 	expect("version", "#s-1", "One more line of context.")
 	if w, err := chromedp.Run(ctx, chromedp.Evaluate[float64]("document.querySelector('#sections .fill').getBoundingClientRect().width / document.querySelector('#sections .bar').getBoundingClientRect().width")); err != nil || w < 0.95 {
 		t.Errorf("the one section's bar fills %v of its track (%v), want all of it", w, err)
 	}
 	shot("version")
+
+	// The support-ticket spec, trimmed by the budget: what was cut.
+	do("the trimmed version", chromedp.Navigate(ts.URL+"/ui/prompts/specs%2Fsupport-ticket/versions/2"), chromedp.WaitVisible(chromedp.CSS("#cut")))
+	expect("budget cut", "#total", "budget limit 350, fitted 350")
+	expect("budget cut", "#cut", "identity: dropped (drop)", "conversation-state: dropped", "input/input.attachment-1: truncated by", "tokens saved")
+	shot("budget-cut")
 
 	// A layered prompt: its sections' bars in proportion, and its
 	// selection report.

@@ -183,7 +183,7 @@ func TestPages(t *testing.T) {
 		{"/ui/prompts/team/greet", []string{`<h1 id="title">team/greet</h1>`}},
 		{"/ui/prompts/team%2Fgreet?from=1&to=2", []string{`<span class="del">-Hello</span>`, `<span class="add">&#43;Hello &lt;script&gt;`}},
 		{"/ui/prompts/x%2F" + url.PathEscape(hostile), []string{`&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;`}},
-		{"/ui/prompts/team%2Fgreet/versions/2", []string{`version 2`, `90 tokens in 3 sections (o200k_base); budget limit 100, fitted 90`, `class="fill w100"`, `class="fill w50"`, `class="fill w0"`, `66.7%`, `<code>memories</code>: dropped (drop) (40 tokens)`, `<dd id="mode">act: a verb</dd>`, `wave`, `shout`, `memories/m3 (kind system)`, `Be kind. &lt;script&gt;`}},
+		{"/ui/prompts/team%2Fgreet/versions/2", []string{`version 2`, `90 tokens in 3 sections (o200k_base); budget limit 100, fitted 90`, `class="fill w100"`, `class="fill w50"`, `class="fill w0"`, `66.7%`, `<code>memories</code>: dropped (drop) (40 tokens saved)`, `<dd id="mode">act: a verb</dd>`, `wave`, `shout`, `memories/m3 (kind system)`, `Be kind. &lt;script&gt;`}},
 		{"/ui/audit", []string{`id-1`, `id-2`, `class="replay-form"`}},
 		{"/ui/audit?prompt=team%2Fgreet", []string{`id-1`}},
 		{"/ui/audit?hash=" + strings.Repeat("2", 64), []string{`id-2`}},
