@@ -119,3 +119,18 @@ func TestUI(t *testing.T) {
 		t.Errorf("replay of an unknown record: %d\n%s", code, body)
 	}
 }
+
+// TestUIProtectedLabel checks that the inspector's form keeps the API's
+// rule: a protected label moves with an admin key only.
+func TestUIProtectedLabel(t *testing.T) {
+	f := newFixture(t, serve.Config{ProtectedLabels: []string{"production"}})
+	path := "/ui/prompts/" + url.PathEscape(pgc) + "/labels"
+	form := url.Values{"label": {"production"}, "version": {"1"}}.Encode()
+	same := []string{"Content-Type", "application/x-www-form-urlencoded", "Sec-Fetch-Site", "same-origin"}
+	if code, _, body := f.do(member, "POST", path, form, same...); code != http.StatusForbidden || !strings.Contains(string(body), "is protected") {
+		t.Errorf("a member's move of a protected label: %d\n%s", code, body)
+	}
+	if code, _, body := f.do(admin, "POST", path, form, same...); code != http.StatusOK || !strings.Contains(string(body), "Label production is now on version 1.") {
+		t.Errorf("an admin's move of a protected label: %d\n%s", code, body)
+	}
+}
