@@ -45,8 +45,15 @@ func browser(t *testing.T) context.Context {
 		chromedp.WindowSize(1280, 900),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.WithoutCancel(t.Context()), opts...)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() {
+		// Close the browser and wait for it, so that no process outlives
+		// the test.
+		cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
+		defer ccancel()
+		if err := chromedp.Cancel(cctx); err != nil {
+			t.Logf("closing Chromium: %v", err)
+		}
 		cancel()
 		cancelAlloc()
 	})
