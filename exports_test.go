@@ -22,11 +22,7 @@ const maxPresetExports = 40
 
 // exportsAllowed holds the preset packages that may still export more
 // than maxPresetExports names, each with the reason.
-var exportsAllowed = map[string]string{
-	// canonical: reduced separately; most of its names are the types
-	// of the canonical spec's fields
-	"preset/canonical": "reduced separately",
-}
+var exportsAllowed = map[string]string{}
 
 // TestPresetExports checks that no package under preset/ (each preset
 // and the packages beside it, such as preset/agent/reply) exports more

@@ -174,7 +174,7 @@ func TestCanonicalRequest(t *testing.T) {
 					system = append(system, s.Key)
 				}
 			}
-			if !slices.Equal(system, []string{canonical.KeySystemPrompt, canonical.KeyIdentity}) {
+			if !slices.Equal(system, []string{"system-prompt", "identity"}) {
 				t.Fatalf("%s: system-role sections %v", what, system)
 			}
 			spans := map[string]prompt.SectionSpan{}

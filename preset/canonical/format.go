@@ -39,7 +39,7 @@ func (n *indexNames) name(i int) string {
 var (
 	taskIDs           = newIndexNames(func(i int) string { return "task[" + strconv.Itoa(i) + "]" })
 	messageIDs        = newIndexNames(func(i int) string { return "message[" + strconv.Itoa(i) + "]" })
-	attachmentKeys    = newIndexNames(func(i int) string { return KeyAttachmentPrefix + strconv.Itoa(i+1) })
+	attachmentKeys    = newIndexNames(func(i int) string { return keyAttachmentPrefix + strconv.Itoa(i+1) })
 	attachmentSources = newIndexNames(func(i int) string { return "input.attachments[" + strconv.Itoa(i) + "]" })
 )
 
@@ -115,14 +115,14 @@ func joinLine(values []string, sep string) string {
 }
 
 // byPriority returns the indexes 0..n-1 sorted by ascending priority
-// (0 counting as DefaultPriority), ties in their given order.
+// (0 counting as defaultPriority), ties in their given order.
 func byPriority(n int, priority func(i int) int) []int {
 	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int {
-		return cmp.Compare(cmp.Or(priority(a), DefaultPriority), cmp.Or(priority(b), DefaultPriority))
+		return cmp.Compare(cmp.Or(priority(a), defaultPriority), cmp.Or(priority(b), defaultPriority))
 	})
 	return idx
 }
@@ -229,7 +229,7 @@ func transcriptSection(b *strings.Builder, st *ConversationState, ret *Retention
 	}
 	ret.Kept, ret.Dropped = len(msgs)-first, first
 	sec := prompt.Section{
-		Key: KeyTranscript, Priority: priorityTranscript, Trust: prompt.Untrusted, Role: prompt.RoleUser,
+		Key: keyTranscript, Priority: priorityTranscript, Trust: prompt.Untrusted, Role: prompt.RoleUser,
 		Trim: prompt.TrimOldest, Omitted: first, Source: "conversationState.transcript",
 	}
 	sec.Items = make([]prompt.Item, 0, len(msgs)-first)

@@ -14,34 +14,34 @@ import (
 )
 
 // Section keys of the canonical preset, in canonical order. Children have
-// dotted keys: the transcript is KeyTranscript under KeyConversationState;
-// the input's context is KeyContext and its attachments
-// "input.attachment-1", "input.attachment-2", ... under KeyInput.
+// dotted keys: the transcript is keyTranscript under keyConversationState;
+// the input's context is keyContext and its attachments
+// "input.attachment-1", "input.attachment-2", ... under keyInput.
 const (
-	KeySystemPrompt      = "system-prompt"
-	KeyIdentity          = "identity"
-	KeyRequestingUser    = "requesting-user"
-	KeyConversationState = "conversation-state"
-	KeyConstraints       = "constraints"
-	KeyTask              = "task"
-	KeyInput             = "input"
+	keySystemPrompt      = "system-prompt"
+	keyIdentity          = "identity"
+	keyRequestingUser    = "requesting-user"
+	keyConversationState = "conversation-state"
+	keyConstraints       = "constraints"
+	keyTask              = "task"
+	keyInput             = "input"
 
-	KeyTranscript = "conversation-state.transcript"
-	KeyContext    = "input.context"
-	// KeyAttachmentPrefix followed by 1, 2, ... is the key of each
+	keyTranscript = "conversation-state.transcript"
+	keyContext    = "input.context"
+	// keyAttachmentPrefix followed by 1, 2, ... is the key of each
 	// attachment.
-	KeyAttachmentPrefix = "input.attachment-"
+	keyAttachmentPrefix = "input.attachment-"
 )
 
 // order is the canonical order of the sections, with their labels.
 var order = [...]struct{ key, title string }{
-	{KeySystemPrompt, "System Prompt"},
-	{KeyIdentity, "Assistant Identity"},
-	{KeyRequestingUser, "Requesting User"},
-	{KeyConversationState, "Conversation State / History"},
-	{KeyConstraints, "Constraints"},
-	{KeyTask, "Task"},
-	{KeyInput, "Input"},
+	{keySystemPrompt, "System Prompt"},
+	{keyIdentity, "Assistant Identity"},
+	{keyRequestingUser, "Requesting User"},
+	{keyConversationState, "Conversation State / History"},
+	{keyConstraints, "Constraints"},
+	{keyTask, "Task"},
+	{keyInput, "Input"},
 }
 
 // SectionKeys returns the keys of the seven sections in canonical order.
@@ -250,7 +250,7 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 		}
 		bulletList(&b, "Sources", p.Sources, "; ")
 	}
-	sections = append(sections, section(KeySystemPrompt, &b, &mark, prioritySystemPrompt, prompt.TrimNever, prompt.RoleSystem, "systemPrompt"))
+	sections = append(sections, section(keySystemPrompt, &b, &mark, prioritySystemPrompt, prompt.TrimNever, prompt.RoleSystem, "systemPrompt"))
 
 	if p := s.Identity; p != nil {
 		bullet(&b, "Name", p.Name)
@@ -261,7 +261,7 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 		bullet(&b, "Tone", p.Tone)
 		bulletList(&b, "Style", p.StyleGuidelines, "; ")
 	}
-	sections = append(sections, section(KeyIdentity, &b, &mark, priorityIdentity, prompt.TrimDrop, prompt.RoleSystem, "identity"))
+	sections = append(sections, section(keyIdentity, &b, &mark, priorityIdentity, prompt.TrimDrop, prompt.RoleSystem, "identity"))
 
 	if p := s.RequestingUser; p != nil {
 		bullet(&b, "Name", p.DisplayName)
@@ -280,7 +280,7 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 			line(&b, "- TZ: "+tz)
 		}
 	}
-	sections = append(sections, section(KeyRequestingUser, &b, &mark, priorityRequestingUser, prompt.TrimDrop, prompt.RoleUser, "requestingUser"))
+	sections = append(sections, section(keyRequestingUser, &b, &mark, priorityRequestingUser, prompt.TrimDrop, prompt.RoleUser, "requestingUser"))
 
 	ret := Retention{Mode: ModeSummary}
 	st := s.ConversationState
@@ -292,7 +292,7 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 		}
 		bullet(&b, "Scope", st.Scope)
 	}
-	state := section(KeyConversationState, &b, &mark, priorityState, prompt.TrimDrop, prompt.RoleUser, "conversationState")
+	state := section(keyConversationState, &b, &mark, priorityState, prompt.TrimDrop, prompt.RoleUser, "conversationState")
 	if st != nil && ret.Mode != ModeSummary && len(st.Transcript) > 0 {
 		state.Children = []prompt.Section{transcriptSection(&b, st, &ret)}
 		mark = b.Len()
@@ -301,15 +301,15 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 
 	for _, i := range byPriority(len(s.Constraints), func(i int) int { return s.Constraints[i].Priority }) {
 		c := &s.Constraints[i]
-		marked(&b, cmp.Or(c.Priority, DefaultPriority), c.Text)
+		marked(&b, cmp.Or(c.Priority, defaultPriority), c.Text)
 	}
-	sections = append(sections, section(KeyConstraints, &b, &mark, priorityConstraints, prompt.TrimNever, prompt.RoleUser, "constraints"))
+	sections = append(sections, section(keyConstraints, &b, &mark, priorityConstraints, prompt.TrimNever, prompt.RoleUser, "constraints"))
 
-	task := section(KeyTask, &b, &mark, priorityTask, prompt.TrimLowestRelevance, prompt.RoleUser, "task")
+	task := section(keyTask, &b, &mark, priorityTask, prompt.TrimLowestRelevance, prompt.RoleUser, "task")
 	task.Items = make([]prompt.Item, 0, len(s.Task))
 	for _, i := range byPriority(len(s.Task), func(i int) int { return s.Task[i].Priority }) {
 		t := &s.Task[i]
-		p := cmp.Or(t.Priority, DefaultPriority)
+		p := cmp.Or(t.Priority, defaultPriority)
 		task.Items = append(task.Items, prompt.Item{
 			ID:        taskIDs.name(i),
 			Text:      taskText(&b, t, p),
@@ -324,13 +324,13 @@ func layout(s *Spec) ([]prompt.Section, Retention) {
 	sections = append(sections, task)
 
 	input := prompt.Section{
-		Key: KeyInput, Title: titleOf(KeyInput), Body: clean(s.Input.UserQuery),
+		Key: keyInput, Title: titleOf(keyInput), Body: clean(s.Input.UserQuery),
 		Priority: priorityInput, Trust: prompt.Untrusted, Role: prompt.RoleUser, Trim: prompt.TrimNever, Source: "input.userQuery",
 	}
 	input.Children = make([]prompt.Section, 0, 1+len(s.Input.Attachments))
 	if c := clean(s.Input.Context); c != "" {
 		input.Children = append(input.Children, prompt.Section{
-			Key: KeyContext, Title: "Context", Body: c,
+			Key: keyContext, Title: "Context", Body: c,
 			Priority: priorityContext, Trust: prompt.Untrusted, Role: prompt.RoleUser, Trim: prompt.TrimTruncate, Source: "input.context",
 		})
 	}

@@ -171,7 +171,7 @@ func TestIndexNames(t *testing.T) {
 		}{
 			{taskIDs, "task[" + strconv.Itoa(i) + "]"},
 			{messageIDs, "message[" + strconv.Itoa(i) + "]"},
-			{attachmentKeys, KeyAttachmentPrefix + strconv.Itoa(i+1)},
+			{attachmentKeys, keyAttachmentPrefix + strconv.Itoa(i+1)},
 			{attachmentSources, "input.attachments[" + strconv.Itoa(i) + "]"},
 		} {
 			if got := c.n.name(i); got != c.want {

@@ -19,16 +19,16 @@ import (
 // Name is the preset's name in records.
 const Name = "canonical"
 
-// Messages is the number of messages a canonical prompt is sent as: the
+// messageCount is the number of messages a canonical prompt is sent as: the
 // system side (system prompt and identity) and the user side.
-const Messages = 2
+const messageCount = 2
 
 // StableKeys are the keys of the sections that stay the same from one
 // request to the next for a given assistant and user: the system prompt,
 // the identity, the requesting user and the constraints. A provider
 // request keeps its longest stable prefix first, for caching.
 func StableKeys() []string {
-	return []string{KeySystemPrompt, KeyIdentity, KeyRequestingUser, KeyConstraints}
+	return []string{keySystemPrompt, keyIdentity, keyRequestingUser, keyConstraints}
 }
 
 // SpecOut is the directory, under compile's output, that compiled specs
@@ -107,7 +107,7 @@ func (r *Result) Layout(label string) *preset.Layout {
 	l := &preset.Layout{
 		Sections:   r.Sections,
 		Style:      style(r.Config),
-		Messages:   Messages,
+		Messages:   messageCount,
 		Redactions: r.Redactions,
 		Label:      label,
 		Record: func(rec *audit.Record) error {

@@ -9,8 +9,8 @@ import (
 	"github.com/tessera-dev/tessera/render"
 )
 
-// NoneProvided is the body of an empty or missing section.
-const NoneProvided = "None provided."
+// noneProvided is the body of an empty or missing section.
+const noneProvided = "None provided."
 
 // Render renders sections as canonical text. It depends only on its
 // arguments, so a budget stage can drop sections, drop items or truncate
@@ -82,7 +82,7 @@ func newStyle(level int, hide bool) render.Style {
 	st := render.Style{
 		Slots:     make([]render.Slot, len(order)),
 		Heading:   render.Heading{Level: level, Brackets: true},
-		Empty:     NoneProvided,
+		Empty:     noneProvided,
 		HideEmpty: hide,
 		Children:  render.Bullets,
 		NoteMark:  "- ",
@@ -98,7 +98,7 @@ func newStyle(level int, hide bool) render.Style {
 // list.
 func stable(key string) bool {
 	switch key {
-	case KeySystemPrompt, KeyIdentity, KeyRequestingUser, KeyConstraints:
+	case keySystemPrompt, keyIdentity, keyRequestingUser, keyConstraints:
 		return true
 	}
 	return false
@@ -108,8 +108,8 @@ func stable(key string) bool {
 // transcript messages are exchanges, task items lower-priority tasks.
 func notes() map[string]render.Note {
 	return map[string]render.Note{
-		KeyTranscript: {Text: "(last {kept} {kept|exchange|exchanges}, truncated)", AllGone: "(all {n} {n|exchange|exchanges} truncated)"},
-		KeyTask:       {Text: "({n} lower-priority {n|task|tasks} omitted)"},
+		keyTranscript: {Text: "(last {kept} {kept|exchange|exchanges}, truncated)", AllGone: "(all {n} {n|exchange|exchanges} truncated)"},
+		keyTask:       {Text: "({n} lower-priority {n|task|tasks} omitted)"},
 		"":            {Text: "({n} {n|item|items} omitted)"},
 	}
 }

@@ -120,8 +120,8 @@ func TestStyleIsACopy(t *testing.T) {
 	want := Render(sections, Config{}).Text
 	st := Style(Config{})
 	st.Slots[0].Title = "Changed"
-	st.Notes[KeyTask] = render.Note{Text: "changed"}
-	if again := Style(Config{}); again.Slots[0].Title != "System Prompt" || again.Notes[KeyTask].Text == "changed" {
+	st.Notes[keyTask] = render.Note{Text: "changed"}
+	if again := Style(Config{}); again.Slots[0].Title != "System Prompt" || again.Notes[keyTask].Text == "changed" {
 		t.Error("a change to one style reached the next")
 	}
 	if got := Render(sections, Config{}).Text; got != want {

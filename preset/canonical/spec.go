@@ -152,15 +152,15 @@ type ConversationStateItem struct {
 	At string `json:"at,omitempty" yaml:"at,omitempty"`
 }
 
-// DefaultPriority is the priority of a constraint or task annotation that
+// defaultPriority is the priority of a constraint or task annotation that
 // gives none.
-const DefaultPriority = 3
+const defaultPriority = 3
 
 // Constraint is a non-negotiable rule.
 type Constraint struct {
 	// ID names the constraint: letters, digits, '_' and '-'; unique.
 	ID string `json:"id,omitempty" yaml:"id,omitempty"`
-	// Priority is 1 (highest) to 5; 0 means DefaultPriority.
+	// Priority is 1 (highest) to 5; 0 means defaultPriority.
 	Priority int `json:"priority,omitempty" yaml:"priority,omitempty"`
 	// Text is the rule, rendered on one line.
 	Text string `json:"text" yaml:"text"`
@@ -202,7 +202,7 @@ type FormatSpec struct {
 type TaskAnnotation struct {
 	// ID names the annotation: letters, digits, '_' and '-'; unique.
 	ID string `json:"id,omitempty" yaml:"id,omitempty"`
-	// Priority is 1 (highest) to 5; 0 means DefaultPriority.
+	// Priority is 1 (highest) to 5; 0 means defaultPriority.
 	Priority int `json:"priority,omitempty" yaml:"priority,omitempty"`
 	// Instruction is the instruction, rendered on one line.
 	Instruction string `json:"instruction" yaml:"instruction"`
