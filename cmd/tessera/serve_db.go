@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tessera-dev/tessera/audit"
@@ -88,3 +89,44 @@ func (s dbStore) Authenticate(ctx context.Context, public, secret string) (serve
 
 // Kind names the database's dialect in serve's metrics.
 func (s dbStore) Kind() string { return s.db.Dialect() }
+
+// ListAudit lists the records f selects, newest first, from the
+// database's index, for the inspector's search: a prompt's name matches
+// a record's label and, when it holds a "/", its workflow and node.
+func (s dbStore) ListAudit(ctx context.Context, f serve.AuditFilter) ([]*audit.Record, error) {
+	base := auditdb.Filter{ID: f.ID, Hash: f.Hash, Limit: f.Limit}
+	queries := []auditdb.Filter{base}
+	if f.Prompt != "" {
+		byLabel := base
+		byLabel.Label = f.Prompt
+		queries = []auditdb.Filter{byLabel}
+		if wf, node, ok := strings.Cut(f.Prompt, "/"); ok {
+			byNode := base
+			byNode.WorkflowID, byNode.NodeID = wf, node
+			queries = append(queries, byNode)
+		}
+	}
+	seen := map[int]bool{}
+	var entries []audit.Entry
+	for _, q := range queries {
+		got, err := s.db.List(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range got {
+			if !seen[e.Line] {
+				seen[e.Line] = true
+				entries = append(entries, e)
+			}
+		}
+	}
+	slices.SortFunc(entries, func(a, b audit.Entry) int { return b.Line - a.Line })
+	if f.Limit > 0 && len(entries) > f.Limit {
+		entries = entries[:f.Limit]
+	}
+	out := make([]*audit.Record, len(entries))
+	for i, e := range entries {
+		out[i] = e.Record
+	}
+	return out, nil
+}
