@@ -284,3 +284,24 @@ func BenchmarkModel(b *testing.B) {
 		_ = m.prob(buf)
 	}
 }
+
+// FuzzReadModel checks model.bin's reader on arbitrary bytes: no panic,
+// and a model it accepts has the weights its header promises and
+// scores any n-grams to a probability in [0, 1].
+func FuzzReadModel(f *testing.F) {
+	f.Add((&model{bits: 8, scale: 1, w: make([]int8, 256)}).encode())
+	f.Add(modelBin[:64])
+	f.Add([]byte(modelMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := readModel(data)
+		if err != nil {
+			return
+		}
+		if len(m.w) != 1<<m.bits {
+			t.Fatalf("%d weights for %d bits", len(m.w), m.bits)
+		}
+		if p := m.prob([]uint32{0, uint32(len(m.w) - 1)}); !(p >= 0 && p <= 1) && !math.IsNaN(float64(m.scale)) && !math.IsNaN(float64(m.bias)) && !math.IsInf(float64(m.scale), 0) && !math.IsInf(float64(m.bias), 0) {
+			t.Fatalf("probability %v", p)
+		}
+	})
+}
