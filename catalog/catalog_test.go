@@ -147,7 +147,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("no config: %v", err)
 	}
 	_, err = Open(ctx, writeTree(t, with(base(), "tessera.yaml", "tasks: tasks\nworkflows: workflows\nworkflow: x\n")))
-	if err == nil || err.Error() != `tessera.yaml:3:1: unknown key "workflow": the keys are version, tasks, workflows, template_extensions, log, log_key_env, out, specs, typed, layered, budget, redaction, limits, models, tokenizers` {
+	if err == nil || err.Error() != `tessera.yaml:3:1: unknown key "workflow": the keys are version, tasks, workflows, template_extensions, log, log_key_env, out, specs, typed, layered, budget, redaction, limits, models, tokenizers, serve` {
 		t.Errorf("unknown key: %v", err)
 	}
 }

@@ -74,6 +74,9 @@ type Config struct {
 	// Tokenizers (key "tokenizers") maps models to their tokenizer
 	// files, which count them exactly. See TokenizerConfig.
 	Tokenizers []TokenizerConfig
+	// Serve (key "serve") holds settings of tessera serve; nil when the
+	// key is absent. See ServeConfig.
+	Serve *ServeConfig
 
 	// lines and cols hold the line and column of each key, for
 	// diagnostics.
@@ -240,6 +243,7 @@ type configDoc struct {
 	Limits             *limitsDoc    `yaml:"limits"`
 	Models             modelsDoc     `yaml:"models"`
 	Tokenizers         tokenizersDoc `yaml:"tokenizers"`
+	Serve              *serveDoc     `yaml:"serve"`
 }
 
 type budgetDoc struct {
@@ -346,6 +350,9 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		if l.MaxOutputBytes > 0 {
 			cfg.Limits.MaxOutputBytes = int64(l.MaxOutputBytes)
 		}
+	}
+	if doc.Serve != nil {
+		cfg.Serve = doc.Serve.config(lines["serve"])
 	}
 	if len(doc.Models) > 0 && !d.Failed("models") {
 		overrides := make([]provider.ModelOverride, len(doc.Models))

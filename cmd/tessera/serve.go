@@ -82,7 +82,9 @@ stops.
 Each flag may be set by an environment variable instead (the flag wins):
 TESSERA_ADDR, TESSERA_DB, TESSERA_BRANCH, TESSERA_POLL_INTERVAL,
 TESSERA_PROTECTED_LABELS, TESSERA_CACHE_SIZE, TESSERA_SHUTDOWN_TIMEOUT,
-TESSERA_PUBLIC_METRICS, TESSERA_WEBHOOKS, TESSERA_GATED_LABELS.
+TESSERA_PUBLIC_METRICS, TESSERA_WEBHOOKS, TESSERA_GATED_LABELS; and by
+the serve section of the catalog's tessera.yaml (docs/CONFIG.md), which
+both override.
 
 Spans of each request, with the prompt it resolved (gen_ai.prompt.name,
 gen_ai.prompt.version, tessera.prompt.hash, tessera.prompt.commit,
@@ -102,6 +104,9 @@ answered (at most --shutdown-timeout).`,
 		Annotations: map[string]string{"exit1": "the repository could not be opened or read (with --check), or the\n     server could not listen or stop cleanly"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := serveFromEnv(cmd.Flags()); err != nil {
+				return err
+			}
+			if err := a.serveFromConfig(cmd.Flags()); err != nil {
 				return err
 			}
 			return a.serve(cmd.Context(), o)

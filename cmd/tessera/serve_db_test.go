@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,4 +75,47 @@ func TestDBStoreListAudit(t *testing.T) {
 		}
 	}
 	var _ serve.AuditLister = s
+}
+
+// TestServeFromConfig: tessera.yaml's serve section sets the flags that
+// neither the command line nor a TESSERA_* variable gave.
+func TestServeFromConfig(t *testing.T) {
+	dir := t.TempDir()
+	yaml := "tasks: t\nworkflows: w\nserve:\n  addr: 127.0.0.1:0\n  poll: 5s\n  protected_labels: [production, staging]\n  public_metrics: true\n  cache_size: 8\n"
+	if err := os.WriteFile(filepath.Join(dir, "tessera.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TESSERA_CACHE_SIZE", "16")
+	a := &app{root: dir}
+	cmd := a.serveCmd()
+	if err := cmd.ParseFlags([]string{"--addr", "127.0.0.1:9"}); err != nil {
+		t.Fatal(err)
+	}
+	fl := cmd.Flags()
+	if err := serveFromEnv(fl); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.serveFromConfig(fl); err != nil {
+		t.Fatal(err)
+	}
+	for flag, want := range map[string]string{
+		"addr":             "127.0.0.1:9", // the flag wins
+		"cache-size":       "16",          // then the variable
+		"poll":             "5s",          // then tessera.yaml
+		"protected-labels": "[production,staging]",
+		"public-metrics":   "true",
+		"gated-labels":     "[]", // and the default
+	} {
+		if got := fl.Lookup(flag).Value.String(); got != want {
+			t.Errorf("--%s = %s, want %s", flag, got, want)
+		}
+	}
+	bad := "tasks: t\nworkflows: w\nserve:\n  poll: soon\n"
+	if err := os.WriteFile(filepath.Join(dir, "tessera.yaml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := a.serveFromConfig(a.serveCmd().Flags())
+	if err == nil || !strings.Contains(err.Error(), "tessera.yaml:4:9") || !strings.Contains(err.Error(), "a duration such as 1s") {
+		t.Errorf("a bad duration: %v", err)
+	}
 }
