@@ -242,6 +242,7 @@ type queries struct {
 	head, insertRecord, recordByID, linesFrom, byID, byHash, all string
 	addMove, moves, movesOf                                      string
 	putKey, getKey                                               string
+	addDelivery, deliveries                                      string
 }
 
 func newQueries(d dialect) queries {
@@ -257,9 +258,11 @@ func newQueries(d dialect) queries {
 		movesOf:      `SELECT id, prompt, label, from_version, to_version, from_commit, to_commit, actor, reason, at FROM label_moves WHERE prompt = ? ORDER BY id DESC LIMIT ?`,
 		putKey:       `INSERT INTO api_keys (public, secret_hash, role, created) VALUES (?, ?, ?, ?) ON CONFLICT (public) DO UPDATE SET secret_hash = excluded.secret_hash, role = excluded.role`,
 		getKey:       `SELECT secret_hash, role, created FROM api_keys WHERE public = ?`,
+		addDelivery:  `INSERT INTO webhook_deliveries (event_id, url, action, prompt, version, attempts, status, error, ok, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		deliveries:   `SELECT id, event_id, url, action, prompt, version, attempts, status, error, ok, at FROM webhook_deliveries ORDER BY id DESC LIMIT ?`,
 	}
 	if d == postgresDB {
-		for _, s := range []*string{&q.head, &q.insertRecord, &q.recordByID, &q.linesFrom, &q.byID, &q.byHash, &q.all, &q.addMove, &q.moves, &q.movesOf, &q.putKey, &q.getKey} {
+		for _, s := range []*string{&q.head, &q.insertRecord, &q.recordByID, &q.linesFrom, &q.byID, &q.byHash, &q.all, &q.addMove, &q.moves, &q.movesOf, &q.putKey, &q.getKey, &q.addDelivery, &q.deliveries} {
 			*s = dollars(*s)
 		}
 	}

@@ -57,7 +57,16 @@ func newFixture(t *testing.T, cfg serve.Config) *fixture {
 
 func startFixture(t *testing.T, repo *gittest.Repo, c []plumbing.Hash, cfg serve.Config) *fixture {
 	t.Helper()
-	store := serve.NewMemStore()
+	var store *serve.MemStore
+	switch st := cfg.Store.(type) {
+	case nil:
+		store = serve.NewMemStore()
+		cfg.Store = store
+	case *keptDeliveries:
+		store = st.MemStore
+	default:
+		t.Fatalf("a fixture's store is a MemStore, or one that embeds it: %T", cfg.Store)
+	}
 	ctx := t.Context()
 	for _, k := range []struct{ pub, role string }{{member, serve.RoleMember}, {viewer, serve.RoleViewer}} {
 		if err := store.PutKey(ctx, k.pub, "sk-"+k.pub, k.role); err != nil {
@@ -65,7 +74,6 @@ func startFixture(t *testing.T, repo *gittest.Repo, c []plumbing.Hash, cfg serve
 		}
 	}
 	cfg.Root = repo.Dir + "/catalog"
-	cfg.Store = store
 	cfg.AdminPublicKey, cfg.AdminSecretKey = admin, "sk-"+admin
 	if cfg.PollInterval == 0 {
 		cfg.PollInterval = -1

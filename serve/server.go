@@ -172,7 +172,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.reg = reg
-	s.hooks = newHooks(cfg.Webhooks, cfg.WebhookRetryDelay, s.log)
+	s.hooks = newHooks(cfg.Webhooks, cfg.WebhookRetryDelay, s.log, s.store)
 	ttl := cfg.AuthCacheTTL
 	if ttl == 0 {
 		ttl = 10 * time.Second

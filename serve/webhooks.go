@@ -70,6 +70,7 @@ type hooks struct {
 	client    *http.Client
 	queue     chan hookEvent
 	log       *slog.Logger
+	store     DeliveryStore // nil: the log is recent alone
 
 	mu       sync.Mutex
 	failures map[string]int
@@ -77,12 +78,25 @@ type hooks struct {
 	recent   []Delivery // newest last
 }
 
-func newHooks(endpoints []Webhook, delay time.Duration, log *slog.Logger) *hooks {
+// DeliveryStore is a Store that also keeps the webhook delivery log, so
+// that the log outlives the process and every server that shares the
+// store shows it. With a Store without it, a server keeps the newest
+// deliveries in memory.
+type DeliveryStore interface {
+	// AddDelivery keeps one delivery.
+	AddDelivery(ctx context.Context, d Delivery) error
+	// Deliveries returns the deliveries kept, newest first, at most
+	// limit of them.
+	Deliveries(ctx context.Context, limit int) ([]Delivery, error)
+}
+
+func newHooks(endpoints []Webhook, delay time.Duration, log *slog.Logger, store Store) *hooks {
 	if delay <= 0 {
 		delay = time.Second
 	}
+	ds, _ := store.(DeliveryStore)
 	return &hooks{
-		endpoints: endpoints, delay: delay, log: log,
+		endpoints: endpoints, delay: delay, log: log, store: ds,
 		client:   &http.Client{Timeout: webhookTimeout},
 		queue:    make(chan hookEvent, webhookQueue),
 		failures: map[string]int{}, disabled: map[string]bool{},
@@ -157,6 +171,14 @@ func (h *hooks) deliver(ctx context.Context, wh Webhook, ev hookEvent) {
 	h.recent = append(h.recent, d)
 	if len(h.recent) > webhookLogSize {
 		h.recent = slices.Delete(h.recent, 0, len(h.recent)-webhookLogSize)
+	}
+	if h.store != nil {
+		// Kept even when the server is stopping: the attempt was made.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := h.store.AddDelivery(sctx, d); err != nil {
+			h.log.Error("webhook: keeping the delivery", "url", wh.URL, "event", d.EventID, "err", err)
+		}
 	}
 }
 
@@ -240,6 +262,14 @@ func (s *Server) deliveries(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Unlock()
 	slices.Reverse(data)
+	if h.store != nil {
+		kept, err := h.store.Deliveries(r.Context(), webhookLogSize)
+		if err != nil {
+			fail(w, http.StatusInternalServerError, "reading the webhook delivery log: %v", err)
+			return
+		}
+		data = kept
+	}
 	if data == nil {
 		data = []Delivery{}
 	}

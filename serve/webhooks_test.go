@@ -1,10 +1,12 @@
 package serve_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -172,5 +174,56 @@ func TestSignature(t *testing.T) {
 		if serve.Verify(tc.secret, tc.header, tc.body, tc.at, 5*time.Minute) == nil {
 			t.Errorf("%+v verified", tc)
 		}
+	}
+}
+
+// keptDeliveries is a store that keeps the webhook delivery log, as the
+// audit database does.
+type keptDeliveries struct {
+	*serve.MemStore
+	mu sync.Mutex
+	ds []serve.Delivery // oldest first
+}
+
+func (k *keptDeliveries) AddDelivery(_ context.Context, d serve.Delivery) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.ds = append(k.ds, d)
+	return nil
+}
+
+func (k *keptDeliveries) Deliveries(_ context.Context, limit int) ([]serve.Delivery, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := slices.Clone(k.ds)
+	slices.Reverse(out)
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// TestWebhookDeliveriesKept: with a store that keeps the delivery log,
+// every delivery goes to it, and the log the API shows is the store's,
+// so it outlives the server and every server sharing the store shows it.
+func TestWebhookDeliveriesKept(t *testing.T) {
+	rc := &receiver{}
+	hook := httptest.NewServer(rc)
+	defer hook.Close()
+	store := &keptDeliveries{MemStore: serve.NewMemStore()}
+	f := newFixture(t, serve.Config{Store: store, Webhooks: []serve.Webhook{{URL: hook.URL, Secret: hookSecret}}, WebhookRetryDelay: time.Millisecond})
+	f.do(member, "PATCH", promptPath(pgc)+"/versions/2", map[string]any{"newLabels": []string{"production"}})
+	ds := waitDeliveries(t, f, 1)
+	store.mu.Lock()
+	kept := slices.Clone(store.ds)
+	store.mu.Unlock()
+	if len(kept) != len(ds) || kept[len(kept)-1].EventID != ds[0].EventID || !ds[0].OK || ds[0].URL != hook.URL {
+		t.Errorf("the store kept %+v; the API shows %+v", kept, ds)
+	}
+	// What the API shows is the store's: a delivery kept by another
+	// server sharing it shows too.
+	store.AddDelivery(context.Background(), serve.Delivery{EventID: "from-elsewhere", URL: "https://x.example", OK: true})
+	if ds := waitDeliveries(t, f, len(kept)+1); ds[0].EventID != "from-elsewhere" {
+		t.Errorf("newest delivery %+v, want the one another server kept", ds[0])
 	}
 }

@@ -130,3 +130,25 @@ func (s dbStore) ListAudit(ctx context.Context, f serve.AuditFilter) ([]*audit.R
 	}
 	return out, nil
 }
+
+// AddDelivery keeps a webhook delivery in the database, so the delivery
+// log outlives the server and every server sharing the database shows it.
+func (s dbStore) AddDelivery(ctx context.Context, d serve.Delivery) error {
+	_, err := s.db.AddDelivery(ctx, auditdb.Delivery{EventID: d.EventID, URL: d.URL, Action: d.Action, Prompt: d.Prompt, Version: d.Version,
+		Attempts: d.Attempts, Status: d.Status, Error: d.Error, OK: d.OK, At: d.At})
+	return err
+}
+
+// Deliveries returns the webhook deliveries kept, newest first.
+func (s dbStore) Deliveries(ctx context.Context, limit int) ([]serve.Delivery, error) {
+	ds, err := s.db.Deliveries(ctx, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]serve.Delivery, len(ds))
+	for i, d := range ds {
+		out[i] = serve.Delivery{EventID: d.EventID, URL: d.URL, Action: d.Action, Prompt: d.Prompt, Version: d.Version,
+			Attempts: d.Attempts, Status: d.Status, Error: d.Error, OK: d.OK, At: d.At}
+	}
+	return out, nil
+}

@@ -119,3 +119,25 @@ func TestServeFromConfig(t *testing.T) {
 		t.Errorf("a bad duration: %v", err)
 	}
 }
+
+// TestDBStoreDeliveries: the database store keeps serve's webhook
+// delivery log, every field as given.
+func TestDBStoreDeliveries(t *testing.T) {
+	ctx := context.Background()
+	db, err := auditdb.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := dbStore{db}
+	var _ serve.DeliveryStore = s
+	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	d := serve.Delivery{EventID: "ev", URL: "https://a.example", Action: "updated", Prompt: "p/q", Version: 3, Attempts: 4, Status: 502, Error: "502 Bad Gateway", At: at}
+	if err := s.AddDelivery(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Deliveries(ctx, 10)
+	if err != nil || len(got) != 1 || got[0] != d {
+		t.Errorf("Deliveries: %+v %v, want %+v", got, err, d)
+	}
+}
