@@ -26,6 +26,7 @@ import (
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/guard"
+	"github.com/tessera-dev/tessera/internal/wordlist"
 	"github.com/tessera-dev/tessera/prompt"
 	"github.com/tessera-dev/tessera/render"
 )
@@ -366,9 +367,9 @@ func (r *Registry) Select(given []string) (Preset, error) {
 			verb = "apply"
 		}
 		if owner == nil {
-			return nil, fmt.Errorf("%s %s to no preset", andList(foreign), verb)
+			return nil, fmt.Errorf("%s %s to no preset", wordlist.And(foreign), verb)
 		}
-		return nil, fmt.Errorf("%s %s to %s", andList(foreign), verb, selectors(owner))
+		return nil, fmt.Errorf("%s %s to %s", wordlist.And(foreign), verb, selectors(owner))
 	}
 	return p, nil
 }
@@ -391,17 +392,7 @@ func selectors(p Preset) string {
 			s = append(s, "--"+in.Name)
 		}
 	}
-	return andList(s)
-}
-
-func andList(s []string) string {
-	switch len(s) {
-	case 0:
-		return ""
-	case 1:
-		return s[0]
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+	return wordlist.And(s)
 }
 
 func validName(s string) bool {

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/wordlist"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/preset/agent/reply"
 )
@@ -249,7 +250,7 @@ func parseSubtask(path string, data []byte) (*reply.Subtask, subtaskPlaces, erro
 		return nil, pl, errs
 	}
 	if top.Kind != yaml.MappingNode {
-		return nil, pl, diag.List{at(path, top, "subtask: write a mapping (an object) with the keys %s", andList(subtaskKeys()))}
+		return nil, pl, diag.List{at(path, top, "subtask: write a mapping (an object) with the keys %s", wordlist.And(subtaskKeys()))}
 	}
 	var doc subtaskDoc
 	d := subtaskSchema.Decode(path, top, &doc)
@@ -341,9 +342,9 @@ func checkEntry(path string, d *yamldoc.Decoder, i int, what string, e *reply.Me
 	}
 	switch {
 	case e.Type != "" && !slices.Contains(reply.MemoryTypes(), e.Type):
-		problem(".type", "%s: type %q: use %s", e.Type, orList(reply.MemoryTypes()))
+		problem(".type", "%s: type %q: use %s", e.Type, wordlist.Or(reply.MemoryTypes()))
 	case e.Type == "" && typeRequired && !d.Bad(item(".type")):
-		problem("", "%s has no type: add one: %s", orList(reply.MemoryTypes()))
+		problem("", "%s has no type: add one: %s", wordlist.Or(reply.MemoryTypes()))
 	}
 	if e.ID != "" {
 		if first, ok := ids[e.ID]; ok {

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/wordlist"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/preset/agent/reply"
 )
@@ -62,7 +63,7 @@ func schemaOptions(what string, rules map[string]yamldoc.Rule) yamldoc.Options {
 			if hint != "" {
 				fmt.Fprintf(&b, "did you mean %q? ", hint)
 			}
-			b.WriteString("use " + andList(keys))
+			b.WriteString("use " + wordlist.And(keys))
 			return b.String()
 		},
 	}
@@ -93,7 +94,7 @@ func label(what, at string) string {
 
 // mappingWant is what an item of a list of objects must be.
 func mappingWant(keys []string) yamldoc.Rule {
-	return yamldoc.Want("a mapping (an object) with the keys " + andList(keys))
+	return yamldoc.Want("a mapping (an object) with the keys " + wordlist.And(keys))
 }
 
 // subtaskDoc is a subtask file (or an item of a plan), as written.
@@ -154,7 +155,7 @@ func (e *noteDoc) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at string)
 	case yaml.MappingNode:
 		d.Decode(n, at, &e.entryDoc)
 	default:
-		d.Wrong(n, at, "a string, or a mapping (an object) with the keys "+andList(entryKeys()))
+		d.Wrong(n, at, "a string, or a mapping (an object) with the keys "+wordlist.And(entryKeys()))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tessera-dev/tessera/internal/wordlist"
 	"github.com/tessera-dev/tessera/preset/agent/reply"
 	"github.com/tessera-dev/tessera/prompt"
 )
@@ -161,7 +162,7 @@ func toolSections(tools []Tool, sub *reply.Subtask) ([]prompt.Section, error) {
 			}
 		}
 		if len(missing) > 0 {
-			return nil, fmt.Errorf("agent: subtask %q names the tool%s %s, which the tools given do not define: give their definitions, or remove them from the subtask's tools", sub.ID, plural(len(missing)), andList(missing))
+			return nil, fmt.Errorf("agent: subtask %q names the tool%s %s, which the tools given do not define: give their definitions, or remove them from the subtask's tools", sub.ID, plural(len(missing)), wordlist.And(missing))
 		}
 		slices.Sort(chosen)
 	} else {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/internal/suggest"
+	"github.com/tessera-dev/tessera/internal/wordlist"
 )
 
 // Library is the constraint library: named sets of constraints, and for
@@ -125,7 +126,7 @@ func ParseLibrary(path string, data []byte) (*Library, error) {
 				if _, ok := l.sets[s.Value]; !ok {
 					use := ""
 					if len(l.sets) > 0 {
-						use = ", or use " + orList(sortedKeys(l.sets))
+						use = ", or use " + wordlist.Or(sortedKeys(l.sets))
 					}
 					errs = append(errs, at(path, s, "apply: %s: no set %q in this file: define it%s", k.Value, s.Value, use))
 					continue

@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/guard"
 	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/internal/wordlist"
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/agent/reply"
 	"github.com/tessera-dev/tessera/prompt"
@@ -151,7 +152,7 @@ func flagList(names []string) string {
 	for i, n := range names {
 		out[i] = "--" + n
 	}
-	return andList(out)
+	return wordlist.And(out)
 }
 
 // Load implements preset.Preset: it reads the role's files (each bounded
@@ -321,7 +322,7 @@ func readInput(r Role, env *preset.Env, args preset.Args) (*Input, error) {
 			missing = append(missing, "acceptance_criteria")
 		}
 		if len(missing) > 0 {
-			return nil, diag.List{diag.ErrorfAt(args[inputSubtask], subAt.line, subAt.col, "the subtask has no %s: the %s shows them", andList(missing), r)}
+			return nil, diag.List{diag.ErrorfAt(args[inputSubtask], subAt.line, subAt.col, "the subtask has no %s: the %s shows them", wordlist.And(missing), r)}
 		}
 	}
 	if s := in.Subtask; s != nil && r == Executor && len(in.Tools) > 0 {
@@ -336,7 +337,7 @@ func readInput(r Role, env *preset.Env, args preset.Args) (*Input, error) {
 			if len(missing) > 1 {
 				is, them = "are not tools", "them"
 			}
-			e := diag.ErrorfAt(args[inputSubtask], subAt.toolsLine, subAt.toolsCol, "subtask tools: %s %s of the tools file: define %s there, or remove %s from the subtask's tools", andList(missing), is, them, them)
+			e := diag.ErrorfAt(args[inputSubtask], subAt.toolsLine, subAt.toolsCol, "subtask tools: %s %s of the tools file: define %s there, or remove %s from the subtask's tools", wordlist.And(missing), is, them, them)
 			e.Related = []diag.Location{{Label: "tools in", Path: args[inputTools]}}
 			return nil, diag.List{e}
 		}

@@ -2,9 +2,9 @@ package agent
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/tessera-dev/tessera/internal/suggest"
+	"github.com/tessera-dev/tessera/internal/wordlist"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -217,21 +217,7 @@ func placeholderNames(r Role) string {
 	for _, p := range placeholdersOf(r) {
 		names = append(names, "{"+p.name+"}")
 	}
-	return orList(names)
-}
-
-func andList(s []string) string { return joinList(s, " and ") }
-
-func orList(s []string) string { return joinList(s, " or ") }
-
-func joinList(s []string, last string) string {
-	switch len(s) {
-	case 0:
-		return ""
-	case 1:
-		return s[0]
-	}
-	return strings.Join(s[:len(s)-1], ", ") + last + s[len(s)-1]
+	return wordlist.Or(names)
 }
 
 func plural(n int) string {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tessera-dev/tessera/diag"
 	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/internal/wordlist"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/prompt"
 )
@@ -115,7 +116,7 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 		for i, s := range specs {
 			names[i] = s.key
 		}
-		return nil, diag.List{diag.ErrorfAt(path, line, col, "%s template is a mapping of the keys %s to text", aRole(r), andList(names))}
+		return nil, diag.List{diag.ErrorfAt(path, line, col, "%s template is a mapping of the keys %s to text", aRole(r), wordlist.And(names))}
 	}
 	vals, d := decodeTemplate(r, path, top)
 	errs := d.Errors()
@@ -134,7 +135,7 @@ func ParseTemplate(r Role, path string, data []byte) (*Template, error) {
 		switch {
 		case line == 0:
 			if s.required {
-				errs = append(errs, at(path, top, "missing key %q: %s template needs %s", s.key, aRole(r), andList(requiredKeys(r))))
+				errs = append(errs, at(path, top, "missing key %q: %s template needs %s", s.key, aRole(r), wordlist.And(requiredKeys(r))))
 			}
 			continue
 		case vals[i].n == nil:
@@ -258,7 +259,7 @@ func templateOptions(r Role) yamldoc.Options {
 			if hint != "" {
 				fmt.Fprintf(&b, "did you mean %q? ", hint)
 			}
-			fmt.Fprintf(&b, "%s template has the keys %s", aRole(r), andList(keys))
+			fmt.Fprintf(&b, "%s template has the keys %s", aRole(r), wordlist.And(keys))
 			return b.String()
 		},
 	}
@@ -510,7 +511,7 @@ func LoadDir(base *Templates, dir string, max int64, roles ...Role) (*Templates,
 			continue
 		}
 		if !knownFile(e.Name()) {
-			errs.Add(diag.Errorf(filepath.ToSlash(filepath.Join(dir, e.Name())), 0, "not a template file: name it after a role (%s) or %s", andList(roleFiles()), libraryFile))
+			errs.Add(diag.Errorf(filepath.ToSlash(filepath.Join(dir, e.Name())), 0, "not a template file: name it after a role (%s) or %s", wordlist.And(roleFiles()), libraryFile))
 		}
 	}
 	if len(errs) > 0 {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/internal/wordlist"
 )
 
 // ParseExtraction reads an extractor's reply: the JSON array in it (see
@@ -77,7 +79,7 @@ func ParseExtraction(name string, text []byte) ([]MemoryEntry, error) {
 		m.Tags = list("tags")
 		m.RelevanceTo = list("relevance_to")
 		if f := e.field("type"); f != nil && f.kind == jsonString && !slices.Contains(MemoryTypes(), m.Type) {
-			r.errorAt(f.off, "%s: type %q: use %s", label, f.text, orList(MemoryTypes()))
+			r.errorAt(f.off, "%s: type %q: use %s", label, f.text, wordlist.Or(MemoryTypes()))
 			ok = false
 		}
 		if f := e.field("summary"); f != nil && f.kind == jsonString {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/wordlist"
 )
 
 // The bounds of a plan, from the design's planner constraints.
@@ -250,7 +251,7 @@ func (r *reply) subtask(e *jsonNode, i int, missing map[int]map[string]bool) Sub
 	s.at.parts[partSubtask] = r.place(e.off)
 	label := fmt.Sprintf("subtask %d", i+1)
 	if e.kind != jsonObject {
-		r.errorAt(e.off, "%s is %s: write an object with %s", label, e.kind, andList(requiredSubtaskFields()))
+		r.errorAt(e.off, "%s is %s: write an object with %s", label, e.kind, wordlist.And(requiredSubtaskFields()))
 		missing[i] = map[string]bool{"*": true}
 		return s
 	}
@@ -577,7 +578,7 @@ func preserved(original, revised *Plan, completed []string) diag.List {
 		}
 		if len(changed) > 0 {
 			line, col := r.pos(partSubtask)
-			e := diag.ErrorfAt(revised.source, line, col, "subtask %q is completed, but the revised plan changes its %s: keep it as it was", id, andList(changed))
+			e := diag.ErrorfAt(revised.source, line, col, "subtask %q is completed, but the revised plan changes its %s: keep it as it was", id, wordlist.And(changed))
 			e.Related = was
 			errs = append(errs, e)
 		}
@@ -590,18 +591,4 @@ func sameSet(a, b []string) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(slices.Compact(x), slices.Compact(y))
-}
-
-func andList(s []string) string { return joinList(s, " and ") }
-
-func orList(s []string) string { return joinList(s, " or ") }
-
-func joinList(s []string, last string) string {
-	switch len(s) {
-	case 0:
-		return ""
-	case 1:
-		return s[0]
-	}
-	return strings.Join(s[:len(s)-1], ", ") + last + s[len(s)-1]
 }
