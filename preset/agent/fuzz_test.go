@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"maps"
 	"os"
 	"regexp"
@@ -12,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/diagtest"
 )
 
 // FuzzScan checks the {name} scanner: it never panics; without errors,
@@ -86,37 +85,6 @@ func quote(s string) string {
 	return string(data)
 }
 
-// checkPlaces checks that every problem of err is in the file path and,
-// when it has a line, at a line of data and a column of that line (in
-// bytes, or just past its end); so are its related places in path.
-func checkPlaces(t *testing.T, path string, data []byte, err error) {
-	t.Helper()
-	var list diag.List
-	if !errors.As(err, &list) || len(list) == 0 {
-		t.Fatalf("error %v is not a diag.List", err)
-	}
-	lines := bytes.Split(data, []byte{'\n'})
-	check := func(what string, line, col int) {
-		if line == 0 && col == 0 {
-			return
-		}
-		if line < 1 || line > len(lines) || col < 1 || col > len(lines[line-1])+1 {
-			t.Fatalf("%s at %d:%d, not a place of the %d-line file: %v", what, line, col, len(lines), err)
-		}
-	}
-	for _, e := range list {
-		if e.Path != path {
-			t.Fatalf("problem in %q, not %q: %v", e.Path, path, e)
-		}
-		check("problem", e.Line, e.Col)
-		for _, r := range e.Related {
-			if r.Path == path {
-				check("related place", r.Line, r.Col)
-			}
-		}
-	}
-}
-
 // FuzzInputFiles reads any text as each of the agent's input files, its
 // templates and its constraint library: no panic, and every problem at a
 // line and column of the file (Normalize aside: the fuzzer's text is
@@ -165,7 +133,7 @@ func FuzzInputFiles(f *testing.F) {
 		}
 		for _, name := range slices.Sorted(maps.Keys(parsers)) {
 			if err := parsers[name]("f", data); err != nil {
-				checkPlaces(t, "f", data, err)
+				diagtest.CheckPlaces(t, "f", data, err)
 			}
 		}
 	})

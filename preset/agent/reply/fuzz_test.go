@@ -1,14 +1,12 @@
 package reply
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/internal/diagtest"
 )
 
 // FuzzValidatePlan checks the plan reader and validator on any reply: no
@@ -42,7 +40,7 @@ func FuzzValidatePlan(f *testing.F) {
 			if list, ok := err.(interface{ Error() string }); ok && list == nil {
 				t.Fatal("typed nil error")
 			}
-			checkPlaces(t, "p", data, err)
+			diagtest.CheckPlaces(t, "p", data, err)
 			return
 		}
 		if n := len(p.Subtasks); n < MinSubtasks || n > MaxSubtasks {
@@ -81,35 +79,4 @@ func problems(err error) []string {
 		return nil
 	}
 	return strings.Split(err.Error(), "\n")
-}
-
-// checkPlaces checks that every problem of err is in the file path and,
-// when it has a line, at a line of data and a column of that line (in
-// bytes, or just past its end); so are its related places in path.
-func checkPlaces(t *testing.T, path string, data []byte, err error) {
-	t.Helper()
-	var list diag.List
-	if !errors.As(err, &list) || len(list) == 0 {
-		t.Fatalf("error %v is not a diag.List", err)
-	}
-	lines := bytes.Split(data, []byte{'\n'})
-	check := func(what string, line, col int) {
-		if line == 0 && col == 0 {
-			return
-		}
-		if line < 1 || line > len(lines) || col < 1 || col > len(lines[line-1])+1 {
-			t.Fatalf("%s at %d:%d, not a place of the %d-line file: %v", what, line, col, len(lines), err)
-		}
-	}
-	for _, e := range list {
-		if e.Path != path {
-			t.Fatalf("problem in %q, not %q: %v", e.Path, path, e)
-		}
-		check("problem", e.Line, e.Col)
-		for _, r := range e.Related {
-			if r.Path == path {
-				check("related place", r.Line, r.Col)
-			}
-		}
-	}
 }
