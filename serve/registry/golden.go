@@ -40,13 +40,7 @@ func (r *Registry) AddGolden(ctx context.Context, name, id string, c plumbing.Ha
 	if err := ref.Validate(); err != nil || strings.Contains(id, "/") {
 		return nil, fmt.Errorf("audit id %q cannot name a golden case of %q: use an id of letters, digits and '-'", id, name)
 	}
-	r.mu.Lock()
-	err := r.repo.Storer.SetReference(plumbing.NewHashReference(ref, c))
-	r.mu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", ref, err)
-	}
-	return r.Refresh(ctx)
+	return r.setRef(ctx, ref, c)
 }
 
 // RemoveGolden unmarks golden case id of prompt name.
@@ -59,11 +53,5 @@ func (r *Registry) RemoveGolden(ctx context.Context, name, id string) (*State, e
 	if _, ok := st.Refs[ref]; !ok {
 		return nil, notFound("prompt %q has no golden case %q", name, id)
 	}
-	r.mu.Lock()
-	err := r.repo.Storer.RemoveReference(ref)
-	r.mu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("deleting %s: %w", ref, err)
-	}
-	return r.Refresh(ctx)
+	return r.removeRef(ctx, ref)
 }

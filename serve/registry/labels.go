@@ -250,13 +250,7 @@ func (r *Registry) SetLabel(ctx context.Context, name, label string, n int) (*St
 	if err := ref.Validate(); err != nil {
 		return nil, fmt.Errorf("label %q of %q: %w", label, name, err)
 	}
-	r.mu.Lock()
-	err := r.repo.Storer.SetReference(plumbing.NewHashReference(ref, vs[n-1].Commit))
-	r.mu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", ref, err)
-	}
-	return r.Refresh(ctx)
+	return r.setRef(ctx, ref, vs[n-1].Commit)
 }
 
 // RemoveLabel deletes prompt name's own label. A label that only a
@@ -274,6 +268,22 @@ func (r *Registry) RemoveLabel(ctx context.Context, name, label string) (*State,
 		}
 		return nil, notFound("prompt %q has no label %q", name, label)
 	}
+	return r.removeRef(ctx, ref)
+}
+
+// setRef points ref at h and reads the repository again.
+func (r *Registry) setRef(ctx context.Context, ref plumbing.ReferenceName, h plumbing.Hash) (*State, error) {
+	r.mu.Lock()
+	err := r.repo.Storer.SetReference(plumbing.NewHashReference(ref, h))
+	r.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", ref, err)
+	}
+	return r.Refresh(ctx)
+}
+
+// removeRef deletes ref and reads the repository again.
+func (r *Registry) removeRef(ctx context.Context, ref plumbing.ReferenceName) (*State, error) {
 	r.mu.Lock()
 	err := r.repo.Storer.RemoveReference(ref)
 	r.mu.Unlock()
