@@ -5,6 +5,7 @@ package diagtest
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tessera-dev/tessera/diag"
@@ -38,6 +39,30 @@ func CheckPlaces(t testing.TB, path string, data []byte, err error) {
 			if r.Path == path {
 				check("related place", r.Line, r.Col)
 			}
+		}
+	}
+}
+
+// Problems returns err's message as its lines, one problem each; nil for
+// a nil err.
+func Problems(err error) []string {
+	if err == nil {
+		return nil
+	}
+	return strings.Split(err.Error(), "\n")
+}
+
+// CheckProblems checks that err has as many problems as want, each
+// starting with its counterpart; what names the case in failures.
+func CheckProblems(t testing.TB, what string, err error, want []string) {
+	t.Helper()
+	got := Problems(err)
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d problems, want %d:\n%s", what, len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("%s: problem %d:\n got %s\nwant %s…", what, i+1, got[i], want[i])
 		}
 	}
 }

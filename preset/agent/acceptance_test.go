@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tessera-dev/tessera/engine"
+	"github.com/tessera-dev/tessera/internal/diagtest"
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/agent"
 	"github.com/tessera-dev/tessera/preset/agent/reply"
@@ -59,7 +60,7 @@ func TestAcceptance02PlannerJSON(t *testing.T) {
 		t.Fatalf("the planner does not ask for JSON:\n%s", text)
 	}
 	_, err := reply.ParsePlan("planner example", []byte(text[i:]))
-	checkProblems(t, "the planner's own example", err, []string{
+	diagtest.CheckProblems(t, "the planner's own example", err, []string{
 		"planner example:3:3: the plan has 1 subtask: make it 3 to 15",
 		`planner example:7:22: subtask "short-kebab-id": depends_on names "ids-of-prerequisites"`,
 	})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tessera-dev/tessera/internal/diagtest"
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/agent"
 )
@@ -79,7 +80,7 @@ func TestInputColumns(t *testing.T) {
 		{"task state not a mapping", state, "\n\n  [a, b]\n", []string{`f:3:3: the task state is a YAML mapping`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkProblems(t, tc.name, tc.parse("f", []byte(tc.text)), tc.want)
+			diagtest.CheckProblems(t, tc.name, tc.parse("f", []byte(tc.text)), tc.want)
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/engine"
+	"github.com/tessera-dev/tessera/internal/diagtest"
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/agent"
 	"github.com/tessera-dev/tessera/preset/presettest"
@@ -120,18 +121,18 @@ func TestLoadFiles(t *testing.T) {
 		tools + `:3:32: tool 2 parameters: write a JSON Schema object`,
 		tools + `:4:3: tool 3 has no name: add one`,
 	}
-	checkProblems(t, "files", err, want)
+	diagtest.CheckProblems(t, "files", err, want)
 
 	bad := write("bad.yaml", "id: s\nmodel_tier: high\n")
 	_, err = assemble(t, nil, preset.Args{agent.InputRole: "verifier", "agent-subtask": bad, "agent-result": filepath.Join(dir, "missing.txt")})
-	checkProblems(t, "verifier", err, []string{
+	diagtest.CheckProblems(t, "verifier", err, []string{
 		bad + ":2:13: subtask model_tier: write a whole number",
 		filepath.Join(dir, "missing.txt") + ": cannot read it: no such file or directory",
 	})
 	_, err = assemble(t, nil, preset.Args{agent.InputRole: "verifier", "agent-subtask": write("s2.yaml", "id: s\n"), "agent-result": state})
-	checkProblems(t, "verifier subtask", err, []string{filepath.Join(dir, "s2.yaml") + ":1:1: the subtask has no description and acceptance_criteria: the verifier shows them"})
+	diagtest.CheckProblems(t, "verifier subtask", err, []string{filepath.Join(dir, "s2.yaml") + ":1:1: the subtask has no description and acceptance_criteria: the verifier shows them"})
 	_, err = assemble(t, nil, preset.Args{agent.InputRole: "extractor", "agent-subtask": write("s3.yaml", "description: d\n"), "agent-model-output": write("out.txt", "ok \xff\n")})
-	checkProblems(t, "extractor", err, []string{
+	diagtest.CheckProblems(t, "extractor", err, []string{
 		filepath.Join(dir, "out.txt") + ":1:4: invalid UTF-8 at byte offset 3 (line 1)",
 		filepath.Join(dir, "s3.yaml") + ":1:1: the subtask has no id: add \"id\"",
 	})
@@ -166,7 +167,7 @@ func TestCatalogTemplates(t *testing.T) {
 	c, _ = catalog.OpenFS(context.Background(), fsys)
 	env, _ = engine.Env(c)
 	_, err = agent.New().Units(context.Background(), env)
-	checkProblems(t, "Units", err, []string{
+	diagtest.CheckProblems(t, "Units", err, []string{
 		`agent/templates/verifier.yaml:1:1: missing key "constraints"`,
 		`agent/templates/verifier.yaml:2:16: key "instructions": a single '{'`,
 	})

@@ -3,6 +3,7 @@ package reply_test
 import (
 	"testing"
 
+	"github.com/tessera-dev/tessera/internal/diagtest"
 	"github.com/tessera-dev/tessera/preset/agent/reply"
 )
 
@@ -46,11 +47,11 @@ func TestReplyColumns(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := reply.ParsePlan("r", []byte(tc.text))
-			checkProblems(t, tc.name, err, tc.want)
+			diagtest.CheckProblems(t, tc.name, err, tc.want)
 		})
 	}
 	_, err := reply.ParseExtraction("x", []byte("Entries:\n\n```\n[\n  {\"type\": \"error\",\n   \"summary\": 5}\n]\n```\n"))
-	checkProblems(t, "extraction", err, []string{`x:6:15: entry 1: summary is a number: write a string`})
+	diagtest.CheckProblems(t, "extraction", err, []string{`x:6:15: entry 1: summary is a number: write a string`})
 	_, err = reply.ParseVerdict("v", []byte("Verdict — {\"passed\": \"nö\", \"reason\": \"r\", \"issues\": [\"a\", null]}"))
-	checkProblems(t, "verdict", err, []string{`v:1:24: "passed" is a string: write true or false`, `v:1:62: an item of "issues" is null: write strings`})
+	diagtest.CheckProblems(t, "verdict", err, []string{`v:1:24: "passed" is a string: write true or false`, `v:1:62: an item of "issues" is null: write strings`})
 }

@@ -31,7 +31,7 @@ func FuzzValidatePlan(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParsePlan("p", data)
-		for _, line := range problems(err) {
+		for _, line := range diagtest.Problems(err) {
 			if !strings.HasPrefix(line, "p:") && !strings.HasPrefix(line, "p ") {
 				t.Fatalf("problem does not name the reply: %q", line)
 			}
@@ -72,11 +72,4 @@ func FuzzValidatePlan(f *testing.F) {
 			}
 		}
 	})
-}
-
-func problems(err error) []string {
-	if err == nil {
-		return nil
-	}
-	return strings.Split(err.Error(), "\n")
 }

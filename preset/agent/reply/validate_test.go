@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tessera-dev/tessera/internal/diagtest"
 	"github.com/tessera-dev/tessera/preset/agent/reply"
 )
 
@@ -22,27 +23,6 @@ func subtaskJSON(id string, deps ...string) string {
 
 func planJSON(subtasks ...string) string {
 	return "{\"subtasks\": [\n  " + strings.Join(subtasks, ",\n  ") + "\n]}"
-}
-
-// problems returns err's lines.
-func problems(err error) []string {
-	if err == nil {
-		return nil
-	}
-	return strings.Split(err.Error(), "\n")
-}
-
-func checkProblems(t *testing.T, what string, err error, want []string) {
-	t.Helper()
-	got := problems(err)
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d problems, want %d:\n%s", what, len(got), len(want), strings.Join(got, "\n"))
-	}
-	for i := range want {
-		if !strings.HasPrefix(got[i], want[i]) {
-			t.Errorf("%s: problem %d:\n got %s\nwant %s…", what, i+1, got[i], want[i])
-		}
-	}
 }
 
 func TestParsePlanValid(t *testing.T) {
@@ -119,7 +99,7 @@ func TestParsePlanRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := reply.ParsePlan("p", []byte(tc.text))
-			checkProblems(t, tc.name, err, tc.want)
+			diagtest.CheckProblems(t, tc.name, err, tc.want)
 		})
 	}
 }
@@ -135,7 +115,7 @@ func TestValidatePlanGo(t *testing.T) {
 	}
 	p.Subtasks[0].DependsOn = []string{"c"}
 	p.Subtasks[2].ModelTier = 0
-	checkProblems(t, "Go plan", reply.ValidatePlan(p), []string{
+	diagtest.CheckProblems(t, "Go plan", reply.ValidatePlan(p), []string{
 		`subtask "a": the dependencies form a cycle, a → c → a: remove one of them`,
 		`subtask "a": the dependencies form a cycle, a → c → b → a: remove one of them`,
 		`subtask "c": model_tier is 0`,
@@ -158,12 +138,12 @@ func TestValidateReplan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkProblems(t, "drops", reply.ValidateReplan(orig, drops), []string{
+	diagtest.CheckProblems(t, "drops", reply.ValidateReplan(orig, drops), []string{
 		`drops.json:2:3: subtask "add-mypy-config" is completed, but the revised plan drops it: keep it, unchanged [original at plan.json:13:5]`,
 		`drops.json:3:5: subtask "inspect-package" is completed, but the revised plan changes its description: keep it as it was [original at plan.json:3:5]`,
 	})
 	// --completed adds to the statuses; an id the plan lacks is named.
-	checkProblems(t, "completed", reply.ValidateReplan(orig, drops, "run-tests", "nope"), []string{
+	diagtest.CheckProblems(t, "completed", reply.ValidateReplan(orig, drops, "run-tests", "nope"), []string{
 		`drops.json:2:3: subtask "add-mypy-config" is completed, but the revised plan drops it`,
 		`drops.json:2:3: subtask "run-tests" is completed, but the revised plan drops it: keep it, unchanged [original at plan.json:43:5]`,
 		`drops.json:3:5: subtask "inspect-package" is completed`,
@@ -180,12 +160,12 @@ func TestValidateReplan(t *testing.T) {
 	}
 	s.ModelTier, s.VerificationTier, s.IsCriticalPath, s.AcceptanceCriteria, s.Status = 2, 2, true, "other", "pending"
 	s.DependsOn = nil
-	checkProblems(t, "changed", reply.ValidateReplan(orig, &changed), []string{
+	diagtest.CheckProblems(t, "changed", reply.ValidateReplan(orig, &changed), []string{
 		`replan.json:4:5: subtask "add-mypy-config" is completed, but the revised plan changes its depends_on, model_tier, verification_tier, is_critical_path, acceptance_criteria and status: keep it as it was [original at plan.json:13:5]`,
 	})
 	// The revised plan is a plan: its own problems are reported too.
 	bad := &reply.Plan{Subtasks: slices.Clone(rev.Subtasks[:2])}
-	checkProblems(t, "short", reply.ValidateReplan(orig, bad), []string{"the plan has 2 subtasks"})
+	diagtest.CheckProblems(t, "short", reply.ValidateReplan(orig, bad), []string{"the plan has 2 subtasks"})
 }
 
 func TestParseExtraction(t *testing.T) {
@@ -215,7 +195,7 @@ func TestParseExtraction(t *testing.T) {
 		t.Errorf("a summary of exactly %d characters: %v", reply.MaxSummary, err)
 	}
 	entries, err = reply.ParseExtraction("bad.json", read(t, "replies/extract-bad.json"))
-	checkProblems(t, "bad", err, []string{
+	diagtest.CheckProblems(t, "bad", err, []string{
 		`bad.json:2:12: entry 1: type "note": use decision, error, tool_result, discovery, artifact or context`,
 		`bad.json:3:35: entry 2: the summary is 175 characters, over 150: shorten it, and put the rest in detail`,
 		`bad.json:4:3: entry 3 has no summary: add it`,
@@ -270,7 +250,7 @@ func TestParseVerdict(t *testing.T) {
 		t.Errorf("one issue as a string: %+v, %v", v, err)
 	}
 	_, err = reply.ParseVerdict("v", []byte(`{"passed": "yes", "issues": [1]}`))
-	checkProblems(t, "bad verdict", err, []string{
+	diagtest.CheckProblems(t, "bad verdict", err, []string{
 		`v:1:1: the verdict has no "reason": add one`,
 		`v:1:12: "passed" is a string: write true or false`,
 		`v:1:30: an item of "issues" is a number: write strings`,
