@@ -1,49 +1,25 @@
 package typed
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 func cloneTemplate(t *testing.T, workspace string) *Template {
 	t.Helper()
-	return mustParse(t, `ns: t
-key: k
-params: [{name: deep, type: boolean, default: false}]
-sections:
-  - key: files
-    title: Files
-    template: Edit the files.
-    workspace: `+workspace+`
-    tools:
-      - name: write_files
-        description: Write files, then maybe fail.
-        parameters:
-          type: object
-          properties:
-            files: {type: object, additionalProperties: {type: string}}
-            fail: {type: boolean}
-            panic: {type: boolean}
-          required: [files]
-        result: {type: object, properties: {written: {type: integer}}, required: [written]}
-  - key: more
-    title: More
-    visibility: summary
-    summary: More rules.
-    template: All the rules.
-    tools: [{name: lookup, description: Look up.}]
-    children:
-      - key: inner
-        title: Inner
-        visibility: summary
-        summary: Inner summary.
-        template: Inner rules.
-        tools: [{name: lookup, description: Look up.}]
-  - key: gated
-    title: Gated
-    enabled: deep
-    visibility: summary
-    summary: Gated summary.
-    template: Gated rules.
-    tools: [{name: lookup, description: Look up.}]
-`)
+	return mustParse(t, toolsTemplate(t, workspace))
+}
+
+// toolsTemplate is testdata/tools-template.yaml with its workspace.
+func toolsTemplate(t *testing.T, workspace string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "tools-template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(string(data), "WORKSPACE", workspace)
 }
 
 func equalMaps(a, b map[string]string) bool {

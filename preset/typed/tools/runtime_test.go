@@ -4,56 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/tessera-dev/tessera/preset/typed"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tessera-dev/tessera/preset/typed"
 )
 
 func runtimeTemplate(t *testing.T, workspace string) *typed.Template {
 	t.Helper()
-	return mustParse(t, `ns: t
-key: k
-params: [{name: deep, type: boolean, default: false}]
-sections:
-  - key: files
-    title: Files
-    template: Edit the files.
-    workspace: `+workspace+`
-    tools:
-      - name: write_files
-        description: Write files, then maybe fail.
-        parameters:
-          type: object
-          properties:
-            files: {type: object, additionalProperties: {type: string}}
-            fail: {type: boolean}
-            panic: {type: boolean}
-          required: [files]
-        result: {type: object, properties: {written: {type: integer}}, required: [written]}
-  - key: more
-    title: More
-    visibility: summary
-    summary: More rules.
-    template: All the rules.
-    tools: [{name: lookup, description: Look up.}]
-    children:
-      - key: inner
-        title: Inner
-        visibility: summary
-        summary: Inner summary.
-        template: Inner rules.
-        tools: [{name: lookup, description: Look up.}]
-  - key: gated
-    title: Gated
-    enabled: deep
-    visibility: summary
-    summary: Gated summary.
-    template: Gated rules.
-    tools: [{name: lookup, description: Look up.}]
-`)
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "tools-template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mustParse(t, strings.ReplaceAll(string(data), "WORKSPACE", workspace))
 }
 
 type writeArgs struct {
