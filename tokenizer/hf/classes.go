@@ -9,14 +9,16 @@ import (
 
 // Character classes the pre-tokenizer patterns test, one bit each.
 const (
-	cL   = 1 << iota // \p{L}
-	cN               // \p{N}
-	cWS              // \s: the Unicode White_Space property
-	cP               // \p{P}
-	cSym             // \p{S}
-	cM               // \p{M}
-	cNL              // \r or \n
-	cCJK             // [一-龥぀-ゟ゠-ヿ], DeepSeek V3's second split
+	cL     = 1 << iota // \p{L}
+	cN                 // \p{N}
+	cWS                // \s: the Unicode White_Space property
+	cP                 // \p{P}
+	cSym               // \p{S}
+	cM                 // \p{M}
+	cNL                // \r or \n
+	cCJK               // [一-龥぀-ゟ゠-ヿ], DeepSeek V3's second split
+	cUpper             // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}], Tekken's upper-case part of a word
+	cLower             // [\p{Ll}\p{Lm}\p{Lo}\p{M}], Tekken's lower-case part of a word
 )
 
 // tableLimit is how far the class table reaches; characters above it
@@ -26,12 +28,12 @@ const tableLimit = 0x30000
 
 var (
 	classOnce  sync.Once
-	classTable []uint8
-	jsTable    []uint8
+	classTable []uint16
+	jsTable    []uint16
 	// hiBlock[(r-tableLimit)>>8] is where the classes of r's block of
 	// 256 characters start in hiTable; equal blocks are stored once.
 	hiBlock []uint32
-	hiTable []uint8
+	hiTable []uint16
 	// nfcInert has bit r set for each character of the Basic
 	// Multilingual Plane that is in NFC alone and starts a segment: it
 	// combines with nothing before it and needs no reordering (combining
@@ -41,10 +43,10 @@ var (
 
 // table returns the class table, built on first use from the unicode
 // package's range tables (about a millisecond, once per process).
-func table() []uint8 {
+func table() []uint16 {
 	classOnce.Do(func() {
-		t := make([]uint8, utf8.MaxRune+1)
-		set := func(rt *unicode.RangeTable, bit uint8) {
+		t := make([]uint16, utf8.MaxRune+1)
+		set := func(rt *unicode.RangeTable, bit uint16) {
 			for _, r := range rt.R16 {
 				for c := uint32(r.Lo); c <= uint32(r.Hi); c += uint32(r.Stride) {
 					t[c] |= bit
@@ -62,6 +64,12 @@ func table() []uint8 {
 		set(unicode.P, cP)
 		set(unicode.S, cSym)
 		set(unicode.M, cM)
+		for _, rt := range []*unicode.RangeTable{unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M} {
+			set(rt, cUpper)
+		}
+		for _, rt := range []*unicode.RangeTable{unicode.Ll, unicode.Lm, unicode.Lo, unicode.M} {
+			set(rt, cLower)
+		}
 		t['\r'] |= cNL
 		t['\n'] |= cNL
 		for _, r := range [][2]rune{{0x4E00, 0x9FA5}, {0x3040, 0x309F}, {0x30A0, 0x30FF}} {
@@ -80,22 +88,22 @@ func table() []uint8 {
 				nfcInert[r/64] |= 1 << (r % 64)
 			}
 		}
-		blocks := map[string]uint32{}
+		blocks := map[[256]uint16]uint32{}
 		for lo := tableLimit; lo <= utf8.MaxRune; lo += 256 {
-			b := t[lo : lo+256]
-			at, ok := blocks[string(b)]
+			b := [256]uint16(t[lo : lo+256])
+			at, ok := blocks[b]
 			if !ok {
 				at = uint32(len(hiTable))
-				blocks[string(b)] = at
-				hiTable = append(hiTable, b...)
+				blocks[b] = at
+				hiTable = append(hiTable, b[:]...)
 			}
 			hiBlock = append(hiBlock, at)
 		}
-		t = append([]uint8(nil), t[:tableLimit]...) // the rest is in hiTable
+		t = append([]uint16(nil), t[:tableLimit]...) // the rest is in hiTable
 		classTable = t
 		// JavaScript's \s, which the transformers.js reference uses:
 		// U+FEFF is white space there and U+0085 is not.
-		js := append([]uint8(nil), t...)
+		js := append([]uint16(nil), t...)
 		js[0xFEFF] |= cWS
 		js[0x85] &^= cWS
 		jsTable = js
@@ -104,13 +112,13 @@ func table() []uint8 {
 }
 
 // referenceTable returns the class table with JavaScript's \s.
-func referenceTable() []uint8 {
+func referenceTable() []uint16 {
 	table()
 	return jsTable
 }
 
 // hiClass returns the class bits of a character above tableLimit.
-func hiClass(r rune) uint8 {
+func hiClass(r rune) uint16 {
 	r -= tableLimit
 	return hiTable[hiBlock[r>>8]+uint32(r&0xFF)]
 }
@@ -118,7 +126,7 @@ func hiClass(r rune) uint8 {
 // classAt returns the class bits and width of the character at i of s;
 // an invalid byte is one byte wide with no class (like a control
 // character). At the end of s it returns 0, 0.
-func classAt(t []uint8, s string, i int) (uint8, int) {
+func classAt(t []uint16, s string, i int) (uint16, int) {
 	if i < len(s) && s[i] < utf8.RuneSelf {
 		return t[s[i]], 1
 	}
@@ -126,7 +134,7 @@ func classAt(t []uint8, s string, i int) (uint8, int) {
 }
 
 // classAtSlow is classAt past ASCII.
-func classAtSlow(t []uint8, s string, i int) (uint8, int) {
+func classAtSlow(t []uint16, s string, i int) (uint16, int) {
 	if i >= len(s) {
 		return 0, 0
 	}
@@ -142,8 +150,8 @@ func classAtSlow(t []uint8, s string, i int) (uint8, int) {
 
 // runOf returns the end of the run of characters from i whose class has
 // a bit of want.
-func runOf(t []uint8, s string, i int, want uint8) int {
-	ascii := (*[utf8.RuneSelf]uint8)(t)
+func runOf(t []uint16, s string, i int, want uint16) int {
+	ascii := (*[utf8.RuneSelf]uint16)(t)
 	for i < len(s) {
 		if b := s[i]; b < utf8.RuneSelf {
 			if ascii[b]&want == 0 {

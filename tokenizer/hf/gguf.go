@@ -50,6 +50,7 @@ var ggufPre = map[string][]string{
 	"llama-v3":    {patLlama3},
 	"qwen2":       {patQwen},
 	"deepseek-v3": {patDigits3, patCJK, patDeepSeek},
+	"tekken":      {patTekken},
 }
 
 // ggufReader reads GGUF metadata.
@@ -288,7 +289,7 @@ func fromGGUF(kv map[string]any) (*Tokenizer, error) {
 	case "gpt2":
 		pats, ok := ggufPre[pre]
 		if !ok {
-			return nil, errUnsupported("tokenizer.ggml.pre", fmt.Sprintf("%q", pre), "llama-bpe (Llama 3), qwen2, deepseek-v3")
+			return nil, errUnsupported("tokenizer.ggml.pre", fmt.Sprintf("%q", pre), "llama-bpe (Llama 3), qwen2, deepseek-v3, tekken (Mistral Nemo, Large 2)")
 		}
 		var seq []any
 		for _, p := range pats {
@@ -297,7 +298,7 @@ func fromGGUF(kv map[string]any) (*Tokenizer, error) {
 		seq = append(seq, map[string]any{"type": "ByteLevel", "use_regex": false})
 		f.rest["pre_tokenizer"] = map[string]any{"type": "Sequence", "pretokenizers": seq}
 		f.rest["decoder"] = map[string]any{"type": "ByteLevel"}
-		if pre == "llama-bpe" || pre == "llama3" || pre == "llama-v3" {
+		if pre == "llama-bpe" || pre == "llama3" || pre == "llama-v3" || pre == "tekken" {
 			m["ignore_merges"] = true
 		}
 	case "llama":

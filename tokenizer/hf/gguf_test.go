@@ -153,6 +153,7 @@ func TestGGUF(t *testing.T) {
 		{"llama3", "gpt2", "llama-bpe", map[string]any{"tokenizer.ggml.bos_token_id": uint32(128000), "tokenizer.ggml.add_bos_token": true, "tokenizer.chat_template": "{{ bos_token }}"}},
 		{"qwen3", "gpt2", "qwen2", nil},
 		{"deepseek_v3", "gpt2", "deepseek-v3", nil},
+		{"mistral_nemo", "gpt2", "tekken", nil},
 		{"gemma3", "llama", "", map[string]any{"tokenizer.ggml.add_space_prefix": false, "tokenizer.ggml.bos_token_id": uint32(2)}},
 	}
 	texts := corpus(t)

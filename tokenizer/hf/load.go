@@ -534,7 +534,7 @@ func (tk *Tokenizer) readPre(v any, key string) error {
 		if re, ok := getString(p, "Regex"); ok {
 			mt, ok := knownPatterns[re]
 			if !ok {
-				return errUnsupported(key+".pattern.Regex", fmt.Sprintf("%q", re), "the patterns of Llama 3, Qwen 2/2.5/3 and DeepSeek V3 (see docs/TOKENIZERS.md)")
+				return errUnsupported(key+".pattern.Regex", fmt.Sprintf("%q", re), "the patterns of Llama 3, Qwen 2/2.5/3, DeepSeek V3 and Mistral Tekken (see docs/TOKENIZERS.md)")
 			}
 			if behavior != "Isolated" {
 				return errUnsupported(key+".behavior", fmt.Sprintf("%q with a Regex pattern", behavior), `"Isolated"`)
@@ -652,6 +652,8 @@ func detectFamily(tk *Tokenizer, f *rawFile) string {
 		return "deepseek-v3"
 	case has("<start_of_turn>"):
 		return "gemma"
+	case tk.byteLevel && has("[INST]"):
+		return "mistral-tekken"
 	case tk.byteLevel:
 		return "byte-level-bpe"
 	}

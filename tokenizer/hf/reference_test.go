@@ -15,7 +15,7 @@ import (
 // and bench/peers/hftok/reference.cjs). Llama 2's file stands for the
 // SentencePiece vocabularies of Mistral and Mixtral (v0.1 to v0.3),
 // which have its model type, normalizers and byte fallback.
-var refModels = []string{"llama3", "qwen3", "gemma3", "gemini", "deepseek_v3", "llama2"}
+var refModels = []string{"llama3", "qwen3", "gemma3", "gemini", "deepseek_v3", "llama2", "mistral_nemo"}
 
 func readGz(t testing.TB, name string) []byte {
 	t.Helper()

