@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/preset/layered"
 	"github.com/tessera-dev/tessera/preset/typed"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 // TestSchemas checks that schemas/ holds the JSON Schema of each file
@@ -47,7 +48,7 @@ type schemaFile struct {
 
 func schemaFormats(t *testing.T) []schemaFile {
 	return []schemaFile{
-		{"tessera.schema.json", catalog.JSONSchema(), []string{"examples/tessera.yaml"}},
+		{"tessera.schema.json", catalog.JSONSchema(presets.Default().Sections()...), []string{"examples/tessera.yaml"}},
 		{"canonical-spec.schema.json", canonical.JSONSchema(), glob(t, "examples/canonical/*.yaml")},
 		{"typed-template.schema.json", typed.JSONSchema(), glob(t, "examples/typed/*.yaml")},
 		{"layered.schema.json", layered.JSONSchema(), []string{"examples/layered/layered.yaml", "preset/layered/testdata/eval/catalog.yaml"}},

@@ -58,8 +58,10 @@ type workflowEntry struct {
 
 // Open opens the catalog rooted at dir, which must hold a tessera.yaml.
 // Every file is read through an os.Root, so no path, symbolic links
-// included, can reach outside dir. Close the catalog when done.
-func Open(ctx context.Context, dir string) (*Catalog, error) {
+// included, can reach outside dir. sections are the preset sections its
+// tessera.yaml may hold (preset.Registry.Sections gives a registry's).
+// Close the catalog when done.
+func Open(ctx context.Context, dir string, sections ...Section) (*Catalog, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -67,7 +69,7 @@ func Open(ctx context.Context, dir string) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", dir, err)
 	}
-	c, err := newCatalog(root.FS(), dir)
+	c, err := newCatalog(root.FS(), dir, sections)
 	if err != nil {
 		root.Close()
 		return nil, err
@@ -79,14 +81,14 @@ func Open(ctx context.Context, dir string) (*Catalog, error) {
 // OpenFS opens a catalog held in fsys, such as an embed.FS, whose root
 // holds a tessera.yaml. A catalog opened this way cannot Compile to disk
 // relative to its root; pass Compile an absolute output directory.
-func OpenFS(ctx context.Context, fsys fs.FS) (*Catalog, error) {
+func OpenFS(ctx context.Context, fsys fs.FS, sections ...Section) (*Catalog, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return newCatalog(fsys, "")
+	return newCatalog(fsys, "", sections)
 }
 
-func newCatalog(fsys fs.FS, dir string) (*Catalog, error) {
+func newCatalog(fsys fs.FS, dir string, sections []Section) (*Catalog, error) {
 	data, err := fileread.FS(fsys, ConfigFile, DefaultMaxFileBytes)
 	if err != nil {
 		if fileread.IsLimit(err) {
@@ -101,7 +103,7 @@ func newCatalog(fsys fs.FS, dir string) (*Catalog, error) {
 		}
 		return nil, fmt.Errorf("read %s: %w", ConfigFile, err)
 	}
-	cfg, err := ParseConfig(ConfigFile, data)
+	cfg, err := ParseConfig(ConfigFile, data, sections...)
 	if err != nil {
 		return nil, err
 	}

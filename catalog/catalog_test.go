@@ -146,7 +146,7 @@ func TestOpenErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "tessera.yaml: not found in") {
 		t.Errorf("no config: %v", err)
 	}
-	_, err = Open(ctx, writeTree(t, with(base(), "tessera.yaml", "tasks: tasks\nworkflows: workflows\nworkflow: x\n")))
+	_, err = Open(ctx, writeTree(t, with(base(), "tessera.yaml", "tasks: tasks\nworkflows: workflows\nworkflow: x\n")), testSections...)
 	if err == nil || err.Error() != `tessera.yaml:3:1: unknown key "workflow": the keys are version, tasks, workflows, template_extensions, log, log_key_env, out, specs, typed, layered, budget, redaction, limits, models, tokenizers, serve` {
 		t.Errorf("unknown key: %v", err)
 	}

@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,16 +34,6 @@ type Config struct {
 	// Workflows is the directory of workflow JSON files (key "workflows",
 	// required as tasks is).
 	Workflows string
-	// Specs is a directory of canonical prompt specs (key "specs",
-	// optional) that compile assembles beside the workflow nodes.
-	Specs string
-	// Typed is a directory of typed prompt templates (key "typed",
-	// optional) that compile assembles with their fixtures.
-	Typed string
-	// Layered is the directory of the layered preset's setup (key
-	// "layered", optional): constitution.md, rules.md, rules/<mode>.md
-	// and layered.yaml.
-	Layered string
 	// TemplateExtensions are the file extensions a task_ref may omit, tried
 	// in order (key "template_extensions"; default .txt, .md, .prompt).
 	TemplateExtensions []string
@@ -78,9 +69,64 @@ type Config struct {
 	// key is absent. See ServeConfig.
 	Serve *ServeConfig
 
+	// sections holds the directory each preset section names, by key
+	// (see Section).
+	sections map[string]string
 	// lines and cols hold the line and column of each key, for
 	// diagnostics.
 	lines, cols map[string]int
+}
+
+// A Section is a top-level key of tessera.yaml that a preset owns, not
+// the catalog: its value is the directory of that preset's files,
+// relative to the catalog root ("specs: canonical"). Presets declare
+// theirs (preset.Configurer), and whoever opens a catalog passes them to
+// Open, so that the catalog reads a key it does not know itself by asking
+// the presets, and refuses any other.
+type Section struct {
+	// Key is the key in tessera.yaml, such as "specs": lower-case
+	// letters, digits and '_', starting with a letter, and none of the
+	// catalog's own keys (see CheckSections).
+	Key string
+	// Doc says what the directory holds, as a noun phrase ("a directory
+	// of canonical prompt specs"), for the JSON Schema and messages.
+	Doc string
+}
+
+// Section returns the directory tessera.yaml gives the preset section
+// key (slash-separated, relative to the root), or "" when it gives none.
+func (c Config) Section(key string) string { return c.sections[key] }
+
+// configKeys are configDoc's keys, in declaration order.
+var configKeys = func() []string {
+	t := reflect.TypeFor[configDoc]()
+	keys := make([]string, t.NumField())
+	for i := range keys {
+		keys[i], _, _ = strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+	}
+	return keys
+}()
+
+// CheckSections returns an error for a section whose key is malformed,
+// one of the catalog's own (version, tasks, budget...) or given twice: a mistake in the
+// program that declares them. Open and ParseConfig check their sections
+// with it.
+func CheckSections(sections ...Section) error {
+	for i, s := range sections {
+		ok := s.Key != "" && 'a' <= s.Key[0] && s.Key[0] <= 'z'
+		for _, c := range s.Key {
+			ok = ok && (c == '_' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9')
+		}
+		switch {
+		case !ok:
+			return fmt.Errorf("catalog: section key %q: use lower-case letters, digits and '_', starting with a letter", s.Key)
+		case slices.Contains(configKeys, s.Key):
+			return fmt.Errorf("catalog: section key %q is one of tessera.yaml's own keys: give the section another key", s.Key)
+		case slices.ContainsFunc(sections[:i], func(o Section) bool { return o.Key == s.Key }):
+			return fmt.Errorf("catalog: section key %q is given twice", s.Key)
+		}
+	}
+	return nil
 }
 
 // Line returns the line of the top-level key in tessera.yaml, or 0 when
@@ -235,9 +281,6 @@ type configDoc struct {
 	Log                relPath       `yaml:"log"`
 	LogKeyEnv          envName       `yaml:"log_key_env"`
 	Out                relPath       `yaml:"out"`
-	Specs              relPath       `yaml:"specs"`
-	Typed              relPath       `yaml:"typed"`
-	Layered            relPath       `yaml:"layered"`
 	Budget             *budgetDoc    `yaml:"budget"`
 	Redaction          *redactionDoc `yaml:"redaction"`
 	Limits             *limitsDoc    `yaml:"limits"`
@@ -264,10 +307,15 @@ type limitsDoc struct {
 }
 
 // ParseConfig parses the tessera.yaml file content data, normalised first
-// (see prompt.Normalize); name is used in diagnostics. Unknown keys, wrong
-// types, missing required keys and paths that leave the root are errors
-// naming the key and its line; every problem is reported, as a diag.List.
-func ParseConfig(name string, data []byte) (*Config, error) {
+// (see prompt.Normalize); name is used in diagnostics. sections are the
+// preset sections it reads beside its own keys (see Section). Unknown
+// keys, wrong types, missing required keys and paths that leave the root
+// are errors naming the key and its line; every problem is reported, as a
+// diag.List.
+func ParseConfig(name string, data []byte, sections ...Section) (*Config, error) {
+	if err := CheckSections(sections...); err != nil {
+		return nil, err
+	}
 	top, err := configParser.Parse(name, data)
 	if err != nil {
 		return nil, err
@@ -278,10 +326,28 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	if top.Kind != yaml.MappingNode {
 		return nil, diag.List{diag.ErrorfAt(name, top.Line, top.Column, "want a mapping of keys to values at the top level")}
 	}
+	own, theirs, unknown := splitKeys(top, sections)
 	var doc configDoc
-	d := configSchema.Decode(name, top, &doc)
+	d := configSchema.Decode(name, own, &doc)
+	dirs := make(map[string]string, len(theirs))
+	for _, kv := range theirs {
+		var p relPath
+		if d.Decode(kv[1], kv[0].Value, &p) {
+			dirs[kv[0].Value] = string(p)
+		}
+	}
 	errs := d.Errors()
+	for _, k := range unknown {
+		msg := fmt.Sprintf("unknown key %q: the keys are %s", k.Value, strings.Join(allKeys(sections), ", "))
+		if len(sections) == 0 {
+			msg += "; a key a preset owns is read only when the catalog is opened with the presets' sections (engine.Engine.Open, or catalog.Open with preset.Registry.Sections)"
+		}
+		errs = append(errs, diag.ErrorfAt(name, k.Line, k.Column, "%s", msg))
+	}
 	lines := d.Lines()
+	for _, kv := range theirs {
+		lines[kv[0].Value] = kv[0].Line
+	}
 	at := func(key, format string, args ...any) *diag.Error {
 		line, col := d.Pos(key)
 		return diag.ErrorfAt(name, line, col, format, args...)
@@ -290,23 +356,25 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		Version:            1,
 		Tasks:              string(doc.Tasks),
 		Workflows:          string(doc.Workflows),
-		Specs:              string(doc.Specs),
-		Typed:              string(doc.Typed),
-		Layered:            string(doc.Layered),
 		TemplateExtensions: doc.TemplateExtensions,
 		Log:                string(doc.Log),
 		LogKeyEnv:          string(doc.LogKeyEnv),
 		Out:                string(doc.Out),
 		Limits:             DefaultLimits(),
 		Tokenizers:         doc.Tokenizers,
+		sections:           dirs,
 		lines:              lines,
 		cols:               make(map[string]int, len(lines)),
 	}
 	for key := range lines {
 		_, cfg.cols[key] = d.Pos(key)
 	}
-	// A catalog of layered prompts alone needs no templates or workflows.
-	templates := cfg.Layered == "" || cfg.Tasks != "" || cfg.Workflows != ""
+	for _, kv := range theirs {
+		cfg.cols[kv[0].Value] = kv[0].Column
+	}
+	// A catalog of a preset's files alone (a layered setup, a directory
+	// of specs) needs no templates or workflows; with one, it needs both.
+	templates := len(theirs) == 0 || cfg.Tasks != "" || cfg.Workflows != ""
 	if templates && cfg.Tasks == "" && !d.Bad("tasks") {
 		errs = append(errs, diag.Errorf(name, 0, "missing key \"tasks\": name the directory of task templates, relative to the catalog root"))
 	}
@@ -371,6 +439,38 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		return nil, errs
 	}
 	return cfg, nil
+}
+
+// splitKeys sorts the key-value pairs of top, a mapping, into the
+// catalog's own (as a mapping for configSchema), the preset sections'
+// and the keys neither knows.
+func splitKeys(top *yaml.Node, sections []Section) (own *yaml.Node, theirs [][2]*yaml.Node, unknown []*yaml.Node) {
+	own = &yaml.Node{}
+	*own = *top
+	own.Content = nil
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], top.Content[i+1]
+		switch {
+		case k.Kind == yaml.ScalarNode && slices.ContainsFunc(sections, func(s Section) bool { return s.Key == k.Value }):
+			theirs = append(theirs, [2]*yaml.Node{k, v})
+		case k.Kind == yaml.ScalarNode && !slices.Contains(configKeys, k.Value):
+			unknown = append(unknown, k)
+		default:
+			own.Content = append(own.Content, k, v)
+		}
+	}
+	return own, theirs, unknown
+}
+
+// allKeys lists the catalog's keys with the preset sections' after
+// "out", where tessera.yaml's messages have always listed them.
+func allKeys(sections []Section) []string {
+	at := slices.Index(configKeys, "out") + 1
+	keys := slices.Clone(configKeys[:at])
+	for _, s := range sections {
+		keys = append(keys, s.Key)
+	}
+	return append(keys, configKeys[at:]...)
 }
 
 // relPath is a path relative to the catalog root that stays inside it;
@@ -689,6 +789,10 @@ func (l *keywordList) UnmarshalYAMLNode(d *yamldoc.Decoder, n *yaml.Node, at str
 // the decoder that reads it (see yamldoc.Schema.JSONSchema): an editor
 // that takes a "# yaml-language-server: $schema=" line checks keys and
 // types as Tessera will.
-func JSONSchema() []byte {
-	return configSchema.JSONSchema("https://tessera.dev/schemas/tessera.schema.json", ConfigFile)
+func JSONSchema(sections ...Section) []byte {
+	props := make(map[string]map[string]any, len(sections))
+	for _, s := range sections {
+		props[s.Key] = map[string]any{"type": "string", "description": s.Doc + ", relative to the catalog root"}
+	}
+	return configSchema.JSONSchema("https://tessera.dev/schemas/tessera.schema.json", ConfigFile, props)
 }

@@ -98,9 +98,59 @@ func TestParseConfigErrors(t *testing.T) {
 		{"tasks: t\nworkflows: w\nbudget:\n  context: 100\n  context: 200\n", `tessera.yaml:5:3: key "budget.context" is repeated (first at line 4): keep one`},
 	}
 	for _, tt := range tests {
-		_, err := ParseConfig("tessera.yaml", []byte(tt.src))
+		_, err := ParseConfig("tessera.yaml", []byte(tt.src), testSections...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q:\n got %v\nwant %s", tt.src, err, tt.want)
+		}
+	}
+}
+
+// testSections are the sections the built-in presets own, as a program
+// with presets.Default passes them.
+var testSections = []Section{{Key: "specs", Doc: "specs"}, {Key: "typed", Doc: "typed"}, {Key: "layered", Doc: "layered"}}
+
+// TestParseConfigSections checks the keys presets own: read as paths
+// with their line, listed among the keys in messages, enough for a
+// catalog on their own, and unknown to a parser not given them.
+func TestParseConfigSections(t *testing.T) {
+	cfg, err := ParseConfig("tessera.yaml", []byte("version: 1\nspecs: canonical/\nlayered: .\n"), testSections...)
+	if err != nil {
+		t.Fatalf("a catalog of preset sections alone: %v", err)
+	}
+	if cfg.Section("specs") != "canonical" || cfg.Section("layered") != "." || cfg.Section("typed") != "" {
+		t.Errorf("sections: specs %q, layered %q, typed %q", cfg.Section("specs"), cfg.Section("layered"), cfg.Section("typed"))
+	}
+	if cfg.Line("specs") != 2 || cfg.Col("specs") != 1 || cfg.Line("layered") != 3 {
+		t.Errorf("specs at %d:%d, layered at line %d", cfg.Line("specs"), cfg.Col("specs"), cfg.Line("layered"))
+	}
+	for _, tt := range []struct{ src, want string }{
+		{"specs: ../x\n", `tessera.yaml:1:8: specs: path "../x" leaves the catalog root`},
+		{"specs: [a]\n", "tessera.yaml:1:8: specs: want a path string relative to the catalog root"},
+		{"specs: s\ntasks: t\n", `tessera.yaml: missing key "workflows"`},
+		{"specs: s\nspecs: t\n", `tessera.yaml:2:1: key "specs" is repeated (first at line 1): keep one`},
+		{"tasks: t\nworkflows: w\nspec: s\n", `tessera.yaml:3:1: unknown key "spec": the keys are version, tasks, workflows, template_extensions, log, log_key_env, out, specs, typed, layered, budget,`},
+	} {
+		_, err := ParseConfig("tessera.yaml", []byte(tt.src), testSections...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q:\n got %v\nwant %s", tt.src, err, tt.want)
+		}
+	}
+	// Without the presets' sections, their keys are unknown.
+	_, err = ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\nspecs: s\n"))
+	if want := `tessera.yaml:3:1: unknown key "specs": the keys are version, tasks, workflows, template_extensions, log, log_key_env, out, budget,`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("specs with no sections given:\n got %v\nwant %s", err, want)
+	}
+	for _, tt := range []struct {
+		sections []Section
+		want     string
+	}{
+		{[]Section{{Key: "Specs"}}, `section key "Specs": use lower-case letters`},
+		{[]Section{{Key: ""}}, `section key "": use lower-case letters`},
+		{[]Section{{Key: "budget"}}, `section key "budget" is one of tessera.yaml's own keys`},
+		{[]Section{{Key: "specs"}, {Key: "specs"}}, `section key "specs" is given twice`},
+	} {
+		if _, err := ParseConfig("tessera.yaml", []byte("tasks: t\nworkflows: w\n"), tt.sections...); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("sections %v: got %v, want %s", tt.sections, err, tt.want)
 		}
 	}
 }
@@ -187,7 +237,7 @@ func TestParseConfigModelsErrors(t *testing.T) {
 		{"tasks: t\nworkflows: w\nmodels: yes\n", "tessera.yaml:3:9: models: want a mapping of model names to what they accept"},
 	}
 	for _, tt := range tests {
-		_, err := ParseConfig("tessera.yaml", []byte(tt.src))
+		_, err := ParseConfig("tessera.yaml", []byte(tt.src), testSections...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q:\n got %v\nwant %s", tt.src, err, tt.want)
 		}

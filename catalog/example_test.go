@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 // Assemble one node of the bundled example catalog (design 001) and
 // print the start of its prompt and its provenance.
 func ExampleCatalog_Assemble() {
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, "../examples")
+	c, err := catalog.Open(ctx, "../examples", presets.Default().Sections()...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func ExampleCatalog_Assemble_errors() {
 	write("schema.json", "{}\n")
 
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, dir)
+	c, err := catalog.Open(ctx, dir, presets.Default().Sections()...)
 	if err != nil {
 		log.Fatal(err)
 	}

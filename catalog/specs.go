@@ -11,22 +11,15 @@ import (
 	"github.com/tessera-dev/tessera/diag"
 )
 
-// specExtensions are the file extensions of spec files in the specs
-// directory.
+// specExtensions are the file extensions SectionFiles lists.
 var specExtensions = []string{".yaml", ".yml", ".json"}
 
-// SpecPaths returns the paths of the spec files in the config's specs
-// directory (.yaml, .yml, .json), sorted; none when the config names no
-// specs directory.
-func (c *Catalog) SpecPaths(ctx context.Context) ([]string, error) {
-	return c.dirFiles(ctx, "specs", c.cfg.Specs)
-}
-
-// TypedPaths returns the paths of the typed prompt templates in the
-// config's typed directory (.yaml, .yml, .json), sorted; none when the
-// config names no typed directory.
-func (c *Catalog) TypedPaths(ctx context.Context) ([]string, error) {
-	return c.dirFiles(ctx, "typed", c.cfg.Typed)
+// SectionFiles returns the paths of the YAML and JSON files (.yaml, .yml,
+// .json) in the directory tessera.yaml gives the preset section key,
+// sorted; none when it gives none. A missing directory is a problem at
+// the key's line.
+func (c *Catalog) SectionFiles(ctx context.Context, key string) ([]string, error) {
+	return c.dirFiles(ctx, key, c.cfg.Section(key))
 }
 
 // dirFiles lists the YAML and JSON files of dir, the value of the config

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/tessera-dev/tessera/internal/testcatalog"
 
 	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 const benchWorkflows = 1000
@@ -84,7 +84,7 @@ func benchCompile(b *testing.B, dir string, n int) {
 	out := filepath.Join(b.TempDir(), "prompts")
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := catalog.Open(ctx, dir)
+		c, err := catalog.Open(ctx, dir, presets.Default().Sections()...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func BenchmarkBuild1000(b *testing.B) {
 	dir := benchTeamCatalog(b, benchWorkflows)
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := catalog.Open(ctx, dir)
+		c, err := catalog.Open(ctx, dir, presets.Default().Sections()...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func BenchmarkBuild1000(b *testing.B) {
 // both are dominated by the file system.
 func BenchmarkWriteFloor1000(b *testing.B) {
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, benchTeamCatalog(b, benchWorkflows))
+	c, err := catalog.Open(ctx, benchTeamCatalog(b, benchWorkflows), presets.Default().Sections()...)
 	if err != nil {
 		b.Fatal(err)
 	}

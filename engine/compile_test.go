@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/presets"
 	"github.com/tessera-dev/tessera/prompt"
 )
 
@@ -162,7 +162,7 @@ func TestCompileOpenFSNeedsOutDir(t *testing.T) {
 	for name, text := range base() {
 		fsys[name] = &fstest.MapFile{Data: []byte(text)}
 	}
-	c, err := catalog.OpenFS(context.Background(), fsys)
+	c, err := catalog.OpenFS(context.Background(), fsys, presets.Default().Sections()...)
 	if err != nil {
 		t.Fatal(err)
 	}

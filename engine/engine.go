@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"time"
 
@@ -51,6 +52,19 @@ func (e *Engine) registry() *preset.Registry {
 		return e.Registry
 	}
 	return &preset.Registry{} // none
+}
+
+// Open opens the catalog rooted at dir (see catalog.Open) with the
+// sections its presets own in tessera.yaml (specs, typed, layered for
+// presets.Default), so that the catalog reads them. Close it when done.
+func (e *Engine) Open(ctx context.Context, dir string) (*catalog.Catalog, error) {
+	return catalog.Open(ctx, dir, e.registry().Sections()...)
+}
+
+// OpenFS opens a catalog held in fsys (see catalog.OpenFS) with the
+// sections its presets own, as Open does.
+func (e *Engine) OpenFS(ctx context.Context, fsys fs.FS) (*catalog.Catalog, error) {
+	return catalog.OpenFS(ctx, fsys, e.registry().Sections()...)
 }
 
 // noPresetsHint is added to a message about a missing preset when the

@@ -2,13 +2,13 @@ package engine_test
 
 import (
 	"context"
-	"github.com/tessera-dev/tessera/presets"
 	"path/filepath"
 	"testing"
 
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/presets"
 	"github.com/tessera-dev/tessera/provider"
 )
 
@@ -22,7 +22,7 @@ import (
 // assembly counts from scratch).
 func BenchmarkEngineAssemble(b *testing.B) {
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, filepath.Join("..", "examples"))
+	c, err := catalog.Open(ctx, filepath.Join("..", "examples"), presets.Default().Sections()...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,16 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tessera-dev/tessera/presets"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/tessera-dev/tessera/audit"
-	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/presets"
 	"github.com/tessera-dev/tessera/provider"
 )
 
@@ -21,13 +20,15 @@ import (
 // workflow and node inputs select it.
 func ExampleEngine_Assemble() {
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, "../examples")
+	e := engine.Engine{Registry: presets.Default()}
+	// The engine opens the catalog with the sections its presets own in
+	// tessera.yaml (specs, typed, layered).
+	c, err := e.Open(ctx, "../examples")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer c.Close()
 
-	e := engine.Engine{Registry: presets.Default()}
 	res, err := e.Assemble(ctx, engine.Request{
 		Args:    preset.Args{"workflow": "technical_arch.v1", "node": "pgc"},
 		Catalog: c,
@@ -78,7 +79,8 @@ func ExampleEngine_Assemble_spec() {
 // Compile every prompt of a catalog into a directory, with a manifest.
 func ExampleEngine_Compile() {
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, "../examples")
+	e := engine.Engine{Registry: presets.Default()}
+	c, err := e.Open(ctx, "../examples")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -89,7 +91,6 @@ func ExampleEngine_Compile() {
 	}
 	defer os.RemoveAll(dir)
 
-	e := engine.Engine{Registry: presets.Default()}
 	m, err := e.Compile(ctx, c, filepath.Join(dir, "prompts"))
 	if err != nil {
 		log.Fatal(err)
@@ -114,7 +115,8 @@ func ExampleEngine_Compile() {
 // record names lays it out again from the catalog as it is now.
 func ExampleEngine_Replay() {
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, "../examples")
+	e := engine.Engine{Registry: presets.Default()}
+	c, err := e.Open(ctx, "../examples")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -126,7 +128,6 @@ func ExampleEngine_Replay() {
 	defer os.RemoveAll(dir)
 	l := &audit.Log{Path: filepath.Join(dir, "assemblies.jsonl")}
 
-	e := engine.Engine{Registry: presets.Default()}
 	res, err := e.Assemble(ctx, engine.Request{
 		Args:          preset.Args{"workflow": "technical_arch.v1", "node": "pgc"},
 		Catalog:       c,

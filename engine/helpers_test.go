@@ -2,19 +2,19 @@ package engine
 
 import (
 	"context"
-	"github.com/tessera-dev/tessera/presets"
 	"path/filepath"
 	"testing"
 
 	"github.com/tessera-dev/tessera/internal/testcatalog"
 
 	"github.com/tessera-dev/tessera/catalog"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 // open opens the catalog at dir, closed when the test ends.
 func open(t testing.TB, dir string) *catalog.Catalog {
 	t.Helper()
-	c, err := catalog.Open(context.Background(), dir)
+	c, err := catalog.Open(context.Background(), dir, presets.Default().Sections()...)
 	if err != nil {
 		t.Fatalf("Open(%s): %v", dir, err)
 	}

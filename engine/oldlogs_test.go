@@ -33,7 +33,7 @@ func TestOldLogsReplay(t *testing.T) {
 		}
 		t.Run(filepath.Base(src), func(t *testing.T) {
 			t.Chdir(filepath.Join("..", "examples"))
-			c, err := catalog.Open(t.Context(), ".")
+			c, err := catalog.Open(t.Context(), ".", presets.Default().Sections()...)
 			if err != nil {
 				t.Fatal(err)
 			}

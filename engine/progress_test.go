@@ -12,7 +12,7 @@ import (
 // TestBuildProgress: Build calls Progress once a prompt, counting up to
 // the number of prompts it builds, with each prompt's output path.
 func TestBuildProgress(t *testing.T) {
-	c, err := catalog.Open(t.Context(), filepath.Join("..", "examples"))
+	c, err := catalog.Open(t.Context(), filepath.Join("..", "examples"), presets.Default().Sections()...)
 	if err != nil {
 		t.Fatal(err)
 	}

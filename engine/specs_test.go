@@ -2,13 +2,13 @@ package engine
 
 import (
 	"context"
-	"github.com/tessera-dev/tessera/presets"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/preset/canonical"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 func specCatalog(t *testing.T, files map[string]string) *catalog.Catalog {
@@ -17,7 +17,7 @@ func specCatalog(t *testing.T, files map[string]string) *catalog.Catalog {
 	for name, text := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(text)}
 	}
-	c, err := catalog.OpenFS(context.Background(), fsys)
+	c, err := catalog.OpenFS(context.Background(), fsys, presets.Default().Sections()...)
 	if err != nil {
 		t.Fatal(err)
 	}

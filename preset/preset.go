@@ -65,6 +65,16 @@ type Describer interface {
 	UnitsSummary() string
 }
 
+// Configurer is implemented by a preset that owns a top-level key of
+// tessera.yaml: the directory of its files ("specs: canonical"). The
+// registry's Sections hands them to catalog.Open, so that a catalog
+// reads the preset's key with no change to the catalog package, and the
+// preset reads its files with Catalog.SectionFiles or Config.Section.
+type Configurer interface {
+	// Section is the key the preset owns and what its directory holds.
+	Section() catalog.Section
+}
+
 // Kind is the type of an input's value.
 type Kind uint8
 
@@ -278,8 +288,35 @@ func (r *Registry) Register(p Preset) error {
 	if sel == 0 {
 		return fmt.Errorf("preset %s: no input selects it: mark at least one input Selects", name)
 	}
+	if c, ok := p.(Configurer); ok {
+		key := c.Section().Key
+		for _, q := range r.presets {
+			if qc, ok := q.(Configurer); ok && qc.Section().Key == key {
+				return fmt.Errorf("preset %s: section %q already belongs to preset %s: give %s a key of its own", name, key, q.Name(), name)
+			}
+		}
+		if err := catalog.CheckSections(c.Section()); err != nil {
+			return fmt.Errorf("preset %s: %w", name, err)
+		}
+	}
 	r.presets = append(r.presets, p)
 	return nil
+}
+
+// Sections returns the tessera.yaml sections of the registered presets
+// that own one (Configurer), in registration order, for catalog.Open;
+// none for a nil registry.
+func (r *Registry) Sections() []catalog.Section {
+	if r == nil {
+		return nil
+	}
+	var out []catalog.Section
+	for _, p := range r.presets {
+		if c, ok := p.(Configurer); ok {
+			out = append(out, c.Section())
+		}
+	}
+	return out
 }
 
 // Presets returns the registered presets, in registration order; none

@@ -21,5 +21,6 @@ func TestZeroValues(t *testing.T) {
 		"Registry.Presets":  (*preset.Registry).Presets,
 		"Registry.Register": (*preset.Registry).Register,
 		"Registry.Select":   (*preset.Registry).Select,
+		"Registry.Sections": (*preset.Registry).Sections,
 	})
 }

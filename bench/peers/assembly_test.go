@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/preset"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 // The assembly comparison: one 8.5 KB prompt assembled four ways, each
@@ -103,7 +103,7 @@ func assemblers(tb testing.TB, dir string) []assembler {
 			return res.Prompt.Text, nil
 		}},
 		{"tessera-catalog", func() (string, error) {
-			c, err := catalog.Open(ctx, assemblyDir)
+			c, err := catalog.Open(ctx, assemblyDir, presets.Default().Sections()...)
 			if err != nil {
 				return "", err
 			}

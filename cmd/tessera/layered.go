@@ -53,11 +53,12 @@ func (a *app) layeredDir(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if c == nil || c.Config().Layered == "" {
+	key := layered.New().Section().Key
+	if c == nil || c.Config().Section(key) == "" {
 		return "", errors.New("--dir is needed: name the setup directory (constitution.md, rules.md, layered.yaml), or set layered: in tessera.yaml")
 	}
 	defer c.Close()
-	return filepath.Join(a.dir, filepath.FromSlash(c.Config().Layered)), nil
+	return filepath.Join(a.dir, filepath.FromSlash(c.Config().Section(key))), nil
 }
 
 func (a *app) layeredEmbedCmd() *cobra.Command {

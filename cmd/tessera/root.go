@@ -140,7 +140,7 @@ func (a *app) openCatalog(ctx context.Context) (*catalog.Catalog, error) {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && a.root != "" {
 		return nil, failure{fmt.Errorf("--root %s: no such directory: pass the directory that holds %s", dir, catalog.ConfigFile)}
 	}
-	c, err := catalog.Open(ctx, dir)
+	c, err := a.engine.Open(ctx, dir)
 	if err != nil {
 		return nil, a.fail(err)
 	}

@@ -36,7 +36,7 @@ func (a *app) serveFromConfig(fl *pflag.FlagSet) error {
 	if err != nil {
 		return failure{err}
 	}
-	cfg, err := catalog.ParseConfig(path, data)
+	cfg, err := catalog.ParseConfig(path, data, a.engine.Registry.Sections()...)
 	if err != nil {
 		return failure{err}
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/auditdb"
+	"github.com/tessera-dev/tessera/engine"
+	"github.com/tessera-dev/tessera/presets"
 	"github.com/tessera-dev/tessera/serve"
 )
 
@@ -86,7 +88,7 @@ func TestServeFromConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("TESSERA_CACHE_SIZE", "16")
-	a := &app{root: dir}
+	a := &app{root: dir, engine: &engine.Engine{Registry: presets.Default()}}
 	cmd := a.serveCmd()
 	if err := cmd.ParseFlags([]string{"--addr", "127.0.0.1:9"}); err != nil {
 		t.Fatal(err)

@@ -13,9 +13,18 @@ import (
 // Unmarshaler) is described by its want alone and may be of any JSON
 // type: the type checks it when the document is decoded. A struct inside
 // itself is an object at its second level. id is the schema's $id and
-// title its title; the output is indented JSON, keys in order.
-func (s *Schema[T]) JSONSchema(id, title string) []byte {
+// title its title; the output is indented JSON, keys in order. extra
+// adds top-level properties the plan does not hold (keys a document's
+// reader takes from elsewhere), each described by its schema.
+func (s *Schema[T]) JSONSchema(id, title string, extra ...map[string]map[string]any) []byte {
 	out := planSchema(s.plan, map[reflect.Type]bool{})
+	if props, ok := out["properties"].(map[string]any); ok {
+		for _, e := range extra {
+			for k, v := range e {
+				props[k] = v
+			}
+		}
+	}
 	out["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	out["$id"] = id
 	out["title"] = title

@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/agent"
 	"github.com/tessera-dev/tessera/preset/presettest"
+	"github.com/tessera-dev/tessera/presets"
 	"github.com/tessera-dev/tessera/schema"
 )
 
@@ -148,7 +149,7 @@ func TestCatalogTemplates(t *testing.T) {
 		"agent/templates/planner.yaml":     {Data: []byte("role: Plan briefly.\ninstructions: 'GOAL: {goal}'\nconstraints: '- Be brief.'\n")},
 		"agent/templates/constraints.yaml": {Data: []byte("none: '- None.'\napply: {planner: [], executor: [none], replanner: [], extractor: [], verifier: []}\n")},
 	}
-	c, err := catalog.OpenFS(context.Background(), fsys)
+	c, err := catalog.OpenFS(context.Background(), fsys, presets.Default().Sections()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestCatalogTemplates(t *testing.T) {
 		t.Errorf("Units of a valid catalog: %v, %v", units, err)
 	}
 	fsys["agent/templates/verifier.yaml"] = &fstest.MapFile{Data: []byte("role: r\ninstructions: '{result'\n")}
-	c, _ = catalog.OpenFS(context.Background(), fsys)
+	c, _ = catalog.OpenFS(context.Background(), fsys, presets.Default().Sections()...)
 	env, _ = engine.Env(c)
 	_, err = agent.New().Units(context.Background(), env)
 	diagtest.CheckProblems(t, "Units", err, []string{

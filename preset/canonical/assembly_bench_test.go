@@ -2,7 +2,6 @@ package canonical_test
 
 import (
 	"context"
-	"github.com/tessera-dev/tessera/presets"
 	"os"
 	"runtime"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/preset/canonical"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 // BenchmarkAssembly times the assembly fixture (testdata/assembly, see
@@ -41,7 +41,7 @@ func BenchmarkAssembly(b *testing.B) {
 	e := engine.Engine{Registry: presets.Default()}
 	canonReq, _ := assemblyRequests(nil)
 	cold := func() error {
-		c, err := catalog.Open(ctx, assemblyDir)
+		c, err := catalog.Open(ctx, assemblyDir, presets.Default().Sections()...)
 		if err != nil {
 			return err
 		}
@@ -54,7 +54,7 @@ func BenchmarkAssembly(b *testing.B) {
 		_, err := e.Assemble(ctx, canonReq)
 		return err
 	}
-	warm, err := catalog.Open(ctx, assemblyDir)
+	warm, err := catalog.Open(ctx, assemblyDir, presets.Default().Sections()...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"flag"
 	"fmt"
-	"github.com/tessera-dev/tessera/presets"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/preset/template"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 // The assembly fixture is one prompt written two ways, so that the
@@ -108,7 +108,7 @@ func assemblyRequests(c *catalog.Catalog) (canon, cat engine.Request) {
 func assembleBoth(t testing.TB) (canon, cat *engine.Result) {
 	t.Helper()
 	ctx := context.Background()
-	c, err := catalog.Open(ctx, assemblyDir)
+	c, err := catalog.Open(ctx, assemblyDir, presets.Default().Sections()...)
 	if err != nil {
 		t.Fatal(err)
 	}

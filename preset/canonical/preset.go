@@ -46,6 +46,15 @@ func New() *Preset { return &Preset{} }
 // Name implements preset.Preset.
 func (*Preset) Name() string { return Name }
 
+// section is the key of tessera.yaml that names the specs directory.
+const sectionKey = "specs"
+
+// Section implements preset.Configurer: "specs" names the directory of
+// specs compile builds.
+func (*Preset) Section() catalog.Section {
+	return catalog.Section{Key: sectionKey, Doc: "a directory of canonical prompt specs (.yaml, .yml, .json) that compile builds beside the workflow nodes"}
+}
+
 // Inputs implements preset.Preset: the spec file, and two rendering
 // settings that override the spec's assembler block.
 func (*Preset) Inputs() []preset.Input {
@@ -158,7 +167,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 	if c == nil {
 		return nil, nil
 	}
-	paths, err := c.SpecPaths(ctx)
+	paths, err := c.SectionFiles(ctx, sectionKey)
 	if err != nil || len(paths) == 0 {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ func TestZeroValues(t *testing.T) {
 		"Preset.Inputs":             (*canonical.Preset).Inputs,
 		"Preset.Load":               (*canonical.Preset).Load,
 		"Preset.Name":               (*canonical.Preset).Name,
+		"Preset.Section":            (*canonical.Preset).Section,
 		"Preset.Rebuild":            (*canonical.Preset).Rebuild,
 		"Preset.Units":              (*canonical.Preset).Units,
 		"Render":                    canonical.Render,

@@ -74,6 +74,15 @@ func (p *Preset) assembler(setup *Setup) *Assembler {
 // Name implements preset.Preset.
 func (*Preset) Name() string { return Name }
 
+// section is the key of tessera.yaml that names the setup directory.
+const sectionKey = "layered"
+
+// Section implements preset.Configurer: "layered" names the setup
+// directory, which is a whole catalog on its own.
+func (*Preset) Section() catalog.Section {
+	return catalog.Section{Key: sectionKey, Doc: "the layered preset's setup directory (layered.yaml, constitution.md, rules.md, rules/MODE.md or layers/, vectors.json)"}
+}
+
 // Inputs implements preset.Preset.
 func (*Preset) Inputs() []preset.Input {
 	return []preset.Input{
@@ -160,10 +169,10 @@ func loadSetup(ctx context.Context, env *preset.Env, args preset.Args) (*Setup, 
 		})
 	}
 	c := env.Catalog
-	if c == nil || c.Config().Layered == "" {
+	if c == nil || c.Config().Section(sectionKey) == "" {
 		return nil, &preset.InputError{Input: InputDir, Err: errors.New("is needed: name the setup directory (constitution.md, rules.md, layered.yaml), or set layered: in tessera.yaml")}
 	}
-	dir := c.Config().Layered
+	dir := c.Config().Section(sectionKey)
 	return ParseSetup(func(name string) (string, []byte, error) {
 		p := path.Join(dir, name)
 		text, err := c.ReadFile(ctx, p)
@@ -201,14 +210,14 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 		return nil, nil
 	}
 	c := env.Catalog
-	if c == nil || c.Config().Layered == "" {
+	if c == nil || c.Config().Section(sectionKey) == "" {
 		return nil, nil
 	}
 	setup, err := loadSetup(ctx, env, preset.Args{})
 	if err != nil {
 		return nil, err
 	}
-	dir := c.Config().Layered
+	dir := c.Config().Section(sectionKey)
 	var errs []error
 	if ids, err := c.WorkflowIDs(ctx); err == nil && slices.Contains(ids, fixtureOut) {
 		errs = append(errs, preset.Problem(path.Join(c.Config().Workflows, fixtureOut+".json"), 0, "a workflow named %q would be compiled into the directory the layered fixtures go to: rename the workflow", fixtureOut))

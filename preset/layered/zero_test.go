@@ -29,6 +29,7 @@ func TestZeroValues(t *testing.T) {
 		"Preset.Inputs":               (*layered.Preset).Inputs,
 		"Preset.Load":                 (*layered.Preset).Load,
 		"Preset.Name":                 (*layered.Preset).Name,
+		"Preset.Section":              (*layered.Preset).Section,
 		"Preset.Rebuild":              (*layered.Preset).Rebuild,
 		"Preset.Units":                (*layered.Preset).Units,
 		"Selection.Layout":            (*layered.Selection).Layout,

@@ -10,6 +10,7 @@ import (
 	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/preset/presettest"
 	"github.com/tessera-dev/tessera/preset/template"
+	"github.com/tessera-dev/tessera/presets"
 )
 
 var examples = filepath.Join("..", "..", "examples")
@@ -17,7 +18,7 @@ var examples = filepath.Join("..", "..", "examples")
 // TestTemplatePreset runs the conformance suite on every node of the
 // bundled example catalog.
 func TestTemplatePreset(t *testing.T) {
-	c, err := catalog.Open(context.Background(), examples)
+	c, err := catalog.Open(context.Background(), examples, presets.Default().Sections()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestTemplatePreset(t *testing.T) {
 // TestCanonicalPreset runs the conformance suite on the example specs,
 // with and without a catalog, and with each rendering setting.
 func TestCanonicalPreset(t *testing.T) {
-	c, err := catalog.Open(context.Background(), examples)
+	c, err := catalog.Open(context.Background(), examples, presets.Default().Sections()...)
 	if err != nil {
 		t.Fatal(err)
 	}

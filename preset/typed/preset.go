@@ -49,6 +49,15 @@ func New() *Preset { return &Preset{} }
 // Name implements preset.Preset.
 func (*Preset) Name() string { return Name }
 
+// section is the key of tessera.yaml that names the templates directory.
+const sectionKey = "typed"
+
+// Section implements preset.Configurer: "typed" names the directory of
+// templates compile builds with their fixtures.
+func (*Preset) Section() catalog.Section {
+	return catalog.Section{Key: sectionKey, Doc: "a directory of typed prompt templates (.yaml, .yml, .json) that compile builds with their fixtures"}
+}
+
 // Inputs implements preset.Preset.
 func (*Preset) Inputs() []preset.Input {
 	return []preset.Input{
@@ -278,7 +287,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 	if c == nil {
 		return nil, nil
 	}
-	paths, err := c.TypedPaths(ctx)
+	paths, err := c.SectionFiles(ctx, sectionKey)
 	if err != nil || len(paths) == 0 {
 		return nil, err
 	}

@@ -35,6 +35,7 @@ func TestZeroValues(t *testing.T) {
 		"Preset.Inputs":           (*typed.Preset).Inputs,
 		"Preset.Load":             (*typed.Preset).Load,
 		"Preset.Name":             (*typed.Preset).Name,
+		"Preset.Section":          (*typed.Preset).Section,
 		"Preset.Rebuild":          (*typed.Preset).Rebuild,
 		"Preset.Units":            (*typed.Preset).Units,
 		"Template.Bind":           (*typed.Template).Bind,

@@ -458,7 +458,7 @@ func (r *Registry) openCatalog(ctx context.Context, h plumbing.Hash, mtime time.
 	if err != nil {
 		return nil, fmt.Errorf("reading tree %s: %w", h, err)
 	}
-	return catalog.OpenFS(ctx, &treeFS{store: st, root: t, mtime: mtime})
+	return r.opts.Engine.OpenFS(ctx, &treeFS{store: st, root: t, mtime: mtime})
 }
 
 // lockedStorer reads objects under the registry's lock, each read in full
