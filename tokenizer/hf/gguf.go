@@ -342,7 +342,7 @@ func fromGGUF(kv map[string]any) (*Tokenizer, error) {
 			"single":         []any{map[string]any{"SpecialToken": map[string]any{"id": texts[bos]}}, map[string]any{"Sequence": map[string]any{"id": "A"}}},
 			"special_tokens": map[string]any{texts[bos]: map[string]any{"ids": []any{float64(bos)}}}}
 	}
-	tk, err := build(f)
+	tk, err := build(f, true)
 	if err != nil {
 		return nil, err
 	}

@@ -205,11 +205,18 @@ func resolveMerges[T string | []byte](f *rawFile, pairs [][2]T) error {
 // any part of the file it does not support; see the package
 // documentation for what is supported.
 func Parse(data []byte) (*Tokenizer, error) {
+	return parse(data, true)
+}
+
+// parse is Parse; spaces false keeps a SentencePiece-style tokenizer
+// from reading spaces for the space mark (see useSpaces), which tests
+// compare against.
+func parse(data []byte, spaces bool) (*Tokenizer, error) {
 	f, err := parseJSON(data)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer.json: %w", err)
 	}
-	tk, err := build(f)
+	tk, err := build(f, spaces)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer.json: %w", err)
 	}
@@ -228,8 +235,8 @@ func getBool(m map[string]any, key string) bool {
 	return b
 }
 
-// build interprets a parsed tokenizer.json.
-func build(f *rawFile) (*Tokenizer, error) {
+// build interprets a parsed tokenizer.json; spaces is parse's.
+func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 	model, ok := f.rest["model"].(map[string]any)
 	if !ok {
 		return nil, errNoModel
@@ -358,6 +365,7 @@ func build(f *rawFile) (*Tokenizer, error) {
 			}
 		}
 		tk.spaceRepl = "▁"
+		tk.markText = "▁"
 		tk.spaceRune = '▁'
 		tk.spaceJoins, tk.newlineJoins = newRuneSet(), newRuneSet()
 		for s := range f.vocab {
@@ -372,6 +380,9 @@ func build(f *rawFile) (*Tokenizer, error) {
 				prev = r
 			}
 		}
+	}
+	if !tk.byteLevel && spaces {
+		tk.useSpaces(f.vocab, keys)
 	}
 	var ok2 bool
 	if tk.ids, ok2 = vocabtab.New(keys); !ok2 {
@@ -415,6 +426,10 @@ func build(f *rawFile) (*Tokenizer, error) {
 			}
 		}
 	}
+	tk.addedFirst = -1
+	if tk.added != nil {
+		tk.addedFirst = tk.added.onlyFirst()
+	}
 	for id, s := range tk.vocab {
 		if s == "" && (tk.added == nil || !tk.added.isAdded(int32(id))) {
 			tk.vocab[id] = "" // an id the file leaves unused
@@ -427,6 +442,51 @@ func build(f *rawFile) (*Tokenizer, error) {
 	}
 	tk.family = detectFamily(tk, f)
 	return tk, nil
+}
+
+// useSpaces makes a SentencePiece-style tokenizer read text with spaces
+// standing for the space mark, when its normalizers do no more than turn
+// every space into the mark (Replace), with the mark put before the text
+// or not (Prepend), and its pre-tokenizers only split at spaces, which
+// the Replace left none of (Gemma, Gemini, Llama 2). keys, the bytes a
+// piece holds for each id, then hold spaces for marks, and a token that
+// holds a space itself, which no normalized text can hold, is left out.
+// Counting then reads the text as given, instead of a copy with every
+// space replaced; a text holding the mark itself is still copied, with
+// its marks turned into spaces (see encodePart).
+func (tk *Tokenizer) useSpaces(vocab map[string]int32, keys []string) {
+	const mark = "▁"
+	markID, ok := vocab[mark]
+	if !ok || tk.spaceRepl != mark {
+		return
+	}
+	prepend := false
+	switch {
+	case len(tk.norms) == 1 && tk.norms[0] == normStep{kind: "Replace", old: " ", new: mark}:
+	case len(tk.norms) == 2 && tk.norms[0] == normStep{kind: "Prepend", new: mark} && tk.norms[1] == normStep{kind: "Replace", old: " ", new: mark}:
+		prepend = true
+	default:
+		return
+	}
+	for _, p := range tk.pre {
+		if p.kind != "SplitString" || p.lit != " " {
+			return
+		}
+	}
+	for id, k := range keys {
+		switch {
+		case strings.Contains(k, " "):
+			keys[id] = ""
+		case strings.Contains(k, mark):
+			keys[id] = strings.ReplaceAll(k, mark, " ")
+		}
+	}
+	tk.ascii[' '] = markID
+	if tk.newlineJoins.has('▁') {
+		tk.newlineJoins.add(' ')
+	}
+	tk.spaced, tk.spacePrepend, tk.spaceMark = true, prepend, mark
+	tk.markText, tk.spaceRune = " ", ' '
 }
 
 // tokenIDs returns the ids of the added tokens, then of the vocabulary,
@@ -539,7 +599,7 @@ func (tk *Tokenizer) readPre(v any, key string) error {
 			if behavior != "Isolated" {
 				return errUnsupported(key+".behavior", fmt.Sprintf("%q with a Regex pattern", behavior), `"Isolated"`)
 			}
-			tk.pre = append(tk.pre, preStep{kind: "Split", m: mt, first: patternFirst[re]})
+			tk.pre = append(tk.pre, preStep{kind: "Split", pat: mt, first: patternFirst[re]})
 			return nil
 		}
 		lit, ok := getString(p, "String")

@@ -111,3 +111,49 @@ func TestGGUFScores(t *testing.T) {
 		t.Errorf("SpecialTokens = %v, want the BOS (add_bos_token defaults to true)", pre)
 	}
 }
+
+// TestSpacesForMarks checks that a SentencePiece-style tokenizer that
+// reads spaces for the space mark (useSpaces) gives the ids of one that
+// replaces them as the file's normalizer says, on texts that hold the
+// mark itself, runs of spaces and newlines, with the mark put before the
+// text (Llama 2) or not (Gemma 3); the corpus holds no mark.
+func TestSpacesForMarks(t *testing.T) {
+	texts := []string{
+		"▁", "▁▁", " ▁ ", "a▁b c", "▁hello world", "hello▁▁ world\n▁x\n\n ▁",
+		"  two\n\n  spaces ▁▁▁ marks ▁\t▁\n", "日本語▁テキスト ▁🎉 ▁é",
+	}
+	for i, c := range corpus(t) {
+		if i%20 == 0 {
+			// Some of the corpus with a space in three turned into the
+			// mark.
+			b := []byte(c.Text)
+			var out strings.Builder
+			for j, ch := range string(b) {
+				if ch == ' ' && j%3 == 0 {
+					out.WriteString("▁")
+				} else {
+					out.WriteRune(ch)
+				}
+			}
+			texts = append(texts, out.String())
+		}
+	}
+	for _, m := range []string{"llama2", "gemma3"} {
+		t.Run(m, func(t *testing.T) {
+			skipHeavy(t, m)
+			spaced := testTokenizer(t, m)
+			if !spaced.spaced {
+				t.Fatalf("%s does not read spaces for the space mark", m)
+			}
+			plain, err := parse(readGz(t, m+".tokenizer.json.gz"), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range texts {
+				if got, want := spaced.Encode(s), plain.Encode(s); !equalInts(got, want) {
+					t.Errorf("%.40q: spaces for marks give %d ids, the replaced text %d", s, len(got), len(want))
+				}
+			}
+		})
+	}
+}

@@ -25,9 +25,15 @@ const (
 	patTekken = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 )
 
-// A matcher returns the end of the match that starts at i, or -1 if the
-// pattern does not match at i.
-type matcher func(t []uint16, s string, i int) int
+// The patterns by number: preStep.pat, and what match dispatches on.
+const (
+	pLlama3 = 1 + iota
+	pQwen
+	pDigits3
+	pCJK
+	pDeepSeek
+	pTekken
+)
 
 // patternFirst holds, for a pattern whose matches all start with a
 // character of certain classes, those classes: the splitter skips other
@@ -37,14 +43,35 @@ var patternFirst = map[string]uint16{
 	patCJK:     cCJK,
 }
 
-// knownPatterns maps each supported pattern to its matcher.
-var knownPatterns = map[string]matcher{
-	patLlama3:   func(t []uint16, s string, i int) int { return matchLlama(t, s, i, 3) },
-	patQwen:     func(t []uint16, s string, i int) int { return matchLlama(t, s, i, 1) },
-	patDigits3:  matchDigits3,
-	patCJK:      func(t []uint16, s string, i int) int { return matchRun(t, s, i, cCJK) },
-	patDeepSeek: matchDeepSeek,
-	patTekken:   matchTekken,
+// knownPatterns maps each supported pattern to its number.
+var knownPatterns = map[string]uint8{
+	patLlama3:   pLlama3,
+	patQwen:     pQwen,
+	patDigits3:  pDigits3,
+	patCJK:      pCJK,
+	patDeepSeek: pDeepSeek,
+	patTekken:   pTekken,
+}
+
+// match returns the end of the match of pattern p (a pXxx number) that
+// starts at i, or -1 if the pattern does not match at i. A switch, not a
+// table of functions, so that each matcher is a direct call.
+func match(p uint8, t []uint16, s string, i int) int {
+	switch p {
+	case pLlama3:
+		return matchLlama(t, s, i, 3)
+	case pQwen:
+		return matchLlama(t, s, i, 1)
+	case pDigits3:
+		return matchDigits3(t, s, i)
+	case pCJK:
+		return matchRun(t, s, i, cCJK)
+	case pDeepSeek:
+		return matchDeepSeek(t, s, i)
+	case pTekken:
+		return matchTekken(t, s, i)
+	}
+	return -1
 }
 
 // contraction returns the length of (?i:'s|'t|'re|'ve|'m|'ll|'d) at i
@@ -391,46 +418,4 @@ func wordUpperHead(t []uint16, s string, i int) int {
 		return i
 	}
 	return runOf(t, s, e, cLower)
-}
-
-// splitIsolated calls emit with the matches of m in s and the text
-// between them, in order ("Isolated" behaviour). If first is not zero,
-// every match starts with a character of one of its classes.
-func splitIsolated(t []uint16, m matcher, first uint16, s string, emit func(string)) {
-	ascii := (*[utf8.RuneSelf]uint16)(t)
-	gap := 0
-	for i := 0; i < len(s); {
-		if first != 0 {
-			for i < len(s) {
-				if b := s[i]; b < utf8.RuneSelf {
-					if ascii[b]&first != 0 {
-						break
-					}
-					i++
-					continue
-				}
-				c, n := classAtSlow(t, s, i)
-				if c&first != 0 {
-					break
-				}
-				i += n
-			}
-			if i == len(s) {
-				break
-			}
-		}
-		if j := m(t, s, i); j > i {
-			if gap < i {
-				emit(s[gap:i])
-			}
-			emit(s[i:j])
-			i, gap = j, j
-			continue
-		}
-		_, n := classAt(t, s, i)
-		i += n
-	}
-	if gap < len(s) {
-		emit(s[gap:])
-	}
 }

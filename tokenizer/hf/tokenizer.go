@@ -38,8 +38,17 @@ type Tokenizer struct {
 	norms []normStep
 	pre   []preStep
 
-	added   *trie
-	special map[int32]bool // ids of added tokens marked special
+	// SentencePiece-style files whose normalizers only turn spaces into
+	// the space mark (and may prepend one) are read with spaces standing
+	// for the mark: ids holds each token with its marks as spaces, and
+	// the text is not copied to replace them (see useSpaces).
+	spaced       bool
+	spacePrepend bool   // a space goes before each part
+	spaceMark    string // the mark, "▁", which the text turns into spaces
+
+	added      *trie
+	addedFirst int            // the byte every added token starts with, or -1 if they start with several
+	special    map[int32]bool // ids of added tokens marked special
 
 	prefix, suffix []int32 // what the post-processor adds around a text
 
@@ -52,7 +61,8 @@ type Tokenizer struct {
 	whole   wholeTokens // which tokens a piece of the same bytes merges into
 	chars   *charParts  // where the merge may start from characters' parts (byte-level models)
 
-	spaceRune    rune    // the space mark as a rune
+	markText     string  // the space mark as the text model cuts holds it: "▁", or " " when spaced
+	spaceRune    rune    // markText as a rune
 	spaceJoins   runeSet // characters some token holds right before the space mark
 	newlineJoins runeSet // characters some token holds right after a newline
 
@@ -68,7 +78,7 @@ type normStep struct {
 // preStep is one pre-tokenizer.
 type preStep struct {
 	kind     string // "Split", "SplitString", "Metaspace"
-	m        matcher
+	pat      uint8  // the pattern of a Split (see match)
 	first    uint16 // classes every match of m starts with, 0 if any
 	lit      string
 	behavior string
@@ -129,29 +139,52 @@ func (tk *Tokenizer) state() *mergeState {
 	return &mergeState{}
 }
 
+// sink receives the ids of a text's pieces: it counts them, and keeps
+// them too when keep is set (Encode). A struct, not a callback, so that
+// the count of a piece is an addition where it is found.
+type sink struct {
+	n    int
+	keep bool
+	out  []int
+}
+
+// add takes the ids of one piece.
+func (k *sink) add(ids []int32) {
+	k.n += len(ids)
+	if k.keep {
+		for _, v := range ids {
+			k.out = append(k.out, int(v))
+		}
+	}
+}
+
+// one takes a piece of one token.
+func (k *sink) one(id int32) {
+	k.n++
+	if k.keep {
+		k.out = append(k.out, int(id))
+	}
+}
+
 // Count returns the number of tokens of text, without the special tokens
 // the post-processor would add (see SpecialTokens). Added tokens written
 // in the text, such as "<|im_start|>", count as one token each.
 func (tk *Tokenizer) Count(text string) int {
 	st := tk.state()
-	n := 0
-	tk.encode(st, text, func(piece []int32) { n += len(piece) })
+	var k sink
+	tk.encode(st, text, &k)
 	tk.pool.Put(st)
-	return n
+	return k.n
 }
 
 // Encode returns the token ids of text, without the special tokens the
 // post-processor would add.
 func (tk *Tokenizer) Encode(text string) []int {
 	st := tk.state()
-	var out []int
-	tk.encode(st, text, func(piece []int32) {
-		for _, v := range piece {
-			out = append(out, int(v))
-		}
-	})
+	k := sink{keep: true}
+	tk.encode(st, text, &k)
 	tk.pool.Put(st)
-	return out
+	return k.out
 }
 
 // EncodeSpecial returns the token ids of text with the special tokens the
@@ -163,24 +196,25 @@ func (tk *Tokenizer) EncodeSpecial(text string) []int {
 }
 
 // encode splits text at added tokens, normalizes, pre-tokenizes and
-// merges each part, calling emit with the ids of each piece. The slice
-// passed to emit is reused.
-func (tk *Tokenizer) encode(st *mergeState, text string, emit func([]int32)) {
-	section := 0
-	part := func(s string) {
-		if s == "" {
-			return
-		}
-		tk.encodePart(st, s, section, emit)
-		section++
-	}
+// merges each part, giving k the ids of each piece.
+func (tk *Tokenizer) encode(st *mergeState, text string, k *sink) {
 	if tk.added == nil {
-		part(text)
+		if text != "" {
+			tk.encodePart(st, text, 0, k)
+		}
 		return
 	}
-	start := 0
+	section, start := 0, 0
 	for i := 0; i < len(text); {
-		if !tk.added.first[text[i]] {
+		if tk.addedFirst >= 0 {
+			// Every added token starts with this byte: the next one
+			// is found by IndexByte, not byte by byte.
+			j := strings.IndexByte(text[i:], byte(tk.addedFirst))
+			if j < 0 {
+				break
+			}
+			i += j
+		} else if !tk.added.first[text[i]] {
 			i++
 			continue
 		}
@@ -189,18 +223,36 @@ func (tk *Tokenizer) encode(st *mergeState, text string, emit func([]int32)) {
 			i++
 			continue
 		}
-		part(text[start:i])
-		st.syms = append(st.syms[:0], id)
-		emit(st.syms)
+		if start < i {
+			tk.encodePart(st, text[start:i], section, k)
+			section++
+		}
+		k.one(id)
 		section++
 		i += n
 		start = i
 	}
-	part(text[start:])
+	if start < len(text) {
+		tk.encodePart(st, text[start:], section, k)
+	}
 }
 
 // encodePart encodes text that holds no added token.
-func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, emit func([]int32)) {
+func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, k *sink) {
+	if tk.spaced {
+		// SentencePiece-style text, where spaces stand for the space
+		// mark (see spaced): a text holding the mark itself has it
+		// turned into spaces, as the Replace normalizer turns spaces
+		// into it.
+		if strings.Contains(s, tk.spaceMark) {
+			s = strings.ReplaceAll(s, tk.spaceMark, " ")
+		}
+		if tk.spacePrepend {
+			s = " " + s
+		}
+		tk.model(st, s, k)
+		return
+	}
 	for _, n := range tk.norms {
 		switch n.kind {
 		case "NFC":
@@ -219,16 +271,99 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, emit func
 		return
 	}
 	if len(tk.pre) == 1 && tk.pre[0].kind == "Split" {
-		// The common case (Llama 3, Qwen): one pattern, every piece
-		// straight to the model.
-		m, t := tk.pre[0].m, tk.classes
+		// The common case (Llama 3, Qwen, Tekken): one pattern, every
+		// piece straight to the model, split and looked up in one
+		// loop.
+		p, t := tk.pre[0].pat, tk.classes
 		gap := 0
 		for i := 0; i < len(s); {
-			if j := m(t, s, i); j > i {
-				if gap < i {
-					tk.modelPiece(st, s[gap:i], emit)
+			j := match(p, t, s, i)
+			if j <= i {
+				_, n := classAt(t, s, i)
+				i += n
+				continue
+			}
+			if gap < i {
+				tk.modelPiece(st, s[gap:i], k)
+			}
+			piece := s[i:j]
+			i, gap = j, j
+			// A piece of one byte is that byte's token; a piece that
+			// is a token is that token when the token merges into
+			// itself (see modelPiece).
+			whole := uint32(vocabtab.None)
+			if len(piece) > 1 {
+				if id := tk.ids.ID(piece); id != vocabtab.None {
+					if tk.ignoreMerges {
+						k.one(int32(id))
+						continue
+					}
+					switch tk.whole.get(id) {
+					case wholeYes:
+						k.one(int32(id))
+						continue
+					case wholeUnknown:
+						whole = id
+					}
 				}
-				tk.modelPiece(st, s[i:j], emit)
+			} else if tk.byteLevel {
+				k.one(tk.fallback[piece[0]])
+				continue
+			}
+			tk.mergePiece(st, piece, whole, k)
+		}
+		if gap < len(s) {
+			tk.modelPiece(st, s[gap:], k)
+		}
+		return
+	}
+	tk.preTokenize(st, s, 0, section, k)
+}
+
+// preTokenize applies the pre-tokenizers from step on, and the model to
+// each piece.
+func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k *sink) {
+	if step == len(tk.pre) {
+		if s != "" {
+			tk.model(st, s, k)
+		}
+		return
+	}
+	p := &tk.pre[step]
+	switch p.kind {
+	case "Split":
+		// The matches of the pattern and the text between them, in
+		// order ("Isolated" behaviour). If p.first is not zero, every
+		// match starts with a character of one of its classes, and
+		// the others are passed over without trying the pattern.
+		t := tk.classes
+		ascii := (*[utf8.RuneSelf]uint16)(t)
+		gap := 0
+		for i := 0; i < len(s); {
+			if p.first != 0 {
+				for i < len(s) {
+					if b := s[i]; b < utf8.RuneSelf {
+						if ascii[b]&p.first != 0 {
+							break
+						}
+						i++
+						continue
+					}
+					c, n := classAtSlow(t, s, i)
+					if c&p.first != 0 {
+						break
+					}
+					i += n
+				}
+				if i == len(s) {
+					break
+				}
+			}
+			if j := match(p.pat, t, s, i); j > i {
+				if gap < i {
+					tk.preTokenize(st, s[gap:i], step+1, section, k)
+				}
+				tk.preTokenize(st, s[i:j], step+1, section, k)
 				i, gap = j, j
 				continue
 			}
@@ -236,40 +371,20 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, emit func
 			i += n
 		}
 		if gap < len(s) {
-			tk.modelPiece(st, s[gap:], emit)
+			tk.preTokenize(st, s[gap:], step+1, section, k)
 		}
-		return
-	}
-	tk.preTokenize(s, 0, section, func(piece string) {
-		tk.model(st, piece, emit)
-	})
-}
-
-// preTokenize applies the pre-tokenizers from step k on.
-func (tk *Tokenizer) preTokenize(s string, k, section int, emit func(string)) {
-	if k == len(tk.pre) {
-		if s != "" {
-			emit(s)
-		}
-		return
-	}
-	next := func(piece string) { tk.preTokenize(piece, k+1, section, emit) }
-	p := &tk.pre[k]
-	switch p.kind {
-	case "Split":
-		splitIsolated(tk.classes, p.m, p.first, s, next)
 	case "SplitString":
-		splitString(s, p.lit, p.behavior, next)
+		splitString(s, p.lit, p.behavior, func(piece string) { tk.preTokenize(st, piece, step+1, section, k) })
 	case "Metaspace":
 		s = strings.ReplaceAll(s, " ", p.repl)
 		if (p.prepend == "always" || p.prepend == "first" && section == 0) && !strings.HasPrefix(s, p.repl) {
 			s = p.repl + s
 		}
 		if !p.split {
-			next(s)
+			tk.preTokenize(st, s, step+1, section, k)
 			return
 		}
-		splitString(s, p.repl, "MergedWithNext", next)
+		splitString(s, p.repl, "MergedWithNext", func(piece string) { tk.preTokenize(st, piece, step+1, section, k) })
 	}
 }
 
@@ -329,14 +444,14 @@ func splitString(s, lit, behavior string, emit func(string)) {
 // piece (often a whole text, since those models do not pre-tokenize) is
 // first cut where no token of the vocabulary spans the cut (see
 // spaceJoins), which gives the same merges and keeps each part short.
-func (tk *Tokenizer) model(st *mergeState, piece string, emit func([]int32)) {
+func (tk *Tokenizer) model(st *mergeState, piece string, k *sink) {
 	if tk.byteLevel || tk.spaceRepl == "" {
-		tk.modelPiece(st, piece, emit)
+		tk.modelPiece(st, piece, k)
 		return
 	}
 	// Only a newline or the space mark's first byte can start a cut: the
 	// bytes between are passed over without decoding.
-	mark := tk.spaceRepl[0]
+	mark := tk.markText[0]
 	start := 0
 	for i := 0; i < len(piece); i++ {
 		switch b := piece[i]; {
@@ -344,19 +459,19 @@ func (tk *Tokenizer) model(st *mergeState, piece string, emit func([]int32)) {
 			if j := i + 1; j < len(piece) && piece[j] != '\n' {
 				r, _ := utf8.DecodeRuneInString(piece[j:])
 				if !tk.newlineJoins.has(r) {
-					tk.modelPiece(st, piece[start:j], emit)
+					tk.modelPiece(st, piece[start:j], k)
 					start = j
 				}
 			}
-		case b == mark && i > start && strings.HasPrefix(piece[i:], tk.spaceRepl):
+		case b == mark && i > start && strings.HasPrefix(piece[i:], tk.markText):
 			prev, _ := utf8.DecodeLastRuneInString(piece[:i])
 			if prev != '\n' && prev != tk.spaceRune && !tk.spaceJoins.has(prev) {
-				tk.modelPiece(st, piece[start:i], emit)
+				tk.modelPiece(st, piece[start:i], k)
 				start = i
 			}
 		}
 	}
-	tk.modelPiece(st, piece[start:], emit)
+	tk.modelPiece(st, piece[start:], k)
 }
 
 // runeSet is a set of characters: a bit each in the Basic Multilingual
@@ -384,10 +499,7 @@ func (s runeSet) has(r rune) bool {
 }
 
 // modelPiece runs BPE on one piece, through the word cache.
-func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)) {
-	// Pieces of one or two bytes merge in one lookup: cheaper than the
-	// cache.
-	small := len(piece) <= cacheMaxPiece && len(piece) > 2
+func (tk *Tokenizer) modelPiece(st *mergeState, piece string, k *sink) {
 	// A piece that is a token is, in most files, that token (most words
 	// are): looked up before the cache, and not cached. With
 	// ignore_merges that is the rule; otherwise it holds for the tokens
@@ -396,8 +508,7 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)
 	if len(piece) > 1 {
 		if id := tk.ids.ID(piece); id != vocabtab.None {
 			if tk.ignoreMerges || tk.whole.get(id) == wholeYes {
-				st.syms = append(st.syms[:0], int32(id))
-				emit(st.syms)
+				k.one(int32(id))
 				return
 			}
 			if tk.whole.get(id) == wholeUnknown {
@@ -405,10 +516,20 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)
 			}
 		}
 	}
+	tk.mergePiece(st, piece, whole, k)
+}
+
+// mergePiece merges a piece that is not a token known to merge into
+// itself; whole is the piece's id if it is a token whose wholeTokens
+// entry is still unknown, else vocabtab.None.
+func (tk *Tokenizer) mergePiece(st *mergeState, piece string, whole uint32, k *sink) {
+	// Pieces of one or two bytes merge in one lookup: cheaper than the
+	// cache.
+	small := len(piece) <= cacheMaxPiece && len(piece) > 2
 	if small && whole == vocabtab.None {
 		if ids, ok := tk.cache.get(piece, st.out[:0]); ok {
 			st.out = ids
-			emit(ids)
+			k.add(ids)
 			return
 		}
 	}
@@ -421,14 +542,14 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, emit func([]int32)
 	if whole != vocabtab.None {
 		tk.whole.set(whole, len(out) == 1 && uint32(out[0]) == whole)
 		if len(out) == 1 {
-			emit(out)
+			k.add(out)
 			return
 		}
 	}
 	if small {
 		tk.cache.put(piece, out)
 	}
-	emit(out)
+	k.add(out)
 }
 
 // wholeTokens records, two bits a token, whether a piece that holds

@@ -52,3 +52,18 @@ func (t *trie) longest(s string) (int32, int) {
 }
 
 func (t *trie) isAdded(id int32) bool { return t.added[id] }
+
+// onlyFirst returns the byte every token starts with, or -1 if they
+// start with several (or there is none).
+func (t *trie) onlyFirst() int {
+	at := -1
+	for b, ok := range t.first {
+		if ok {
+			if at >= 0 {
+				return -1
+			}
+			at = b
+		}
+	}
+	return at
+}
