@@ -102,6 +102,83 @@ func mapsKeys(m map[string][]string) func(func(string) bool) {
 	}
 }
 
+// minTypoLen is the shortest word, and term, a misspelling is looked
+// for in: in shorter ones one edit makes another word ("test", "text").
+const minTypoLen = 5
+
+// correct writes each misspelt word of words ("comit", "chnaged") as
+// the term, or word of a term of several words, it is a slip of (see
+// typo): the first in the order the concepts define them. A word some
+// term names as written, or shorter than minTypoLen, stays as it is.
+func (c *Concepts) correct(words []string) {
+	for i, w := range words {
+		if len(w) < minTypoLen || c.names1(w) {
+			continue
+		}
+		for _, t := range c.words {
+			if len(t.term) >= minTypoLen && typo(w, t.term) {
+				words[i] = t.term
+				break
+			}
+		}
+		if words[i] != w {
+			continue
+		}
+	runs:
+		for _, r := range c.runs {
+			for _, rw := range r.words {
+				if len(rw) >= minTypoLen && typo(w, rw) {
+					words[i] = rw
+					break runs
+				}
+			}
+		}
+	}
+}
+
+// names1 reports whether some term, or word of a term of several words,
+// names w as written.
+func (c *Concepts) names1(w string) bool {
+	for _, t := range c.words {
+		if w == t.term || !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term) {
+			return true
+		}
+	}
+	for _, r := range c.runs {
+		if slices.Contains(r.words, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// typo reports whether w is a slip of the whole word term: a letter
+// left out or doubled, or two neighbours swapped ("comit", "reveiw",
+// "chnaged"). A letter changed for another is not looked for: that
+// makes other words too often ("after", "alter"). Stems are not either:
+// "depuis" is not a slip of "depur". Bytes are compared, so a letter
+// outside ASCII counts as an edit or more, never less.
+func typo(w, term string) bool {
+	if w == term || w[0] != term[0] && w[1] != term[0] {
+		return false
+	}
+	a, b := w, term
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	switch len(b) - len(a) {
+	case 0: // two neighbours swapped
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+	case 1: // one left out
+		return a[i:] == b[i+1:]
+	}
+	return false
+}
+
 func hasIdeograph(s string) bool {
 	for _, r := range s {
 		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
@@ -116,11 +193,20 @@ func hasIdeograph(s string) bool {
 // "who changed it", the run "who changed" names history, and "changed"
 // no longer names a diff on its own.
 func (c *Concepts) Of(text string) []string {
+	return c.of(text, false)
+}
+
+// of is Of, with misspelt words looked for when slips is set: in a
+// task, which people type in a hurry, not in a catalog's descriptions.
+func (c *Concepts) of(text string, slips bool) []string {
 	if c == nil {
 		return nil
 	}
 	found := map[string]bool{}
 	words := embed.Words(text)
+	if slips {
+		c.correct(words)
+	}
 	taken := make([]bool, len(words))
 	for _, r := range c.runs {
 		for i := 0; i+len(r.words) <= len(words); i++ {
@@ -227,5 +313,5 @@ var purpose = regexp.MustCompile(`(?i)(^|[^\p{L}])(for (the|a|an|this|that|my|ou
 // ofTask returns the concepts a task names, leaving out those that only
 // a purpose phrase names.
 func (c *Concepts) ofTask(task string) []string {
-	return c.Of(purpose.ReplaceAllString(task, " "))
+	return c.of(purpose.ReplaceAllString(task, " "), true)
 }

@@ -131,6 +131,43 @@ func TestSelectionWords(t *testing.T) {
 
 // TestConcepts checks that a concept is found in every language of its
 // words, by stem and, for Chinese and Japanese, anywhere in the text.
+// TestConceptsOfMisspeltTask checks that a task's misspelt words name
+// the concepts of the words they are slips of, also inside a term of
+// several words, and that neither a changed letter nor a short word nor
+// a catalog's descriptions are read that way.
+func TestConceptsOfMisspeltTask(t *testing.T) {
+	c, err := parseConcepts([]byte("commit: [commit]\nhistory: [who changed]\ndiff: [changed]\nedit: [=alter]\nsearch: [where]\nreview: [review]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for task, want := range map[string][]string{
+		"comit the fix":                    {"commit"},
+		"who chnaged the retry logic?":     {"history"},
+		"reveiw the last commmit":          {"commit", "review"},
+		"after the deploy":                 nil, // a changed letter: "alter"
+		"whre is it":                       nil, // shorter than minTypoLen
+		"commit and review, nothing wrong": {"commit", "review"},
+	} {
+		if got := c.ofTask(task); !slices.Equal(got, want) {
+			t.Errorf("%q: concepts %v, want %v", task, got, want)
+		}
+	}
+	if got := c.Of("comit the fix"); got != nil {
+		t.Errorf("a description's slips are not read: concepts %v", got)
+	}
+	for _, tc := range []struct {
+		w, term string
+		want    bool
+	}{
+		{"comit", "commit", true}, {"commmit", "commit", true}, {"reveiw", "review", true},
+		{"eview", "review", false}, {"rveiwe", "review", false}, {"alter", "after", false}, {"commit", "commit", false},
+	} {
+		if got := typo(tc.w, tc.term); got != tc.want {
+			t.Errorf("typo(%q, %q) = %v, want %v", tc.w, tc.term, got, tc.want)
+		}
+	}
+}
+
 func TestConcepts(t *testing.T) {
 	c := evalSetup(t).Concepts
 	for _, tc := range []struct {
