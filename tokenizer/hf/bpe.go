@@ -18,6 +18,7 @@ type mergeState struct {
 	heap []uint64
 	syms []int32
 	out  []int32
+	nfc  []byte // isNFC's scratch space
 }
 
 // scanLimit is the length up to which a piece is merged by scanning.

@@ -174,7 +174,15 @@ func runOf(t []uint16, s string, i int, want uint16) int {
 // them; a segment of inert characters alone is in NFC, and only the
 // others, each from the inert character before it, are checked with the
 // norm package.
-func isNFC(s string) bool {
+//
+// A segment that the norm package's quick check cannot pass is
+// normalized into *buf (scratch space kept by the caller, nil for none)
+// and compared, which, unlike norm's IsNormalString, allocates nothing
+// once the buffer is large enough.
+func isNFC(s string, buf *[]byte) bool {
+	if buf == nil {
+		buf = new([]byte)
+	}
 	table()
 	seg := 0 // start of the current segment
 	for i := 0; i < len(s); {
@@ -202,8 +210,11 @@ func isNFC(s string) bool {
 			}
 			j += n
 		}
-		if w := s[seg:j]; norm.NFC.QuickSpanString(w) < len(w) && !norm.NFC.IsNormalString(w) {
-			return false
+		if w := s[seg:j]; norm.NFC.QuickSpanString(w) < len(w) {
+			*buf = norm.NFC.AppendString((*buf)[:0], w)
+			if string(*buf) != w {
+				return false
+			}
 		}
 		seg, i = j, j
 	}

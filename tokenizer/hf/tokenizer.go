@@ -256,7 +256,7 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, k *sink) 
 	for _, n := range tk.norms {
 		switch n.kind {
 		case "NFC":
-			if !isNFC(s) {
+			if !isNFC(s, &st.nfc) {
 				s = norm.NFC.String(s)
 			}
 		case "Replace":
@@ -270,54 +270,64 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, k *sink) 
 	if s == "" {
 		return
 	}
-	if len(tk.pre) == 1 && tk.pre[0].kind == "Split" {
+	if len(tk.pre) == 1 && tk.pre[0].kind == "Split" && tk.pre[0].first == 0 {
 		// The common case (Llama 3, Qwen, Tekken): one pattern, every
-		// piece straight to the model, split and looked up in one
-		// loop.
-		p, t := tk.pre[0].pat, tk.classes
-		gap := 0
-		for i := 0; i < len(s); {
-			j := match(p, t, s, i)
-			if j <= i {
-				_, n := classAt(t, s, i)
-				i += n
-				continue
-			}
-			if gap < i {
-				tk.modelPiece(st, s[gap:i], k)
-			}
-			piece := s[i:j]
-			i, gap = j, j
-			// A piece of one byte is that byte's token; a piece that
-			// is a token is that token when the token merges into
-			// itself (see modelPiece).
-			whole := uint32(vocabtab.None)
-			if len(piece) > 1 {
-				if id := tk.ids.ID(piece); id != vocabtab.None {
-					if tk.ignoreMerges {
-						k.one(int32(id))
-						continue
-					}
-					switch tk.whole.get(id) {
-					case wholeYes:
-						k.one(int32(id))
-						continue
-					case wholeUnknown:
-						whole = id
-					}
-				}
-			} else if tk.byteLevel {
-				k.one(tk.fallback[piece[0]])
-				continue
-			}
-			tk.mergePiece(st, piece, whole, k)
-		}
-		if gap < len(s) {
-			tk.modelPiece(st, s[gap:], k)
-		}
+		// piece straight to the model.
+		tk.splitModel(st, s, tk.pre[0].pat, k)
 		return
 	}
 	tk.preTokenize(st, s, 0, section, k)
+}
+
+// splitModel splits s with pattern p, whose matches start at every
+// character, and merges each piece: split and looked up in one loop, as
+// package tokenizer's encoder does.
+func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
+	t := tk.classes
+	gap := 0
+	for i := 0; i < len(s); {
+		j := match(p, t, s, i)
+		if j <= i {
+			_, n := classAt(t, s, i)
+			i += n
+			continue
+		}
+		if gap < i {
+			tk.model(st, s[gap:i], k)
+		}
+		piece := s[i:j]
+		i, gap = j, j
+		// A byte-level piece of one byte is that byte's token; a piece
+		// that is a token is that token when the token merges into
+		// itself (see modelPiece).
+		if !tk.byteLevel {
+			tk.model(st, piece, k)
+			continue
+		}
+		whole := uint32(vocabtab.None)
+		if len(piece) > 1 {
+			if id := tk.ids.ID(piece); id != vocabtab.None {
+				if tk.ignoreMerges {
+					k.one(int32(id))
+					continue
+				}
+				switch tk.whole.get(id) {
+				case wholeYes:
+					k.one(int32(id))
+					continue
+				case wholeUnknown:
+					whole = id
+				}
+			}
+		} else {
+			k.one(tk.fallback[piece[0]])
+			continue
+		}
+		tk.mergePiece(st, piece, whole, k)
+	}
+	if gap < len(s) {
+		tk.model(st, s[gap:], k)
+	}
 }
 
 // preTokenize applies the pre-tokenizers from step on, and the model to
@@ -332,6 +342,10 @@ func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k 
 	p := &tk.pre[step]
 	switch p.kind {
 	case "Split":
+		if step+1 == len(tk.pre) && p.first == 0 {
+			tk.splitModel(st, s, p.pat, k) // the last step (DeepSeek V3's third)
+			return
+		}
 		// The matches of the pattern and the text between them, in
 		// order ("Isolated" behaviour). If p.first is not zero, every
 		// match starts with a character of one of its classes, and
