@@ -143,3 +143,83 @@ func (r *Repo) Tag(name string, h plumbing.Hash) {
 		r.tb.Fatal(err)
 	}
 }
+
+// Bare makes a bare repository in a temporary directory holding every
+// object of r and its branches and tags, as git push --mirror would,
+// and returns its directory: a remote for servers that each have a
+// clone.
+func (r *Repo) Bare() string {
+	r.tb.Helper()
+	dir := r.tb.TempDir()
+	bare, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{Bare: true, InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")}})
+	if err != nil {
+		r.tb.Fatal(err)
+	}
+	copyRepo(r.tb, r.Git, bare)
+	return dir
+}
+
+// Clone makes a work tree in a temporary directory from the repository
+// at dir (a bare one, as Bare makes), with its objects, its branches and
+// tags, and main checked out.
+func Clone(tb testing.TB, dir string) *Repo {
+	tb.Helper()
+	src, err := git.PlainOpen(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := New(tb)
+	copyRepo(tb, src, c.Git)
+	wt, err := c.Git.Worktree()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	head, err := c.Git.Reference(plumbing.NewBranchReferenceName("main"), true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := wt.Reset(&git.ResetOptions{Commit: head.Hash(), Mode: git.HardReset}); err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// copyRepo copies every object, branch and tag of src into dst.
+func copyRepo(tb testing.TB, src, dst *git.Repository) {
+	tb.Helper()
+	objs, err := src.Storer.IterEncodedObjects(plumbing.AnyObject)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	err = objs.ForEach(func(o plumbing.EncodedObject) error {
+		_, err := dst.Storer.SetEncodedObject(o)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	refs, err := src.References()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	err = refs.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Type() != plumbing.HashReference || !(ref.Name().IsBranch() || ref.Name().IsTag()) {
+			return nil
+		}
+		return dst.Storer.SetReference(ref)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Push copies r's objects, branches and tags to the repository at dir,
+// as a forced git push --all --tags would.
+func (r *Repo) Push(dir string) {
+	r.tb.Helper()
+	dst, err := git.PlainOpen(dir)
+	if err != nil {
+		r.tb.Fatal(err)
+	}
+	copyRepo(r.tb, r.Git, dst)
+}

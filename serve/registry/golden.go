@@ -40,7 +40,7 @@ func (r *Registry) AddGolden(ctx context.Context, name, id string, c plumbing.Ha
 	if err := ref.Validate(); err != nil || strings.Contains(id, "/") {
 		return nil, fmt.Errorf("audit id %q cannot name a golden case of %q: use an id of letters, digits and '-'", id, name)
 	}
-	return r.setRef(ctx, ref, c)
+	return r.update(ctx, []refUpdate{{Name: ref, New: c}})
 }
 
 // RemoveGolden unmarks golden case id of prompt name.
@@ -50,8 +50,9 @@ func (r *Registry) RemoveGolden(ctx context.Context, name, id string) (*State, e
 		return nil, errors.New("the registry has not been read yet")
 	}
 	ref := GoldenRef(name, id)
-	if _, ok := st.Refs[ref]; !ok {
+	old, ok := st.Refs[ref]
+	if !ok {
 		return nil, notFound("prompt %q has no golden case %q", name, id)
 	}
-	return r.removeRef(ctx, ref)
+	return r.update(ctx, []refUpdate{{Name: ref, Old: old}})
 }

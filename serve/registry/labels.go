@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -61,7 +62,7 @@ func (r *Registry) LabelRef(st *State, name, label string) (plumbing.ReferenceNa
 		PromptRef(name, label),
 		plumbing.ReferenceName(LabelPrefix + label),
 		plumbing.NewTagReferenceName(label),
-		plumbing.NewBranchReferenceName(label),
+		plumbing.ReferenceName(r.heads + label),
 	} {
 		if h, ok := st.Refs[ref]; ok {
 			return ref, h, true
@@ -236,59 +237,75 @@ func (r *Registry) labelMap(st *State) map[string]map[int][]string {
 }
 
 // SetLabel points prompt name's own label at version n's commit, and
-// returns the state after the move.
+// returns the state after the move. It moves the label only if it is
+// still where the current state has it.
 func (r *Registry) SetLabel(ctx context.Context, name, label string, n int) (*State, error) {
-	st := r.state.Load()
-	if st == nil {
-		return nil, errors.New("the registry has not been read yet")
-	}
-	vs := st.Versions[name]
-	if n < 1 || n > len(vs) {
-		return nil, notFound("prompt %q has no version %d", name, n)
-	}
-	ref := PromptRef(name, label)
-	if err := ref.Validate(); err != nil {
-		return nil, fmt.Errorf("label %q of %q: %w", label, name, err)
-	}
-	return r.setRef(ctx, ref, vs[n-1].Commit)
+	return r.MoveLabels(ctx, r.state.Load(), name, map[string]int{label: n}, nil)
 }
 
-// RemoveLabel deletes prompt name's own label. A label that only a
-// repository-wide label ref or a tag gives cannot be removed for one
-// prompt.
+// RemoveLabel deletes prompt name's own label, if it is still where the
+// current state has it. A label that only a repository-wide label ref or
+// a tag gives cannot be removed for one prompt.
 func (r *Registry) RemoveLabel(ctx context.Context, name, label string) (*State, error) {
-	st := r.state.Load()
+	return r.MoveLabels(ctx, r.state.Load(), name, nil, []string{label})
+}
+
+// MoveLabels points each label of set at its version's commit and
+// deletes each label of remove, all of prompt name's own labels, in one
+// compare-and-swap: only if every one of them is still where st, the
+// state the caller read, has it (on the remote, with one). Otherwise it
+// moves none, reads the refs again and returns a ConflictError. It
+// returns the state after the move.
+func (r *Registry) MoveLabels(ctx context.Context, st *State, name string, set map[string]int, remove []string) (*State, error) {
 	if st == nil {
 		return nil, errors.New("the registry has not been read yet")
 	}
-	ref := PromptRef(name, label)
-	if _, ok := st.Refs[ref]; !ok {
-		if got, _, ok := r.LabelRef(st, name, label); ok {
-			return nil, fmt.Errorf("label %q of %q comes from %s, which every prompt shares: delete it with git (git update-ref -d %s or git tag -d)", label, name, got, got)
+	vs, ok := st.Versions[name]
+	if !ok {
+		return nil, notFound("prompt %q not found", name)
+	}
+	var ups []refUpdate
+	for label, n := range set {
+		if n < 1 || n > len(vs) {
+			return nil, notFound("prompt %q has no version %d", name, n)
 		}
-		return nil, notFound("prompt %q has no label %q", name, label)
+		ref := PromptRef(name, label)
+		if err := ref.Validate(); err != nil {
+			return nil, fmt.Errorf("label %q of %q: %w", label, name, err)
+		}
+		ups = append(ups, refUpdate{Name: ref, Old: st.Refs[ref], New: vs[n-1].Commit})
 	}
-	return r.removeRef(ctx, ref)
+	for _, label := range remove {
+		ref := PromptRef(name, label)
+		old, ok := st.Refs[ref]
+		if !ok {
+			if got, _, ok := r.LabelRef(st, name, label); ok {
+				return nil, fmt.Errorf("label %q of %q comes from %s, which every prompt shares: delete it with git (git update-ref -d %s or git tag -d)", label, name, got, got)
+			}
+			return nil, notFound("prompt %q has no label %q", name, label)
+		}
+		ups = append(ups, refUpdate{Name: ref, Old: old})
+	}
+	return r.update(ctx, ups)
 }
 
-// setRef points ref at h and reads the repository again.
-func (r *Registry) setRef(ctx context.Context, ref plumbing.ReferenceName, h plumbing.Hash) (*State, error) {
-	r.mu.Lock()
-	err := r.repo.Storer.SetReference(plumbing.NewHashReference(ref, h))
-	r.mu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", ref, err)
+// update applies ups by compare-and-swap (on the remote, with one) and
+// reads the repository again, after a conflict too.
+func (r *Registry) update(ctx context.Context, ups []refUpdate) (*State, error) {
+	var err error
+	if r.remote != nil {
+		err = r.push(ctx, ups)
+	} else {
+		var fs billy.Filesystem
+		r.mu.Lock()
+		if fs, err = gitFS(r.repo); err == nil {
+			err = casRefs(ctx, fs, r.repo.Storer, ups)
+		}
+		r.mu.Unlock()
 	}
-	return r.Refresh(ctx)
-}
-
-// removeRef deletes ref and reads the repository again.
-func (r *Registry) removeRef(ctx context.Context, ref plumbing.ReferenceName) (*State, error) {
-	r.mu.Lock()
-	err := r.repo.Storer.RemoveReference(ref)
-	r.mu.Unlock()
+	st, rerr := r.Refresh(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("deleting %s: %w", ref, err)
+		return st, err
 	}
-	return r.Refresh(ctx)
+	return st, rerr
 }

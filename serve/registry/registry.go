@@ -84,6 +84,14 @@ type Options struct {
 	Logger *slog.Logger
 	// CacheSize is how many built catalogs are kept; 0 means 64.
 	CacheSize int
+	// Remote, when set, is a Git repository that several servers, each
+	// with a clone of its own, share: a path or a file:// URL on a file
+	// system they all reach, bare as a rule. Each Refresh first fetches
+	// its branches (into refs/remotes/tessera/), tags and refs/tessera/*;
+	// labels and golden cases are moved there, by compare-and-swap, and
+	// the default branch is the remote's. Without it, the refs are the
+	// work tree's own.
+	Remote string
 }
 
 // Registry is a prompt registry over a Git repository. It is safe for
@@ -95,6 +103,10 @@ type Registry struct {
 	repo   *git.Repository
 	sub    string // the catalog's directory in the tree, "" for the root
 	branch plumbing.ReferenceName
+	// name is the default branch's name, heads the prefix of the branches
+	// served by name: refs/heads/, or RemotePrefix with a remote.
+	name, heads string
+	remote      *remote
 
 	state atomic.Pointer[State]
 
@@ -124,9 +136,12 @@ func Open(ctx context.Context, opts Options) (*Registry, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("--root %s: not a directory: name the catalog's directory in a Git work tree", opts.Root)
 	}
-	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true})
+	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, fmt.Errorf("--root %s: %s is not in a Git work tree: the registry serves the catalog's committed history. Make it one (cd %s && git init && git add -A && git commit -m catalog), or clone the repository that holds it", opts.Root, root, root)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("--root %s: %w: the registry serves a catalog from a Git work tree (git init, then commit the catalog)", opts.Root, err)
+		return nil, fmt.Errorf("--root %s: opening its Git repository: %w", opts.Root, err)
 	}
 	wt, err := repo.Worktree()
 	if err != nil {
@@ -155,6 +170,7 @@ func Open(ctx context.Context, opts Options) (*Registry, error) {
 	if r.opts.CacheSize <= 0 {
 		r.opts.CacheSize = 64
 	}
+	r.heads = "refs/heads/"
 	if opts.Branch != "" {
 		r.branch = plumbing.NewBranchReferenceName(opts.Branch)
 	} else {
@@ -167,12 +183,34 @@ func Open(ctx context.Context, opts Options) (*Registry, error) {
 			r.branch = head.Target()
 		}
 	}
+	r.name = r.branch.Short()
+	if opts.Remote != "" {
+		if r.remote, err = parseRemote(opts.Remote); err != nil {
+			return nil, err
+		}
+		if !r.branch.IsBranch() {
+			r.name = r.remote.headBranch()
+			if r.name == "" {
+				return nil, fmt.Errorf("remote %s: HEAD is detached here and names no branch there: name the default branch (--branch)", opts.Remote)
+			}
+		}
+		r.heads = RemotePrefix
+		r.branch = plumbing.ReferenceName(RemotePrefix + r.name)
+	}
 	return r, nil
 }
 
 // Branch returns the default branch's short name, or "HEAD" for a
 // detached HEAD.
-func (r *Registry) Branch() string { return r.branch.Short() }
+func (r *Registry) Branch() string { return r.name }
+
+// Remote returns the remote as Options gave it, or "".
+func (r *Registry) Remote() string {
+	if r.remote == nil {
+		return ""
+	}
+	return r.remote.flag
+}
 
 // Sub returns the catalog's directory inside the work tree, slash-
 // separated, "" for its root.
@@ -265,6 +303,14 @@ func (r *Registry) Refresh(ctx context.Context) (*State, error) {
 	r.refreshMu.Lock()
 	defer r.refreshMu.Unlock()
 	prev := r.state.Load()
+	if r.remote != nil {
+		r.mu.Lock()
+		err := r.fetch(ctx)
+		r.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
 	refs, head, err := r.readRefs()
 	if err != nil {
 		return nil, err
@@ -346,34 +392,36 @@ func (r *Registry) Refresh(ctx context.Context) (*State, error) {
 func (r *Registry) readRefs() (map[plumbing.ReferenceName]plumbing.Hash, plumbing.Hash, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := map[plumbing.ReferenceName]plumbing.Hash{}
-	iter, err := r.repo.References()
+	fs, err := gitFS(r.repo)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	out, err := refsOf(fs)
 	if err != nil {
 		return nil, plumbing.ZeroHash, fmt.Errorf("reading the refs: %w", err)
 	}
-	err = iter.ForEach(func(ref *plumbing.Reference) error {
-		if ref.Type() != plumbing.HashReference {
-			return nil
+	for name, h := range out {
+		if !name.IsTag() {
+			continue
 		}
-		h := ref.Hash()
-		if ref.Name().IsTag() {
-			if t, err := r.repo.TagObject(h); err == nil {
-				c, err := t.Commit()
-				if err != nil {
-					return nil // a tag of something else than a commit
-				}
-				h = c.Hash
+		if t, err := r.repo.TagObject(h); err == nil {
+			c, err := t.Commit()
+			if err != nil {
+				delete(out, name) // a tag of something else than a commit
+				continue
 			}
+			out[name] = c.Hash
 		}
-		out[ref.Name()] = h
-		return nil
-	})
-	if err != nil {
-		return nil, plumbing.ZeroHash, fmt.Errorf("reading the refs: %w", err)
+	}
+	if head, err := r.repo.Storer.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.HashReference {
+		out[plumbing.HEAD] = head.Hash() // detached
 	}
 	head, ok := out[r.branch]
+	if !ok && r.remote != nil {
+		return nil, plumbing.ZeroHash, fmt.Errorf("remote %s has no branch %s: push it there (git push %s %s), or name another (--branch)", r.remote.flag, r.name, r.remote.flag, r.name)
+	}
 	if !ok {
-		return nil, plumbing.ZeroHash, fmt.Errorf("the default branch %s has no commit: commit the catalog first", r.branch.Short())
+		return nil, plumbing.ZeroHash, fmt.Errorf("the default branch %s has no commit: commit the catalog first", r.name)
 	}
 	return out, head, nil
 }

@@ -1,0 +1,293 @@
+package registry_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/tessera-dev/tessera/engine"
+	"github.com/tessera-dev/tessera/presets"
+	"github.com/tessera-dev/tessera/serve/gittest"
+	"github.com/tessera-dev/tessera/serve/registry"
+)
+
+// openRemote opens a clone's registry with remote as its remote and reads
+// it once.
+func openRemote(t *testing.T, dir, remote string) (*registry.Registry, *registry.State) {
+	t.Helper()
+	r, err := registry.Open(t.Context(), registry.Options{Root: dir, Remote: remote, Engine: &engine.Engine{Registry: presets.Default()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.Refresh(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, st
+}
+
+// remoteRef reads ref in the bare repository at dir, zero when absent.
+func remoteRef(t *testing.T, dir string, ref plumbing.ReferenceName) plumbing.Hash {
+	t.Helper()
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := repo.Storer.Reference(ref)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return plumbing.ZeroHash
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got.Hash()
+}
+
+// TestRemote runs two registries, each on a clone of its own, over one
+// bare remote: a label moved through one is pushed there, and the other
+// reads it at its next refresh; a commit pushed to the remote is a
+// version on both, numbered alike; a removal and a golden case travel the
+// same way.
+func TestRemote(t *testing.T) {
+	repo, c := history(t)
+	bare := repo.Bare()
+	a, b := gittest.Clone(t, bare), gittest.Clone(t, bare)
+	ra, sa := openRemote(t, a.Dir+"/catalog", bare)
+	rb, _ := openRemote(t, b.Dir+"/catalog", "file://"+bare)
+	if ra.Branch() != "main" || ra.Remote() != bare {
+		t.Errorf("branch %q, remote %q", ra.Branch(), ra.Remote())
+	}
+	if len(sa.Versions[pgc]) != 3 {
+		t.Fatalf("pgc has %d versions", len(sa.Versions[pgc]))
+	}
+	ctx := t.Context()
+	if _, err := ra.SetLabel(ctx, pgc, "production", 2); err != nil {
+		t.Fatal(err)
+	}
+	ref := registry.PromptRef(pgc, "production")
+	if got := remoteRef(t, bare, ref); got != c[2] {
+		t.Errorf("the remote's %s is %s, want %s", ref, got, c[2])
+	}
+	sb, err := rb.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := rb.ByLabel(ctx, sb, pgc, "production"); err != nil || res.Version != 2 {
+		t.Fatalf("the other registry's production: %+v, %v", res, err)
+	}
+
+	// A new commit, pushed to the remote by someone else, is version 4 on
+	// both after their next refresh, though neither clone has it.
+	dev := gittest.Clone(t, bare)
+	dev.Write(context1, "a fourth text\n")
+	c6 := dev.Commit("pgc: a fourth text")
+	dev.Push(bare)
+	for _, r := range []*registry.Registry{ra, rb} {
+		st, err := r.Refresh(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vs := st.Versions[pgc]; len(vs) != 4 || vs[3].Commit != c6 || st.Head != c6 {
+			t.Errorf("after the push: %d versions, head %s", len(vs), st.Head)
+		}
+	}
+	// Labelling it from b pushes it, and a sees it.
+	if _, err := rb.SetLabel(ctx, pgc, "staging", 4); err != nil {
+		t.Fatal(err)
+	}
+	sa, err = ra.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := ra.ByLabel(ctx, sa, pgc, "staging"); err != nil || res.Version != 4 {
+		t.Errorf("a's staging: %+v, %v", res, err)
+	}
+	// A removal on a is a removal on b.
+	if _, err := ra.RemoveLabel(ctx, pgc, "staging"); err != nil {
+		t.Fatal(err)
+	}
+	if sb, err = rb.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sb.Refs[registry.PromptRef(pgc, "staging")]; ok {
+		t.Error("b still has staging after a removed it")
+	}
+	// Golden cases too.
+	if _, err := ra.AddGolden(ctx, pgc, "case-1", c[2]); err != nil {
+		t.Fatal(err)
+	}
+	if sb, err = rb.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := rb.Golden(sb, pgc); len(got) != 1 || got[0] != "case-1" {
+		t.Errorf("b's golden cases: %v", got)
+	}
+	// A label packed on the remote (git pack-refs) is read, and removed.
+	packed := registry.PromptRef(pgc, "packed")
+	if err := os.WriteFile(filepath.Join(bare, "packed-refs"), []byte("# pack-refs with: peeled fully-peeled sorted\n"+c[1].String()+" "+packed.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sb, err = rb.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := rb.ByLabel(ctx, sb, pgc, "packed"); err != nil || res.Version != 1 {
+		t.Errorf("a packed label: %+v, %v", res, err)
+	}
+	if _, err := rb.RemoveLabel(ctx, pgc, "packed"); err != nil {
+		t.Fatal(err)
+	}
+	if got := remoteRef(t, bare, packed); !got.IsZero() {
+		t.Errorf("the packed label is still on the remote: %s", got)
+	}
+	// A lock left on the remote by a writer that stopped half-way does
+	// not stop the others reading it.
+	lock := filepath.Join(bare, filepath.FromSlash(ref.String())+".lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sb, err = rb.Refresh(ctx); err != nil {
+		t.Fatalf("a refresh with a lock on the remote: %v", err)
+	}
+	if res, err := rb.ByLabel(ctx, sb, pgc, "production"); err != nil || res.Version != 2 {
+		t.Errorf("production with a lock on the remote: %+v, %v", res, err)
+	}
+}
+
+// TestRemoteRace moves one label from several registries at once, each
+// from the state it read: exactly one move wins, the others are
+// conflicts, and the remote holds the winner's.
+func TestRemoteRace(t *testing.T) {
+	repo, _ := history(t)
+	bare := repo.Bare()
+	const n = 4
+	regs := make([]*registry.Registry, n)
+	states := make([]*registry.State, n)
+	for i := range regs {
+		regs[i], states[i] = openRemote(t, gittest.Clone(t, bare).Dir+"/catalog", bare)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range regs {
+		wg.Go(func() {
+			_, errs[i] = regs[i].MoveLabels(t.Context(), states[i], pgc, map[string]int{"production": 1 + i%3}, nil)
+		})
+	}
+	wg.Wait()
+	won := -1
+	for i, err := range errs {
+		switch {
+		case err == nil && won >= 0:
+			t.Errorf("registries %d and %d both moved the label", won, i)
+		case err == nil:
+			won = i
+		case !registry.IsConflict(err):
+			t.Errorf("registry %d: %v, want a conflict", i, err)
+		}
+	}
+	if won < 0 {
+		t.Fatalf("no move won: %v", errs)
+	}
+	want := states[won].Versions[pgc][won%3].Commit
+	if got := remoteRef(t, bare, registry.PromptRef(pgc, "production")); got != want {
+		t.Errorf("the remote has %s, the winner set %s", got, want)
+	}
+	// A loser read the refs again: its state has the winner's move, and a
+	// move from it succeeds.
+	loser := (won + 1) % n
+	st := regs[loser].State()
+	if st.Refs[registry.PromptRef(pgc, "production")] != want {
+		t.Errorf("the loser did not read the winner's move")
+	}
+	if _, err := regs[loser].MoveLabels(t.Context(), st, pgc, nil, []string{"production"}); err != nil {
+		t.Errorf("moving again from the state read after the conflict: %v", err)
+	}
+}
+
+// TestLocalCAS checks the compare-and-swap without a remote: a move made
+// from a state that another writer has overtaken is refused, and a lock
+// left by a writer that stopped is reported with its file.
+func TestLocalCAS(t *testing.T) {
+	repo, _ := history(t)
+	r1, r2 := open(t, repo.Dir+"/catalog"), open(t, repo.Dir+"/catalog")
+	ctx := t.Context()
+	st1, err := r1.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2, err := r2.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r1.MoveLabels(ctx, st1, pgc, map[string]int{"canary": 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r2.MoveLabels(ctx, st2, pgc, map[string]int{"canary": 2}, nil)
+	var ce *registry.ConflictError
+	if !errors.As(err, &ce) || ce.Ref != registry.PromptRef(pgc, "canary") || !ce.Want.IsZero() || ce.Got.IsZero() {
+		t.Fatalf("a move from a stale state: %v", err)
+	}
+	lock := filepath.Join(repo.Dir, ".git", filepath.FromSlash(registry.PromptRef(pgc, "canary").String())+".lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r2.SetLabel(ctx, pgc, "canary", 2)
+	if err == nil || registry.IsConflict(err) || !strings.Contains(err.Error(), lock) {
+		t.Errorf("a move under a stale lock: %v", err)
+	}
+	st, err := r1.Refresh(ctx)
+	if err != nil {
+		t.Fatalf("a refresh with a stale lock: %v", err)
+	}
+	for ref := range st.Refs {
+		if strings.HasSuffix(ref.String(), ".lock") {
+			t.Errorf("a lock file read as a ref: %s", ref)
+		}
+	}
+	if res, err := r1.ByLabel(ctx, st, pgc, "canary"); err != nil || res.Version != 1 {
+		t.Errorf("canary with a stale lock: %+v, %v", res, err)
+	}
+}
+
+// TestLinkedWorktree serves a catalog from a work tree that git worktree
+// add made, whose .git is a file naming a directory of the main
+// repository's: the objects and refs are the main repository's.
+func TestLinkedWorktree(t *testing.T) {
+	repo, c := history(t)
+	wt := t.TempDir()
+	admin := filepath.Join(repo.Dir, ".git", "worktrees", "wt")
+	for p, content := range map[string]string{
+		filepath.Join(admin, "HEAD"):      c[5].String() + "\n", // detached, as git worktree add --detach leaves it
+		filepath.Join(admin, "commondir"): "../..\n",
+		filepath.Join(admin, "gitdir"):    filepath.Join(wt, ".git") + "\n",
+		filepath.Join(wt, ".git"):         "gitdir: " + admin + "\n",
+		filepath.Join(wt, "catalog", "x"): "",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := open(t, filepath.Join(wt, "catalog"))
+	st, err := r.Refresh(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Head != c[5] || len(st.Versions[pgc]) != 3 || r.Sub() != "catalog" {
+		t.Errorf("head %s, %d versions of pgc, catalog at %q", st.Head, len(st.Versions[pgc]), r.Sub())
+	}
+	// A label moved here is the main repository's.
+	if _, err := r.SetLabel(t.Context(), pgc, "canary", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(repo.Dir, ".git", filepath.FromSlash(registry.PromptRef(pgc, "canary").String()))); err != nil {
+		t.Errorf("the label is not in the main repository: %v", err)
+	}
+}
