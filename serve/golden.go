@@ -134,6 +134,8 @@ func (s *Server) deleteGolden(w http.ResponseWriter, r *http.Request, name, id s
 	if _, err := s.reg.RemoveGolden(r.Context(), name, id); err != nil {
 		if registry.IsNotFound(err) {
 			fail(w, http.StatusNotFound, "%v", err)
+		} else if registry.IsConflict(err) {
+			fail(w, http.StatusConflict, "%v", err)
 		} else {
 			fail(w, http.StatusInternalServerError, "%v", err)
 		}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -339,24 +340,34 @@ func (s *Server) patchLabels(w http.ResponseWriter, r *http.Request, p promptPat
 		}
 		break // one replay covers every gated label: they go to one version
 	}
+	// Every label moves in one compare-and-swap, from where st has it: a
+	// label another server moved since this one read it is a 409, and
+	// nothing moves. The history records the moves made, from where they
+	// were to where they went.
+	froms := map[string]*registry.Resolved{}
+	set := map[string]int{}
 	for _, l := range b.NewLabels {
-		from := current(st, l)
-		if st, err = s.reg.SetLabel(ctx, p.Name, l, p.Version); err != nil {
-			s.labelFailed(w, err)
-			return
-		}
-		to, _ := s.reg.ByVersion(ctx, st, p.Name, p.Version)
-		if from == nil || from.Version != p.Version || from.Commit != to.Commit {
+		froms[l], set[l] = current(st, l), p.Version
+	}
+	for _, l := range b.RemoveLabels {
+		froms[l] = current(st, l)
+	}
+	if st, err = s.reg.MoveLabels(ctx, st, p.Name, set, b.RemoveLabels); err != nil {
+		s.labelFailed(ctx, w, st, p.Name, err)
+		return
+	}
+	to, err := s.reg.ByVersion(ctx, st, p.Name, p.Version)
+	if err != nil {
+		fail(w, http.StatusInternalServerError, "%v", err)
+		return
+	}
+	for _, l := range b.NewLabels {
+		if from := froms[l]; from == nil || from.Version != p.Version || from.Commit != to.Commit {
 			record(l, from, to)
 		}
 	}
 	for _, l := range b.RemoveLabels {
-		from := current(st, l)
-		if st, err = s.reg.RemoveLabel(ctx, p.Name, l); err != nil {
-			s.labelFailed(w, err)
-			return
-		}
-		record(l, from, nil)
+		record(l, froms[l], nil)
 	}
 	res, err := s.reg.ByVersion(ctx, st, p.Name, p.Version)
 	if err != nil {
@@ -370,8 +381,21 @@ func (s *Server) patchLabels(w http.ResponseWriter, r *http.Request, p promptPat
 	writeJSON(w, http.StatusOK, s.body(st, res))
 }
 
-func (s *Server) labelFailed(w http.ResponseWriter, err error) {
+// labelFailed answers a label move that failed; st is the state read
+// after it, when there is one.
+func (s *Server) labelFailed(ctx context.Context, w http.ResponseWriter, st *registry.State, name string, err error) {
+	var ce *registry.ConflictError
 	switch {
+	case errors.As(err, &ce):
+		now := "removed"
+		if label, ok := strings.CutPrefix(ce.Ref.String(), registry.PromptPrefix+name+"/labels/"); ok && st != nil {
+			if res, err := s.reg.ByLabel(ctx, st, name, label); err == nil {
+				now = fmt.Sprintf("at version %d (commit %s)", res.Version, res.Commit)
+			}
+			fail(w, http.StatusConflict, "label %q of %s moved since this server read it (another server or git moved it; it is now %s): nothing was moved; read the prompt again and send the PATCH again if it is still meant", label, name, now)
+			return
+		}
+		fail(w, http.StatusConflict, "%v", err)
 	case registry.IsNotFound(err):
 		fail(w, http.StatusNotFound, "%v", err)
 	case strings.Contains(err.Error(), "every prompt shares"):

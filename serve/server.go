@@ -92,6 +92,14 @@ type Config struct {
 	Logger *slog.Logger
 	// CacheSize is how many built catalogs are kept; 0 means 64.
 	CacheSize int
+	// Remote, when set, is a Git repository (a path or file:// URL, bare
+	// as a rule) that replicas with clones of their own share: each
+	// refresh fetches its branches, tags, labels and golden cases, and
+	// label moves are made there by compare-and-swap, so that a move made
+	// through one replica is served by every other after its next poll,
+	// and of two replicas moving one label at once, one wins and the
+	// other answers 409. See registry.Options.Remote.
+	Remote string
 }
 
 // Server serves a registry over HTTP.
@@ -167,7 +175,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("storing the admin key: %w", err)
 		}
 	}
-	reg, err := registry.Open(ctx, registry.Options{Root: cfg.Root, Branch: cfg.Branch, Engine: s.engine, Logger: s.log, CacheSize: cfg.CacheSize})
+	reg, err := registry.Open(ctx, registry.Options{Root: cfg.Root, Branch: cfg.Branch, Engine: s.engine, Logger: s.log, CacheSize: cfg.CacheSize, Remote: cfg.Remote})
 	if err != nil {
 		return nil, err
 	}
