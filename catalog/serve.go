@@ -37,6 +37,8 @@ type ServeConfig struct {
 	// PublicMetrics serves /metrics without a key (key
 	// "public_metrics").
 	PublicMetrics *bool
+	// Remote is the Git repository replicas share (key "remote").
+	Remote *string
 	// Line is the line of the serve key, for diagnostics.
 	Line int
 }
@@ -66,6 +68,7 @@ func (s *ServeConfig) Flags() map[string]string {
 	str("addr", s.Addr)
 	str("db", s.DB)
 	str("branch", s.Branch)
+	str("remote", s.Remote)
 	dur("poll", s.Poll)
 	dur("shutdown-timeout", s.ShutdownTimeout)
 	list("protected-labels", s.ProtectedLabels)
@@ -91,12 +94,13 @@ type serveDoc struct {
 	ShutdownTimeout *duration `yaml:"shutdown_timeout"`
 	Webhooks        []string  `yaml:"webhooks"`
 	PublicMetrics   *bool     `yaml:"public_metrics"`
+	Remote          *string   `yaml:"remote"`
 }
 
 // config turns the decoded section into a ServeConfig.
 func (d *serveDoc) config(line int) *ServeConfig {
 	s := &ServeConfig{Addr: d.Addr, DB: d.DB, Branch: d.Branch, ProtectedLabels: d.ProtectedLabels, GatedLabels: d.GatedLabels,
-		CacheSize: d.CacheSize, Webhooks: d.Webhooks, PublicMetrics: d.PublicMetrics, Line: line}
+		CacheSize: d.CacheSize, Webhooks: d.Webhooks, PublicMetrics: d.PublicMetrics, Remote: d.Remote, Line: line}
 	if d.Poll != nil {
 		v := time.Duration(*d.Poll)
 		s.Poll = &v

@@ -32,6 +32,7 @@ type serveOpts struct {
 	db        string
 	metrics   bool
 	webhooks  []string
+	remote    string
 }
 
 // serveEnv maps each flag to the environment variable that sets it when
@@ -47,6 +48,7 @@ var serveEnv = map[string]string{
 	"db":               "TESSERA_DB",
 	"public-metrics":   "TESSERA_PUBLIC_METRICS",
 	"webhook":          "TESSERA_WEBHOOKS",
+	"remote":           "TESSERA_REMOTE",
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -82,7 +84,8 @@ stops.
 Each flag may be set by an environment variable instead (the flag wins):
 TESSERA_ADDR, TESSERA_DB, TESSERA_BRANCH, TESSERA_POLL_INTERVAL,
 TESSERA_PROTECTED_LABELS, TESSERA_CACHE_SIZE, TESSERA_SHUTDOWN_TIMEOUT,
-TESSERA_PUBLIC_METRICS, TESSERA_WEBHOOKS, TESSERA_GATED_LABELS; and by
+TESSERA_PUBLIC_METRICS, TESSERA_WEBHOOKS, TESSERA_GATED_LABELS,
+TESSERA_REMOTE; and by
 the serve section of the catalog's tessera.yaml (docs/CONFIG.md), which
 both override.
 
@@ -97,6 +100,11 @@ that gains or loses a label, in Langfuse's webhook payload, signed in its
 X-Tessera-Signature header with TESSERA_WEBHOOK_SECRET: tried 4 times,
 disabled after 5 events in a row fail; GET
 /api/tessera/v1/webhooks/deliveries shows the deliveries.
+
+Replicas on disks of their own each serve a clone and share a --remote,
+a Git repository on a file system they all reach: each poll fetches its
+branches, tags and labels, and a label moves there only if it is still
+where this replica last saw it (otherwise 409, nothing moved).
 
 SIGTERM or SIGINT stops the server once the requests in flight are
 answered (at most --shutdown-timeout).`,
@@ -123,6 +131,7 @@ answered (at most --shutdown-timeout).`,
 	f.DurationVar(&o.shutdown, "shutdown-timeout", 30*time.Second, "how long a stopping server waits for the requests in flight")
 	f.StringSliceVar(&o.webhooks, "webhook", nil, "`URL`s told of new versions and label moves (Langfuse's payload, signed with $TESSERA_WEBHOOK_SECRET), comma-separated or repeated")
 	f.BoolVar(&o.metrics, "public-metrics", false, "serve /metrics without a key, for a scraper inside the network")
+	f.StringVar(&o.remote, "remote", "", "a Git repository that replicas with clones of their own share (`PATH` or file://PATH, bare as a rule): labels are moved there and read from there, with its default branch")
 	f.BoolVar(&o.check, "check", false, "read the repository once, print what would be served, and exit: 1 if it cannot be read")
 	return cmd
 }
@@ -184,7 +193,7 @@ func (a *app) serve(ctx context.Context, o serveOpts) error {
 	srv, err := serve.New(ctx, serve.Config{
 		Webhooks:       hooks,
 		TracerProvider: tp,
-		Root:           dir, Branch: o.branch, PollInterval: poll, ProtectedLabels: o.protected, GatedLabels: o.gated, CacheSize: o.cacheSize, Store: store, PublicMetrics: o.metrics,
+		Root:           dir, Branch: o.branch, Remote: o.remote, PollInterval: poll, ProtectedLabels: o.protected, GatedLabels: o.gated, CacheSize: o.cacheSize, Store: store, PublicMetrics: o.metrics,
 		RefreshSecret:  os.Getenv("TESSERA_REFRESH_SECRET"),
 		AdminPublicKey: os.Getenv("TESSERA_PUBLIC_KEY"), AdminSecretKey: os.Getenv("TESSERA_SECRET_KEY"),
 		Logger: log, Engine: a.engine,
@@ -199,13 +208,20 @@ func (a *app) serve(ctx context.Context, o serveOpts) error {
 		for _, vs := range st.Versions {
 			versions += len(vs)
 		}
-		return fmt.Sprintf("%s, %s, %s on %s; head %s", plural(len(st.Names), "prompt"), plural(versions, "version"), plural(len(st.Chain), "commit"), srv.Registry().Branch(), st.Head)
+		from := ""
+		if r := srv.Registry().Remote(); r != "" {
+			from = " of " + r
+		}
+		return fmt.Sprintf("%s, %s, %s on %s%s; head %s", plural(len(st.Names), "prompt"), plural(versions, "version"), plural(len(st.Chain), "commit"), srv.Registry().Branch(), from, st.Head)
 	}
 	if o.check {
 		if st == nil {
 			return failure{errors.New("the registry could not be read: see the error above")}
 		}
 		fmt.Fprintln(a.stdout, summary())
+		if len(st.Names) == 0 {
+			fmt.Fprintf(a.stderr, "tessera serve: no prompt builds at any commit of %s: commit the catalog (git add, git commit), or see why each commit was skipped above\n", srv.Registry().Branch())
+		}
 		for _, name := range st.Names {
 			vs := st.Versions[name]
 			fmt.Fprintf(a.stdout, "  %s: version %d (%s)\n", name, vs[len(vs)-1].Number, vs[len(vs)-1].Hash[:12])

@@ -41,6 +41,12 @@ func (a *app) serveFromConfig(fl *pflag.FlagSet) error {
 		return failure{err}
 	}
 	settings := cfg.Serve.Flags()
+	// A remote path in tessera.yaml is the catalog's neighbour, wherever
+	// serve runs from; a path on the command line or in TESSERA_REMOTE is
+	// the working directory's.
+	if r, ok := settings["remote"]; ok && r != "" && !strings.Contains(r, "://") && !filepath.IsAbs(r) {
+		settings["remote"] = filepath.Join(dir, r)
+	}
 	for _, flag := range slices.Sorted(maps.Keys(settings)) {
 		if fl.Changed(flag) {
 			continue
