@@ -12,13 +12,19 @@ import (
 
 var updateModel = flag.Bool("update", false, "train model.bin again from the training sets, choosing its thresholds on held-apart folds")
 
-// trainingSets are the evaluation sets the model learns from: the
-// tuning sets only. The held-out sets (eval/heldout, eval/heldout3) are
-// never read here; they measure the model after it is trained.
+// trainingSets are the evaluation sets the model learns from: every
+// set but the held-out one, eval/heldout4, which is never read here and
+// measures the model after it is trained. eval/heldout and
+// eval/heldout3 were held out in their turn; they joined the training
+// sets once their final figures were reported (docs/PERFORMANCE.md).
 var trainingSets = []string{
 	"../../preset/layered/testdata/eval/injections.jsonl",
 	"../../preset/layered/testdata/eval/tune2/injections.jsonl",
 	"../../preset/layered/testdata/eval/tune3/injections.jsonl",
+	"../../preset/layered/testdata/eval/tune4/injections-1.jsonl",
+	"../../preset/layered/testdata/eval/tune4/injections-2.jsonl",
+	"../../preset/layered/testdata/eval/heldout/injections.jsonl",
+	"../../preset/layered/testdata/eval/heldout3/injections.jsonl",
 }
 
 // Training: stochastic gradient descent on the log loss with an L2
@@ -29,7 +35,7 @@ const (
 	trainL2     = 1e-4
 	// maxFoldFPR is the false-positive rate on held-apart folds the
 	// thresholds may reach, with the patterns' signals combined.
-	maxFoldFPR = 0.01
+	maxFoldFPR = 0.015
 )
 
 type example struct {

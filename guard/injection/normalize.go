@@ -1,6 +1,7 @@
 package injection
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"net/url"
@@ -268,13 +269,22 @@ type decoded struct{ how, text string }
 // maxDecoded bounds how many runs one text has decoded.
 const maxDecoded = 8
 
+// credentials reports whether b is a user and password pair, as an
+// HTTP Basic header encodes it ("user:demo-readonly"): one word with a
+// colon inside, which holds no instruction, and whose "user:" is not a
+// role marker.
+func credentials(b []byte) bool {
+	i := bytes.IndexByte(b, ':')
+	return i > 0 && i < len(b)-1 && !bytes.ContainsAny(b, " \t\n")
+}
+
 // decodeRuns decodes the base64, hex and percent-encoded runs of s that
 // are long enough to hold an instruction (16 characters or more) and
 // decode to printable UTF-8 text.
 func decodeRuns(s string) []decoded {
 	var out []decoded
 	add := func(how string, b []byte) {
-		if len(out) < maxDecoded && printable(b) {
+		if len(out) < maxDecoded && printable(b) && !credentials(b) {
 			out = append(out, decoded{how, string(b)})
 		}
 	}
