@@ -1,6 +1,7 @@
 package hf
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -27,5 +28,37 @@ func TestParseRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n got %v\nwant %q", tc.doc, err, tc.want)
 		}
+	}
+}
+
+// TestOddByteLevelToken checks that a byte-level vocabulary entry whose
+// text is not made of GPT-2's byte stand-ins (an added token's text
+// written in model.vocab) is still found by name, here by the
+// post-processor, though the table of token bytes cannot hold it.
+func TestOddByteLevelToken(t *testing.T) {
+	vocab := map[string]int{}
+	for i, tok := range byteTokens() {
+		vocab[tok] = i
+	}
+	vocab["<日本>"] = 256
+	doc := map[string]any{
+		"pre_tokenizer":  map[string]any{"type": "ByteLevel"},
+		"decoder":        map[string]any{"type": "ByteLevel"},
+		"post_processor": map[string]any{"type": "TemplateProcessing", "single": []any{map[string]any{"SpecialToken": map[string]any{"id": "<日本>"}}, map[string]any{"Sequence": map[string]any{"id": "A"}}}},
+		"model":          map[string]any{"type": "BPE", "vocab": vocab, "merges": []string{}},
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pre, _ := tk.SpecialTokens(); len(pre) != 1 || pre[0] != 256 {
+		t.Errorf("SpecialTokens prefix = %v, want [256]", pre)
+	}
+	if got := tk.Count("<日本>"); got != len("<日本>") {
+		t.Errorf("Count(<日本>) = %d, want one token a byte (it is no added token)", got)
 	}
 }

@@ -260,7 +260,8 @@ func fromGGUF(kv map[string]any) (*Tokenizer, error) {
 		t, _ := types[i].(int64)
 		return t
 	}
-	f := &rawFile{vocab: make(map[string]int32, len(tokens)), rest: map[string]any{}}
+	f := &rawFile{hasVocab: true, rest: map[string]any{}}
+	vocab := make(map[string]int32, len(tokens)) // the first id of each token, for mergesFromScores
 	var added []any
 	texts := make([]string, len(tokens))
 	for i, v := range tokens {
@@ -275,8 +276,10 @@ func fromGGUF(kv map[string]any) (*Tokenizer, error) {
 		case ggufUnused:
 			continue
 		}
-		if _, dup := f.vocab[s]; !dup {
-			f.vocab[s] = int32(i)
+		if _, dup := vocab[s]; !dup {
+			vocab[s] = int32(i)
+			f.vocabTok = append(f.vocabTok, []byte(s))
+			f.vocabIDs = append(f.vocabIDs, int32(i))
 		}
 	}
 	f.rest["added_tokens"] = added
@@ -333,7 +336,7 @@ func fromGGUF(kv map[string]any) (*Tokenizer, error) {
 		if !ok || len(scores) != len(tokens) {
 			return nil, errors.New("tokenizer.ggml.merges and tokenizer.ggml.scores: missing; a SentencePiece-style vocabulary needs one of them")
 		}
-		f.merges = mergesFromScores(texts, scores, f.vocab)
+		f.merges = mergesFromScores(texts, scores, vocab)
 	} else {
 		return nil, errors.New("tokenizer.ggml.merges: missing; a byte-level BPE vocabulary needs its merges")
 	}

@@ -1,6 +1,7 @@
 package hf
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -37,11 +38,16 @@ func (r *jsonReader) rawString() ([]byte, error) {
 
 // rawFile holds what the JSON reader pulls out of tokenizer.json.
 type rawFile struct {
-	vocab    map[string]int32
-	merges   [][2]string // only if merges came before the vocabulary
-	mergeIDs []uint64    // (a, b) pairs in file order, when the vocabulary came first
+	// model.vocab, in file order: each token as the file spells it (a
+	// slice of the document where it has no escape) and its id. No map
+	// is built: the table of token bytes (vocabtab) is the only index.
+	vocabTok [][]byte
+	vocabIDs []int32
+	hasVocab bool
+	merges   [][2]string // merges given as strings (GGUF)
+	mergeIDs []uint64    // (a, b) pairs in file order
 	mergeTo  []int32     // the id of a+b for each pair in mergeIDs
-	rawPairs [][2][]byte // merges as read, when the vocabulary came first
+	rawPairs [][2][]byte // merges as read from tokenizer.json
 	rest     map[string]any
 }
 
@@ -59,9 +65,9 @@ func parseJSON(data []byte) (*rawFile, error) {
 				return false, nil // a Unigram vocabulary (an array): refused later
 			}
 			// Sized from the document (a vocabulary entry and its
-			// merges take about a hundred bytes of it), so that the map
-			// is not grown again and again.
-			f.vocab = make(map[string]int32, min(max(len(r.data)/100, 1<<10), 1<<19))
+			// merges take about a hundred bytes of it).
+			n := min(max(len(r.data)/100, 1<<10), 1<<19)
+			f.vocabTok, f.vocabIDs, f.hasVocab = make([][]byte, 0, n), make([]int32, 0, n), true
 			if err := r.expect('{'); err != nil {
 				return false, err
 			}
@@ -69,7 +75,7 @@ func parseJSON(data []byte) (*rawFile, error) {
 				return true, nil
 			}
 			for {
-				k, err := r.str()
+				k, err := r.rawString()
 				if err != nil {
 					return false, err
 				}
@@ -80,7 +86,8 @@ func parseJSON(data []byte) (*rawFile, error) {
 				if err != nil {
 					return false, fmt.Errorf("model.vocab[%q]: %w", k, err)
 				}
-				f.vocab[k] = id
+				f.vocabTok = append(f.vocabTok, k)
+				f.vocabIDs = append(f.vocabIDs, id)
 				more, err := r.more('}')
 				if err != nil {
 					return false, err
@@ -126,14 +133,10 @@ func parseJSON(data []byte) (*rawFile, error) {
 					}
 					a, b = s[:i], s[i+1:]
 				}
-				if f.vocab != nil {
-					if f.rawPairs == nil {
-						f.rawPairs = make([][2][]byte, 0, 2*len(f.vocab)) // merges are about one or two per token
-					}
-					f.rawPairs = append(f.rawPairs, [2][]byte{a, b})
-				} else {
-					f.merges = append(f.merges, [2]string{string(a), string(b)})
+				if f.rawPairs == nil {
+					f.rawPairs = make([][2][]byte, 0, 2*len(f.vocabTok)) // merges are about one or two per token
 				}
+				f.rawPairs = append(f.rawPairs, [2][]byte{a, b})
 				more, err := r.more(']')
 				if err != nil {
 					return false, err
@@ -161,10 +164,12 @@ func parseJSON(data []byte) (*rawFile, error) {
 	return f, nil
 }
 
-// resolveMerges looks up the ids of each merge's parts and result, in
-// parallel (the lookups are most of a large file's load time), and
-// reports the first merge, in file order, that the vocabulary lacks.
-func resolveMerges[T string | []byte](f *rawFile, pairs [][2]T) error {
+// resolveMerges looks up the ids of each merge's parts and result in the
+// table of token bytes, in parallel (the lookups are most of a large
+// file's load time), and reports the first merge, in file order, that the
+// vocabulary lacks. kr turns a token as the file spells it into the bytes
+// the table holds; odd holds the tokens it cannot turn (see buildVocab).
+func resolveMerges[T string | []byte](f *rawFile, pairs [][2]T, kr keyer, ids *vocabtab.Table, odd map[string]int32) error {
 	n := len(pairs)
 	f.mergeIDs, f.mergeTo = make([]uint64, n), make([]int32, n)
 	workers := max(1, min(runtime.GOMAXPROCS(0), 8, n/50_000))
@@ -176,16 +181,31 @@ func resolveMerges[T string | []byte](f *rawFile, pairs [][2]T) error {
 			var buf []byte
 			for i := lo; i < hi; i++ {
 				a, b := pairs[i][0], pairs[i][1]
-				ia, oka := f.vocab[string(a)]
-				ib, okb := f.vocab[string(b)]
+				var oka, okb bool
+				buf, oka = appendKey(kr, buf[:0], a)
+				la := len(buf)
+				buf, okb = appendKey(kr, buf, b)
+				var ia, ib, to int32
+				if oka && okb {
+					ia, oka = lookupKey(ids, buf[:la])
+					ib, okb = lookupKey(ids, buf[la:])
+					to, ok := lookupKey(ids, buf)
+					if oka && okb && ok {
+						f.mergeIDs[i], f.mergeTo[i] = pairKey(ia, ib), to
+						continue
+					}
+				}
+				// A part the table does not hold may be a token the
+				// key cannot be made of (odd).
+				ia, oka = lookupOdd(kr, ids, odd, string(a))
+				ib, okb = lookupOdd(kr, ids, odd, string(b))
 				if !oka || !okb {
 					errs[w] = fmt.Errorf("model.merges[%d]: %q + %q: a part is not in model.vocab", i, a, b)
 					return
 				}
-				buf = append(append(buf[:0], a...), b...)
-				to, ok := f.vocab[string(buf)]
+				to, ok := lookupOdd(kr, ids, odd, string(a)+string(b))
 				if !ok {
-					errs[w] = fmt.Errorf("model.merges[%d]: the merged token %q is not in model.vocab", i, buf)
+					errs[w] = fmt.Errorf("model.merges[%d]: the merged token %q is not in model.vocab", i, string(a)+string(b))
 					return
 				}
 				f.mergeIDs[i], f.mergeTo[i] = pairKey(ia, ib), to
@@ -200,6 +220,88 @@ func resolveMerges[T string | []byte](f *rawFile, pairs [][2]T) error {
 	}
 	return nil
 }
+
+// lookupKey returns the id of the token whose bytes are key.
+func lookupKey(ids *vocabtab.Table, key []byte) (int32, bool) {
+	id := ids.ID(string(key))
+	return int32(id), id != vocabtab.None
+}
+
+// lookupOdd returns the id of a token as the file spells it: through the
+// table, or for a token whose key cannot be made, through odd.
+func lookupOdd(kr keyer, ids *vocabtab.Table, odd map[string]int32, name string) (int32, bool) {
+	if id, ok := odd[name]; ok {
+		return id, true
+	}
+	key, ok := appendKey(kr, nil, name)
+	if !ok {
+		return 0, false
+	}
+	return lookupKey(ids, key)
+}
+
+// keyer says how a token as the file spells it becomes the bytes a piece
+// of text holds for it: GPT-2's stand-in characters turned back into
+// bytes (byte-level models), the space mark turned into a space (a
+// SentencePiece-style tokenizer that reads spaces for marks, see
+// useSpaces), or as it is.
+type keyer struct {
+	byteLevel, spaced bool
+}
+
+// appendKey appends the key of token s to dst; false if s is a
+// byte-level token with a character that is none of GPT-2's 256
+// stand-ins.
+func appendKey[T string | []byte](kr keyer, dst []byte, s T) ([]byte, bool) {
+	switch {
+	case kr.byteLevel:
+		for i := 0; i < len(s); {
+			b0 := s[i]
+			if b0 < 0x80 {
+				if gpt2Byte[b0] < 0 {
+					return dst, false
+				}
+				dst = append(dst, byte(gpt2Byte[b0]))
+				i++
+				continue
+			}
+			// Every stand-in is below U+0144: two bytes, C2 to C5 first.
+			if b0 < 0xC2 || b0 > 0xC5 || i+1 >= len(s) || s[i+1]&0xC0 != 0x80 {
+				return dst, false
+			}
+			r := rune(b0&0x1F)<<6 | rune(s[i+1]&0x3F)
+			if r >= rune(len(gpt2Byte)) || gpt2Byte[r] < 0 {
+				return dst, false
+			}
+			dst = append(dst, byte(gpt2Byte[r]))
+			i += 2
+		}
+		return dst, true
+	case kr.spaced:
+		for i := 0; i < len(s); i++ {
+			if s[i] == 0xE2 && i+2 < len(s) && s[i+1] == 0x96 && s[i+2] == 0x81 { // ▁
+				dst = append(dst, ' ')
+				i += 2
+				continue
+			}
+			dst = append(dst, s[i])
+		}
+		return dst, true
+	}
+	return append(dst, s...), true
+}
+
+// gpt2Byte[r] is the byte GPT-2's stand-in character r means, -1 if r
+// stands for none.
+var gpt2Byte = func() (t [0x144]int16) {
+	for i := range t {
+		t[i] = -1
+	}
+	for r, b := range byteDecoder() {
+		t[r] = int16(b)
+	}
+	return t
+}()
 
 // Parse reads a Hugging Face tokenizer.json. It refuses, naming the key,
 // any part of the file it does not support; see the package
@@ -247,7 +349,7 @@ func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 		}
 		return nil, errUnsupported("model.type", fmt.Sprintf("%q", t), `"BPE"`)
 	}
-	if f.vocab == nil {
+	if !f.hasVocab {
 		return nil, fmt.Errorf(`model.vocab: missing, or not an object of token to id`)
 	}
 	if d, ok := model["dropout"]; ok && d != nil {
@@ -281,7 +383,7 @@ func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 
 	// Vocabulary.
 	size := int32(0)
-	for _, id := range f.vocab {
+	for _, id := range f.vocabIDs {
 		if id < 0 {
 			return nil, fmt.Errorf("model.vocab: negative id %d", id)
 		}
@@ -310,87 +412,43 @@ func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 	if size > 1<<24 {
 		return nil, fmt.Errorf("model.vocab: ids up to %d: at most 16,777,216 are supported", size)
 	}
-	tk.vocab = make([]string, size)
-	keys := make([]string, size) // id -> the bytes a piece holds for it
 	for i := range tk.ascii {
 		tk.ascii[i] = -1
 	}
 	for i := range tk.fallback {
 		tk.fallback[i] = -1
 	}
+	kr := keyer{byteLevel: tk.byteLevel, spaced: !tk.byteLevel && spaces && tk.spacesApply(f)}
+	keys, odd := tk.buildVocab(f, size, kr)
+	var ok2 bool
+	if tk.ids, ok2 = vocabtab.New(keys); !ok2 {
+		return nil, fmt.Errorf("model.vocab: two tokens hold the same bytes")
+	}
+	find := func(name string) (int32, bool) { return lookupOdd(kr, tk.ids, odd, name) }
 	if tk.byteLevel {
-		dec := byteDecoder()
-		var buf []byte
-		for s, id := range f.vocab {
-			raw, ok := fromByteLevel(dec, s, buf[:0])
-			buf = raw
-			if !ok {
-				tk.vocab[id] = s // an added token's text in the vocabulary
-				continue
-			}
-			t := string(raw)
-			tk.vocab[id] = t
-			keys[id] = t
-			if len(t) == 1 {
-				tk.fallback[t[0]] = id
-			}
-		}
 		for b, id := range tk.fallback {
 			if id < 0 {
 				return nil, fmt.Errorf("model.vocab: byte 0x%02X has no token: a byte-level vocabulary needs all 256", b)
 			}
 		}
 	} else {
-		tk.bmpIDs = make([]int32, bmp)
-		for i := range tk.bmpIDs {
-			tk.bmpIDs[i] = -1
-		}
-		for s, id := range f.vocab {
-			tk.vocab[id] = s
-			keys[id] = s
-			if len(s) == 1 && s[0] < 0x80 {
-				tk.ascii[s[0]] = id
-			}
-			if r, n := utf8.DecodeRuneInString(s); n == len(s) && n > 1 && r < bmp {
-				tk.bmpIDs[r] = id
-			}
-		}
 		if tk.byteFallback {
 			for b := range 256 {
 				// A byte without its <0xNN> token makes the character
 				// fall back to the unknown token (see unknown).
-				if id, ok := f.vocab[fmt.Sprintf("<0x%02X>", b)]; ok {
+				if id, ok := find(fmt.Sprintf("<0x%02X>", b)); ok {
 					tk.fallback[b] = id
 				}
 			}
 		}
-		tk.spaceRepl = "▁"
-		tk.markText = "▁"
-		tk.spaceRune = '▁'
-		tk.spaceJoins, tk.newlineJoins = newRuneSet(), newRuneSet()
-		for s := range f.vocab {
-			prev := rune(-1)
-			for _, r := range s {
-				if r == tk.spaceRune && prev >= 0 && prev != tk.spaceRune {
-					tk.spaceJoins.add(prev)
-				}
-				if prev == '\n' && r != '\n' {
-					tk.newlineJoins.add(r)
-				}
-				prev = r
-			}
+		if kr.spaced {
+			mark, _ := find("▁")
+			tk.useSpaces(mark)
 		}
-	}
-	if !tk.byteLevel && spaces {
-		tk.useSpaces(f.vocab, keys)
-	}
-	var ok2 bool
-	if tk.ids, ok2 = vocabtab.New(keys); !ok2 {
-		return nil, fmt.Errorf("model.vocab: two tokens hold the same bytes")
 	}
 	tk.whole = newWholeTokens(int(size))
 	if u, ok := getString(model, "unk_token"); ok {
-		if id, ok := f.vocab[u]; ok {
+		if id, ok := find(u); ok {
 			tk.unk = id
 		}
 	}
@@ -399,9 +457,9 @@ func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 	// in both reference implementations.
 	var err error
 	if f.merges != nil {
-		err = resolveMerges(f, f.merges)
+		err = resolveMerges(f, f.merges, kr, tk.ids, odd)
 	} else {
-		err = resolveMerges(f, f.rawPairs)
+		err = resolveMerges(f, f.rawPairs, kr, tk.ids, odd)
 	}
 	if err != nil {
 		return nil, err
@@ -437,69 +495,166 @@ func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 	}
 
 	// Post-processor.
-	if err := tk.readPost(f.rest["post_processor"], "post_processor", tokenIDs(adds, f.vocab)); err != nil {
+	if err := tk.readPost(f.rest["post_processor"], "post_processor", tokenIDs(adds, find)); err != nil {
 		return nil, err
 	}
 	tk.family = detectFamily(tk, f)
 	return tk, nil
 }
 
-// useSpaces makes a SentencePiece-style tokenizer read text with spaces
-// standing for the space mark, when its normalizers do no more than turn
-// every space into the mark (Replace), with the mark put before the text
-// or not (Prepend), and its pre-tokenizers only split at spaces, which
-// the Replace left none of (Gemma, Gemini, Llama 2). keys, the bytes a
-// piece holds for each id, then hold spaces for marks, and a token that
-// holds a space itself, which no normalized text can hold, is left out.
-// Counting then reads the text as given, instead of a copy with every
-// space replaced; a text holding the mark itself is still copied, with
-// its marks turned into spaces (see encodePart).
-func (tk *Tokenizer) useSpaces(vocab map[string]int32, keys []string) {
+// spacesApply reports whether a SentencePiece-style tokenizer can read
+// text with spaces standing for the space mark: when its normalizers do
+// no more than turn every space into the mark (Replace), with the mark
+// put before the text or not (Prepend), its pre-tokenizers only split at
+// spaces, which the Replace left none of, the mark is a token, and no
+// token holds a space (Gemma, Gemini, Llama 2). Its table of token bytes
+// then holds spaces for marks (see keyer), and counting reads the text as
+// given, instead of a copy with every space replaced; a text holding the
+// mark itself is still copied, with its marks turned into spaces (see
+// encodePart).
+func (tk *Tokenizer) spacesApply(f *rawFile) bool {
 	const mark = "▁"
-	markID, ok := vocab[mark]
-	if !ok || tk.spaceRepl != mark {
-		return
-	}
-	prepend := false
 	switch {
 	case len(tk.norms) == 1 && tk.norms[0] == normStep{kind: "Replace", old: " ", new: mark}:
 	case len(tk.norms) == 2 && tk.norms[0] == normStep{kind: "Prepend", new: mark} && tk.norms[1] == normStep{kind: "Replace", old: " ", new: mark}:
-		prepend = true
+		tk.spacePrepend = true
 	default:
-		return
+		return false
 	}
 	for _, p := range tk.pre {
 		if p.kind != "SplitString" || p.lit != " " {
-			return
+			return false
 		}
 	}
-	for id, k := range keys {
-		switch {
-		case strings.Contains(k, " "):
-			keys[id] = ""
-		case strings.Contains(k, mark):
-			keys[id] = strings.ReplaceAll(k, mark, " ")
+	hasMark := false
+	for _, t := range f.vocabTok {
+		if bytes.IndexByte(t, ' ') >= 0 {
+			return false
 		}
+		hasMark = hasMark || string(t) == mark
 	}
-	tk.ascii[' '] = markID
+	return hasMark
+}
+
+// useSpaces sets a tokenizer whose spacesApply holds to read spaces for
+// the space mark, whose id is mark.
+func (tk *Tokenizer) useSpaces(mark int32) {
+	tk.ascii[' '] = mark
 	if tk.newlineJoins.has('▁') {
 		tk.newlineJoins.add(' ')
 	}
-	tk.spaced, tk.spacePrepend, tk.spaceMark = true, prepend, mark
+	tk.spaced, tk.spaceMark = true, "▁"
 	tk.markText, tk.spaceRune = " ", ' '
 }
 
-// tokenIDs returns the ids of the added tokens, then of the vocabulary,
-// by text: what a post-processor's special tokens name.
-func tokenIDs(adds []addedToken, vocab map[string]int32) func(string) (int32, bool) {
+// buildVocab fills the tokenizer's vocabulary from model.vocab and
+// returns each id's key, the bytes a piece of text holds for it (see
+// keyer), for the table of token bytes. The tokens' strings are cut from
+// one block of memory each for the texts and, where they differ, the
+// keys. A byte-level token whose key cannot be made (a character that is
+// none of GPT-2's stand-ins: an added token's text written in the
+// vocabulary) has no key, and is kept in odd for lookups by name.
+func (tk *Tokenizer) buildVocab(f *rawFile, size int32, kr keyer) (keys []string, odd map[string]int32) {
+	tk.vocab = make([]string, size)
+	total := 0
+	for _, t := range f.vocabTok {
+		total += len(t)
+	}
+	// The texts the vocabulary decodes to: the keys of a byte-level
+	// model, the file's own spelling otherwise.
+	texts := make([]byte, 0, total)
+	ends := make([]int, len(f.vocabTok)) // end of each text in texts, -1 if none
+	textKeyer := keyer{byteLevel: kr.byteLevel}
+	for i, t := range f.vocabTok {
+		before := len(texts)
+		var ok bool
+		if texts, ok = appendKey(textKeyer, texts, t); !ok {
+			texts, ends[i] = texts[:before], -1
+			continue
+		}
+		ends[i] = len(texts)
+	}
+	all := string(texts)
+	keys = make([]string, size)
+	start := 0
+	for i, id := range f.vocabIDs {
+		if ends[i] < 0 {
+			if odd == nil {
+				odd = map[string]int32{}
+			}
+			s := string(f.vocabTok[i])
+			tk.vocab[id], odd[s] = s, id
+			continue
+		}
+		t := all[start:ends[i]]
+		start = ends[i]
+		tk.vocab[id], keys[id] = t, t
+	}
+	if tk.byteLevel {
+		for id, t := range keys {
+			if len(t) == 1 {
+				tk.fallback[t[0]] = int32(id)
+			}
+		}
+		return keys, odd
+	}
+	tk.bmpIDs = make([]int32, bmp)
+	for i := range tk.bmpIDs {
+		tk.bmpIDs[i] = -1
+	}
+	tk.spaceRepl = "▁"
+	tk.markText = "▁"
+	tk.spaceRune = '▁'
+	tk.spaceJoins, tk.newlineJoins = newRuneSet(), newRuneSet()
+	for id, s := range keys {
+		if s == "" {
+			continue
+		}
+		if len(s) == 1 && s[0] < 0x80 {
+			tk.ascii[s[0]] = int32(id)
+		}
+		if r, n := utf8.DecodeRuneInString(s); n == len(s) && n > 1 && r < bmp {
+			tk.bmpIDs[r] = int32(id)
+		}
+		prev := rune(-1)
+		for _, r := range s {
+			if r == tk.spaceRune && prev >= 0 && prev != tk.spaceRune {
+				tk.spaceJoins.add(prev)
+			}
+			if prev == '\n' && r != '\n' {
+				tk.newlineJoins.add(r)
+			}
+			prev = r
+		}
+	}
+	if kr.spaced {
+		// The keys with spaces for marks, in a block of their own.
+		spaced := make([]byte, 0, total)
+		ends := make([]int, len(keys))
+		for id, t := range keys {
+			spaced, _ = appendKey(kr, spaced, t)
+			ends[id] = len(spaced)
+		}
+		all := string(spaced)
+		start := 0
+		for id := range keys {
+			keys[id] = all[start:ends[id]]
+			start = ends[id]
+		}
+	}
+	return keys, odd
+}
+
+// tokenIDs returns the ids of the added tokens, then of the vocabulary
+// (through find), by text: what a post-processor's special tokens name.
+func tokenIDs(adds []addedToken, find func(string) (int32, bool)) func(string) (int32, bool) {
 	return func(name string) (int32, bool) {
 		for _, a := range adds {
 			if a.content == name {
 				return a.id, true
 			}
 		}
-		id, ok := vocab[name]
-		return id, ok
+		return find(name)
 	}
 }
 
@@ -743,17 +898,4 @@ func byteEncoder() [256]rune {
 		t[b] = r
 	}
 	return t
-}
-
-// fromByteLevel converts a byte-level token back to its bytes; false if a
-// character of it is not one of the 256 stand-ins.
-func fromByteLevel(dec map[rune]byte, s string, buf []byte) ([]byte, bool) {
-	for _, r := range s {
-		b, ok := dec[r]
-		if !ok {
-			return buf, false
-		}
-		buf = append(buf, b)
-	}
-	return buf, true
 }
