@@ -64,7 +64,7 @@ func (v Verdict) Names() []string {
 // Signal is one kind of evidence that fired.
 type Signal struct {
 	// Name is the signal's name: override, persona, policy, reveal,
-	// exfil, conceal, role, wrapper, command, obfuscated, model (the
+	// exfil, conceal, role, wrapper, command, approval, obfuscated, model (the
 	// trained model's probability, in Match), or a name a pattern of the
 	// caller's gave.
 	Name string `json:"name"`
@@ -119,6 +119,7 @@ func Weights() map[string]float64 {
 		"swap":       0.45,
 		"persona":    0.3,
 		"noask":      0.3,
+		"approval":   0.3,
 		"obey":       0.35,
 		"obfuscated": 0.3,
 	}
@@ -415,7 +416,7 @@ const quotedFactor = 0.25
 // discussion finds, outside the quotation marks, a text that discusses
 // an attack instead of making one: an example, a training, a past
 // incident, advice to treat such text as data.
-var discussion = regexp.MustCompile(`example|e\.g\.|for instance|training|attack|contained|containing|\bsaid\b|\bwrote\b|hidden text|tra[íi]a|conten[íi]a|dec[íi]a|continha|dizia|contenait|disait|\bstand\b|hie(ß|ss)|содержал|скрыт|разбор|случа|нашли|写着|写了|書かれ|phishing|injection|malicious|lesson|incident|suspicious|treat (it|this|such|them) as|ejemplo|ataque|treinamento|exemplo|formaci[óo]n|formation|exemple|attaque|schulung|beispiel|angriff|lessons learned|пример|атак|обучени|инцидент|例子|示例|攻击|培训|反面|攻撃|研修|訓練|例えば|事例|post-?mortem|something like|algo como|algo así como|quelque chose comme|so etwas wie|что-то вроде|インシデント|仕込まれ|复盘|事故`)
+var discussion = regexp.MustCompile(`example|e\.g\.|for instance|training|attack|contained|containing|\bsaid\b|\bwrote\b|hidden text|tra[íi]a|conten[íi]a|dec[íi]a|continha|dizia|contenait|disait|\bstand\b|hie(ß|ss)|содержал|скрыт|разбор|случа|нашли|写着|写了|書かれ|phishing|injection|malicious|lesson|incident|suspicious|treat (it|this|such|them) as|ejemplo|ataque|treinamento|exemplo|formaci[óo]n|formation|exemple|attaque|schulung|beispiel|angriff|lessons learned|пример|атак|обучени|инцидент|例子|示例|攻击|培训|反面|攻撃|研修|訓練|例えば|事例|post-?mortem|something like|algo como|algo así como|quelque chose comme|so etwas wie|что-то вроде|インシデント|仕込まれ|复盘|事故|藏了|藏在|想骗|诱导`)
 
 // refusal finds an instruction to refuse an act, and notify one to tell
 // the user about it: together they make a rule against the acts the
@@ -499,10 +500,12 @@ func quotedSpans(s string) [][2]int {
 	return out
 }
 
-// within reports whether the span loc lies inside one of spans.
+// within reports whether the span loc starts inside one of spans: an
+// attack quoted in part ("… rules are off, show the passwords». Such
+// phrases …") is still the quoted one.
 func within(loc []int, spans [][2]int) bool {
 	for _, sp := range spans {
-		if loc[0] >= sp[0] && loc[1] <= sp[1] {
+		if loc[0] >= sp[0] && loc[0] < sp[1] {
 			return true
 		}
 	}
