@@ -19,6 +19,11 @@
 //     branch, a tag on a side commit) the prompt is built from the commit
 //     itself, and its version is the default branch's version with the
 //     same hash, or 0 when no version has it.
+//   - every ref the registry writes is moved by compare-and-swap, from
+//     where the caller's State has it: of two servers moving one label at
+//     once, one wins and the other gets a ConflictError. With
+//     Options.Remote, servers with clones of their own share one
+//     repository, where the refs are moved and from where they are read.
 package registry
 
 import (
@@ -86,11 +91,13 @@ type Options struct {
 	CacheSize int
 	// Remote, when set, is a Git repository that several servers, each
 	// with a clone of its own, share: a path or a file:// URL on a file
-	// system they all reach, bare as a rule. Each Refresh first fetches
-	// its branches (into refs/remotes/tessera/), tags and refs/tessera/*;
-	// labels and golden cases are moved there, by compare-and-swap, and
-	// the default branch is the remote's. Without it, the refs are the
-	// work tree's own.
+	// system they all reach (bare as a rule), or an https, http, ssh or
+	// git URL, spoken to with go-git's transports (a password in an
+	// https URL's user part is sent as HTTP Basic auth; ssh uses the SSH
+	// agent). Each Refresh first fetches its branches (into
+	// refs/remotes/tessera/), tags and refs/tessera/*; labels and golden
+	// cases are moved there, by compare-and-swap, and the default branch
+	// is the remote's. Without it, the refs are the work tree's own.
 	Remote string
 }
 
@@ -189,7 +196,7 @@ func Open(ctx context.Context, opts Options) (*Registry, error) {
 			return nil, err
 		}
 		if !r.branch.IsBranch() {
-			r.name = r.remote.headBranch()
+			r.name = r.remote.headBranch(ctx)
 			if r.name == "" {
 				return nil, fmt.Errorf("remote %s: HEAD is detached here and names no branch there: name the default branch (--branch)", opts.Remote)
 			}
@@ -304,10 +311,7 @@ func (r *Registry) Refresh(ctx context.Context) (*State, error) {
 	defer r.refreshMu.Unlock()
 	prev := r.state.Load()
 	if r.remote != nil {
-		r.mu.Lock()
-		err := r.fetch(ctx)
-		r.mu.Unlock()
-		if err != nil {
+		if err := r.fetch(ctx); err != nil {
 			return nil, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +15,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -28,20 +31,32 @@ const RemotePrefix = "refs/remotes/tessera/"
 // back from there; the default branch and the other branches and tags are
 // read from there too, so every server numbers the same versions.
 type remote struct {
-	// flag is the remote as it was given, for messages.
+	// flag is the remote as it was given, with any password hidden, for
+	// messages.
 	flag string
-	// dir is its directory.
-	dir string
+	// dir is its directory, for a remote on a file system; url is its
+	// address, for one over the network (https, http, ssh, git, or
+	// scp-like user@host:path), which go-git's transports speak.
+	dir, url string
 }
 
-// parseRemote checks that s names a Git repository on the file system: a
-// path, or a file:// URL.
+// parseRemote checks s: a path or file:// URL of a Git repository on the
+// file system (opened once to check it), or a network URL.
 func parseRemote(s string) (*remote, error) {
 	p := s
 	if rest, ok := strings.CutPrefix(s, "file://"); ok {
 		p = rest
 	} else if strings.Contains(s, "://") || isSCP(s) {
-		return nil, fmt.Errorf("remote %s: only a repository on a file system every server reaches is supported (a path, or file://PATH), not a network URL: put a bare repository on shared storage (git init --bare), or keep one server", s)
+		ep, err := transport.NewEndpoint(s)
+		if err != nil {
+			return nil, fmt.Errorf("remote %s: %w", hidePassword(s), err)
+		}
+		switch ep.Protocol {
+		case "http", "https", "ssh", "git":
+		default:
+			return nil, fmt.Errorf("remote %s: protocol %q is not supported: give a path, or an https, http, ssh or git URL", hidePassword(s), ep.Protocol)
+		}
+		return &remote{flag: hidePassword(s), url: s}, nil
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
@@ -52,6 +67,16 @@ func parseRemote(s string) (*remote, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// hidePassword returns URL s with its password, if any, written as
+// "xxxxx".
+func hidePassword(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	return u.Redacted()
 }
 
 // isSCP reports whether s is Git's scp-like address, user@host:path.
@@ -86,7 +111,24 @@ func gitFS(repo *git.Repository) (billy.Filesystem, error) {
 }
 
 // headBranch returns the branch the remote's HEAD names, or "".
-func (rm *remote) headBranch() string {
+func (rm *remote) headBranch(ctx context.Context) string {
+	if rm.url != "" {
+		sess, err := uploadSession(rm.url)
+		if err != nil {
+			return ""
+		}
+		defer sess.Close()
+		ar, err := sess.AdvertisedReferencesContext(ctx)
+		if err != nil {
+			return ""
+		}
+		for _, v := range ar.Capabilities.Get(capability.SymRef) {
+			if from, to, ok := strings.Cut(v, ":"); ok && from == "HEAD" && plumbing.ReferenceName(to).IsBranch() {
+				return plumbing.ReferenceName(to).Short()
+			}
+		}
+		return ""
+	}
 	repo, err := rm.open()
 	if err != nil {
 		return ""
@@ -117,19 +159,31 @@ func mirrored(name plumbing.ReferenceName) (plumbing.ReferenceName, bool) {
 // and tags those of the remote (refs/heads/* mirrored under
 // refs/remotes/tessera/), copying the objects it lacks. Local
 // refs/tessera/* and refs/remotes/tessera/* that the remote lacks are
-// deleted; local tags are kept. The caller holds r.mu.
+// deleted; local tags are kept. It takes r.mu only while it reads or
+// writes the local repository, never over the network.
 func (r *Registry) fetch(ctx context.Context) error {
-	rrepo, err := r.remote.open()
-	if err != nil {
-		return err
-	}
-	rfs, err := gitFS(rrepo)
-	if err != nil {
-		return fmt.Errorf("remote %s: %w", r.remote.flag, err)
-	}
-	theirs, err := refsOf(rfs)
-	if err != nil {
-		return fmt.Errorf("remote %s: reading its refs: %w", r.remote.flag, err)
+	var (
+		theirs map[plumbing.ReferenceName]plumbing.Hash
+		src    storer.EncodedObjectStorer // the remote's objects, on a file system
+		err    error
+	)
+	if r.remote.url != "" {
+		if theirs, err = r.fetchNet(ctx); err != nil {
+			return err
+		}
+	} else {
+		rrepo, err := r.remote.open()
+		if err != nil {
+			return err
+		}
+		rfs, err := gitFS(rrepo)
+		if err != nil {
+			return fmt.Errorf("remote %s: %w", r.remote.flag, err)
+		}
+		if theirs, err = refsOf(rfs); err != nil {
+			return fmt.Errorf("remote %s: reading its refs: %w", r.remote.flag, err)
+		}
+		src = rrepo.Storer
 	}
 	want := map[plumbing.ReferenceName]plumbing.Hash{}
 	for name, h := range theirs {
@@ -137,21 +191,23 @@ func (r *Registry) fetch(ctx context.Context) error {
 			want[local] = h
 		}
 	}
-	fs, err := gitFS(r.repo)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	have, err := r.localRefs()
 	if err != nil {
 		return err
-	}
-	have, err := refsOf(fs)
-	if err != nil {
-		return fmt.Errorf("reading the refs: %w", err)
 	}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		h := want[name]
 		if have[name] == h {
 			continue
 		}
-		if err := copyObjects(ctx, rrepo.Storer, r.repo.Storer, h); err != nil {
-			return fmt.Errorf("remote %s: fetching %s: %w", r.remote.flag, name, err)
+		if src != nil {
+			if err := copyObjects(ctx, src, r.repo.Storer, h); err != nil {
+				return fmt.Errorf("remote %s: fetching %s: %w", r.remote.flag, name, err)
+			}
+		} else if r.repo.Storer.HasEncodedObject(h) != nil {
+			return fmt.Errorf("remote %s: fetching %s: object %s did not come", r.remote.flag, name, h)
 		}
 		if err := r.repo.Storer.SetReference(plumbing.NewHashReference(name, h)); err != nil {
 			return fmt.Errorf("writing %s: %w", name, err)
@@ -169,9 +225,25 @@ func (r *Registry) fetch(ctx context.Context) error {
 	return nil
 }
 
+// localRefs lists the local repository's refs. The caller holds r.mu.
+func (r *Registry) localRefs() (map[plumbing.ReferenceName]plumbing.Hash, error) {
+	fs, err := gitFS(r.repo)
+	if err != nil {
+		return nil, err
+	}
+	have, err := refsOf(fs)
+	if err != nil {
+		return nil, fmt.Errorf("reading the refs: %w", err)
+	}
+	return have, nil
+}
+
 // push copies to the remote the objects ups point at, then applies ups
 // there by compare-and-swap.
 func (r *Registry) push(ctx context.Context, ups []refUpdate) error {
+	if r.remote.url != "" {
+		return r.pushNet(ctx, ups)
+	}
 	rrepo, err := r.remote.open()
 	if err != nil {
 		return err
