@@ -102,9 +102,10 @@ disabled after 5 events in a row fail; GET
 /api/tessera/v1/webhooks/deliveries shows the deliveries.
 
 Replicas on disks of their own each serve a clone and share a --remote,
-a Git repository on a file system they all reach: each poll fetches its
-branches, tags and labels, and a label moves there only if it is still
-where this replica last saw it (otherwise 409, nothing moved).
+a Git repository (a path on shared storage, or an https or ssh URL):
+each poll fetches its branches, tags and labels, and a label moves there
+only if it is still where this replica last saw it (otherwise 409,
+nothing moved).
 
 SIGTERM or SIGINT stops the server once the requests in flight are
 answered (at most --shutdown-timeout).`,
@@ -131,7 +132,7 @@ answered (at most --shutdown-timeout).`,
 	f.DurationVar(&o.shutdown, "shutdown-timeout", 30*time.Second, "how long a stopping server waits for the requests in flight")
 	f.StringSliceVar(&o.webhooks, "webhook", nil, "`URL`s told of new versions and label moves (Langfuse's payload, signed with $TESSERA_WEBHOOK_SECRET), comma-separated or repeated")
 	f.BoolVar(&o.metrics, "public-metrics", false, "serve /metrics without a key, for a scraper inside the network")
-	f.StringVar(&o.remote, "remote", "", "a Git repository that replicas with clones of their own share (`PATH` or file://PATH, bare as a rule): labels are moved there and read from there, with its default branch")
+	f.StringVar(&o.remote, "remote", "", "a Git repository that replicas with clones of their own share (a bare repository's `PATH`, or an https, http, ssh or git URL): labels are moved there and read from there, with its default branch")
 	f.BoolVar(&o.check, "check", false, "read the repository once, print what would be served, and exit: 1 if it cannot be read")
 	return cmd
 }

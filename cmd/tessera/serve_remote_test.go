@@ -72,7 +72,7 @@ func TestServeCheckRemote(t *testing.T) {
 	if code, out, errs := check(); code != 0 || !strings.Contains(out, "2 commits on main of "+bare+";") {
 		t.Errorf("serve.remote in tessera.yaml: exit %d\n%s%s", code, out, errs)
 	}
-	if code, _, errs := check("--remote", "https://git.example.com/prompts.git"); code != 1 || !strings.Contains(errs, "not a network URL") {
-		t.Errorf("a network remote: exit %d\n%s", code, errs)
+	if code, _, errs := check("--remote", "ftp://git.example.com/prompts.git"); code != 1 || !strings.Contains(errs, `protocol "ftp" is not supported`) {
+		t.Errorf("an ftp remote: exit %d\n%s", code, errs)
 	}
 }
