@@ -17,6 +17,7 @@ package injection
 
 import (
 	"context"
+	"crypto/sha256"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -202,6 +203,54 @@ type Builtin struct {
 	patterns []compiled
 	phrases  []string
 	model    *model
+	seen     verdicts
+}
+
+// verdictCacheSize is how many texts' verdicts Detect keeps: an agent's
+// memories come back in every assembly, and each is scored once while
+// it stays among the most recent this many.
+const verdictCacheSize = 1024
+
+// verdicts keeps recent verdicts by the SHA-256 of their text, in two
+// generations: a lookup in the older one moves the verdict to the newer,
+// and when the newer holds half the size the older is dropped. A verdict
+// is a function of its text alone, so the cache changes no output. Safe
+// for concurrent use; the zero value is ready.
+type verdicts struct {
+	mu       sync.Mutex
+	new, old map[[32]byte]Verdict
+}
+
+func (c *verdicts) get(k [32]byte) (Verdict, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.new[k]
+	if !ok {
+		if v, ok = c.old[k]; ok {
+			c.putLocked(k, v)
+		}
+	}
+	if ok {
+		v.Signals = slices.Clone(v.Signals)
+	}
+	return v, ok
+}
+
+func (c *verdicts) put(k [32]byte, v Verdict) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v.Signals = slices.Clone(v.Signals)
+	c.putLocked(k, v)
+}
+
+func (c *verdicts) putLocked(k [32]byte, v Verdict) {
+	if len(c.new) >= verdictCacheSize/2 {
+		c.old, c.new = c.new, nil
+	}
+	if c.new == nil {
+		c.new = make(map[[32]byte]Verdict, verdictCacheSize/2)
+	}
+	c.new[k] = v
 }
 
 // New returns the built-in detector with the built-in pattern bank, and
@@ -234,13 +283,22 @@ func New(extra []Pattern, phrases []string) (*Builtin, error) {
 func (d *Builtin) Name() string { return "builtin" }
 
 // Detect implements Detector. It never fails but on a cancelled context.
+// It keeps the verdicts of the texts it scored most recently (see
+// verdictCacheSize), so that the memories an agent sends with every
+// assembly are scored once.
 func (d *Builtin) Detect(ctx context.Context, texts []string) ([]Verdict, error) {
 	out := make([]Verdict, len(texts))
 	for i, t := range texts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out[i] = d.Score(t)
+		k := sha256.Sum256([]byte(t))
+		v, ok := d.seen.get(k)
+		if !ok {
+			v = d.Score(t)
+			d.seen.put(k, v)
+		}
+		out[i] = v
 	}
 	return out, nil
 }
