@@ -642,6 +642,13 @@ func (tk *Tokenizer) buildVocab(f *rawFile, size int32, kr keyer) (keys []string
 			start = ends[id]
 		}
 	}
+	for _, key := range keys {
+		for i := 1; i < len(key); i++ {
+			if a, b := key[i-1], key[i]; a < utf8.RuneSelf && b < utf8.RuneSelf {
+				tk.asciiJoins[a][b>>6] |= 1 << (b & 63)
+			}
+		}
+	}
 	return keys, odd
 }
 

@@ -61,10 +61,11 @@ type Tokenizer struct {
 	whole   wholeTokens // which tokens a piece of the same bytes merges into
 	chars   *charParts  // where the merge may start from characters' parts (byte-level models)
 
-	markText     string  // the space mark as the text model cuts holds it: "▁", or " " when spaced
-	spaceRune    rune    // markText as a rune
-	spaceJoins   runeSet // characters some token holds right before the space mark
-	newlineJoins runeSet // characters some token holds right after a newline
+	markText     string                   // the space mark as the text model cuts holds it: "▁", or " " when spaced
+	spaceRune    rune                     // markText as a rune
+	spaceJoins   runeSet                  // characters some token holds right before the space mark
+	asciiJoins   [utf8.RuneSelf][2]uint64 // bit b of row a: some token holds the ASCII characters a and b side by side (SentencePiece-style only)
+	newlineJoins runeSet                  // characters some token holds right after a newline
 
 	pool *sync.Pool // scratch space of merges, shared by copies
 }
@@ -198,6 +199,12 @@ func (tk *Tokenizer) EncodeSpecial(text string) []int {
 // encode splits text at added tokens, normalizes, pre-tokenizes and
 // merges each part, giving k the ids of each piece.
 func (tk *Tokenizer) encode(st *mergeState, text string, k *sink) {
+	if tk.spaced && !tk.spacePrepend && !strings.Contains(text, tk.spaceMark) {
+		// Nothing to normalize (see spacesApply): the added tokens are
+		// found in the pass that cuts the text (Gemma 3, Gemini).
+		tk.model(st, text, k, tk.added)
+		return
+	}
 	if tk.added == nil {
 		if text != "" {
 			tk.encodePart(st, text, 0, k)
@@ -250,7 +257,7 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, k *sink) 
 		if tk.spacePrepend {
 			s = " " + s
 		}
-		tk.model(st, s, k)
+		tk.model(st, s, k, nil)
 		return
 	}
 	for _, n := range tk.norms {
@@ -293,7 +300,7 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 			continue
 		}
 		if gap < i {
-			tk.model(st, s[gap:i], k)
+			tk.model(st, s[gap:i], k, nil)
 		}
 		piece := s[i:j]
 		i, gap = j, j
@@ -301,7 +308,7 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 		// that is a token is that token when the token merges into
 		// itself (see modelPiece).
 		if !tk.byteLevel {
-			tk.model(st, piece, k)
+			tk.model(st, piece, k, nil)
 			continue
 		}
 		whole := uint32(vocabtab.None)
@@ -326,7 +333,7 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 		tk.mergePiece(st, piece, whole, k)
 	}
 	if gap < len(s) {
-		tk.model(st, s[gap:], k)
+		tk.model(st, s[gap:], k, nil)
 	}
 }
 
@@ -335,7 +342,7 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k *sink) {
 	if step == len(tk.pre) {
 		if s != "" {
-			tk.model(st, s, k)
+			tk.model(st, s, k, nil)
 		}
 		return
 	}
@@ -456,36 +463,81 @@ func splitString(s, lit, behavior string, emit func(string)) {
 
 // model runs BPE on one pre-tokenized piece. A SentencePiece-style
 // piece (often a whole text, since those models do not pre-tokenize) is
-// first cut where no token of the vocabulary spans the cut (see
-// spaceJoins), which gives the same merges and keeps each part short.
-func (tk *Tokenizer) model(st *mergeState, piece string, k *sink) {
+// first cut where no token of the vocabulary spans the cut, which gives
+// the same merges (no merge can join symbols across it: the token it
+// made would hold the two characters beside the cut) and keeps each
+// part short: between two ASCII characters that no token holds side by
+// side (asciiJoins), after a newline that no token holds before the
+// character after it (newlineJoins), and before a space mark that no
+// token holds after the character before it (spaceJoins). In prose
+// nearly every part is then a word and its space mark, a token.
+//
+// If added is not nil, piece is a whole text that needs no
+// normalizing, and added tokens are found in the same pass (see encode).
+func (tk *Tokenizer) model(st *mergeState, piece string, k *sink, added *trie) {
 	if tk.byteLevel || tk.spaceRepl == "" {
 		tk.modelPiece(st, piece, k)
 		return
 	}
-	// Only a newline or the space mark's first byte can start a cut: the
-	// bytes between are passed over without decoding.
+	// Non-ASCII bytes are passed over without decoding unless they
+	// start a space mark.
 	mark := tk.markText[0]
 	start := 0
+	asciiBefore := false // piece[i-1] is an ASCII character of the current part
 	for i := 0; i < len(piece); i++ {
-		switch b := piece[i]; {
-		case b == '\n':
-			if j := i + 1; j < len(piece) && piece[j] != '\n' {
+		b := piece[i]
+		if added != nil && added.first[b] {
+			if id, n := added.longest(piece[i:]); n > 0 {
+				if start < i {
+					tk.modelPiece(st, piece[start:i], k)
+				}
+				k.one(id)
+				i += n - 1
+				start, asciiBefore = i+1, false
+				continue
+			}
+		}
+		if b >= utf8.RuneSelf {
+			asciiBefore = false
+			if b == mark && i > start && strings.HasPrefix(piece[i:], tk.markText) {
+				tk.cutBeforeMark(st, piece, &start, i, k)
+			}
+			continue
+		}
+		if asciiBefore {
+			if tk.asciiJoins[piece[i-1]][b>>6]&(1<<(b&63)) == 0 {
+				tk.modelPiece(st, piece[start:i], k)
+				start = i
+			}
+		} else if b == mark && i > start {
+			// A space standing for the mark, after a character that
+			// is not ASCII.
+			tk.cutBeforeMark(st, piece, &start, i, k)
+		}
+		asciiBefore = true
+		if b == '\n' {
+			if j := i + 1; j < len(piece) && piece[j] >= utf8.RuneSelf {
 				r, _ := utf8.DecodeRuneInString(piece[j:])
 				if !tk.newlineJoins.has(r) {
 					tk.modelPiece(st, piece[start:j], k)
 					start = j
 				}
 			}
-		case b == mark && i > start && strings.HasPrefix(piece[i:], tk.markText):
-			prev, _ := utf8.DecodeLastRuneInString(piece[:i])
-			if prev != '\n' && prev != tk.spaceRune && !tk.spaceJoins.has(prev) {
-				tk.modelPiece(st, piece[start:i], k)
-				start = i
-			}
 		}
 	}
-	tk.modelPiece(st, piece[start:], k)
+	if start < len(piece) {
+		tk.modelPiece(st, piece[start:], k)
+	}
+}
+
+// cutBeforeMark cuts piece before the space mark at i (i > *start) unless
+// a token holds the character before it and the mark side by side.
+func (tk *Tokenizer) cutBeforeMark(st *mergeState, piece string, start *int, i int, k *sink) {
+	prev, _ := utf8.DecodeLastRuneInString(piece[:i])
+	if prev != '\n' && prev != tk.spaceRune && !tk.spaceJoins.has(prev) {
+		tk.modelPiece(st, piece[*start:i], k)
+		*start = i
+	}
 }
 
 // runeSet is a set of characters: a bit each in the Basic Multilingual
@@ -514,6 +566,12 @@ func (s runeSet) has(r rune) bool {
 
 // modelPiece runs BPE on one piece, through the word cache.
 func (tk *Tokenizer) modelPiece(st *mergeState, piece string, k *sink) {
+	if len(piece) == 1 && !tk.byteLevel {
+		if id := tk.ascii[piece[0]]; id >= 0 { // an ASCII character's token
+			k.one(id)
+			return
+		}
+	}
 	// A piece that is a token is, in most files, that token (most words
 	// are): looked up before the cache, and not cached. With
 	// ignore_merges that is the rule; otherwise it holds for the tokens
