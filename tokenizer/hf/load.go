@@ -484,9 +484,8 @@ func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 			}
 		}
 	}
-	tk.addedFirst = -1
 	if tk.added != nil {
-		tk.addedFirst = tk.added.onlyFirst()
+		tk.addedFirsts = tk.added.firsts(maxAddedFirsts)
 	}
 	for id, s := range tk.vocab {
 		if s == "" && (tk.added == nil || !tk.added.isAdded(int32(id))) {

@@ -46,9 +46,9 @@ type Tokenizer struct {
 	spacePrepend bool   // a space goes before each part
 	spaceMark    string // the mark, "▁", which the text turns into spaces
 
-	added      *trie
-	addedFirst int            // the byte every added token starts with, or -1 if they start with several
-	special    map[int32]bool // ids of added tokens marked special
+	added       *trie
+	addedFirsts []byte         // the bytes the added tokens start with, if there are at most maxAddedFirsts
+	special     map[int32]bool // ids of added tokens marked special
 
 	prefix, suffix []int32 // what the post-processor adds around a text
 
@@ -212,16 +212,46 @@ func (tk *Tokenizer) encode(st *mergeState, text string, k *sink) {
 		return
 	}
 	section, start := 0, 0
-	for i := 0; i < len(text); {
-		if tk.addedFirst >= 0 {
-			// Every added token starts with this byte: the next one
-			// is found by IndexByte, not byte by byte.
-			j := strings.IndexByte(text[i:], byte(tk.addedFirst))
-			if j < 0 {
+	part := func(end int) {
+		if start < end {
+			tk.encodePart(st, text[start:end], section, k)
+			section++
+		}
+	}
+	if firsts := tk.addedFirsts; firsts != nil {
+		// The added tokens start with a few bytes: the next of each is
+		// found by IndexByte, not byte by byte.
+		var next [maxAddedFirsts]int
+		for j, b := range firsts {
+			next[j] = indexFrom(text, 0, b)
+		}
+		for {
+			i := len(text)
+			for j := range firsts {
+				i = min(i, next[j])
+			}
+			if i == len(text) {
 				break
 			}
-			i += j
-		} else if !tk.added.first[text[i]] {
+			id, n := tk.added.longest(text[i:])
+			if n > 0 {
+				part(i)
+				k.one(id)
+				section++
+				start = i + n
+			}
+			after := i + max(n, 1)
+			for j, b := range firsts {
+				if next[j] < after {
+					next[j] = indexFrom(text, after, b)
+				}
+			}
+		}
+		part(len(text))
+		return
+	}
+	for i := 0; i < len(text); {
+		if !tk.added.first[text[i]] {
 			i++
 			continue
 		}
@@ -230,18 +260,22 @@ func (tk *Tokenizer) encode(st *mergeState, text string, k *sink) {
 			i++
 			continue
 		}
-		if start < i {
-			tk.encodePart(st, text[start:i], section, k)
-			section++
-		}
+		part(i)
 		k.one(id)
 		section++
 		i += n
 		start = i
 	}
-	if start < len(text) {
-		tk.encodePart(st, text[start:], section, k)
+	part(len(text))
+}
+
+// indexFrom returns the index of the first b in s at or after from, or
+// len(s).
+func indexFrom(s string, from int, b byte) int {
+	if j := strings.IndexByte(s[from:], b); j >= 0 {
+		return from + j
 	}
+	return len(s)
 }
 
 // encodePart encodes text that holds no added token.

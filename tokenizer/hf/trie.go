@@ -53,17 +53,21 @@ func (t *trie) longest(s string) (int32, int) {
 
 func (t *trie) isAdded(id int32) bool { return t.added[id] }
 
-// onlyFirst returns the byte every token starts with, or -1 if they
-// start with several (or there is none).
-func (t *trie) onlyFirst() int {
-	at := -1
+// maxAddedFirsts bounds the first bytes of added tokens that encode
+// looks for with IndexByte, one pass over the text each.
+const maxAddedFirsts = 4
+
+// firsts returns the bytes the tokens start with, or nil if there are
+// more than max.
+func (t *trie) firsts(max int) []byte {
+	var out []byte
 	for b, ok := range t.first {
 		if ok {
-			if at >= 0 {
-				return -1
+			if len(out) == max {
+				return nil
 			}
-			at = b
+			out = append(out, byte(b))
 		}
 	}
-	return at
+	return out
 }
