@@ -428,10 +428,22 @@ func TestByHashRenderReplayDiff(t *testing.T) {
 	if code != 200 || rp.Match || rp.ExpectedHash != p.Hash || !strings.Contains(rp.Diff, "-One more line of context.") || !strings.Contains(rp.Diff, "+Another line.") {
 		t.Errorf("replay at the head: %d %s", code, body)
 	}
+	// Against the prompt's own label, as PATCH sets it: its commit.
+	if code, _, body = f.do(member, "PATCH", promptPath(pgc)+"/versions/2", map[string]any{"newLabels": []string{"canary"}}); code != 200 {
+		t.Fatalf("PATCH: %d %s", code, body)
+	}
+	code, _, body = f.do(member, "POST", "/api/tessera/v1/replay/"+out.AuditID+"?label=canary", nil)
+	rp = replay{}
+	json.Unmarshal(body, &rp)
+	if code != 200 || !rp.Match {
+		t.Errorf("replay against the prompt's own label: %d %s", code, body)
+	}
+	code, _, body = f.do(member, "POST", "/api/tessera/v1/replay/"+out.AuditID+"?label=nowhere", nil)
+	f.wantError(code, body, http.StatusNotFound, `label "nowhere" not found`)
 	code, _, body = f.do(member, "POST", "/api/tessera/v1/replay/no-such-id", nil)
 	f.wantError(code, body, http.StatusNotFound, "no audit record")
 	_, _, body = f.do(viewer, "GET", "/metrics", nil)
-	for _, want := range []string{`tessera_replays_total{result="match"} 1`, `tessera_replays_total{result="mismatch"} 1`, `tessera_audit_writes_total{outcome="ok",store="memory"} 1`, "tessera_assembly_duration_seconds_count 1"} {
+	for _, want := range []string{`tessera_replays_total{result="match"} 2`, `tessera_replays_total{result="mismatch"} 1`, `tessera_audit_writes_total{outcome="ok",store="memory"} 1`, "tessera_assembly_duration_seconds_count 1"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)
 		}

@@ -170,22 +170,17 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	commit := st.Head
+	label := ""
 	switch {
 	case q.Get("label") != "" && q.Get("commit") != "":
 		fail(w, http.StatusBadRequest, "give label or commit, not both")
 		return
 	case q.Get("label") != "":
-		l := q.Get("label")
-		if err := checkLabelOrBranch(l); err != nil {
+		label = q.Get("label")
+		if err := checkLabelOrBranch(label); err != nil {
 			fail(w, http.StatusBadRequest, "%v", err)
 			return
 		}
-		ref, h, ok := s.reg.LabelRef(st, "", l)
-		if !ok || strings.HasPrefix(ref.String(), registry.PromptPrefix) {
-			fail(w, http.StatusNotFound, "label %q not found", l)
-			return
-		}
-		commit = h
 	case q.Get("commit") != "":
 		sel, err := parseSelector("", "", q.Get("commit"))
 		if err != nil {
@@ -206,6 +201,20 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) {
 	} else if err != nil {
 		fail(w, http.StatusInternalServerError, "reading audit record %q: %v", id, err)
 		return
+	}
+	if label != "" {
+		// The record's prompt's own label first (as PATCH sets them),
+		// then a repository-wide label, a tag or a branch.
+		name := recordPrompt(rec)
+		if _, ok := st.Versions[name]; !ok {
+			name = ""
+		}
+		ref, h, ok := s.reg.LabelRef(st, name, label)
+		if !ok || name == "" && strings.HasPrefix(ref.String(), registry.PromptPrefix) {
+			fail(w, http.StatusNotFound, "label %q not found", label)
+			return
+		}
+		commit = h
 	}
 	snap, err := s.reg.SnapshotAt(r.Context(), commit)
 	if err != nil {
