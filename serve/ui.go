@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,8 +77,13 @@ func recordPrompt(r *audit.Record) string {
 	return r.Label
 }
 
-// auditPageSize is how many records the inspector's audit page lists.
+// auditPageSize is how many records the inspector's audit page lists
+// when it does not say.
 const auditPageSize = 100
+
+// historyRows is how many label moves the inspector's prompt page pages
+// through.
+const historyRows = 1000
 
 // inspector returns the web inspector's handler over the server; mounted
 // behind a viewer key, it lets member and admin keys move labels and
@@ -276,7 +282,7 @@ func (u uiSource) LabelHistory(ctx context.Context, name string) ([]inspector.La
 	if _, ok := st.Versions[name]; !ok {
 		return nil, fmt.Errorf("%w: prompt %q", inspector.ErrNotFound, name)
 	}
-	moves, err := u.s.store.LabelMoves(ctx, name, 100)
+	moves, err := u.s.store.LabelMoves(ctx, name, historyRows)
 	if err != nil {
 		return nil, fmt.Errorf("reading the label history of %s: %w", name, err)
 	}
@@ -301,6 +307,11 @@ func canWrite(ctx context.Context) error {
 // ctx, and returns its status and body; an error status becomes an error
 // wrapping the inspector's matching one.
 func (u uiSource) call(ctx context.Context, method string, body any, pathValues map[string]string, h func(http.ResponseWriter, *http.Request)) ([]byte, error) {
+	return u.callQuery(ctx, method, nil, body, pathValues, h)
+}
+
+// callQuery is call with a query string.
+func (u uiSource) callQuery(ctx context.Context, method string, query url.Values, body any, pathValues map[string]string, h func(http.ResponseWriter, *http.Request)) ([]byte, error) {
 	var data []byte
 	if body != nil {
 		var err error
@@ -308,7 +319,11 @@ func (u uiSource) call(ctx context.Context, method string, body any, pathValues 
 			return nil, err
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, method, "/", bytes.NewReader(data))
+	target := "/"
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
@@ -347,8 +362,32 @@ func (u uiSource) MoveLabel(ctx context.Context, name, label string, n int, reas
 	return err
 }
 
+func (u uiSource) RemoveLabel(ctx context.Context, name, label, reason string) error {
+	if err := canWrite(ctx); err != nil {
+		return err
+	}
+	st, err := u.state()
+	if err != nil {
+		return err
+	}
+	vs := st.Versions[name]
+	if len(vs) == 0 {
+		return fmt.Errorf("%w: prompt %q", inspector.ErrNotFound, name)
+	}
+	// The PATCH names a version, which a removal does not use: the newest.
+	body := map[string]any{"removeLabels": []string{label}, "reason": reason}
+	_, err = u.call(ctx, http.MethodPatch, body, nil, func(w http.ResponseWriter, r *http.Request) {
+		u.s.patchLabels(w, r, promptPath{Name: name, Version: len(vs)})
+	})
+	return err
+}
+
 func (u uiSource) Audit(ctx context.Context, q inspector.AuditQuery) (*inspector.AuditResult, error) {
-	f := AuditFilter{ID: q.ID, Hash: q.Hash, Prompt: q.Prompt, Limit: auditPageSize}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = auditPageSize
+	}
+	f := AuditFilter{ID: q.ID, Hash: q.Hash, Prompt: q.Prompt, Limit: limit}
 	res := &inspector.AuditResult{}
 	var recs []*audit.Record
 	if l, ok := u.s.store.(AuditLister); ok {
@@ -374,11 +413,22 @@ func (u uiSource) Audit(ctx context.Context, q inspector.AuditQuery) (*inspector
 	return res, nil
 }
 
-func (u uiSource) Replay(ctx context.Context, id string) (*inspector.Replay, error) {
+func (u uiSource) Replay(ctx context.Context, id, against string) (*inspector.Replay, error) {
 	if err := canWrite(ctx); err != nil {
 		return nil, err
 	}
-	data, err := u.call(ctx, http.MethodPost, nil, map[string]string{"id": id}, u.s.replay)
+	// Against is a label, or a commit when it is 7 to 40 hexadecimal
+	// digits; "" and latest are the default branch's head.
+	q := url.Values{}
+	switch {
+	case against == "" || against == registry.Latest:
+		against = ""
+	case len(against) >= 7 && len(against) <= 40 && strings.Trim(against, "0123456789abcdef") == "":
+		q.Set("commit", against)
+	default:
+		q.Set("label", against)
+	}
+	data, err := u.callQuery(ctx, http.MethodPost, q, nil, map[string]string{"id": id}, u.s.replay)
 	if err != nil {
 		return nil, err
 	}
@@ -387,13 +437,14 @@ func (u uiSource) Replay(ctx context.Context, id string) (*inspector.Replay, err
 		Status       string `json:"status"`
 		ExpectedHash string `json:"expectedHash"`
 		ActualHash   string `json:"actualHash"`
+		Commit       string `json:"commit"`
 		Diff         string `json:"diff"`
 		Error        string `json:"error"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
 		return nil, fmt.Errorf("reading the replay of %s: %w", id, err)
 	}
-	rp := &inspector.Replay{ID: id, Match: out.Match, Status: out.Status, ExpectedHash: out.ExpectedHash, ActualHash: out.ActualHash, Error: out.Error}
+	rp := &inspector.Replay{ID: id, Against: against, Commit: out.Commit, Match: out.Match, Status: out.Status, ExpectedHash: out.ExpectedHash, ActualHash: out.ActualHash, Error: out.Error}
 	if !out.Match {
 		rp.Line, rp.Expected, rp.Actual = firstDifference(out.Diff)
 	}

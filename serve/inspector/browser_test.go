@@ -283,4 +283,38 @@ func TestBrowser(t *testing.T) {
 	submit("replaying", chromedp.Click(chromedp.CSS("form.replay-form button")))
 	expect("replay", "#replay", "Replay of "+rendered.AuditID+": match")
 	shot("audit-replay")
+
+	// Replayed against production, now on version 1, which lacks the
+	// line version 2 added: where it differs, at that commit.
+	do("the audit records again", chromedp.Navigate(ts.URL+"/ui/audit?prompt="+url.QueryEscape(pgc)), chromedp.WaitVisible(chromedp.CSS("#records")),
+		chromedp.SetValue(chromedp.CSS("form.replay-form input[name=against]"), "production"))
+	submit("replaying against production", chromedp.Click(chromedp.CSS("form.replay-form button")))
+	expect("replay against production", "#replay-against", "Against production, commit")
+	expect("replay against production", "#replay", "First difference at line", "One more line of context.")
+	shot("audit-replay-against")
+
+	// Remove production through its form.
+	do("filling the remove form", chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#remove-form")),
+		chromedp.SetValue(chromedp.CSS("#remove-label"), "production"),
+		chromedp.SetValue(chromedp.CSS("#remove-reason"), "withdrawn from the inspector"))
+	submit("removing a label", chromedp.Click(chromedp.CSS("#remove-submit")))
+	expect("label removed", "#notice", "Label production was removed.")
+	expect("label removed", "#history", "removed", "withdrawn from the inspector")
+	if got := text("#v1"); strings.Contains(got, "production") {
+		t.Errorf("version 1 still shows production after its removal: %q", got)
+	}
+	shot("label-removed")
+	req, err := http.NewRequestWithContext(t.Context(), "GET", ts.URL+"/api/public/v2/prompts/"+url.PathEscape(pgc)+"?label=production", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("pk-member", secret)
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("after the removal through the page, the API answers %d for production, want 404", resp.StatusCode)
+	}
 }

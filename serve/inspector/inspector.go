@@ -22,6 +22,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -207,7 +208,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // escaped path, so that a name's escaped slashes stay in the name.
 func (h *Handler) prompts(w http.ResponseWriter, r *http.Request, rest string) {
 	kind, n := "prompt", 0
-	if base, ok := strings.CutSuffix(rest, "/labels"); ok {
+	if base, ok := strings.CutSuffix(rest, "/labels/remove"); ok {
+		kind, rest = "remove", base
+	} else if base, ok := strings.CutSuffix(rest, "/labels"); ok {
 		kind, rest = "labels", base
 	} else if i := strings.LastIndex(rest, "/versions/"); i >= 0 {
 		v, err := strconv.Atoi(rest[i+len("/versions/"):])
@@ -228,6 +231,10 @@ func (h *Handler) prompts(w http.ResponseWriter, r *http.Request, rest string) {
 	case "labels":
 		if h.method(w, r, http.MethodPost) && h.writable(w, r) {
 			h.moveLabel(w, r, name)
+		}
+	case "remove":
+		if h.method(w, r, http.MethodPost) && h.writable(w, r) {
+			h.removeLabel(w, r, name)
 		}
 	case "version":
 		if h.method(w, r, http.MethodGet) {
@@ -334,7 +341,9 @@ func (h *Handler) failErr(w http.ResponseWriter, r *http.Request, err error) {
 type indexData struct {
 	Query   string
 	Total   int
+	Matched int
 	Prompts []Prompt
+	Pager   pager
 }
 
 func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
@@ -343,23 +352,37 @@ func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 		h.failErr(w, r, err)
 		return
 	}
+	page, err := pageNumber(r, "page")
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	d := indexData{Query: q, Total: len(ps)}
+	var matched []Prompt
 	for _, p := range ps {
 		if q == "" || strings.Contains(strings.ToLower(p.Name), strings.ToLower(q)) {
-			d.Prompts = append(d.Prompts, p)
+			matched = append(matched, p)
 		}
 	}
+	d.Matched = len(matched)
+	d.Prompts, d.Pager = paginate(matched, page, "/ui/", r.URL.Query(), "page", "prompts-pager", false)
 	h.render(w, r, http.StatusOK, "index", "Prompts", d)
 }
 
 type promptData struct {
-	Prompt   *PromptDetail
-	History  []LabelMove
-	From, To int
-	Diffed   bool
-	Diff     string
-	Moved    string
+	Prompt *PromptDetail
+	// Versions and History are the pages of the versions and of the
+	// label history shown.
+	Versions       []Version
+	History        []LabelMove
+	VPager, HPager pager
+	From, To       int
+	Diffed         bool
+	Diff           string
+	Moved          string
+	// Removable are the labels on the prompt's versions but latest.
+	Removable []string
 }
 
 func (h *Handler) prompt(w http.ResponseWriter, r *http.Request, name string) {
@@ -371,6 +394,28 @@ func (h *Handler) prompt(w http.ResponseWriter, r *http.Request, name string) {
 	}
 	d := promptData{Prompt: p, From: max(len(p.Versions)-1, 1), To: len(p.Versions)}
 	q := r.URL.Query()
+	vpage, err := pageNumber(r, "vpage")
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	hpage, err := pageNumber(r, "hpage")
+	if err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	base := promptURL(name)
+	d.Versions, d.VPager = paginate(p.Versions, vpage, base, q, "vpage", "versions-pager", false)
+	seen := map[string]bool{"latest": true}
+	for _, v := range p.Versions {
+		for _, l := range v.Labels {
+			if !seen[l] {
+				seen[l] = true
+				d.Removable = append(d.Removable, l)
+			}
+		}
+	}
+	slices.Sort(d.Removable)
 	if q.Has("from") || q.Has("to") {
 		from, err1 := strconv.Atoi(q.Get("from"))
 		to, err2 := strconv.Atoi(q.Get("to"))
@@ -389,10 +434,15 @@ func (h *Handler) prompt(w http.ResponseWriter, r *http.Request, name string) {
 			d.Moved = fmt.Sprintf("Label %s is now on version %d.", l, v)
 		}
 	}
-	if d.History, err = h.src.LabelHistory(ctx, name); err != nil {
+	if l := q.Get("removed"); l != "" {
+		d.Moved = fmt.Sprintf("Label %s was removed.", l)
+	}
+	history, err := h.src.LabelHistory(ctx, name)
+	if err != nil {
 		h.failErr(w, r, err)
 		return
 	}
+	d.History, d.HPager = paginate(history, hpage, base, q, "hpage", "history-pager", false)
 	h.render(w, r, http.StatusOK, "prompt", name, d)
 }
 
@@ -408,6 +458,20 @@ func (h *Handler) moveLabel(w http.ResponseWriter, r *http.Request, name string)
 		return
 	}
 	v := url.Values{"moved": {label}, "on": {strconv.Itoa(n)}}
+	http.Redirect(w, r, promptURL(name)+"?"+v.Encode(), http.StatusSeeOther)
+}
+
+func (h *Handler) removeLabel(w http.ResponseWriter, r *http.Request, name string) {
+	label := strings.TrimSpace(r.PostFormValue("label"))
+	if label == "" {
+		h.fail(w, r, http.StatusBadRequest, "Give the label to remove.")
+		return
+	}
+	if err := h.src.RemoveLabel(r.Context(), name, label, strings.TrimSpace(r.PostFormValue("reason"))); err != nil {
+		h.failErr(w, r, err)
+		return
+	}
+	v := url.Values{"removed": {label}}
 	http.Redirect(w, r, promptURL(name)+"?"+v.Encode(), http.StatusSeeOther)
 }
 
@@ -459,16 +523,30 @@ func (h *Handler) version(w http.ResponseWriter, r *http.Request, name string, n
 type auditData struct {
 	Query   AuditQuery
 	Records []AuditRecord
+	Pager   pager
 	Note    string
 	Replay  *Replay
 }
 
+// maxAuditRows is how far back the audit pages go.
+const maxAuditRows = 1000
+
 func (h *Handler) audit(w http.ResponseWriter, r *http.Request, rp *Replay) {
 	q := r.URL.Query()
 	aq := AuditQuery{Prompt: strings.TrimSpace(q.Get("prompt")), Hash: strings.TrimSpace(q.Get("hash")), ID: strings.TrimSpace(q.Get("id"))}
+	page := 1
 	if rp != nil {
 		aq = AuditQuery{ID: rp.ID}
+	} else {
+		var err error
+		if page, err = pageNumber(r, "page"); err != nil {
+			h.failErr(w, r, err)
+			return
+		}
 	}
+	// The pages up to this one and one row more, to know whether there is
+	// a next page.
+	aq.Limit = min(page*PageSize+1, maxAuditRows)
 	res, err := h.src.Audit(r.Context(), aq)
 	if err != nil {
 		h.failErr(w, r, err)
@@ -477,7 +555,19 @@ func (h *Handler) audit(w http.ResponseWriter, r *http.Request, rp *Replay) {
 	if res == nil {
 		res = &AuditResult{}
 	}
-	h.render(w, r, http.StatusOK, "audit", "Audit records", auditData{Query: aq, Records: res.Records, Note: res.Note, Replay: rp})
+	recs, more := res.Records, false
+	if len(recs) > page*PageSize && page*PageSize < maxAuditRows {
+		recs, more = recs[:page*PageSize], true
+	}
+	search := url.Values{}
+	for k, v := range map[string]string{"prompt": aq.Prompt, "hash": aq.Hash, "id": aq.ID} {
+		if v != "" {
+			search.Set(k, v)
+		}
+	}
+	d := auditData{Query: aq, Note: res.Note, Replay: rp}
+	d.Records, d.Pager = paginate(recs, page, "/ui/audit", search, "page", "records-pager", more)
+	h.render(w, r, http.StatusOK, "audit", "Audit records", d)
 }
 
 func (h *Handler) replay(w http.ResponseWriter, r *http.Request) {
@@ -486,7 +576,7 @@ func (h *Handler) replay(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, "Give the id of the record to replay.")
 		return
 	}
-	rp, err := h.src.Replay(r.Context(), id)
+	rp, err := h.src.Replay(r.Context(), id, strings.TrimSpace(r.PostFormValue("against")))
 	if err != nil {
 		h.failErr(w, r, err)
 		return

@@ -23,15 +23,25 @@ const hostile = `<script>alert("x")</script>`
 type fake struct {
 	mu    sync.Mutex
 	moves []inspector.LabelMove
+	// extra prompts and audit records, for the pages of long lists.
+	extra int
+	// replays lists what each replay was against.
+	replays []string
 }
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func (f *fake) Prompts(ctx context.Context) ([]inspector.Prompt, error) {
-	return []inspector.Prompt{
+	ps := []inspector.Prompt{
 		{Name: "team/greet", Preset: "template", Versions: 2, Latest: t0, Labels: []inspector.Label{{Name: "latest", Version: 2}, {Name: "production", Version: 1}}},
 		{Name: "x/" + hostile, Preset: "template", Versions: 1, Latest: t0},
-	}, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.extra {
+		ps = append(ps, inspector.Prompt{Name: fmt.Sprintf("zz/p%03d", i), Preset: "template", Versions: 1, Latest: t0})
+	}
+	return ps, nil
 }
 
 func (f *fake) Prompt(ctx context.Context, name string) (*inspector.PromptDetail, error) {
@@ -80,24 +90,48 @@ func (f *fake) MoveLabel(ctx context.Context, name, label string, n int, reason 
 	return nil
 }
 
+func (f *fake) RemoveLabel(ctx context.Context, name, label, reason string) error {
+	if label == "shared" {
+		return fmt.Errorf("%w: label %q comes from refs/tessera/labels/shared, which every prompt shares", inspector.ErrInvalid, label)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.moves = append([]inspector.LabelMove{{Label: label, From: 1, Actor: "pk", Reason: reason, At: t0}}, f.moves...)
+	return nil
+}
+
 func (f *fake) Audit(ctx context.Context, q inspector.AuditQuery) (*inspector.AuditResult, error) {
 	all := []inspector.AuditRecord{
 		{ID: "id-1", Prompt: "team/greet", Preset: "template", Hash: strings.Repeat("1", 64), Time: "2026-01-02T03:04:05.000Z"},
 		{ID: "id-2", Prompt: "other", Preset: "template", Hash: strings.Repeat("2", 64), Time: "2026-01-02T03:04:06.000Z"},
 	}
+	f.mu.Lock()
+	for i := range f.extra {
+		all = append(all, inspector.AuditRecord{ID: fmt.Sprintf("id-x%03d", i), Prompt: "many", Preset: "template", Hash: strings.Repeat("3", 64)})
+	}
+	f.mu.Unlock()
 	var out inspector.AuditResult
 	for _, r := range all {
 		if (q.ID == "" || q.ID == r.ID) && (q.Prompt == "" || q.Prompt == r.Prompt) && (q.Hash == "" || q.Hash == r.Hash) {
 			out.Records = append(out.Records, r)
 		}
+		if q.Limit > 0 && len(out.Records) == q.Limit {
+			break
+		}
 	}
 	return &out, nil
 }
 
-func (f *fake) Replay(ctx context.Context, id string) (*inspector.Replay, error) {
+func (f *fake) Replay(ctx context.Context, id, against string) (*inspector.Replay, error) {
+	f.mu.Lock()
+	f.replays = append(f.replays, against)
+	f.mu.Unlock()
+	if against == "nowhere" {
+		return nil, fmt.Errorf("%w: label %q not found", inspector.ErrNotFound, against)
+	}
 	switch id {
 	case "id-1":
-		return &inspector.Replay{ID: id, Match: true, Status: "ok", ExpectedHash: "e", ActualHash: "e"}, nil
+		return &inspector.Replay{ID: id, Against: against, Commit: strings.Repeat("c", 40), Match: true, Status: "ok", ExpectedHash: "e", ActualHash: "e"}, nil
 	case "id-2":
 		return &inspector.Replay{ID: id, Status: "mismatch", ExpectedHash: "e", ActualHash: "f", Line: 7, Expected: "old line", Actual: "new " + hostile}, nil
 	}
@@ -336,5 +370,107 @@ func TestReplay(t *testing.T) {
 	}
 	if resp, _ := do(t, ts, "POST", "/ui/audit/replay", url.Values{"id": {"id-1"}}, "Sec-Fetch-Site", "cross-site"); resp.StatusCode != 403 {
 		t.Errorf("cross-site replay: %d", resp.StatusCode)
+	}
+}
+
+// TestRemoveLabel removes a label through its form: the page offers the
+// prompt's labels but latest, a removal is recorded and said, and one
+// the source refuses is a 400 with its reason.
+func TestRemoveLabel(t *testing.T) {
+	ts, f := server(t, true)
+	_, body := do(t, ts, "GET", "/ui/prompts/team%2Fgreet", nil)
+	if !strings.Contains(body, `id="remove-form"`) || !strings.Contains(body, `<option value="production">`) || strings.Contains(body, `<option value="latest">`) {
+		t.Errorf("the remove form:\n%s", body)
+	}
+	path := "/ui/prompts/team%2Fgreet/labels/remove"
+	if resp, body := do(t, ts, "POST", path, url.Values{"label": {"production"}}, "Sec-Fetch-Site", "cross-site"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a cross-site removal: %d\n%s", resp.StatusCode, body)
+	}
+	if resp, _ := do(t, ts, "POST", path, url.Values{}, "Sec-Fetch-Site", "same-origin"); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a removal without a label: %d", resp.StatusCode)
+	}
+	if resp, body := do(t, ts, "POST", path, url.Values{"label": {"shared"}}, "Sec-Fetch-Site", "same-origin"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "every prompt shares") {
+		t.Errorf("removing a shared label: %d\n%s", resp.StatusCode, body)
+	}
+	resp, body := do(t, ts, "POST", path, url.Values{"label": {"production"}, "reason": {"withdrawn"}}, "Sec-Fetch-Site", "same-origin")
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/ui/prompts/team%2Fgreet?removed=production" {
+		t.Fatalf("removing production: %d %s\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+	_, body = do(t, ts, "GET", resp.Header.Get("Location"), nil)
+	for _, w := range []string{"Label production was removed.", "removed</td>", "withdrawn"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("after the removal: no %q in\n%s", w, body)
+		}
+	}
+	if len(f.moves) != 1 || f.moves[0].To != 0 {
+		t.Errorf("moves: %+v", f.moves)
+	}
+	ts2, _ := server(t, false)
+	if _, body := do(t, ts2, "GET", "/ui/prompts/team%2Fgreet", nil); strings.Contains(body, "remove-form") {
+		t.Error("a read-only user sees the remove form")
+	}
+}
+
+// TestPaging pages through long lists: the prompts, the audit records
+// and a prompt's label history, 50 rows a page, with links that keep the
+// search.
+func TestPaging(t *testing.T) {
+	ts, f := server(t, true)
+	f.extra = 120
+	for i := range 120 {
+		f.moves = append(f.moves, inspector.LabelMove{Label: fmt.Sprintf("l%03d", i), To: 1, At: t0})
+	}
+	_, body := do(t, ts, "GET", "/ui/", nil)
+	if !strings.Contains(body, "1–50 of 122 · page 1") || !strings.Contains(body, `href="/ui/?page=2" rel="next"`) || strings.Contains(body, "zz/p048") || !strings.Contains(body, "zz/p047") {
+		t.Errorf("the first page of prompts:\n%s", body)
+	}
+	_, body = do(t, ts, "GET", "/ui/?q=zz&page=3", nil)
+	if !strings.Contains(body, "101–120 of 120 · page 3") || !strings.Contains(body, `href="/ui/?page=2&amp;q=zz" rel="prev"`) || strings.Contains(body, `rel="next"`) || !strings.Contains(body, "zz/p119") {
+		t.Errorf("the last page of a filter:\n%s", body)
+	}
+	if _, body := do(t, ts, "GET", "/ui/?page=9", nil); !strings.Contains(body, "page 3") {
+		t.Errorf("a page past the end shows the last")
+	}
+	if resp, _ := do(t, ts, "GET", "/ui/?page=0", nil); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("page 0: %d", resp.StatusCode)
+	}
+	_, body = do(t, ts, "GET", "/ui/audit?prompt=many&page=2", nil)
+	if !strings.Contains(body, "51–100 · page 2") || !strings.Contains(body, `href="/ui/audit?page=3&amp;prompt=many" rel="next"`) || !strings.Contains(body, "id-x050") || strings.Contains(body, "id-x049") {
+		t.Errorf("page 2 of the audit records:\n%s", body)
+	}
+	_, body = do(t, ts, "GET", "/ui/audit?prompt=many&page=3", nil)
+	if !strings.Contains(body, "101–120 of 120 · page 3") || strings.Contains(body, `rel="next"`) {
+		t.Errorf("the last page of the audit records:\n%s", body)
+	}
+	_, body = do(t, ts, "GET", "/ui/prompts/team%2Fgreet?hpage=2", nil)
+	if !strings.Contains(body, `id="history-pager"`) || !strings.Contains(body, "51–100 of 120 · page 2") || !strings.Contains(body, "l050") || strings.Contains(body, "l049<") {
+		t.Errorf("page 2 of the label history:\n%s", body)
+	}
+	if strings.Contains(body, `id="versions-pager"`) {
+		t.Error("two versions are paged")
+	}
+}
+
+// TestReplayAgainst replays a record against a label or a commit typed
+// into its form, and shows what it was replayed against.
+func TestReplayAgainst(t *testing.T) {
+	ts, f := server(t, true)
+	_, body := do(t, ts, "GET", "/ui/audit", nil)
+	if !strings.Contains(body, `name="against"`) {
+		t.Errorf("no against field:\n%s", body)
+	}
+	resp, body := do(t, ts, "POST", "/ui/audit/replay", url.Values{"id": {"id-1"}, "against": {" production "}}, "Sec-Fetch-Site", "same-origin")
+	if resp.StatusCode != 200 || !strings.Contains(body, "Against <code>production</code>, commit <code>cccccccccccc</code>") {
+		t.Errorf("replay against production: %d\n%s", resp.StatusCode, body)
+	}
+	_, body = do(t, ts, "POST", "/ui/audit/replay", url.Values{"id": {"id-1"}}, "Sec-Fetch-Site", "same-origin")
+	if !strings.Contains(body, "Against the default branch's head") {
+		t.Errorf("replay against the head:\n%s", body)
+	}
+	if resp, _ := do(t, ts, "POST", "/ui/audit/replay", url.Values{"id": {"id-1"}, "against": {"nowhere"}}, "Sec-Fetch-Site", "same-origin"); resp.StatusCode != 404 {
+		t.Errorf("replay against a label that does not exist: %d", resp.StatusCode)
+	}
+	if strings.Join(f.replays, ",") != "production,,nowhere" {
+		t.Errorf("replays against %q", f.replays)
 	}
 }

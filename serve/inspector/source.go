@@ -36,10 +36,15 @@ type Source interface {
 	// MoveLabel puts label on version n of the prompt, moving it from
 	// the version it was on, with reason kept in the history.
 	MoveLabel(ctx context.Context, name, label string, n int, reason string) error
+	// RemoveLabel takes label off the prompt, with reason kept in the
+	// history.
+	RemoveLabel(ctx context.Context, name, label, reason string) error
 	// Audit lists the audit records q selects, newest first.
 	Audit(ctx context.Context, q AuditQuery) (*AuditResult, error)
-	// Replay lays audit record id out again and compares it.
-	Replay(ctx context.Context, id string) (*Replay, error)
+	// Replay lays audit record id out again from the catalog at against
+	// (a label or a commit hash; "" for the default branch's head) and
+	// compares it.
+	Replay(ctx context.Context, id, against string) (*Replay, error)
 }
 
 // Prompt is one prompt of the list.
@@ -161,6 +166,8 @@ type AuditQuery struct {
 	Hash string
 	// ID is a correlation id.
 	ID string
+	// Limit is the most records wanted, newest first; 0 means 100.
+	Limit int
 }
 
 // AuditResult is the audit records a query selects.
@@ -182,7 +189,11 @@ type AuditRecord struct {
 
 // Replay is the outcome of a replay.
 type Replay struct {
-	ID           string
+	ID string
+	// Against is the label or commit the record was replayed against, ""
+	// for the default branch's head; Commit is the commit that was.
+	Against, Commit string
+	// Match says the hashes are equal.
 	Match        bool
 	Status       string
 	ExpectedHash string
