@@ -30,6 +30,9 @@ var (
 	classOnce  sync.Once
 	classTable []uint16
 	jsTable    []uint16
+	// blockOr holds, for each block of 64 code points, the classes any
+	// of its characters has in either table (see blockSkip).
+	blockOr []uint16
 	// hiBlock[(r-tableLimit)>>8] is where the classes of r's block of
 	// 256 characters start in hiTable; equal blocks are stored once.
 	hiBlock []uint32
@@ -107,8 +110,57 @@ func table() []uint16 {
 		js[0xFEFF] |= cWS
 		js[0x85] &^= cWS
 		jsTable = js
+		blockOr = make([]uint16, (utf8.MaxRune+1)/64)
+		for r := range rune(utf8.MaxRune + 1) {
+			c := hiClassOrTable(t, r) | hiClassOrTable(js, r)
+			blockOr[r/64] |= c
+		}
 	})
 	return classTable
+}
+
+// hiClassOrTable returns the classes of r from t, or from hiTable above
+// it.
+func hiClassOrTable(t []uint16, r rune) uint16 {
+	if r < tableLimit {
+		return t[r]
+	}
+	return hiClass(r)
+}
+
+// blockSkip returns the width of the character at i of s (s[i] >= 0x80)
+// when no character of its block of 64 code points, read from its first
+// bytes without decoding it, has a class of first, so that no match that
+// starts with one of those classes starts there; else 0. Bytes that are
+// no valid character are each of no class, so a sequence of a leading
+// byte and continuation bytes may be passed over whole whatever it
+// decodes to.
+func blockSkip(s string, i int, first uint16) int {
+	b0 := s[i]
+	var blk, w int
+	switch {
+	case b0 >= 0xC2 && b0 < 0xE0:
+		if i+1 >= len(s) || s[i+1]&0xC0 != 0x80 {
+			return 0
+		}
+		blk, w = int(b0&0x1F), 2
+	case b0 >= 0xE0 && b0 < 0xF0:
+		if i+2 >= len(s) || s[i+1]&0xC0 != 0x80 || s[i+2]&0xC0 != 0x80 {
+			return 0
+		}
+		blk, w = int(b0&0x0F)<<6|int(s[i+1]&0x3F), 3
+	case b0 >= 0xF0 && b0 < 0xF5:
+		if i+3 >= len(s) || s[i+1]&0xC0 != 0x80 || s[i+2]&0xC0 != 0x80 || s[i+3]&0xC0 != 0x80 {
+			return 0
+		}
+		blk, w = int(b0&0x07)<<12|int(s[i+1]&0x3F)<<6|int(s[i+2]&0x3F), 4
+	default:
+		return 0
+	}
+	if blk >= len(blockOr) || blockOr[blk]&first != 0 {
+		return 0
+	}
+	return w
 }
 
 // referenceTable returns the class table with JavaScript's \s.

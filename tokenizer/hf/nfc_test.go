@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -61,5 +62,36 @@ func TestIsNFC(t *testing.T) {
 		if s := b.String(); isNFC(s, nil) != norm.NFC.IsNormalString(s) {
 			t.Fatalf("%q: isNFC %v, norm %v", s, isNFC(s, nil), norm.NFC.IsNormalString(s))
 		}
+	}
+}
+
+// TestBlockSkip checks that blockSkip passes over no character that has
+// a class it is asked about, in either class table, and that it passes
+// over a character whole.
+func TestBlockSkip(t *testing.T) {
+	tables := [][]uint16{table(), referenceTable()}
+	for r := rune(0x80); r <= utf8.MaxRune; r++ {
+		if r >= 0xD800 && r < 0xE000 {
+			continue
+		}
+		s := string(r) + "1"
+		for _, first := range []uint16{cN, cCJK, cL} {
+			w := blockSkip(s, 0, first)
+			if w == 0 {
+				continue
+			}
+			if w != utf8.RuneLen(r) {
+				t.Fatalf("U+%04X: blockSkip passes over %d bytes", r, w)
+			}
+			for _, tab := range tables {
+				if c, _ := classAtSlow(tab, s, 0); c&first != 0 {
+					t.Fatalf("U+%04X: blockSkip passes over a character of class %b", r, first)
+				}
+			}
+		}
+	}
+	// A leading byte without its continuation bytes is one byte.
+	if w := blockSkip("\xd0A", 0, cN); w != 0 {
+		t.Errorf("blockSkip of a truncated sequence = %d, want 0", w)
 	}
 }

@@ -404,6 +404,10 @@ func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k 
 						i++
 						continue
 					}
+					if w := blockSkip(s, i, p.first); w > 0 {
+						i += w
+						continue
+					}
 					c, n := classAtSlow(t, s, i)
 					if c&p.first != 0 {
 						break
