@@ -3,6 +3,8 @@ package tokenizer
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/tessera-dev/tessera/tokenizer/internal/byteclass"
 )
 
 // Characters merged before the merge.
@@ -53,30 +55,9 @@ import (
 // which hold every living script and the emoji. The tests check the merge
 // from parts against tiktoken's loop.
 
-// Byte classes for the neighbour conditions.
-const (
-	byteCont   = iota // 0x80–0xBF
-	byteLead          // 0xC0–0xFF
-	byteLetter        // ASCII letters
-	byteOther         // other ASCII
-	byteClasses
-)
-
-var byteClass = func() (c [256]uint8) {
-	for b := range c {
-		switch {
-		case b >= 0xC0:
-			c[b] = byteLead
-		case b >= 0x80:
-			c[b] = byteCont
-		case 'a' <= b|0x20 && b|0x20 <= 'z':
-			c[b] = byteLetter
-		default:
-			c[b] = byteOther
-		}
-	}
-	return
-}()
+// Byte classes for the neighbour conditions: package byteclass's, shared
+// by package tokenizer (chars.go) and tokenizer/hf (charparts.go).
+const byteClasses = byteclass.N
 
 // A character's entry: zero until it is computed, then charKnown, and if
 // the merge may start from its parts, charUsable with the classes of byte
@@ -157,12 +138,12 @@ func newCharTable(vocab []string) *charTable {
 		for l := 1; l <= 5 && l < len(tok); l++ {
 			if s := tok[len(tok)-l:]; l <= 4 && s[0] >= 0xC0 && allCont(s[1:]) {
 				n := get(s)
-				c := byteClass[tok[len(tok)-l-1]]
+				c := byteclass.Of[tok[len(tok)-l-1]]
 				n.before[c] = min(n.before[c], r)
 			}
 			if s := tok[:l]; lastPart(s) {
 				n := get(s)
-				c := byteClass[tok[l]]
+				c := byteclass.Of[tok[l]]
 				n.after[c] = min(n.after[c], r)
 			}
 		}
@@ -324,8 +305,8 @@ func (ct *charTable) charAt(t *rankTable, piece string, buf []byte, n, i int) (u
 	}
 	e := ct.entry(t, entries, c, piece[i:i+k])
 	if e&charUsable == 0 ||
-		i > 0 && e&(1<<(charLeft+uint32(byteClass[buf[i-1]]))) == 0 ||
-		i+k < n && e&(1<<(charRight+uint32(byteClass[buf[i+k]]))) == 0 {
+		i > 0 && e&(1<<(charLeft+uint32(byteclass.Of[buf[i-1]]))) == 0 ||
+		i+k < n && e&(1<<(charRight+uint32(byteclass.Of[buf[i+k]]))) == 0 {
 		return 0, 1
 	}
 	return e, k

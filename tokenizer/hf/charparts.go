@@ -2,6 +2,8 @@ package hf
 
 import (
 	"sync/atomic"
+
+	"github.com/tessera-dev/tessera/tokenizer/internal/byteclass"
 )
 
 // Characters merged before the merge (byte-level models).
@@ -40,30 +42,9 @@ import (
 // leading byte, an ASCII letter, other ASCII), and checked in the piece.
 // A character at either end of its piece has no neighbour on that side.
 
-// Byte classes for the neighbour conditions.
-const (
-	byteCont   = iota // 0x80–0xBF
-	byteLead          // 0xC0–0xFF
-	byteLetter        // ASCII letters
-	byteOther         // other ASCII
-	byteClasses
-)
-
-var byteClass = func() (c [256]uint8) {
-	for b := range c {
-		switch {
-		case b >= 0xC0:
-			c[b] = byteLead
-		case b >= 0x80:
-			c[b] = byteCont
-		case 'a' <= b|0x20 && b|0x20 <= 'z':
-			c[b] = byteLetter
-		default:
-			c[b] = byteOther
-		}
-	}
-	return
-}()
+// Byte classes for the neighbour conditions: package byteclass's, shared
+// by package tokenizer (chars.go) and tokenizer/hf (charparts.go).
+const byteClasses = byteclass.N
 
 // A character's entry: zero until it is computed, then charKnown; if the
 // merge may start from its parts with some neighbours, the parts' count
@@ -128,11 +109,11 @@ func newCharParts(vocab []string, mergeIDs []uint64) *charParts {
 			continue
 		}
 		if i := c.row[a]; i >= 0 {
-			m := &c.rows[i].after[byteClass[vocab[b][0]]]
+			m := &c.rows[i].after[byteclass.Of[vocab[b][0]]]
 			*m = min(*m, uint32(r))
 		}
 		if i := c.row[b]; i >= 0 {
-			m := &c.rows[i].before[byteClass[vocab[a][len(vocab[a])-1]]]
+			m := &c.rows[i].before[byteclass.Of[vocab[a][len(vocab[a])-1]]]
 			*m = min(*m, uint32(r))
 		}
 	}
@@ -154,8 +135,8 @@ func (tk *Tokenizer) appendChar(syms []int32, r rune, s string, i, n int) ([]int
 		e = tk.charEntry(s[i : i+n])
 		c.entries[r].Store(e)
 	}
-	if i > 0 && e&(1<<(charLeft+byteClass[s[i-1]])) == 0 ||
-		i+n < len(s) && e&(1<<(charRight+byteClass[s[i+n]])) == 0 || e>>charCount&3 == 0 {
+	if i > 0 && e&(1<<(charLeft+byteclass.Of[s[i-1]])) == 0 ||
+		i+n < len(s) && e&(1<<(charRight+byteclass.Of[s[i+n]])) == 0 || e>>charCount&3 == 0 {
 		return syms, false
 	}
 	syms = append(syms, int32(e&0xFFFFFF))
@@ -179,7 +160,7 @@ func (tk *Tokenizer) appendSpaced(syms []int32, r rune, s string, n int) ([]int3
 		e = tk.charEntry(s[:1+n])
 		c.spaced[r].Store(e)
 	}
-	if 1+n < len(s) && e&(1<<(charRight+byteClass[s[1+n]])) == 0 || e>>charCount&3 == 0 {
+	if 1+n < len(s) && e&(1<<(charRight+byteclass.Of[s[1+n]])) == 0 || e>>charCount&3 == 0 {
 		return syms, false
 	}
 	syms = append(syms, int32(e&0xFFFFFF))
