@@ -243,6 +243,7 @@ type queries struct {
 	addMove, moves, movesOf                                      string
 	putKey, getKey                                               string
 	addDelivery, deliveries                                      string
+	claimEvent                                                   string
 }
 
 func newQueries(d dialect) queries {
@@ -260,9 +261,10 @@ func newQueries(d dialect) queries {
 		getKey:       `SELECT secret_hash, role, created FROM api_keys WHERE public = ?`,
 		addDelivery:  `INSERT INTO webhook_deliveries (event_id, url, action, prompt, version, attempts, status, error, ok, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		deliveries:   `SELECT id, event_id, url, action, prompt, version, attempts, status, error, ok, at FROM webhook_deliveries ORDER BY id DESC LIMIT ?`,
+		claimEvent:   `INSERT INTO event_claims (event_key, claimed_at) VALUES (?, ?) ON CONFLICT (event_key) DO NOTHING`,
 	}
 	if d == postgresDB {
-		for _, s := range []*string{&q.head, &q.insertRecord, &q.recordByID, &q.linesFrom, &q.byID, &q.byHash, &q.all, &q.addMove, &q.moves, &q.movesOf, &q.putKey, &q.getKey, &q.addDelivery, &q.deliveries} {
+		for _, s := range []*string{&q.head, &q.insertRecord, &q.recordByID, &q.linesFrom, &q.byID, &q.byHash, &q.all, &q.addMove, &q.moves, &q.movesOf, &q.putKey, &q.getKey, &q.addDelivery, &q.deliveries, &q.claimEvent} {
 			*s = dollars(*s)
 		}
 	}

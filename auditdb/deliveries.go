@@ -71,3 +71,19 @@ func (db *DB) Deliveries(ctx context.Context, limit int) ([]Delivery, error) {
 	}
 	return out, nil
 }
+
+// ClaimEvent claims the sending of the event named key (such as
+// "created pm_discovery.v1/pgc@3 <commit>") for the caller, and reports
+// whether it got it: of the servers sharing the database that claim one
+// key, exactly one gets it, and sends the event.
+func (db *DB) ClaimEvent(ctx context.Context, key string) (bool, error) {
+	res, err := db.sql.ExecContext(ctx, db.q.claimEvent, key, time.Now().UnixMicro())
+	if err != nil {
+		return false, fmt.Errorf("audit database %s: claim event %q: %w", db.name, key, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("audit database %s: claim event %q: %w", db.name, key, err)
+	}
+	return n == 1, nil
+}

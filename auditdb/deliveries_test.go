@@ -2,6 +2,7 @@ package auditdb
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 )
@@ -27,6 +28,38 @@ func TestDeliveries(t *testing.T) {
 		}
 		if one, err := db.Deliveries(ctx, 1); err != nil || len(one) != 1 || one[0] != d2 {
 			t.Fatalf("limit 1: %+v %v", one, err)
+		}
+	})
+}
+
+// TestClaimEvent: of several claims of one event, at once, exactly one
+// gets it; another key is claimed afresh.
+func TestClaimEvent(t *testing.T) {
+	eachDialect(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		db := open(t, url)
+		const n = 8
+		got := make([]bool, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { got[i], errs[i] = db.ClaimEvent(ctx, "created review/code@2 abc") })
+		}
+		wg.Wait()
+		won := 0
+		for i := range n {
+			if errs[i] != nil {
+				t.Fatal(errs[i])
+			}
+			if got[i] {
+				won++
+			}
+		}
+		if won != 1 {
+			t.Errorf("%d claims of one event won", won)
+		}
+		if ok, err := db.ClaimEvent(ctx, "created review/code@3 def"); !ok || err != nil {
+			t.Errorf("another event: %v %v", ok, err)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,8 +15,9 @@ import (
 )
 
 // replicas starts two servers, each on a clone of its own of one bare
-// remote, sharing one store as replicas share a PostgreSQL database.
-func replicas(t *testing.T, poll time.Duration) (a, b *fixture, bare string) {
+// remote, sharing one store as replicas share a PostgreSQL database, and
+// telling hooks of new versions and label moves.
+func replicas(t *testing.T, poll time.Duration, hooks ...serve.Webhook) (a, b *fixture, bare string) {
 	t.Helper()
 	f := newFixture(t, serve.Config{}) // the history: pgc in three versions
 	bare = f.repo.Bare()
@@ -25,6 +27,7 @@ func replicas(t *testing.T, poll time.Duration) (a, b *fixture, bare string) {
 		srv, err := serve.New(t.Context(), serve.Config{
 			Root: clone.Dir + "/catalog", Remote: bare, Store: store, PollInterval: poll,
 			AdminPublicKey: admin, AdminSecretKey: "sk-" + admin,
+			Webhooks: hooks, WebhookRetryDelay: time.Millisecond,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -156,5 +159,50 @@ func TestReplicasRace(t *testing.T) {
 				t.Errorf("round %d: replica %d serves production at version %d, want %d", round, i, p.Version, want)
 			}
 		}
+	}
+}
+
+// TestReplicasSendEachEventOnce: a commit pushed to the remote is a new
+// version on both replicas, and its "created" event is sent once, by the
+// replica that claims it in the shared store; a label move's events are
+// sent by the replica that made it.
+func TestReplicasSendEachEventOnce(t *testing.T) {
+	rc := &receiver{}
+	hook := httptest.NewServer(rc)
+	defer hook.Close()
+	a, b, bare := replicas(t, -1, serve.Webhook{URL: hook.URL, Secret: hookSecret})
+	dev := gittest.Clone(t, bare)
+	dev.Write(context1, "a fourth text\n")
+	dev.Commit("pgc: a fourth text")
+	dev.Push(bare)
+	for _, f := range []*fixture{a, b} {
+		if code, _, body := f.do(admin, "POST", "/api/tessera/v1/refresh", nil); code != http.StatusOK {
+			t.Fatalf("refresh: %d %s", code, body)
+		}
+	}
+	if code, _, body := b.do(member, "PATCH", promptPath(pgc)+"/versions/4", map[string]any{"newLabels": []string{"production"}}); code != http.StatusOK {
+		t.Fatalf("PATCH: %d %s", code, body)
+	}
+	count := func() map[string]int {
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		n := map[string]int{}
+		for _, ev := range rc.events {
+			p, _ := ev["prompt"].(map[string]any)
+			if p["name"] == pgc {
+				n[fmt.Sprint(ev["action"], " ", p["version"])]++
+			}
+		}
+		return n
+	}
+	for i := 0; len(count()) < 2 && i < 500; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // time for a second copy, were one sent
+	if got := count(); got["created 4"] != 1 || got["updated 4"] != 1 || len(got) != 2 {
+		t.Errorf("events about pgc: %v, want created 4 and updated 4 once each", got)
+	}
+	if len(rc.bad) != 0 {
+		t.Errorf("bad signatures: %v", rc.bad)
 	}
 }

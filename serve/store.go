@@ -101,6 +101,7 @@ type MemStore struct {
 	order   []string // record ids, oldest first
 	moves   []LabelMove
 	keys    map[string]memKey
+	claims  map[string]bool
 }
 
 // MaxRecords is how many audit records a MemStore keeps.
@@ -223,4 +224,22 @@ func (s *MemStore) Authenticate(ctx context.Context, public, secret string) (Key
 		return Key{}, ErrBadKey
 	}
 	return k.key, nil
+}
+
+// ClaimEvent claims event key for the caller: true the first time it is
+// claimed, false after, so servers sharing the store send it once.
+func (s *MemStore) ClaimEvent(ctx context.Context, key string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.claims[key] {
+		return false, nil
+	}
+	if s.claims == nil {
+		s.claims = map[string]bool{}
+	}
+	s.claims[key] = true
+	return true, nil
 }

@@ -335,13 +335,34 @@ func (s *Server) emitNewVersions(ctx context.Context, st *registry.State) {
 	if prev == nil || prev == st || len(s.hooks.endpoints) == 0 {
 		return
 	}
+	claimer, _ := s.store.(EventClaimer)
 	for _, name := range st.Names {
 		vs, old := st.Versions[name], len(prev.Versions[name])
 		if old >= len(vs) {
 			continue // the same, or the branch was rewritten
 		}
 		for _, v := range vs[old:] {
+			if claimer != nil {
+				// Every server sharing the store sees the version: the one
+				// that claims it sends the event. A store that fails to
+				// answer gets the event sent: twice is better than never.
+				key := "created " + name + "@" + strconv.Itoa(v.Number) + " " + v.Commit.String()
+				ok, err := claimer.ClaimEvent(ctx, key)
+				if err != nil {
+					s.log.Error("webhook: claiming the event", "event", key, "err", err)
+				} else if !ok {
+					continue
+				}
+			}
 			s.emit(ctx, st, "created", name, v.Number, "")
 		}
 	}
+}
+
+// EventClaimer is a Store that servers sharing it use to send each event
+// that they all see once: of the servers that claim one key, exactly one
+// is told it got it. A new version is seen by the refresh of every
+// replica; a label move is made, and its events sent, by one.
+type EventClaimer interface {
+	ClaimEvent(ctx context.Context, key string) (bool, error)
 }

@@ -152,3 +152,9 @@ func (s dbStore) Deliveries(ctx context.Context, limit int) ([]serve.Delivery, e
 	}
 	return out, nil
 }
+
+// ClaimEvent claims a webhook event in the database, so that of the
+// servers sharing it one sends the event.
+func (s dbStore) ClaimEvent(ctx context.Context, key string) (bool, error) {
+	return s.db.ClaimEvent(ctx, key)
+}
