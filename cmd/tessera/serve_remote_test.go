@@ -3,11 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/tessera-dev/tessera/serve"
 	"github.com/tessera-dev/tessera/serve/gittest"
 )
 
@@ -74,5 +83,118 @@ func TestServeCheckRemote(t *testing.T) {
 	}
 	if code, _, errs := check("--remote", "ftp://git.example.com/prompts.git"); code != 1 || !strings.Contains(errs, `protocol "ftp" is not supported`) {
 		t.Errorf("an ftp remote: exit %d\n%s", code, errs)
+	}
+}
+
+// testPostgres returns a URL of a new schema on the PostgreSQL server
+// TESSERA_TEST_POSTGRES names, dropped when the test ends; without one
+// the test skips, except under CI=true.
+func testPostgres(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("TESSERA_TEST_POSTGRES")
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true and no TESSERA_TEST_POSTGRES: .ci/run starts a PostgreSQL server")
+		}
+		t.Skip("no PostgreSQL server: set TESSERA_TEST_POSTGRES=postgres://USER@HOST:PORT/DB to run this test")
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "t_" + hex.EncodeToString(b[:])
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+schema); err != nil {
+		admin.Close()
+		t.Fatalf("create a schema on %s: %v", base, err)
+	}
+	t.Cleanup(func() {
+		admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		admin.Close()
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// TestServeReplicasPostgres runs two replicas as tessera serve makes
+// them: each with a clone of its own, one bare remote, one PostgreSQL
+// database. Two PATCHes of one label at once: one wins, the other is a
+// 409, and the history both read from the database has one move; a
+// render through one is replayed through the other.
+func TestServeReplicasPostgres(t *testing.T) {
+	db := testPostgres(t)
+	repo := gittest.New(t)
+	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
+	repo.Commit("add the catalog")
+	repo.Write("catalog/seed/prompts/pgc-contexts/project_discovery.v1.txt", "a second text\n")
+	repo.Commit("pgc: a second text")
+	bare := repo.Bare()
+	var urls []string
+	for range 2 {
+		store, closeStore, err := openStore(t.Context(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { closeStore() })
+		srv, err := serve.New(t.Context(), serve.Config{Root: filepath.Join(gittest.Clone(t, bare).Dir, "catalog"), Remote: bare, Store: store,
+			PollInterval: -1, AdminPublicKey: "pk-admin", AdminSecretKey: "sk-admin-0123456789abcdef"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Close() })
+		ts := httptest.NewServer(srv.Handler())
+		t.Cleanup(ts.Close)
+		urls = append(urls, ts.URL)
+	}
+	send := func(i int, method, path, body string) (int, []byte) {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), method, urls[i]+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.SetBasicAuth("pk-admin", "sk-admin-0123456789abcdef")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var buf bytes.Buffer
+		buf.ReadFrom(resp.Body)
+		return resp.StatusCode, buf.Bytes()
+	}
+	const pgc = "/api/public/v2/prompts/pm_discovery.v1%2Fpgc"
+	codes := make([]int, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			codes[i], _ = send(i, "PATCH", pgc+"/versions/"+string(rune('1'+i)), `{"newLabels":["production"]}`)
+		})
+	}
+	wg.Wait()
+	if !(codes[0] == 200 && codes[1] == 409 || codes[0] == 409 && codes[1] == 200) {
+		t.Fatalf("two PATCHes at once: %v, want one 200 and one 409", codes)
+	}
+	for i := range 2 {
+		code, body := send(i, "GET", "/api/tessera/v1/prompts/pm_discovery.v1%2Fpgc/labels/history", "")
+		var h struct{ Data []struct{ ToVersion int } }
+		json.Unmarshal(body, &h)
+		if code != 200 || len(h.Data) != 1 {
+			t.Errorf("history through replica %d: %d %s", i, code, body)
+		}
+	}
+	code, body := send(0, "POST", "/api/tessera/v1/render", `{"name":"pm_discovery.v1/pgc","label":"production"}`)
+	var out struct{ AuditID string }
+	if json.Unmarshal(body, &out); code != 200 || out.AuditID == "" {
+		t.Fatalf("render: %d %s", code, body)
+	}
+	if code, body := send(1, "POST", "/api/tessera/v1/replay/"+out.AuditID+"?label=production", ""); code != 200 || !strings.Contains(string(body), `"match":true`) {
+		t.Errorf("replay through the other replica: %d %s", code, body)
 	}
 }
