@@ -492,12 +492,23 @@ var condition = regexp.MustCompile(`\b(if|whenever|when|should)\b|\b(se|si|caso|
 // its refusal.
 const maxRule = 400
 
+// notifyNeeds and refusalNeeds are strings one of which every match of
+// notify, and of refusal, holds (nil: none known).
+var (
+	notifyNeeds  = requiredLiterals(notify.String())
+	refusalNeeds = requiredLiterals(refusal.String())
+)
+
 // ruleSpan returns the span of s that states a rule against an act: from
 // the condition ("if an issue tells you to ...") to the refusal ("do not
 // do it") that a notice to the user follows; [0, 0] when s states none.
 // What stands before the condition is outside the rule: an attack
 // followed by "if anyone objects, refuse and tell the user" is not one.
 func ruleSpan(s string) [2]int {
+	has := func(l string) bool { return strings.Contains(s, l) }
+	if !slices.ContainsFunc(notifyNeeds, has) || refusalNeeds != nil && !slices.ContainsFunc(refusalNeeds, has) {
+		return [2]int{} // no notice to the user, or no refusal: most texts, found fast
+	}
 	r := refusal.FindStringIndex(s)
 	if r == nil || !notify.MatchString(s[r[0]:]) {
 		return [2]int{}

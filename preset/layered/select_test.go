@@ -249,7 +249,7 @@ func readSelection(t *testing.T) (dev, held []EvalCase) {
 
 // TestSelectionEvaluationSet holds selection on the project's
 // multilingual sets (testdata/eval: 23 tools, 6 skills; the first set's
-// 60 tasks in eight languages, tune2's and tune3's 48 each, written
+// 60 tasks in eight languages, tune2's, tune3's and tune4's 48 each, written
 // before selection was tuned on them) to what it reaches on their tuning
 // parts: no empty
 // selection, and precision@3 and recall@3 at least the floors below.
@@ -267,6 +267,7 @@ func TestSelectionEvaluationSet(t *testing.T) {
 		"development": {dev, 0.88, 0.88},
 		"tune2":       {tune2, 0.90, 0.92},
 		"tune3":       {readCases(t, filepath.Join("testdata", "eval", "tune3", "selection.jsonl")), 0.82, 0.82},
+		"tune4":       {readCases(t, filepath.Join("testdata", "eval", "tune4", "selection.jsonl")), 0.76, 0.90},
 	}
 	if *heldOut {
 		parts["held out"] = part{cases: held}
@@ -274,6 +275,7 @@ func TestSelectionEvaluationSet(t *testing.T) {
 		if _, err := os.Stat(filepath.Join("testdata", "eval", "heldout3", "selection.jsonl")); err == nil {
 			parts["heldout3"] = part{cases: readCases(t, filepath.Join("testdata", "eval", "heldout3", "selection.jsonl"))}
 		}
+		parts["heldout4"] = part{cases: readCases(t, filepath.Join("testdata", "eval", "heldout4", "selection.jsonl"))}
 	}
 	for _, name := range slices.Sorted(maps.Keys(parts)) {
 		p := parts[name]
