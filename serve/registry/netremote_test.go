@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tessera-dev/tessera/engine"
+	"github.com/tessera-dev/tessera/presets"
 	"github.com/tessera-dev/tessera/serve/gittest"
 	"github.com/tessera-dev/tessera/serve/registry"
 )
@@ -59,6 +61,17 @@ func TestNetworkRemote(t *testing.T) {
 	ra, _ := openRemote(t, gittest.Clone(t, bare).Dir+"/catalog", strings.Replace(u, "http://", "http://tessera:s3cret@", 1))
 	if got := ra.Remote(); strings.Contains(got, "s3cret") || !strings.Contains(got, "tessera:xxxxx@") {
 		t.Errorf("Remote() = %q", got)
+	}
+	for _, bad := range []string{"http://tessera:s3cret@127.0.0.1:1/prompts.git", strings.Replace(u, "http://", "http://tessera:s3cret@", 1) + "-missing"} {
+		r, err := registry.Open(ctx, registry.Options{Root: gittest.Clone(t, bare).Dir + "/catalog", Remote: bad, Engine: &engine.Engine{Registry: presets.Default()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Refresh(ctx); err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "xxxxx") {
+			t.Errorf("reading %s: %v", bad, err)
+		} else {
+			t.Logf("reading a remote that does not answer: %v", err)
+		}
 	}
 	rb, sb := openRemote(t, gittest.Clone(t, bare).Dir+"/catalog", u)
 	if ra.Branch() != "main" {

@@ -26,7 +26,8 @@ import (
 const RemotePrefix = "refs/remotes/tessera/"
 
 // remote is the repository that servers with clones of their own share:
-// a Git repository (bare, as a rule) on a file system they all reach.
+// a Git repository (bare, as a rule) on a file system they all reach, or
+// one a Git server serves over the network.
 // Label and golden refs are moved there, by compare-and-swap, and read
 // back from there; the default branch and the other branches and tags are
 // read from there too, so every server numbers the same versions.
