@@ -206,3 +206,35 @@ func TestReplicasSendEachEventOnce(t *testing.T) {
 		t.Errorf("bad signatures: %v", rc.bad)
 	}
 }
+
+// TestReplicasUIConflict moves a label through one replica, then through
+// the other's inspector form from what it read before: the page answers
+// 409 and says why, and the form sent again moves the label.
+func TestReplicasUIConflict(t *testing.T) {
+	a, b, _ := replicas(t, -1)
+	if code, _, body := a.do(member, "PATCH", promptPath(pgc)+"/versions/1", map[string]any{"newLabels": []string{"production"}}); code != http.StatusOK {
+		t.Fatalf("PATCH: %d %s", code, body)
+	}
+	form := "label=production&version=2&reason=from+the+page"
+	path := "/ui/prompts/" + strings.ReplaceAll(pgc, "/", "%2F") + "/labels"
+	hdr := []string{"Content-Type", "application/x-www-form-urlencoded", "Sec-Fetch-Site", "same-origin"}
+	code, _, body := b.do(member, "POST", path, form, hdr...)
+	if code != http.StatusConflict || !strings.Contains(string(body), "moved since this server read it") {
+		t.Fatalf("the form from a stale page: %d\n%s", code, body)
+	}
+	b.ts.Client().CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if code, _, body = b.do(member, "POST", path, form, hdr...); code != http.StatusSeeOther {
+		t.Fatalf("the form sent again: %d\n%s", code, body)
+	}
+	if code, _, body := a.do(admin, "POST", "/api/tessera/v1/refresh", nil); code != http.StatusOK {
+		t.Fatalf("refresh: %d %s", code, body)
+	}
+	var p promptJSON
+	a.get(promptPath(pgc)+"?label=production", &p)
+	if p.Version != 2 {
+		t.Errorf("a serves production at version %d after reading the remote, want 2", p.Version)
+	}
+	if h := a.history(); len(h) != 2 || h[0]["toVersion"] != 2.0 || h[0]["fromVersion"] != 1.0 {
+		t.Errorf("history: %v", h)
+	}
+}

@@ -345,7 +345,12 @@ func (u uiSource) callQuery(ctx context.Context, method string, query url.Values
 		return nil, fmt.Errorf("%w: %s", inspector.ErrNotFound, msg)
 	case http.StatusForbidden:
 		return nil, fmt.Errorf("%w: %s", inspector.ErrForbidden, msg)
-	case http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge:
+	case http.StatusConflict:
+		if strings.Contains(msg, "moved since this server read it") {
+			return nil, fmt.Errorf("%w: %s", inspector.ErrConflict, msg)
+		}
+		return nil, fmt.Errorf("%w: %s", inspector.ErrInvalid, msg)
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
 		return nil, fmt.Errorf("%w: %s", inspector.ErrInvalid, msg)
 	}
 	return nil, errors.New(msg)

@@ -330,6 +330,8 @@ func (h *Handler) failErr(w http.ResponseWriter, r *http.Request, err error) {
 		h.fail(w, r, http.StatusForbidden, err.Error())
 	case errors.Is(err, ErrInvalid):
 		h.fail(w, r, http.StatusBadRequest, err.Error())
+	case errors.Is(err, ErrConflict):
+		h.fail(w, r, http.StatusConflict, err.Error())
 	case r.Context().Err() != nil:
 		h.fail(w, r, http.StatusServiceUnavailable, "The request was canceled.")
 	default:

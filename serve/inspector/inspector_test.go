@@ -84,6 +84,9 @@ func (f *fake) MoveLabel(ctx context.Context, name, label string, n int, reason 
 	if label == "bad label" {
 		return fmt.Errorf("%w: label %q is not valid", inspector.ErrInvalid, label)
 	}
+	if label == "raced" {
+		return fmt.Errorf("%w: label %q moved since this server read it", inspector.ErrConflict, label)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.moves = append([]inspector.LabelMove{{Label: label, To: n, Actor: "pk", Reason: reason, At: t0}}, f.moves...)
@@ -304,6 +307,9 @@ func TestMoveLabel(t *testing.T) {
 	}
 	if resp, body := do(t, ts, "POST", path, url.Values{"label": {"bad label"}, "version": {"1"}}, "Sec-Fetch-Site", "same-origin"); resp.StatusCode != 400 || !strings.Contains(body, "is not valid") {
 		t.Errorf("POST a bad label: %d\n%s", resp.StatusCode, body)
+	}
+	if resp, body := do(t, ts, "POST", path, url.Values{"label": {"raced"}, "version": {"1"}}, "Sec-Fetch-Site", "same-origin"); resp.StatusCode != http.StatusConflict || !strings.Contains(body, "moved since this server read it") {
+		t.Errorf("POST a label that moved meanwhile: %d\n%s", resp.StatusCode, body)
 	}
 
 	// Same origin: moved, then redirected to the prompt's page.

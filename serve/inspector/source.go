@@ -15,6 +15,9 @@ var (
 	ErrForbidden = errors.New("forbidden")
 	// ErrInvalid: the request is malformed (400).
 	ErrInvalid = errors.New("invalid")
+	// ErrConflict: what the form changes changed since the page was read,
+	// such as a label another server moved (409).
+	ErrConflict = errors.New("conflict")
 )
 
 // Source is what the pages show and do. Every method gets the request's
