@@ -11,10 +11,12 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
 	"github.com/go-git/go-git/v5/plumbing/revlist"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
@@ -185,18 +187,26 @@ func (r *Registry) pushNet(ctx context.Context, ups []refUpdate) error {
 	}
 	if !allDelete {
 		// The objects the remote lacks, packed under the registry's lock
-		// before a byte goes out.
+		// before a byte goes out. As a rule there are none: a label goes
+		// on a commit of the remote's branches, which the walk of their
+		// commits finds without listing every object of the history.
 		var haves []plumbing.Hash
 		for _, h := range theirs {
 			haves = append(haves, h)
 		}
-		var pack bytes.Buffer
-		r.mu.Lock()
-		hs, err := revlist.Objects(r.repo.Storer, news, haves)
-		if err == nil {
-			_, err = packfile.NewEncoder(&pack, r.repo.Storer, !caps.Supports(capability.OFSDelta)).Encode(hs, 10)
+		var hs []plumbing.Hash
+		var err error
+		if !reachable(ctx, lockedStorer{r.storer(), &r.mu}, haves, news) {
+			r.mu.Lock()
+			hs, err = revlist.Objects(r.repo.Storer, news, haves)
+			r.mu.Unlock()
 		}
-		r.mu.Unlock()
+		var pack bytes.Buffer
+		if err == nil {
+			r.mu.Lock()
+			_, err = packfile.NewEncoder(&pack, r.repo.Storer, !caps.Supports(capability.OFSDelta)).Encode(hs, 10)
+			r.mu.Unlock()
+		}
 		if err != nil {
 			return fmt.Errorf("remote %s: packing what to push: %w", r.remote.flag, err)
 		}
@@ -232,4 +242,34 @@ func (r *Registry) listNet(ctx context.Context) (map[plumbing.ReferenceName]plum
 		return nil, err
 	}
 	return advertised(ar)
+}
+
+// reachable reports whether every commit of want is one of tips or an
+// ancestor of one, walking the commits alone (not their trees) of the
+// local repository; a tip or parent it lacks ends that line of the walk.
+func reachable(ctx context.Context, s storer.EncodedObjectStorer, tips, want []plumbing.Hash) bool {
+	left := map[plumbing.Hash]bool{}
+	for _, h := range want {
+		left[h] = true
+	}
+	seen := map[plumbing.Hash]bool{}
+	stack := slices.Clone(tips)
+	for len(stack) > 0 && len(left) > 0 {
+		if ctx.Err() != nil {
+			return false
+		}
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		delete(left, h)
+		c, err := object.GetCommit(s, h)
+		if err != nil {
+			continue // not a commit (a tag, a tree), or not here
+		}
+		stack = append(stack, c.ParentHashes...)
+	}
+	return len(left) == 0
 }

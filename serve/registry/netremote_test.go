@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-git/go-git/v5"
+
 	"github.com/tessera-dev/tessera/engine"
 	"github.com/tessera-dev/tessera/presets"
 	"github.com/tessera-dev/tessera/serve/gittest"
@@ -116,6 +118,23 @@ func TestNetworkRemote(t *testing.T) {
 	}
 	if _, ok := sa.Refs[registry.PromptRef(pgc, "production")]; ok {
 		t.Error("a still has production")
+	}
+	// A golden case at a commit only this clone has: its objects go with
+	// it, and the remote has the commit after.
+	local := gittest.Clone(t, bare)
+	local.Write(context1, "a text only this clone has\n")
+	lc := local.Commit("local only")
+	rl, _ := openRemote(t, local.Dir+"/catalog", u)
+	if _, err := rl.AddGolden(ctx, pgc, "case-local", lc); err != nil {
+		t.Fatal(err)
+	}
+	if got := remoteRef(t, bare, registry.GoldenRef(pgc, "case-local")); got != lc {
+		t.Errorf("the remote's golden case: %s, want %s", got, lc)
+	}
+	if repo, err := git.PlainOpen(bare); err != nil {
+		t.Fatal(err)
+	} else if _, err := repo.CommitObject(lc); err != nil {
+		t.Errorf("the remote lacks the pushed commit: %v", err)
 	}
 	// Several at once from one state: one wins.
 	const n = 3

@@ -128,6 +128,20 @@ func TestRemote(t *testing.T) {
 	if got := rb.Golden(sb, pgc); len(got) != 1 || got[0] != "case-1" {
 		t.Errorf("b's golden cases: %v", got)
 	}
+	// A golden case at a commit only a's clone has: its objects are copied
+	// with it.
+	a.Write(context1, "a text only this clone has\n")
+	lc := a.Commit("local only")
+	if _, err := ra.AddGolden(ctx, pgc, "case-local", lc); err != nil {
+		t.Fatal(err)
+	}
+	if rrepo, err := git.PlainOpen(bare); err != nil {
+		t.Fatal(err)
+	} else if c, err := rrepo.CommitObject(lc); err != nil {
+		t.Errorf("the remote lacks the commit: %v", err)
+	} else if _, err := c.Tree(); err != nil {
+		t.Errorf("the remote lacks the commit's tree: %v", err)
+	}
 	// A label packed on the remote (git pack-refs) is read, and removed.
 	packed := registry.PromptRef(pgc, "packed")
 	if err := os.WriteFile(filepath.Join(bare, "packed-refs"), []byte("# pack-refs with: peeled fully-peeled sorted\n"+c[1].String()+" "+packed.String()+"\n"), 0o644); err != nil {
