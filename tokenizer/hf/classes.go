@@ -1,6 +1,7 @@
 package hf
 
 import (
+	"github.com/tessera-dev/tessera/tokenizer/internal/vocabtab"
 	"golang.org/x/text/unicode/norm"
 	"sync"
 	"unicode"
@@ -238,6 +239,11 @@ func isNFC(s string, buf *[]byte) bool {
 	table()
 	seg := 0 // start of the current segment
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && vocabtab.Load64(s, i)&0x8080808080808080 == 0 {
+			seg = i + 7 // eight ASCII characters
+			i += 8
+			continue
+		}
 		b := s[i]
 		if b < utf8.RuneSelf {
 			seg = i

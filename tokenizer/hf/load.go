@@ -760,7 +760,12 @@ func (tk *Tokenizer) readPre(v any, key string) error {
 			if behavior != "Isolated" {
 				return errUnsupported(key+".behavior", fmt.Sprintf("%q with a Regex pattern", behavior), `"Isolated"`)
 			}
-			tk.pre = append(tk.pre, preStep{kind: "Split", pat: mt, first: patternFirst[re]})
+			first := patternFirst[re]
+			firstASCII := false
+			for b := range utf8.RuneSelf {
+				firstASCII = firstASCII || tk.classes[b]&first != 0
+			}
+			tk.pre = append(tk.pre, preStep{kind: "Split", pat: mt, first: first, firstASCII: firstASCII})
 			return nil
 		}
 		lit, ok := getString(p, "String")

@@ -78,14 +78,15 @@ type normStep struct {
 
 // preStep is one pre-tokenizer.
 type preStep struct {
-	kind     string // "Split", "SplitString", "Metaspace"
-	pat      uint8  // the pattern of a Split (see match)
-	first    uint16 // classes every match of m starts with, 0 if any
-	lit      string
-	behavior string
-	repl     string
-	prepend  string // Metaspace: "always", "first" or "never"
-	split    bool
+	kind       string // "Split", "SplitString", "Metaspace"
+	pat        uint8  // the pattern of a Split (see match)
+	first      uint16 // classes every match of m starts with, 0 if any
+	firstASCII bool   // some ASCII character has a class of first
+	lit        string
+	behavior   string
+	repl       string
+	prepend    string // Metaspace: "always", "first" or "never"
+	split      bool
 }
 
 // Name says which counter made a count: "hf:" and the first 16 hex
@@ -397,6 +398,10 @@ func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k 
 		for i := 0; i < len(s); {
 			if p.first != 0 {
 				for i < len(s) {
+					if !p.firstASCII && i+8 <= len(s) && vocabtab.Load64(s, i)&0x8080808080808080 == 0 {
+						i += 8 // eight ASCII characters, none of which a match starts with
+						continue
+					}
 					if b := s[i]; b < utf8.RuneSelf {
 						if ascii[b]&p.first != 0 {
 							break
