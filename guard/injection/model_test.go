@@ -97,6 +97,7 @@ func order(n int) []int {
 	return idx
 }
 
+//go:norace
 func train(ex []example) (w []float64, bias float64) {
 	w = make([]float64, 1<<modelBits)
 	idx := order(len(ex))
@@ -145,6 +146,7 @@ func quantize(w []float64, bias float64) *model {
 // made on held-apart folds (oof) and the patterns' scores (pat): the pair
 // that catches the most attacks with the signals combined, adding at
 // most maxAddedFPR to the patterns' own false-positive rate.
+//go:norace
 func chooseThresholds(oof, pat []float64, y []float64) (high, low float64, tpr, fpr float64) {
 	high, low = 2, 2
 	best := -1.0
