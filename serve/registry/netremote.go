@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -26,6 +27,17 @@ import (
 // this server last read (absent included), which the receiving Git
 // compares under its ref lock; go-git's Push sends the value the remote
 // advertised instead.
+
+// DefaultRemoteTimeout is Options.RemoteTimeout's default.
+const DefaultRemoteTimeout = 30 * time.Second
+
+// remoteTimeout returns how long an exchange with the remote may take.
+func (r *Registry) remoteTimeout() time.Duration {
+	if r.opts.RemoteTimeout > 0 {
+		return r.opts.RemoteTimeout
+	}
+	return DefaultRemoteTimeout
+}
 
 func uploadSession(u string) (transport.UploadPackSession, error) {
 	ep, err := transport.NewEndpoint(u)
@@ -70,6 +82,8 @@ func advertised(ar *packp.AdvRefs) (map[plumbing.ReferenceName]plumbing.Hash, er
 // local repository mirrors and lacks, in one packfile. It returns the
 // remote's refs.
 func (r *Registry) fetchNet(ctx context.Context) (map[plumbing.ReferenceName]plumbing.Hash, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.remoteTimeout())
+	defer cancel()
 	sess, err := uploadSession(r.remote.url)
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %w", r.remote.flag, err)
@@ -151,6 +165,8 @@ func demux(caps *capability.List, rd io.Reader) io.Reader {
 // receiving Git refuses a command whose ref is not at its old value. A
 // ref the remote advertises elsewhere, or a refusal, is a ConflictError.
 func (r *Registry) pushNet(ctx context.Context, ups []refUpdate) error {
+	ctx, cancel := context.WithTimeout(ctx, r.remoteTimeout())
+	defer cancel()
 	sess, err := receiveSession(r.remote.url)
 	if err != nil {
 		return fmt.Errorf("remote %s: %w", r.remote.flag, err)
@@ -232,6 +248,8 @@ func (r *Registry) pushNet(ctx context.Context, ups []refUpdate) error {
 
 // listNet reads the remote's refs.
 func (r *Registry) listNet(ctx context.Context) (map[plumbing.ReferenceName]plumbing.Hash, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.remoteTimeout())
+	defer cancel()
 	sess, err := uploadSession(r.remote.url)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"io"
+	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 
@@ -165,5 +167,31 @@ func TestNetworkRemote(t *testing.T) {
 	}
 	if won != 1 {
 		t.Errorf("%d moves won: %v", won, errs)
+	}
+}
+
+// TestNetworkRemoteTimeout: a remote that takes the connection and never
+// answers fails a refresh after Options.RemoteTimeout, and says so.
+func TestNetworkRemoteTimeout(t *testing.T) {
+	repo, _ := history(t)
+	bare := repo.Bare()
+	stop := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-stop:
+		case <-r.Context().Done():
+		}
+	}))
+	defer ts.Close()
+	defer close(stop)
+	r, err := registry.Open(t.Context(), registry.Options{Root: gittest.Clone(t, bare).Dir + "/catalog", Remote: ts.URL + "/prompts.git",
+		RemoteTimeout: 200 * time.Millisecond, Engine: &engine.Engine{Registry: presets.Default()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = r.Refresh(t.Context())
+	if took := time.Since(start); err == nil || took > 5*time.Second || !strings.Contains(err.Error(), "deadline") {
+		t.Errorf("a refresh from a remote that does not answer: %v after %s", err, took)
 	}
 }

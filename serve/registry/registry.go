@@ -99,6 +99,11 @@ type Options struct {
 	// cases are moved there, by compare-and-swap, and the default branch
 	// is the remote's. Without it, the refs are the work tree's own.
 	Remote string
+	// RemoteTimeout bounds each exchange with a remote over the network
+	// (a read of its refs with the objects that come with it, or a push),
+	// so that one that stops answering holds up no refresh or move for
+	// ever; 0 means DefaultRemoteTimeout, 30 s.
+	RemoteTimeout time.Duration
 }
 
 // Registry is a prompt registry over a Git repository. It is safe for

@@ -114,6 +114,8 @@ func gitFS(repo *git.Repository) (billy.Filesystem, error) {
 // headBranch returns the branch the remote's HEAD names, or "".
 func (rm *remote) headBranch(ctx context.Context) string {
 	if rm.url != "" {
+		ctx, cancel := context.WithTimeout(ctx, DefaultRemoteTimeout)
+		defer cancel()
 		sess, err := uploadSession(rm.url)
 		if err != nil {
 			return ""
