@@ -19,6 +19,7 @@ type mergeState struct {
 	syms []int32
 	out  []int32
 	nfc  []byte // isNFC's scratch space
+	lead []byte // a part with the space put before it (see modelLead)
 }
 
 // scanLimit is the length up to which a piece is merged by scanning.

@@ -200,10 +200,11 @@ func (tk *Tokenizer) EncodeSpecial(text string) []int {
 // encode splits text at added tokens, normalizes, pre-tokenizes and
 // merges each part, giving k the ids of each piece.
 func (tk *Tokenizer) encode(st *mergeState, text string, k *sink) {
-	if tk.spaced && !tk.spacePrepend && !strings.Contains(text, tk.spaceMark) {
-		// Nothing to normalize (see spacesApply): the added tokens are
-		// found in the pass that cuts the text (Gemma 3, Gemini).
-		tk.model(st, text, k, tk.added)
+	if tk.spaced && !strings.Contains(text, tk.spaceMark) {
+		// Nothing to normalize but the space mark before each part
+		// (see spacesApply): the added tokens are found in the pass
+		// that cuts the text (Gemma 3, Gemini, Llama 2).
+		tk.model(st, text, k, tk.added, tk.spacePrepend)
 		return
 	}
 	if tk.added == nil {
@@ -289,10 +290,7 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, k *sink) 
 		if strings.Contains(s, tk.spaceMark) {
 			s = strings.ReplaceAll(s, tk.spaceMark, " ")
 		}
-		if tk.spacePrepend {
-			s = " " + s
-		}
-		tk.model(st, s, k, nil)
+		tk.model(st, s, k, nil, tk.spacePrepend)
 		return
 	}
 	for _, n := range tk.norms {
@@ -335,7 +333,7 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 			continue
 		}
 		if gap < i {
-			tk.model(st, s[gap:i], k, nil)
+			tk.model(st, s[gap:i], k, nil, false)
 		}
 		piece := s[i:j]
 		i, gap = j, j
@@ -343,7 +341,7 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 		// that is a token is that token when the token merges into
 		// itself (see modelPiece).
 		if !tk.byteLevel {
-			tk.model(st, piece, k, nil)
+			tk.model(st, piece, k, nil, false)
 			continue
 		}
 		whole := uint32(vocabtab.None)
@@ -368,7 +366,7 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 		tk.mergePiece(st, piece, whole, k)
 	}
 	if gap < len(s) {
-		tk.model(st, s[gap:], k, nil)
+		tk.model(st, s[gap:], k, nil, false)
 	}
 }
 
@@ -377,7 +375,7 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k *sink) {
 	if step == len(tk.pre) {
 		if s != "" {
-			tk.model(st, s, k, nil)
+			tk.model(st, s, k, nil, false)
 		}
 		return
 	}
@@ -517,7 +515,11 @@ func splitString(s, lit, behavior string, emit func(string)) {
 //
 // If added is not nil, piece is a whole text that needs no
 // normalizing, and added tokens are found in the same pass (see encode).
-func (tk *Tokenizer) model(st *mergeState, piece string, k *sink, added *trie) {
+// If lead is set, a space goes before piece, and before the text after
+// each added token (the space mark a Prepend normalizer puts before each
+// part; see spacesApply), without copying the text: the first cut part
+// is copied with it.
+func (tk *Tokenizer) model(st *mergeState, piece string, k *sink, added *trie, lead bool) {
 	if tk.byteLevel || tk.spaceRepl == "" {
 		tk.modelPiece(st, piece, k)
 		return
@@ -532,55 +534,67 @@ func (tk *Tokenizer) model(st *mergeState, piece string, k *sink, added *trie) {
 		if added != nil && added.first[b] {
 			if id, n := added.longest(piece[i:]); n > 0 {
 				if start < i {
-					tk.modelPiece(st, piece[start:i], k)
+					tk.modelLead(st, piece[start:i], &lead, k)
 				}
 				k.one(id)
 				i += n - 1
-				start, asciiBefore = i+1, false
+				start, asciiBefore, lead = i+1, false, tk.spacePrepend
 				continue
 			}
 		}
 		if b >= utf8.RuneSelf {
 			asciiBefore = false
 			if b == mark && i > start && strings.HasPrefix(piece[i:], tk.markText) {
-				tk.cutBeforeMark(st, piece, &start, i, k)
+				tk.cutBeforeMark(st, piece, &start, i, &lead, k)
 			}
 			continue
 		}
 		if asciiBefore {
 			if tk.asciiJoins[piece[i-1]][b>>6]&(1<<(b&63)) == 0 {
-				tk.modelPiece(st, piece[start:i], k)
+				tk.modelLead(st, piece[start:i], &lead, k)
 				start = i
 			}
 		} else if b == mark && i > start {
 			// A space standing for the mark, after a character that
 			// is not ASCII.
-			tk.cutBeforeMark(st, piece, &start, i, k)
+			tk.cutBeforeMark(st, piece, &start, i, &lead, k)
 		}
 		asciiBefore = true
 		if b == '\n' {
 			if j := i + 1; j < len(piece) && piece[j] >= utf8.RuneSelf {
 				r, _ := utf8.DecodeRuneInString(piece[j:])
 				if !tk.newlineJoins.has(r) {
-					tk.modelPiece(st, piece[start:j], k)
+					tk.modelLead(st, piece[start:j], &lead, k)
 					start = j
 				}
 			}
 		}
 	}
 	if start < len(piece) {
-		tk.modelPiece(st, piece[start:], k)
+		tk.modelLead(st, piece[start:], &lead, k)
 	}
 }
 
 // cutBeforeMark cuts piece before the space mark at i (i > *start) unless
 // a token holds the character before it and the mark side by side.
-func (tk *Tokenizer) cutBeforeMark(st *mergeState, piece string, start *int, i int, k *sink) {
+func (tk *Tokenizer) cutBeforeMark(st *mergeState, piece string, start *int, i int, lead *bool, k *sink) {
 	prev, _ := utf8.DecodeLastRuneInString(piece[:i])
 	if prev != '\n' && prev != tk.spaceRune && !tk.spaceJoins.has(prev) {
-		tk.modelPiece(st, piece[*start:i], k)
+		tk.modelLead(st, piece[*start:i], lead, k)
 		*start = i
 	}
+}
+
+// modelLead runs the model on part, with a space before it if *lead is
+// set, which it then clears (see model).
+func (tk *Tokenizer) modelLead(st *mergeState, part string, lead *bool, k *sink) {
+	if !*lead {
+		tk.modelPiece(st, part, k)
+		return
+	}
+	*lead = false
+	st.lead = append(append(st.lead[:0], ' '), part...)
+	tk.modelPiece(st, string(st.lead), k)
 }
 
 // runeSet is a set of characters: a bit each in the Basic Multilingual
