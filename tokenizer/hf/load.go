@@ -761,11 +761,13 @@ func (tk *Tokenizer) readPre(v any, key string) error {
 				return errUnsupported(key+".behavior", fmt.Sprintf("%q with a Regex pattern", behavior), `"Isolated"`)
 			}
 			first := patternFirst[re]
-			firstASCII := false
+			firstASCII, firstDigits := false, first != 0
 			for b := range utf8.RuneSelf {
-				firstASCII = firstASCII || tk.classes[b]&first != 0
+				in := tk.classes[b]&first != 0
+				firstASCII = firstASCII || in
+				firstDigits = firstDigits && in == (b >= '0' && b <= '9')
 			}
-			tk.pre = append(tk.pre, preStep{kind: "Split", pat: mt, first: first, firstASCII: firstASCII})
+			tk.pre = append(tk.pre, preStep{kind: "Split", pat: mt, first: first, firstASCII: firstASCII, firstDigits: firstDigits})
 			return nil
 		}
 		lit, ok := getString(p, "String")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/tessera-dev/tessera/tokenizer/internal/vocabtab"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -93,5 +94,24 @@ func TestBlockSkip(t *testing.T) {
 	// A leading byte without its continuation bytes is one byte.
 	if w := blockSkip("\xd0A", 0, cN); w != 0 {
 		t.Errorf("blockSkip of a truncated sequence = %d, want 0", w)
+	}
+}
+
+// TestHasDigit checks hasDigit on every ASCII byte at every place of a
+// word of letters, and on words of several digits.
+func TestHasDigit(t *testing.T) {
+	for b := range 128 {
+		for at := range 8 {
+			w := []byte("abcdefgh")
+			w[at] = byte(b)
+			if got, want := hasDigit(vocabtab.Load64(string(w), 0)), b >= '0' && b <= '9'; got != want {
+				t.Fatalf("%q: hasDigit = %v", w, got)
+			}
+		}
+	}
+	for _, s := range []string{"01234567", "9.......", "\x00\x00\x00\x00\x00\x00\x005", "////::::"} {
+		if got, want := hasDigit(vocabtab.Load64(s, 0)), strings.ContainsAny(s, "0123456789"); got != want {
+			t.Errorf("%q: hasDigit = %v", s, got)
+		}
 	}
 }

@@ -78,15 +78,16 @@ type normStep struct {
 
 // preStep is one pre-tokenizer.
 type preStep struct {
-	kind       string // "Split", "SplitString", "Metaspace"
-	pat        uint8  // the pattern of a Split (see match)
-	first      uint16 // classes every match of m starts with, 0 if any
-	firstASCII bool   // some ASCII character has a class of first
-	lit        string
-	behavior   string
-	repl       string
-	prepend    string // Metaspace: "always", "first" or "never"
-	split      bool
+	kind        string // "Split", "SplitString", "Metaspace"
+	pat         uint8  // the pattern of a Split (see match)
+	first       uint16 // classes every match of pat starts with, 0 if any
+	firstASCII  bool   // some ASCII character has a class of first
+	firstDigits bool   // the ASCII characters with a class of first are the digits
+	lit         string
+	behavior    string
+	repl        string
+	prepend     string // Metaspace: "always", "first" or "never"
+	split       bool
 }
 
 // Name says which counter made a count: "hf:" and the first 16 hex
@@ -271,6 +272,15 @@ func (tk *Tokenizer) encode(st *mergeState, text string, k *sink) {
 	part(len(text))
 }
 
+// hasDigit reports whether the eight ASCII bytes of w hold a digit:
+// a byte above '0'-1 and below '9'+1 (Sean Eron Anderson's hasbetween,
+// exact for bytes below 0x80).
+func hasDigit(w uint64) bool {
+	const ones = 0x0101010101010101
+	const lo, hi = '0' - 1, '9' + 1
+	return (ones*(127+hi)-w&(ones*127))&^w&(w&(ones*127)+ones*(127-lo))&(ones*128) != 0
+}
+
 // indexFrom returns the index of the first b in s at or after from, or
 // len(s).
 func indexFrom(s string, from int, b byte) int {
@@ -396,9 +406,13 @@ func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k 
 		for i := 0; i < len(s); {
 			if p.first != 0 {
 				for i < len(s) {
-					if !p.firstASCII && i+8 <= len(s) && vocabtab.Load64(s, i)&0x8080808080808080 == 0 {
-						i += 8 // eight ASCII characters, none of which a match starts with
-						continue
+					if i+8 <= len(s) {
+						// Eight ASCII characters, none of which a match
+						// starts with.
+						if w := vocabtab.Load64(s, i); w&0x8080808080808080 == 0 && (!p.firstASCII || p.firstDigits && !hasDigit(w)) {
+							i += 8
+							continue
+						}
 					}
 					if b := s[i]; b < utf8.RuneSelf {
 						if ascii[b]&p.first != 0 {
