@@ -92,7 +92,7 @@ func casRefs(ctx context.Context, fs billy.Filesystem, st storer.ReferenceStorer
 	for i, u := range ups {
 		f := locks[i]
 		if u.New.IsZero() {
-			if err := st.RemoveReference(u.Name); err != nil {
+			if err := removeRef(ctx, fs, u.Name); err != nil {
 				return fmt.Errorf("deleting %s: %w", u.Name, err)
 			}
 			continue
@@ -248,4 +248,69 @@ func readAll(fs billy.Filesystem, p string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
+}
+
+// removeRef deletes ref, whose lock the caller holds, as git does: from
+// packed-refs first, under packed-refs.lock, then its loose file, so that
+// a reader never sees an older value come back.
+func removeRef(ctx context.Context, fs billy.Filesystem, ref plumbing.ReferenceName) error {
+	data, err := readAll(fs, "packed-refs")
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("reading packed-refs: %w", err)
+	}
+	if packedLine(string(data), ref) >= 0 {
+		const packed = plumbing.ReferenceName("packed-refs")
+		f, err := lockRef(ctx, fs, packed)
+		if err != nil {
+			return err
+		}
+		// Read again under the lock: another writer may have changed it.
+		data, err := readAll(fs, "packed-refs")
+		if err == nil {
+			err = writePacked(f, string(data), ref)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = fs.Rename(lockName(packed), "packed-refs")
+		}
+		if err != nil {
+			fs.Remove(lockName(packed))
+			return fmt.Errorf("rewriting packed-refs: %w", err)
+		}
+	}
+	if err := fs.Remove(ref.String()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// packedLine returns the index of ref's line in packed-refs text, or -1.
+func packedLine(text string, ref plumbing.ReferenceName) int {
+	i := 0
+	for line := range strings.Lines(text) {
+		if _, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && name == ref.String() {
+			return i
+		}
+		i++
+	}
+	return -1
+}
+
+// writePacked writes packed-refs text to w without ref's line and the
+// peeled line ("^<hash>") that follows it.
+func writePacked(w io.Writer, text string, ref plumbing.ReferenceName) error {
+	skip := packedLine(text, ref)
+	var b strings.Builder
+	i := 0
+	for line := range strings.Lines(text) {
+		drop := i == skip || i == skip+1 && strings.HasPrefix(line, "^")
+		if !drop {
+			b.WriteString(line)
+		}
+		i++
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -3,6 +3,7 @@ package registry_test
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -303,5 +304,60 @@ func TestLinkedWorktree(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(repo.Dir, ".git", filepath.FromSlash(registry.PromptRef(pgc, "canary").String()))); err != nil {
 		t.Errorf("the label is not in the main repository: %v", err)
+	}
+}
+
+// TestRemoteWithGit checks the refs written on a remote against git's
+// own reading of them: a label set is what git rev-parse says, a packed
+// label (git pack-refs) is removed from packed-refs, and git's lock on a
+// ref holds a move off. It needs the git binary, and skips without it.
+func TestRemoteWithGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skipf("needs git to read what was written: %v", err)
+	}
+	repo, c := history(t)
+	bare := repo.Bare()
+	r, st := openRemote(t, gittest.Clone(t, bare).Dir+"/catalog", bare)
+	ctx := t.Context()
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"--git-dir", bare}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if _, err := r.MoveLabels(ctx, st, pgc, map[string]int{"production": 2, "staging": 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := git("rev-parse", registry.PromptRef(pgc, "production").String()); got != c[2].String() {
+		t.Errorf("git reads production as %s, want %s", got, c[2])
+	}
+	git("pack-refs", "--all")
+	st, err := r.Refresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.MoveLabels(ctx, st, pgc, nil, []string{"production"}); err != nil {
+		t.Fatal(err)
+	}
+	if refs := git("for-each-ref", "--format=%(refname)", "refs/tessera/"); refs != registry.PromptRef(pgc, "staging").String() {
+		t.Errorf("git lists %q after production's removal", refs)
+	}
+	git("fsck", "--no-progress")
+	// git's lock on staging, as git update-ref holds it while it writes.
+	lock := filepath.Join(bare, filepath.FromSlash(registry.PromptRef(pgc, "staging").String())+".lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.SetLabel(ctx, pgc, "staging", 3); err == nil || !strings.Contains(err.Error(), "is locked") {
+		t.Errorf("a move under git's lock: %v", err)
+	}
+	os.Remove(lock)
+	if _, err := r.SetLabel(ctx, pgc, "staging", 3); err != nil {
+		t.Errorf("a move once the lock is gone: %v", err)
+	}
+	if got := git("rev-parse", registry.PromptRef(pgc, "staging").String()); got != c[5].String() {
+		t.Errorf("git reads staging as %s, want %s", got, c[5])
 	}
 }
