@@ -139,6 +139,7 @@ func FuzzEncode(f *testing.F) {
 	f.Add("Hello, world! 123456 日本語 🎉\n\n  x")
 	f.Add("\xff\xfe invalid \xc3")
 	f.Add("<|x|>ab ab<bos>  \t\r\n\n\n aaa")
+	f.Add("\x80") // a piece of one byte that is no character
 	byteLevel, err := Parse(tinyJSON())
 	if err != nil {
 		f.Fatal(err)

@@ -637,7 +637,7 @@ func (s runeSet) has(r rune) bool {
 
 // modelPiece runs BPE on one piece, through the word cache.
 func (tk *Tokenizer) modelPiece(st *mergeState, piece string, k *sink) {
-	if len(piece) == 1 && !tk.byteLevel {
+	if len(piece) == 1 && !tk.byteLevel && piece[0] < utf8.RuneSelf {
 		if id := tk.ascii[piece[0]]; id >= 0 { // an ASCII character's token
 			k.one(id)
 			return
