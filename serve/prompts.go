@@ -352,6 +352,7 @@ func (s *Server) patchLabels(w http.ResponseWriter, r *http.Request, p promptPat
 	for _, l := range b.RemoveLabels {
 		froms[l] = current(st, l)
 	}
+	s.claimMoves(ctx, st, p.Name, set, b.RemoveLabels)
 	if st, err = s.reg.MoveLabels(ctx, st, p.Name, set, b.RemoveLabels); err != nil {
 		s.labelFailed(ctx, w, st, p.Name, err)
 		return

@@ -119,6 +119,7 @@ type Server struct {
 	ready       atomic.Bool
 	lastRefresh atomic.Int64                   // Unix nanoseconds of the last successful read
 	seen        atomic.Pointer[registry.State] // the state webhooks were told of
+	examined    atomic.Pointer[registry.State] // the state label moves made outside the API were looked for in
 	hooks       *hooks
 	auth        *authCache
 	answers     respCache
@@ -250,6 +251,7 @@ func (s *Server) refresh(ctx context.Context) (*registry.State, error) {
 	s.lastRefresh.Store(now.UnixNano())
 	s.ready.Store(true)
 	s.metrics.refreshed(now)
+	s.recordOutsideMoves(ctx, st)
 	s.emitNewVersions(ctx, st)
 	return st, nil
 }
