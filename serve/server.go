@@ -93,12 +93,13 @@ type Config struct {
 	// CacheSize is how many built catalogs are kept; 0 means 64.
 	CacheSize int
 	// Remote, when set, is a Git repository (a path or file:// URL, bare
-	// as a rule, or an https, http, ssh or git URL) that replicas with clones of their own share: each
-	// refresh fetches its branches, tags, labels and golden cases, and
-	// label moves are made there by compare-and-swap, so that a move made
-	// through one replica is served by every other after its next poll,
-	// and of two replicas moving one label at once, one wins and the
-	// other answers 409. See registry.Options.Remote.
+	// as a rule, or an https, http, ssh or git URL) that replicas with
+	// clones of their own share: each refresh fetches its branches, tags,
+	// labels and golden cases, and label moves are made there by
+	// compare-and-swap, so that a move made through one replica is served
+	// by every other after its next poll, and of two replicas moving one
+	// label at once, one wins and the other answers 409. See
+	// registry.Options.Remote.
 	Remote string
 }
 
