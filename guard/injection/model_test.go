@@ -146,6 +146,7 @@ func quantize(w []float64, bias float64) *model {
 // made on held-apart folds (oof) and the patterns' scores (pat): the pair
 // that catches the most attacks with the signals combined, adding at
 // most maxAddedFPR to the patterns' own false-positive rate.
+//
 //go:norace
 func chooseThresholds(oof, pat []float64, y []float64) (high, low float64, tpr, fpr float64) {
 	high, low = 2, 2
