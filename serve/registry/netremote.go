@@ -39,24 +39,31 @@ func (r *Registry) remoteTimeout() time.Duration {
 	return DefaultRemoteTimeout
 }
 
-func uploadSession(u string) (transport.UploadPackSession, error) {
+// endpoint is the remote at u and the transport that speaks to it.
+func endpoint(u string) (transport.Transport, *transport.Endpoint, error) {
 	ep, err := transport.NewEndpoint(u)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := client.NewClient(ep)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, ep, nil
+}
+
+// uploadSession opens a fetch from the remote at u.
+func uploadSession(u string) (transport.UploadPackSession, error) {
+	c, ep, err := endpoint(u)
 	if err != nil {
 		return nil, err
 	}
 	return c.NewUploadPackSession(ep, nil)
 }
 
+// receiveSession opens a push to the remote at u.
 func receiveSession(u string) (transport.ReceivePackSession, error) {
-	ep, err := transport.NewEndpoint(u)
-	if err != nil {
-		return nil, err
-	}
-	c, err := client.NewClient(ep)
+	c, ep, err := endpoint(u)
 	if err != nil {
 		return nil, err
 	}
