@@ -45,7 +45,7 @@ func benchCatalog(tb testing.TB) string {
 
 func benchOpen(tb testing.TB, dir string) *Catalog {
 	tb.Helper()
-	c, err := Open(context.Background(), dir)
+	c, err := Open(context.Background(), dir, testSections...)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 func open(t testing.TB, dir string) *Catalog {
 	t.Helper()
-	c, err := Open(context.Background(), dir)
+	c, err := Open(context.Background(), dir, testSections...)
 	if err != nil {
 		t.Fatalf("Open(%s): %v", dir, err)
 	}
