@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tessera-dev/tessera/audit"
+	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/preset"
 	"github.com/tessera-dev/tessera/presets"
 	"github.com/tessera-dev/tessera/prompt"
@@ -16,7 +19,8 @@ import (
 )
 
 // shout is a sixth preset, registered beside Tessera's five by one line
-// and changing nothing else: it upper-cases its one input.
+// and changing nothing else: it upper-cases its one input, or each file
+// of the directory its own key of tessera.yaml names.
 type shout struct{}
 
 func (shout) Name() string { return "shout" }
@@ -45,8 +49,30 @@ func (s shout) Rebuild(_ context.Context, _ *preset.Env, rec *audit.Record) (*pr
 	}
 	return s.layout(line), nil
 }
-func (s shout) Units(context.Context, *preset.Env) ([]preset.Unit, error) {
-	return []preset.Unit{{Out: "shout/hello.txt", Load: func(ctx context.Context) (*preset.Layout, error) { return s.layout("hello"), nil }}}, nil
+func (s shout) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, error) {
+	if env == nil || env.Catalog == nil || env.Catalog.Config().Section("shouts") == "" {
+		return []preset.Unit{{Out: "shout/hello.txt", Load: func(ctx context.Context) (*preset.Layout, error) { return s.layout("hello"), nil }}}, nil
+	}
+	// A catalog that names a shouts directory: one prompt a file.
+	paths, err := env.Catalog.SectionFiles(ctx, "shouts")
+	if err != nil {
+		return nil, err
+	}
+	var units []preset.Unit
+	for _, p := range paths {
+		text, err := env.Catalog.ReadFile(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		line := strings.TrimSpace(text)
+		units = append(units, preset.Unit{Out: "shout/" + strings.TrimSuffix(path.Base(p), ".yaml") + ".txt", Load: func(ctx context.Context) (*preset.Layout, error) { return s.layout(line), nil }})
+	}
+	return units, nil
+}
+
+// Section makes shout own a key of tessera.yaml (preset.Configurer).
+func (shout) Section() catalog.Section {
+	return catalog.Section{Key: "shouts", Doc: "a directory of lines to shout"}
 }
 func (shout) Summary() string      { return "a line, shouted" }
 func (shout) UnitsSummary() string { return "hello, shouted, to shout/hello.txt" }
@@ -93,5 +119,33 @@ func TestSixthPreset(t *testing.T) {
 	out, err := run("compile", "--root", filepath.Join("..", "..", "examples"), "--check", "--json")
 	if err != nil || !strings.Contains(out, "shout/hello.txt") {
 		t.Errorf("compile --check: %v\n%s", err, out)
+	}
+
+	// Its own key in tessera.yaml: read because the preset declares it,
+	// and a catalog of that key alone is whole.
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"tessera.yaml": "shouts: lines\n", "lines/greeting.yaml": "good morning\n"})
+	if out, err := run("compile", "--root", dir, "--check", "--json"); err != nil || !strings.Contains(out, "shout/greeting.txt") {
+		t.Errorf("compile --check of a shouts catalog: %v\n%s", err, out)
+	}
+	var errb bytes.Buffer
+	without := newRootCmdWith(&errb, &errb, presets.Default())
+	without.SetArgs([]string{"compile", "--root", dir, "--check"})
+	if err := without.ExecuteContext(t.Context()); err == nil || !strings.Contains(err.Error(), `tessera.yaml:1:1: unknown key "shouts"`) {
+		t.Errorf("without the preset, shouts is no key: %v", err)
+	}
+}
+
+// writeFiles writes files (slash-separated paths) under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
