@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -19,15 +20,13 @@ import (
 
 func record(id, text string) *Record {
 	return &Record{
-		TaskRef:             "Gen v1.0",
-		IncludesResolved:    map[string]string{"CTX": "ctx/a.txt"},
 		AssembledPrompt:     text,
 		AssembledPromptHash: prompt.Hash(text),
 		AssemblyTimestamp:   Timestamp(time.Date(2026, 1, 22, 15, 30, 0, 0, time.FixedZone("x", 3600))),
 		CorrelationID:       id,
-		WorkflowID:          "wf",
-		NodeID:              "n",
 		Preset:              "template",
+		Name:                "wf/n",
+		Inputs:              json.RawMessage(`{"task_ref":"Gen v1.0","includes_resolved":{"CTX":"ctx/a.txt"}}`),
 		Sources:             []prompt.Source{{Kind: prompt.SourceToken, Token: "CTX", Path: "ctx/a.txt", Hash: prompt.Hash("a"), Start: 0, End: 1}},
 		TesseraVersion:      "test",
 	}
@@ -46,7 +45,7 @@ func TestRecordShape(t *testing.T) {
 	if strings.Count(s, "\n") != 1 || !strings.HasSuffix(s, "\n") {
 		t.Errorf("not one line: %q", s)
 	}
-	if !strings.HasPrefix(s, `{"task_ref":"Gen v1.0","includes_resolved":{"CTX":"ctx/a.txt"},"assembled_prompt":"Hello <b> & \"you\"\n","assembled_prompt_hash":"`) {
+	if !strings.HasPrefix(s, `{"assembled_prompt":"Hello <b> & \"you\"\n","assembled_prompt_hash":"`) {
 		t.Errorf("design 001's fields should come first, unescaped: %s", s)
 	}
 	back, err := ParseRecord(data)
@@ -55,6 +54,28 @@ func TestRecordShape(t *testing.T) {
 	}
 	if back.AssembledPrompt != r.AssembledPrompt || back.Sources[0] != r.Sources[0] || back.Validate() != nil {
 		t.Errorf("round trip: %+v (%v)", back, back.Validate())
+	}
+}
+
+// TestParseOlderTemplateRecord reads a record written before the
+// template preset kept its task_ref and includes_resolved in inputs:
+// they are read into Inputs, and its workflow and node into Name.
+func TestParseOlderTemplateRecord(t *testing.T) {
+	line := `{"task_ref":"Gen v1.0","includes_resolved":{"CTX":"ctx/a.txt"},"assembled_prompt":"x","assembled_prompt_hash":"` + prompt.Hash("x") + `","assembly_timestamp":"2026-01-22T14:30:00.000Z","correlation_id":"old-1","workflow_id":"wf","node_id":"n","preset":"template","label":"wf/n","tessera_version":"0.1.0"}`
+	r, err := ParseRecord([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"task_ref":"Gen v1.0","includes_resolved":{"CTX":"ctx/a.txt"}}`; string(r.Inputs) != want || r.Name != "wf/n" {
+		t.Errorf("inputs %s, name %q; want %s and wf/n", r.Inputs, r.Name, want)
+	}
+	// Inputs written by this version win over older members.
+	r, err = ParseRecord([]byte(strings.Replace(line, `"preset"`, `"inputs":{"task_ref":"New"},"name":"a/b","preset"`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.Inputs) != `{"task_ref":"New"}` || r.Name != "a/b" {
+		t.Errorf("inputs %s, name %q", r.Inputs, r.Name)
 	}
 }
 

@@ -3,6 +3,7 @@ package audit_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,18 +25,13 @@ func benchRecord(id string) *audit.Record {
 	}
 	text := b.String()[:4096]
 	return &audit.Record{
-		TaskRef: "Clarification Questions Generator v1.0",
-		IncludesResolved: map[string]string{
-			"PGC_CONTEXT":   "seed/prompts/pgc-contexts/project_discovery.v1.txt",
-			"OUTPUT_SCHEMA": "seed/schemas/clarification_question_set.v2.json",
-		},
 		AssembledPrompt:     text,
 		AssembledPromptHash: prompt.Hash(text),
 		AssemblyTimestamp:   audit.Timestamp(time.Date(2026, 1, 22, 15, 30, 0, 0, time.UTC)),
 		CorrelationID:       id,
-		WorkflowID:          "pm_discovery.v1",
-		NodeID:              "pgc",
 		Preset:              "template",
+		Name:                "pm_discovery.v1/pgc",
+		Inputs:              json.RawMessage(`{"task_ref":"Clarification Questions Generator v1.0","includes_resolved":{"OUTPUT_SCHEMA":"seed/schemas/clarification_question_set.v2.json","PGC_CONTEXT":"seed/prompts/pgc-contexts/project_discovery.v1.txt"}}`),
 		Sources: []prompt.Source{
 			{Kind: prompt.SourceTemplate, Path: "seed/prompts/tasks/Clarification Questions Generator v1.0.txt", Hash: prompt.Hash("t"), End: len(text)},
 			{Kind: prompt.SourceToken, Token: "PGC_CONTEXT", Path: "seed/prompts/pgc-contexts/project_discovery.v1.txt", Line: 7, Hash: prompt.Hash("c"), Start: 90, End: 400},

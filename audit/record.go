@@ -17,21 +17,24 @@ import (
 // millisecond precision.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 
-// Record is one assembly as logged. Its first six fields are the
-// execution record of design 001; the rest say where it came from in
-// enough detail to replay it and to say which file changed.
+// Record is one assembly as logged: the prompt, its hash, when and under
+// which correlation id it was made (design 001's execution record), and
+// where it came from in enough detail to replay it and to say which file
+// changed. What a preset needs to lay the prompt out again is its own,
+// in Inputs: the template preset's task_ref and includes_resolved, the
+// rest of design 001's record, are there.
 type Record struct {
-	TaskRef             string            `json:"task_ref"`
-	IncludesResolved    map[string]string `json:"includes_resolved"`
-	AssembledPrompt     string            `json:"assembled_prompt"`
-	AssembledPromptHash string            `json:"assembled_prompt_hash"`
-	AssemblyTimestamp   string            `json:"assembly_timestamp"`
-	CorrelationID       string            `json:"correlation_id"`
-	WorkflowID          string            `json:"workflow_id,omitempty"`
-	NodeID              string            `json:"node_id,omitempty"`
+	AssembledPrompt     string `json:"assembled_prompt"`
+	AssembledPromptHash string `json:"assembled_prompt_hash"`
+	AssemblyTimestamp   string `json:"assembly_timestamp"`
+	CorrelationID       string `json:"correlation_id"`
 	// Preset names the preset that laid the prompt out; replay asks it
 	// to lay the prompt out again.
 	Preset string `json:"preset"`
+	// Name is the prompt's name as compile names its unit, when its
+	// preset gives one: "<workflow>/<node>" for a workflow node. tessera
+	// serve and the audit database find records by it.
+	Name string `json:"name,omitempty"`
 	// Label names the prompt for people, as its preset does
 	// ("review/code-review", "layered act", a spec's path); replay's
 	// messages use it.
@@ -39,8 +42,12 @@ type Record struct {
 	Sources []prompt.Source `json:"sources,omitempty"`
 	// Inputs are the preset's own inputs, as the preset wrote them
 	// (redacted): opaque here, enough for the preset to lay the prompt
-	// out again. Records of the canonical preset written before Inputs
-	// existed carry them as "spec", which ParseRecord reads into Inputs.
+	// out again. Records written before a preset kept its inputs here
+	// carry them elsewhere, and ParseRecord reads them into Inputs: the
+	// canonical preset's as "spec"; the template preset's as the
+	// top-level "task_ref" and "includes_resolved" of design 001's
+	// execution record, with the node in "workflow_id" and "node_id"
+	// (read into Name).
 	Inputs json.RawMessage `json:"inputs,omitempty"`
 	// Redactions counts what redaction replaced, per label; the secrets
 	// themselves are never recorded.
@@ -145,6 +152,14 @@ func (r *Record) Marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// olderTemplateInputs are the template preset's inputs as ParseRecord
+// makes them from a record written before the preset kept them in
+// Inputs: the same members the preset writes there now.
+type olderTemplateInputs struct {
+	TaskRef          string            `json:"task_ref"`
+	IncludesResolved map[string]string `json:"includes_resolved,omitempty"`
+}
+
 // ParseRecord decodes one log line. Fields it does not know are ignored,
 // so a log written by a newer version can still be read.
 func ParseRecord(line []byte) (*Record, error) {
@@ -155,6 +170,11 @@ func ParseRecord(line []byte) (*Record, error) {
 	var r struct {
 		Record
 		Spec json.RawMessage `json:"spec"`
+		// The template preset's members before it kept them in inputs.
+		TaskRef          string            `json:"task_ref"`
+		IncludesResolved map[string]string `json:"includes_resolved"`
+		WorkflowID       string            `json:"workflow_id"`
+		NodeID           string            `json:"node_id"`
 	}
 	if err := json.Unmarshal(line, &r); err != nil {
 		var se *json.SyntaxError
@@ -168,6 +188,16 @@ func ParseRecord(line []byte) (*Record, error) {
 	}
 	if len(r.Inputs) == 0 && len(r.Spec) > 0 {
 		r.Inputs = r.Spec
+	}
+	if len(r.Inputs) == 0 && r.TaskRef != "" {
+		in, err := json.Marshal(olderTemplateInputs{r.TaskRef, r.IncludesResolved})
+		if err != nil {
+			return nil, fmt.Errorf("not a valid record: task_ref: %v", err)
+		}
+		r.Inputs = in
+	}
+	if r.Name == "" && r.WorkflowID != "" && r.NodeID != "" {
+		r.Name = r.WorkflowID + "/" + r.NodeID
 	}
 	return &r.Record, nil
 }

@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ func FuzzParseRecord(f *testing.F) {
 
 		// A record built from fuzzed strings.
 		rec := &audit.Record{
-			TaskRef:             taskRef,
+			Label:               taskRef,
 			AssembledPrompt:     text,
 			AssembledPromptHash: prompt.Hash(text),
 			AssemblyTimestamp:   audit.Timestamp(time.Unix(0, nanos)),
@@ -108,8 +109,11 @@ func FuzzParseRecord(f *testing.F) {
 			TesseraVersion:      "0.0.0-fuzz",
 		}
 		if token != "" {
-			rec.IncludesResolved = map[string]string{token: path}
-			rec.WorkflowID, rec.NodeID = path, token
+			in, err := json.Marshal(map[string]any{"task_ref": taskRef, "includes_resolved": map[string]string{token: path}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.Inputs, rec.Name = in, path+"/"+token
 			rec.Sources = []prompt.Source{
 				{Kind: prompt.SourceTemplate, Path: taskRef, Hash: prompt.Hash(text), End: len(text)},
 				{Kind: prompt.SourceToken, Token: token, Path: path, Line: len(token), Hash: prompt.Hash(path), Start: 0, End: len(path)},
@@ -154,14 +158,8 @@ func FuzzParseRecord(f *testing.F) {
 // invalid UTF-8 byte replaced by U+FFFD.
 func fzCoerce(r *audit.Record) *audit.Record {
 	c := *r
-	for _, p := range []*string{&c.TaskRef, &c.AssembledPrompt, &c.AssembledPromptHash, &c.CorrelationID, &c.WorkflowID, &c.NodeID} {
+	for _, p := range []*string{&c.Label, &c.AssembledPrompt, &c.AssembledPromptHash, &c.CorrelationID, &c.Name} {
 		*p = fzValid(*p)
-	}
-	if r.IncludesResolved != nil {
-		c.IncludesResolved = map[string]string{}
-		for k, v := range r.IncludesResolved {
-			c.IncludesResolved[fzValid(k)] = fzValid(v)
-		}
 	}
 	c.Sources = nil
 	for _, s := range r.Sources {

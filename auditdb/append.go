@@ -279,7 +279,10 @@ func (db *DB) insert(ctx context.Context, tx *sql.Tx, rows []row) error {
 			}
 			b.WriteByte(')')
 			rec := r.rec
-			args = append(args, r.no, rec.CorrelationID, rec.AssembledPromptHash, rec.AssemblyTimestamp, rec.Preset, rec.Label, rec.WorkflowID, rec.NodeID, r.hash, r.line)
+			// A workflow node's prompt is named <workflow>/<node>; its
+			// columns keep the two apart.
+			wf, node, _ := strings.Cut(rec.Name, "/")
+			args = append(args, r.no, rec.CorrelationID, rec.AssembledPromptHash, rec.AssemblyTimestamp, rec.Preset, rec.Label, wf, node, r.hash, r.line)
 		}
 		if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
 			return err

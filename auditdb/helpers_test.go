@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -88,14 +89,13 @@ func open(t testing.TB, url string) *DB {
 // record is a record whose prompt is text.
 func record(id, text string) *audit.Record {
 	return &audit.Record{
-		TaskRef:             "Gen v1.0",
-		IncludesResolved:    map[string]string{"CTX": "ctx/a.txt"},
 		AssembledPrompt:     text,
 		AssembledPromptHash: prompt.Hash(text),
 		AssemblyTimestamp:   audit.Timestamp(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)),
 		CorrelationID:       id,
 		Preset:              "template",
 		Label:               "wf/node <&>",
+		Inputs:              json.RawMessage(`{"task_ref":"Gen v1.0","includes_resolved":{"CTX":"ctx/a.txt"}}`),
 		TesseraVersion:      "test",
 	}
 }

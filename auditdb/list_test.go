@@ -18,7 +18,7 @@ func TestList(t *testing.T) {
 			r := record(fmt.Sprintf("id-%d", i%4), fmt.Sprintf("text %d", i%3))
 			r.AssemblyTimestamp = audit.Timestamp(start.Add(time.Duration(i) * time.Minute))
 			if i%2 == 1 {
-				r.Preset, r.WorkflowID, r.NodeID = "canonical", "wf", "n"
+				r.Preset, r.Name = "canonical", "wf/n"
 			}
 			if err := db.Append(ctx, r); err != nil {
 				t.Fatal(err)

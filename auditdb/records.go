@@ -189,7 +189,7 @@ func parseLog(ctx context.Context, name string, data []byte) ([]importLine, erro
 		// Keep what the indexed columns need, not the prompt a second
 		// time: the line holds it.
 		slim := &audit.Record{CorrelationID: r.CorrelationID, AssembledPromptHash: r.AssembledPromptHash, AssemblyTimestamp: r.AssemblyTimestamp,
-			Preset: r.Preset, Label: r.Label, WorkflowID: r.WorkflowID, NodeID: r.NodeID, PrevHash: r.PrevHash}
+			Preset: r.Preset, Name: r.Name, Label: r.Label, PrevHash: r.PrevHash}
 		lines = append(lines, importLine{no: no, line: line, rec: slim})
 	}
 	rep, err := audit.VerifyLines(ctx, bytes.NewReader(data), name, nil)

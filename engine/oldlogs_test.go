@@ -13,9 +13,11 @@ import (
 
 // TestOldLogsReplay replays logs written by earlier versions, kept as
 // they were written: a change to the record, a preset's inputs or the
-// chain must keep them replaying to the same bytes. records-2026-11.jsonl
-// holds one record of each preset (a budget, a provider body, an agent
-// workspace among them), written from examples/ by the tessera command.
+// chain must keep them replaying to the same bytes. Each file holds one
+// record of each preset (a budget, a provider body, an agent workspace
+// among them), written from examples/ by the tessera command:
+// records-2026-11.jsonl before the template preset kept task_ref and
+// includes_resolved in its inputs, records-2026-11b.jsonl after.
 // Never regenerate these files: add a new one when the format changes.
 func TestOldLogsReplay(t *testing.T) {
 	logs, err := filepath.Glob("testdata/logs/*.jsonl")

@@ -153,15 +153,12 @@ func (e *Engine) rebuilder(c *catalog.Catalog) (audit.RebuildFunc, error) {
 	return rebuild, nil
 }
 
-// Describe names the prompt a record holds, for messages: its workflow
-// and node, else its task_ref, else its preset and label, else its
-// preset's spec.
+// Describe names the prompt a record holds, for messages: its name (a
+// workflow node's), else its preset and label, else its preset's spec.
 func Describe(rec *audit.Record) string {
 	switch {
-	case rec.WorkflowID != "":
-		return rec.WorkflowID + "/" + rec.NodeID
-	case rec.TaskRef != "":
-		return rec.TaskRef
+	case rec.Name != "":
+		return rec.Name
 	case rec.Label != "":
 		return rec.Preset + " " + rec.Label
 	}

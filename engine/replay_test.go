@@ -135,7 +135,7 @@ func TestCanonicalRecordKeepsNoSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := canonical.New().Rebuild(context.Background(), env, &audit.Record{Preset: "template", TaskRef: "Gen v1.0"}); err == nil {
+	if _, err := canonical.New().Rebuild(context.Background(), env, &audit.Record{Preset: "template", Inputs: json.RawMessage(`{"task_ref":"Gen v1.0"}`)}); err == nil {
 		t.Error("the canonical preset rebuilt a template record")
 	}
 }

@@ -233,8 +233,7 @@ func appendString(dst []byte, v string) []byte {
 }
 
 // record scrubs, in place, every string of rec that a preset or a
-// caller wrote: task_ref, includes_resolved (keys and values), label,
-// workflow_id, node_id, each source's token and path, inputs (every
+// caller wrote: name, label, each source's token and path, inputs (every
 // string and long number in it), and the budget's counter, provider and
 // model. The prompt is the rendered text check has checked; hashes, the
 // correlation id, the timestamp, the version, the preset's name, section
@@ -244,21 +243,7 @@ func (s *scrubber) record(rec *audit.Record) {
 	if s == nil {
 		return
 	}
-	rec.TaskRef, rec.Label = s.str(rec.TaskRef), s.str(rec.Label)
-	rec.WorkflowID, rec.NodeID = s.str(rec.WorkflowID), s.str(rec.NodeID)
-	var inc map[string]string
-	for k, v := range rec.IncludesResolved {
-		if k2, v2 := s.str(k), s.str(v); k2 != k || v2 != v {
-			inc = map[string]string{}
-			break
-		}
-	}
-	if inc != nil {
-		for k, v := range rec.IncludesResolved {
-			inc[s.str(k)] = s.str(v)
-		}
-		rec.IncludesResolved = inc
-	}
+	rec.Name, rec.Label = s.str(rec.Name), s.str(rec.Label)
 	var srcs []prompt.Source
 	for i, src := range rec.Sources {
 		tok, path := s.str(src.Token), s.str(src.Path)

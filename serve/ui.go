@@ -68,11 +68,11 @@ func (f AuditFilter) matches(r *audit.Record) bool {
 		(f.Prompt == "" || recordPrompt(r) == f.Prompt || r.Label == f.Prompt)
 }
 
-// recordPrompt names the prompt of a record: its workflow and node, or
-// its label.
+// recordPrompt names the prompt of a record: its name (a workflow node's
+// is <workflow>/<node>), or its label.
 func recordPrompt(r *audit.Record) string {
-	if r.WorkflowID != "" && r.NodeID != "" {
-		return r.WorkflowID + "/" + r.NodeID
+	if r.Name != "" {
+		return r.Name
 	}
 	return r.Label
 }

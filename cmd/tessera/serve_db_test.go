@@ -35,8 +35,7 @@ func TestDBStoreListAudit(t *testing.T) {
 			AssemblyTimestamp:   audit.Timestamp(at.Add(time.Duration(n) * time.Minute)),
 			Preset:              "template",
 			Label:               label,
-			WorkflowID:          wf,
-			NodeID:              node,
+			Name:                strings.Trim(wf+"/"+node, "/"),
 		}
 	}
 	recs := []*audit.Record{

@@ -8,8 +8,10 @@ package template
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/tessera-dev/tessera/audit"
 	"github.com/tessera-dev/tessera/catalog"
@@ -65,15 +67,24 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 	if env == nil || env.Catalog == nil {
 		return nil, fmt.Errorf("a %q record is rebuilt from its catalog, and there is no %s here: pass --root DIR", Name, catalog.ConfigFile)
 	}
-	if rec == nil || rec.TaskRef == "" {
+	var in inputs
+	if rec == nil || json.Unmarshal(rec.Inputs, &in) != nil || in.TaskRef == "" {
 		return nil, fmt.Errorf("record has no task_ref to rebuild from")
 	}
-	a, err := env.Catalog.AssembleTask(ctx, rec.TaskRef, rec.IncludesResolved)
+	a, err := env.Catalog.AssembleTask(ctx, in.TaskRef, in.IncludesResolved)
 	if err != nil {
 		return nil, err
 	}
-	a.WorkflowID, a.NodeID = rec.WorkflowID, rec.NodeID
-	return layout(a, rec.TaskRef), nil
+	a.WorkflowID, a.NodeID, _ = strings.Cut(rec.Name, "/")
+	return layout(a, in.TaskRef), nil
+}
+
+// inputs are what the preset keeps in a record's inputs: the template
+// and the file each include token named (design 001's task_ref and
+// includes_resolved).
+type inputs struct {
+	TaskRef          string            `json:"task_ref"`
+	IncludesResolved map[string]string `json:"includes_resolved,omitempty"`
 }
 
 // Units implements preset.Preset: every workflow node with a task_ref, in
@@ -138,10 +149,12 @@ func layout(a *catalog.Assembly, label string) *preset.Layout {
 		Label:    label,
 		At:       preset.Location{Path: a.Path, Line: a.Line, Col: a.Col},
 		Record: func(rec *audit.Record) error {
-			rec.TaskRef = a.TaskRef
-			rec.IncludesResolved = a.IncludesResolved()
-			rec.WorkflowID, rec.NodeID = a.WorkflowID, a.NodeID
-			return nil
+			if a.WorkflowID != "" && a.NodeID != "" {
+				rec.Name = a.WorkflowID + "/" + a.NodeID
+			}
+			var err error
+			rec.Inputs, err = json.Marshal(inputs{TaskRef: a.TaskRef, IncludesResolved: a.IncludesResolved()})
+			return err
 		},
 	}
 }
