@@ -145,30 +145,71 @@ func Bank() ([]Pattern, error) {
 // compiled is a pattern ready to match.
 type compiled struct {
 	Pattern
-	re     *regexp.Regexp
-	unless *regexp.Regexp // nil when every match counts
+	re     *lazyRE
+	unless *lazyRE // nil when every match counts
 	weight float64
 	// need are strings one of which every match holds; nil when none
 	// is known (see requiredLiterals).
 	need []string
 }
 
-// builtin is the compiled built-in bank, compiled once per process and
-// never changed.
+// lazyRE is a regular expression compiled the first time it is matched:
+// most of the built-in bank's patterns never pass their prefilter in a
+// process, and compiling all of them was most of a command's start.
+// Safe for concurrent use.
+type lazyRE struct {
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// get returns the compiled expression. Its source was checked when the
+// bank was read (see compile), and TestBankCompiles compiles every one
+// of the built-in bank's.
+func (l *lazyRE) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
+}
+
+// compiledRE is a lazyRE compiled now.
+func compiledRE(re *regexp.Regexp) *lazyRE {
+	l := &lazyRE{src: re.String(), re: re}
+	l.once.Do(func() {})
+	return l
+}
+
+// builtin is the built-in bank, read once per process and never
+// changed; its expressions are compiled when first needed.
 var builtin = sync.OnceValues(func() ([]compiled, error) {
 	bank, err := Bank()
 	if err != nil {
 		return nil, err
 	}
-	return compile(bank, "patterns.yaml")
+	return compile(bank, "patterns.yaml", false)
 })
 
-func compile(bank []Pattern, where string) ([]compiled, error) {
+// compile checks the patterns of bank (from where, for messages) and
+// makes them ready to match: compiled now when eager (a catalog's, whose
+// mistakes are reported here), else when first matched (the built-in
+// bank's, which TestBankCompiles checks).
+func compile(bank []Pattern, where string, eager bool) ([]compiled, error) {
 	w := Weights()
 	out := make([]compiled, 0, len(bank))
 	var errs []error
+	prepare := func(src string) (*lazyRE, error) {
+		if eager {
+			re, err := regexp.Compile(src)
+			if err != nil {
+				return nil, err
+			}
+			return compiledRE(re), nil
+		}
+		// The built-in bank: TestBankCompiles compiles every
+		// expression, so none is parsed here but for its literals.
+		return &lazyRE{src: src}, nil
+	}
 	for i, p := range bank {
-		re, err := regexp.Compile(p.Re)
+		re, err := prepare(p.Re)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: pattern %d (%s): %w", where, i+1, p.Signal, err))
 			continue
@@ -185,9 +226,9 @@ func compile(bank []Pattern, where string) ([]compiled, error) {
 			errs = append(errs, fmt.Errorf("%s: pattern %d (%s): weight %v: give a weight above 0 and at most 1 for a signal of your own", where, i+1, p.Signal, weight))
 			continue
 		}
-		var unless *regexp.Regexp
+		var unless *lazyRE
 		if p.Unless != "" {
-			if unless, err = regexp.Compile(p.Unless); err != nil {
+			if unless, err = prepare(p.Unless); err != nil {
 				errs = append(errs, fmt.Errorf("%s: pattern %d (%s): unless: %w", where, i+1, p.Signal, err))
 				continue
 			}
@@ -262,7 +303,7 @@ func New(extra []Pattern, phrases []string) (*Builtin, error) {
 	if err != nil {
 		return nil, err
 	}
-	more, err := compile(extra, "injection_patterns")
+	more, err := compile(extra, "injection_patterns", true)
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +388,7 @@ func (d *Builtin) Score(text string) Verdict {
 			if p.need != nil && !slices.ContainsFunc(p.need, func(l string) bool { return pairs.has(l) && strings.Contains(v.text, l) }) {
 				continue
 			}
-			if loc := p.re.FindStringIndex(v.text); loc != nil && !(negatable[p.Signal] && negated(v.text[:loc[0]])) && (p.unless == nil || !p.unless.MatchString(v.text[loc[0]:loc[1]])) {
+			if loc := p.re.get().FindStringIndex(v.text); loc != nil && !(negatable[p.Signal] && negated(v.text[:loc[0]])) && (p.unless == nil || !p.unless.get().MatchString(v.text[loc[0]:loc[1]])) {
 				sig := Signal{Name: p.Signal, Weight: p.weight, View: v.how, Match: clip(v.text[loc[0]:loc[1]])}
 				if framed && within(loc, quotes) {
 					sig.Weight, sig.Quoted = round(sig.Weight*quotedFactor), true

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -313,5 +314,27 @@ func TestDetectRemembers(t *testing.T) {
 	}
 	if n := len(d.seen.new) + len(d.seen.old); n > verdictCacheSize {
 		t.Errorf("the cache holds %d verdicts, over its size %d", n, verdictCacheSize)
+	}
+}
+
+// TestBankCompiles compiles every expression of the built-in bank, which
+// the detector compiles only when a text passes a pattern's prefilter.
+func TestBankCompiles(t *testing.T) {
+	bank, err := builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range bank {
+		if _, err := regexp.Compile(p.re.src); err != nil {
+			t.Errorf("pattern %d (%s): %v", i+1, p.Signal, err)
+		}
+		if p.unless != nil {
+			if _, err := regexp.Compile(p.unless.src); err != nil {
+				t.Errorf("pattern %d (%s): unless: %v", i+1, p.Signal, err)
+			}
+		}
+	}
+	if _, err := New([]Pattern{{Signal: "x", Weight: 0.5, Re: "(unclosed"}}, nil); err == nil {
+		t.Error("a catalog's pattern that does not compile is accepted")
 	}
 }
