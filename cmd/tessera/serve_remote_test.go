@@ -3,19 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/tessera-dev/tessera/internal/pgtest"
 	"github.com/tessera-dev/tessera/serve"
 	"github.com/tessera-dev/tessera/serve/gittest"
 )
@@ -86,50 +83,13 @@ func TestServeCheckRemote(t *testing.T) {
 	}
 }
 
-// testPostgres returns a URL of a new schema on the PostgreSQL server
-// TESSERA_TEST_POSTGRES names, dropped when the test ends; without one
-// the test skips, except under CI=true.
-func testPostgres(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("TESSERA_TEST_POSTGRES")
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true and no TESSERA_TEST_POSTGRES: .ci/run starts a PostgreSQL server")
-		}
-		t.Skip("no PostgreSQL server: set TESSERA_TEST_POSTGRES=postgres://USER@HOST:PORT/DB to run this test")
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "t_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.ExecContext(t.Context(), "CREATE SCHEMA "+schema); err != nil {
-		admin.Close()
-		t.Fatalf("create a schema on %s: %v", base, err)
-	}
-	t.Cleanup(func() {
-		admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-		admin.Close()
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // TestServeReplicasPostgres runs two replicas as tessera serve makes
 // them: each with a clone of its own, one bare remote, one PostgreSQL
 // database. Two PATCHes of one label at once: one wins, the other is a
 // 409, and the history both read from the database has one move; a
 // render through one is replayed through the other.
 func TestServeReplicasPostgres(t *testing.T) {
-	db := testPostgres(t)
+	db := pgtest.Fresh(t)
 	repo := gittest.New(t)
 	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
 	repo.Commit("add the catalog")
