@@ -332,8 +332,8 @@ func ParseConfig(name string, data []byte, sections ...Section) (*Config, error)
 	dirs := make(map[string]string, len(theirs))
 	for _, kv := range theirs {
 		var p relPath
-		if d.Decode(kv[1], kv[0].Value, &p) {
-			dirs[kv[0].Value] = string(p)
+		if d.Decode(kv[1], kv[0].Value, &p) && p != "" {
+			dirs[kv[0].Value] = string(p) // null, as every key, is absent
 		}
 	}
 	errs := d.Errors()
@@ -374,7 +374,11 @@ func ParseConfig(name string, data []byte, sections ...Section) (*Config, error)
 	}
 	// A catalog of a preset's files alone (a layered setup, a directory
 	// of specs) needs no templates or workflows; with one, it needs both.
-	templates := len(theirs) == 0 || cfg.Tasks != "" || cfg.Workflows != ""
+	given := len(dirs) > 0 // a preset's key with a value, or with a wrong one
+	for _, kv := range theirs {
+		given = given || d.Bad(kv[0].Value)
+	}
+	templates := !given || cfg.Tasks != "" || cfg.Workflows != ""
 	if templates && cfg.Tasks == "" && !d.Bad("tasks") {
 		errs = append(errs, diag.Errorf(name, 0, "missing key \"tasks\": name the directory of task templates, relative to the catalog root"))
 	}

@@ -41,9 +41,11 @@ func fzCheckDiags(t *testing.T, err error, name string, data []byte) {
 	}
 }
 
-// FuzzParseConfig checks that ParseConfig never panics, that every problem
-// it reports is located in tessera.yaml, and that a config it accepts has
-// its required keys set and every path clean.
+// FuzzParseConfig checks that ParseConfig, given the built-in presets'
+// keys, never panics, that every problem it reports is located in
+// tessera.yaml, and that a config it accepts has its required keys set
+// (tasks and workflows, unless a preset's key stands alone) and every
+// path clean.
 func FuzzParseConfig(f *testing.F) {
 	for _, s := range []string{
 		"tasks: seed/prompts/tasks\nworkflows: seed/workflows\n",
@@ -87,11 +89,18 @@ func FuzzParseConfig(f *testing.F) {
 		"tasks: t\nworkflows: w\nlog_key_env: 1BAD\n",
 		"tasks: t\nworkflows: w\nredaction:\n  allow: [sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08]\n",
 		"tasks: t\nworkflows: w\nredaction:\n  allow: [ghp_x, {a: b}]\n",
+		"specs: canonical\n",
+		"layered: .\ntyped: typed/\n",
+		"specs: ../out\nlayered: [x]\n",
+		"specs: s\nspecs: t\n",
+		"spec: s\n",
 	} {
 		f.Add([]byte(s))
 	}
+	// The keys the built-in presets own, as presets.Default gives them.
+	sections := []catalog.Section{{Key: "specs"}, {Key: "typed"}, {Key: "layered"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, err := catalog.ParseConfig(catalog.ConfigFile, data)
+		cfg, err := catalog.ParseConfig(catalog.ConfigFile, data, sections...)
 		if err != nil {
 			if cfg != nil {
 				t.Fatalf("config returned with an error")
@@ -105,9 +114,18 @@ func FuzzParseConfig(f *testing.F) {
 		if cfg.Version != 1 {
 			t.Fatalf("Version = %d", cfg.Version)
 		}
-		for key, p := range map[string]string{"tasks": cfg.Tasks, "workflows": cfg.Workflows, "out": cfg.Out, "log": cfg.Log} {
+		paths := map[string]string{"tasks": cfg.Tasks, "workflows": cfg.Workflows, "out": cfg.Out, "log": cfg.Log}
+		alone := false // a preset's key makes tasks and workflows optional, together
+		for _, s := range sections {
+			paths[s.Key] = cfg.Section(s.Key)
+			alone = alone || cfg.Section(s.Key) != ""
+		}
+		if alone && (cfg.Tasks == "") != (cfg.Workflows == "") {
+			t.Fatalf("tasks %q without workflows %q, or the other way", cfg.Tasks, cfg.Workflows)
+		}
+		for key, p := range paths {
 			if p == "" {
-				if key == "log" {
+				if key == "log" || alone && (key == "tasks" || key == "workflows") || cfg.Line(key) == 0 && key != "tasks" && key != "workflows" && key != "out" {
 					continue
 				}
 				t.Fatalf("required %s is empty in %+v", key, cfg)
@@ -127,7 +145,7 @@ func FuzzParseConfig(f *testing.F) {
 				t.Fatalf("bad template extension %q", e)
 			}
 		}
-		again, err := catalog.ParseConfig(catalog.ConfigFile, data)
+		again, err := catalog.ParseConfig(catalog.ConfigFile, data, sections...)
 		if err != nil || !reflect.DeepEqual(again, cfg) {
 			t.Fatalf("second parse differs: %+v, %v", again, err)
 		}

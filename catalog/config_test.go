@@ -128,6 +128,7 @@ func TestParseConfigSections(t *testing.T) {
 		{"specs: [a]\n", "tessera.yaml:1:8: specs: want a path string relative to the catalog root"},
 		{"specs: s\ntasks: t\n", `tessera.yaml: missing key "workflows"`},
 		{"specs: s\nspecs: t\n", `tessera.yaml:2:1: key "specs" is repeated (first at line 1): keep one`},
+		{"specs:\n", `tessera.yaml: missing key "tasks"`}, // null is absent, as for every key
 		{"tasks: t\nworkflows: w\nspec: s\n", `tessera.yaml:3:1: unknown key "spec": the keys are version, tasks, workflows, template_extensions, log, log_key_env, out, specs, typed, layered, budget,`},
 	} {
 		_, err := ParseConfig("tessera.yaml", []byte(tt.src), testSections...)
