@@ -15,6 +15,7 @@ import (
 	"github.com/tessera-dev/tessera/preset/agent"
 	"github.com/tessera-dev/tessera/preset/canonical"
 	"github.com/tessera-dev/tessera/preset/layered"
+	"github.com/tessera-dev/tessera/preset/layered/untrusted"
 	"github.com/tessera-dev/tessera/preset/typed"
 	"github.com/tessera-dev/tessera/presets"
 )
@@ -52,6 +53,8 @@ func schemaFormats(t *testing.T) []schemaFile {
 		{"canonical-spec.schema.json", canonical.JSONSchema(), glob(t, "examples/canonical/*.yaml")},
 		{"typed-template.schema.json", typed.JSONSchema(), glob(t, "examples/typed/*.yaml")},
 		{"layered.schema.json", layered.JSONSchema(), []string{"examples/layered/layered.yaml", "preset/layered/testdata/eval/catalog.yaml"}},
+		{"layered-context.schema.json", untrusted.JSONSchema(), []string{"examples/layered/context.yaml"}},
+		{"typed-overrides.schema.json", typed.OverridesJSONSchema(), glob(t, "examples/typed/overrides/*.yaml")},
 		{"agent-executor.schema.json", agent.JSONSchema(agent.Executor), []string{"preset/agent/defaults/executor.yaml"}},
 		{"agent-planner.schema.json", agent.JSONSchema(agent.Planner), []string{"preset/agent/defaults/planner.yaml"}},
 		{"agent-replanner.schema.json", agent.JSONSchema(agent.Replanner), []string{"preset/agent/defaults/replanner.yaml"}},

@@ -478,3 +478,9 @@ func keyList(m map[string]string) string {
 	}
 	return strings.Join(slices.Sorted(maps.Keys(m)), ", ")
 }
+
+// OverridesJSONSchema returns the JSON Schema of an overrides file,
+// generated from the decoder that reads it (see yamldoc.Schema.JSONSchema).
+func OverridesJSONSchema() []byte {
+	return overridesSchema.JSONSchema("https://tessera.dev/schemas/typed-overrides.schema.json", "a typed template's overrides")
+}

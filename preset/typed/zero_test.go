@@ -14,6 +14,7 @@ func TestZeroValues(t *testing.T) {
 		"Preset.Summary":          (*typed.Preset).Summary,
 		"Preset.UnitsSummary":     (*typed.Preset).UnitsSummary,
 		"JSONSchema":              typed.JSONSchema,
+		"OverridesJSONSchema":     typed.OverridesJSONSchema,
 		"ExpansionRequired.Apply": (*typed.ExpansionRequired).Apply,
 		"ExpansionRequired.Error": (*typed.ExpansionRequired).Error,
 		"SectionSpec.Clone":       (*typed.SectionSpec).Clone,

@@ -91,3 +91,9 @@ func ParseContext(path string, data []byte) (*Context, error) {
 	}
 	return &c, nil
 }
+
+// JSONSchema returns the JSON Schema of a context file, generated from
+// the decoder that reads it (see yamldoc.Schema.JSONSchema).
+func JSONSchema() []byte {
+	return contextSchema.JSONSchema("https://tessera.dev/schemas/layered-context.schema.json", "a layered context file")
+}

@@ -12,6 +12,7 @@ import (
 func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
 		"Entry.Instruction": untrusted.Entry.Instruction,
+		"JSONSchema":        untrusted.JSONSchema,
 		"ParseContext":      untrusted.ParseContext,
 		"ParseMemories":     untrusted.ParseMemories,
 	})
