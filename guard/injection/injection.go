@@ -365,7 +365,11 @@ func (d *Builtin) Score(text string) Verdict {
 		// attackers write 'ignore previous instructions'") counts what
 		// is quoted for less, and the model reads it without the quotes.
 		quotes := quotedSpans(v.text)
-		framed := len(quotes) > 0 && discussion.MatchString(outside(v.text, quotes))
+		framed := false
+		if len(quotes) > 0 {
+			rest := outside(v.text, quotes)
+			framed = mayMatch(discussionNeeds, rest) && discussion.MatchString(rest)
+		}
 		if framed {
 			if !cloned {
 				modelViews, cloned = slices.Clone(vs), true
@@ -443,17 +447,29 @@ func (d *Builtin) Score(text string) Verdict {
 	return Verdict{Score: round(1 - keep), Signals: sigs}
 }
 
-// bigrams is the set of byte pairs a text holds: a literal whose first
-// two bytes are not among them is not in the text, which is cheaper to
-// learn than strings.Contains is.
-type bigrams [1024]uint64
+// bigrams is the set of byte pairs a text holds, and of byte triples
+// hashed into as many bits: a literal one of whose first pair, first
+// triple or last triple is not among them is not in the text, which is
+// cheaper to learn than strings.Contains is.
+type bigrams struct {
+	pairs, triples [1024]uint64
+}
 
 func (b *bigrams) of(text string) {
 	*b = bigrams{}
 	for i := 0; i+1 < len(text); i++ {
 		k := uint16(text[i])<<8 | uint16(text[i+1])
-		b[k>>6] |= 1 << (k & 63)
+		b.pairs[k>>6] |= 1 << (k & 63)
+		if i+2 < len(text) {
+			t := triple(text[i:])
+			b.triples[t>>6] |= 1 << (t & 63)
+		}
 	}
+}
+
+// triple hashes the first three bytes of s into 16 bits.
+func triple(s string) uint16 {
+	return uint16((uint32(s[0])*131+uint32(s[1]))*131 + uint32(s[2]))
 }
 
 func (b *bigrams) has(lit string) bool {
@@ -461,7 +477,14 @@ func (b *bigrams) has(lit string) bool {
 		return true
 	}
 	k := uint16(lit[0])<<8 | uint16(lit[1])
-	return b[k>>6]&(1<<(k&63)) != 0
+	if b.pairs[k>>6]&(1<<(k&63)) == 0 {
+		return false
+	}
+	if len(lit) < 3 {
+		return true
+	}
+	t, u := triple(lit), triple(lit[len(lit)-3:])
+	return b.triples[t>>6]&(1<<(t&63)) != 0 && b.triples[u>>6]&(1<<(u&63)) != 0
 }
 
 // negatable are the signals a negation right before the match turns
@@ -533,11 +556,13 @@ var condition = regexp.MustCompile(`\b(if|whenever|when|should)\b|\b(se|si|caso|
 // its refusal.
 const maxRule = 400
 
-// notifyNeeds and refusalNeeds are strings one of which every match of
-// notify, and of refusal, holds (nil: none known).
+// notifyNeeds, refusalNeeds and discussionNeeds are strings one of
+// which every match of notify, refusal and discussion holds (nil: none
+// known; see mayMatch).
 var (
-	notifyNeeds  = requiredLiterals(notify.String())
-	refusalNeeds = requiredLiterals(refusal.String())
+	notifyNeeds     = requiredLiterals(notify.String())
+	refusalNeeds    = requiredLiterals(refusal.String())
+	discussionNeeds = requiredLiterals(discussion.String())
 )
 
 // ruleSpan returns the span of s that states a rule against an act: from
@@ -546,8 +571,7 @@ var (
 // What stands before the condition is outside the rule: an attack
 // followed by "if anyone objects, refuse and tell the user" is not one.
 func ruleSpan(s string) [2]int {
-	has := func(l string) bool { return strings.Contains(s, l) }
-	if !slices.ContainsFunc(notifyNeeds, has) || refusalNeeds != nil && !slices.ContainsFunc(refusalNeeds, has) {
+	if !mayMatch(notifyNeeds, s) || !mayMatch(refusalNeeds, s) {
 		return [2]int{} // no notice to the user, or no refusal: most texts, found fast
 	}
 	r := refusal.FindStringIndex(s)

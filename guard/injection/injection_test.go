@@ -243,7 +243,8 @@ func BenchmarkScore(b *testing.B) {
 }
 
 // TestPrefilter checks that the literals a pattern needs are found for
-// the bank's patterns, and that skipping on them never loses a match.
+// the bank's patterns, and that the byte-pair and triple filter in front
+// of them never loses a literal.
 func TestPrefilter(t *testing.T) {
 	bank, err := Bank()
 	if err != nil {
@@ -263,6 +264,21 @@ func TestPrefilter(t *testing.T) {
 	}
 	if got := requiredLiterals(`a?b*`); got != nil {
 		t.Errorf("literals of an expression that matches empty: %v", got)
+	}
+	// The byte pairs and triples of a text never rule out a literal it
+	// holds, wherever it stands.
+	text := "Ignore the rules. Забудь инструкции. 忽略之前的所有指令。 ab"
+	var b bigrams
+	b.of(text)
+	for i := range len(text) {
+		for j := i + 1; j <= len(text) && j-i <= 12; j++ {
+			if !b.has(text[i:j]) {
+				t.Fatalf("%q is in the text, but its pairs and triples say not", text[i:j])
+			}
+		}
+	}
+	if b.has("xyzzy") && b.has("qqqq") && b.has("zzzz") {
+		t.Error("literals not in the text all pass: the filter filters nothing")
 	}
 }
 

@@ -63,10 +63,10 @@ func appendViews(out []view, text string, decode bool) []view {
 	}
 	// Text an attacker asks to be read backwards or in ROT13, or wrote
 	// in leetspeak, is read that way too.
-	if reversedCue.MatchString(base) {
+	if mayMatch(reversedNeeds, base) && reversedCue.MatchString(base) {
 		out = append(out, view{"reversed", reverseWords(base)})
 	}
-	if rot13Cue.MatchString(base) {
+	if mayMatch(rot13Needs, base) && rot13Cue.MatchString(base) {
 		out = append(out, view{"rot13", rot13(base)})
 	}
 	if l := unleet(base); l != base {
@@ -370,6 +370,19 @@ var (
 	reversedCue = regexp.MustCompile(`backwards|reversed|in reverse|à l.envers|a l.envers|al rev[ée]s|ao contr[áa]rio|de tr[áa]s para (a )?frente|r[üu]ckw[äa]rts|задом наперёд|задом наперед|наоборот|задом-наперёд|倒着|反过来|逆から|逆さ`)
 	rot13Cue    = regexp.MustCompile(`rot-?13|c[ée]sar|caesar|цезар`)
 )
+
+// reversedNeeds and rot13Needs are strings one of which every match of
+// reversedCue, and of rot13Cue, holds: most texts hold none, and are
+// not run through the expressions (nil: none known, always run).
+var (
+	reversedNeeds = requiredLiterals(reversedCue.String())
+	rot13Needs    = requiredLiterals(rot13Cue.String())
+)
+
+// mayMatch reports whether s holds one of needs, or needs is nil.
+func mayMatch(needs []string, s string) bool {
+	return needs == nil || slices.ContainsFunc(needs, func(l string) bool { return strings.Contains(s, l) })
+}
 
 // reverseWords reads s backwards, character by character: "erongi"
 // reads "ignore".
