@@ -185,26 +185,7 @@ func (t *Table) Span(buf []byte, piece string, i, j int) uint32 {
 		}
 		return t.longID(piece[i:j])
 	}
-	k := Load64b(buf, i) & (^uint64(0) >> (64 - 8*n))
-	if n == 2 {
-		return t.Two[uint16(k)]
-	}
-	// Short, written out: this is the merge loops' innermost call.
-	h := shortHash(k, n)
-	if !t.maybe(h) {
-		return None
-	}
-	mask := len(t.short) - 1
-	want := uint32(n) << 24
-	for i := int(h >> t.shortShift); ; i = (i + 1) & mask {
-		s := &t.short[i]
-		if s.val == emptySlot {
-			return None
-		}
-		if s.key == k && s.val&0xFF000000 == want {
-			return s.val & 0xFFFFFF
-		}
-	}
+	return t.Short(Load64b(buf, i)&(^uint64(0)>>(64-8*n)), n)
 }
 
 // Short returns the id of the token of n bytes (2 to 8) whose bytes are
