@@ -72,10 +72,7 @@ func TestCacheAndRevalidate(t *testing.T) {
 	clk.Add(2 * time.Second)
 	// Many callers past the TTL: each gets the stale copy at once, and
 	// one refresh runs (held at the server until they all have).
-	gate := make(chan struct{})
-	srv.mu.Lock()
-	srv.gate = gate
-	srv.mu.Unlock()
+	gate := srv.hold()
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
@@ -261,10 +258,7 @@ func TestByHash(t *testing.T) {
 func TestMissCoalesced(t *testing.T) {
 	srv := newFakeServer(t)
 	srv.add("p", "text", "production")
-	gate := make(chan struct{})
-	srv.mu.Lock()
-	srv.gate = gate
-	srv.mu.Unlock()
+	gate := srv.hold()
 	c, _ := testClient(t, srv, newClock(), Options{})
 	var wg sync.WaitGroup
 	for range 10 {
@@ -343,10 +337,7 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 	}
 	get(t, c, "p", GetOptions{})
 	// A refresh that hangs until Close cancels it.
-	gate := make(chan struct{})
-	srv.mu.Lock()
-	srv.gate = gate
-	srv.mu.Unlock()
+	gate := srv.hold()
 	clk.Add(time.Hour)
 	get(t, c, "p", GetOptions{})
 	done := make(chan struct{})
@@ -418,10 +409,7 @@ func TestChatPrompt(t *testing.T) {
 func TestCallerGivesUp(t *testing.T) {
 	srv := newFakeServer(t)
 	srv.add("p", "text", "production")
-	gate := make(chan struct{})
-	srv.mu.Lock()
-	srv.gate = gate
-	srv.mu.Unlock()
+	gate := srv.hold()
 	c, _ := testClient(t, srv, newClock(), Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	first := make(chan error, 1)

@@ -44,6 +44,16 @@ func hashOf(text string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// hold makes every request from now on wait until the returned channel
+// is closed.
+func (s *fakeServer) hold() chan struct{} {
+	gate := make(chan struct{})
+	s.mu.Lock()
+	s.gate = gate
+	s.mu.Unlock()
+	return gate
+}
+
 // add adds a version of name and points labels at it.
 func (s *fakeServer) add(name, text string, labels ...string) int {
 	s.mu.Lock()
