@@ -96,10 +96,7 @@ func TestNetworkRemote(t *testing.T) {
 		t.Errorf("b after the conflict: %+v, %v", res, err)
 	}
 	// A commit pushed to the remote is fetched over HTTP.
-	dev := gittest.Clone(t, bare)
-	dev.Write(context1, "a fourth text\n")
-	c6 := dev.Commit("pgc: a fourth text")
-	dev.Push(bare)
+	c6 := pushFourth(t, bare)
 	st, err := rb.Refresh(ctx)
 	if err != nil {
 		t.Fatal(err)

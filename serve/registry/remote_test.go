@@ -85,10 +85,7 @@ func TestRemote(t *testing.T) {
 
 	// A new commit, pushed to the remote by someone else, is version 4 on
 	// both after their next refresh, though neither clone has it.
-	dev := gittest.Clone(t, bare)
-	dev.Write(context1, "a fourth text\n")
-	c6 := dev.Commit("pgc: a fourth text")
-	dev.Push(bare)
+	c6 := pushFourth(t, bare)
 	for _, r := range []*registry.Registry{ra, rb} {
 		st, err := r.Refresh(ctx)
 		if err != nil {
@@ -360,4 +357,15 @@ func TestRemoteWithGit(t *testing.T) {
 	if got := git("rev-parse", registry.PromptRef(pgc, "staging").String()); got != c[5].String() {
 		t.Errorf("git reads staging as %s, want %s", got, c[5])
 	}
+}
+
+// pushFourth commits a fourth text of the pgc context to the remote at
+// bare, as another developer would, and returns the commit.
+func pushFourth(t *testing.T, bare string) plumbing.Hash {
+	t.Helper()
+	dev := gittest.Clone(t, bare)
+	dev.Write(context1, "a fourth text\n")
+	c := dev.Commit("pgc: a fourth text")
+	dev.Push(bare)
+	return c
 }
