@@ -244,6 +244,8 @@ type queries struct {
 	putKey, getKey                                               string
 	addDelivery, deliveries                                      string
 	claimEvent                                                   string
+	labelRefs, insertRef, updateRef, addPending, pending         string
+	dropPending                                                  string
 }
 
 func newQueries(d dialect) queries {
@@ -262,9 +264,16 @@ func newQueries(d dialect) queries {
 		addDelivery:  `INSERT INTO webhook_deliveries (event_id, url, action, prompt, version, attempts, status, error, ok, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		deliveries:   `SELECT id, event_id, url, action, prompt, version, attempts, status, error, ok, at FROM webhook_deliveries ORDER BY id DESC LIMIT ?`,
 		claimEvent:   `INSERT INTO event_claims (event_key, claimed_at) VALUES (?, ?) ON CONFLICT (event_key) DO NOTHING`,
+		labelRefs:    `SELECT ref, commit_hash, seq FROM label_refs`,
+		insertRef:    `INSERT INTO label_refs (ref, commit_hash, seq) VALUES (?, ?, 1) ON CONFLICT (ref) DO NOTHING`,
+		updateRef:    `UPDATE label_refs SET commit_hash = ?, seq = seq + 1 WHERE ref = ? AND seq = ?`,
+		addPending:   `INSERT INTO pending_moves (ref, prompt, label, from_version, to_version, from_commit, to_commit, actor, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		pending:      `SELECT id, ref, prompt, label, from_version, to_version, from_commit, to_commit, actor, reason, at FROM pending_moves ORDER BY id`,
+		dropPending:  `DELETE FROM pending_moves WHERE id = ?`,
 	}
 	if d == postgresDB {
-		for _, s := range []*string{&q.head, &q.insertRecord, &q.recordByID, &q.linesFrom, &q.byID, &q.byHash, &q.all, &q.addMove, &q.moves, &q.movesOf, &q.putKey, &q.getKey, &q.addDelivery, &q.deliveries, &q.claimEvent} {
+		for _, s := range []*string{&q.head, &q.insertRecord, &q.recordByID, &q.linesFrom, &q.byID, &q.byHash, &q.all, &q.addMove, &q.moves, &q.movesOf, &q.putKey, &q.getKey, &q.addDelivery, &q.deliveries, &q.claimEvent,
+			&q.labelRefs, &q.insertRef, &q.updateRef, &q.addPending, &q.pending, &q.dropPending} {
 			*s = dollars(*s)
 		}
 	}

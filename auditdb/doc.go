@@ -14,6 +14,12 @@
 // take turns under an advisory lock, so the chain and the line numbers
 // stay one sequence.
 //
+// The label history is kept complete by two tables beside it: the value
+// of each label ref when last recorded ([DB.LabelRefs]), which
+// [DB.AdvanceLabelRef] changes by compare-and-swap in the transaction
+// that records the moves, and the moves a server is about to make
+// ([DB.AddPendingMoves]), written before the ref moves.
+//
 // The schema is one set of goose migrations over embedded SQL files, with
 // one file per dialect where their column types differ; [Open] runs them.
 package auditdb
