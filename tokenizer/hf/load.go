@@ -487,6 +487,9 @@ func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 	if tk.added != nil {
 		tk.addedFirsts = tk.added.firsts(maxAddedFirsts)
 	}
+	if !tk.byteLevel {
+		tk.setWordBytes()
+	}
 	for id, s := range tk.vocab {
 		if s == "" && (tk.added == nil || !tk.added.isAdded(int32(id))) {
 			tk.vocab[id] = "" // an id the file leaves unused
@@ -649,6 +652,29 @@ func (tk *Tokenizer) buildVocab(f *rawFile, size int32, kr keyer) (keys []string
 		}
 	}
 	return keys, odd
+}
+
+// setWordBytes fills wordBytes: ASCII letters and digits, lower-case
+// first, most frequent in English first, each taken if asciiJoins joins it with itself and with every
+// byte taken before it, both ways round, and if it is neither a newline
+// nor the first byte of an added token. model passes over a run of them
+// without looking at pairs.
+func (tk *Tokenizer) setWordBytes() {
+	joins := func(a, b byte) bool { return tk.asciiJoins[a][b>>6]&(1<<(b&63)) != 0 }
+	var taken []byte
+	for _, b := range []byte("etaoinshrdlcumwfgypbvkjxqzETAOINSHRDLCUMWFGYPBVKJXQZ0123456789") {
+		if tk.added != nil && tk.added.first[b] || !joins(b, b) {
+			continue
+		}
+		ok := true
+		for _, a := range taken {
+			ok = ok && joins(a, b) && joins(b, a)
+		}
+		if ok {
+			taken = append(taken, b)
+			tk.wordBytes[b] = true
+		}
+	}
 }
 
 // tokenIDs returns the ids of the added tokens, then of the vocabulary

@@ -65,6 +65,7 @@ type Tokenizer struct {
 	spaceRune    rune                     // markText as a rune
 	spaceJoins   runeSet                  // characters some token holds right before the space mark
 	asciiJoins   [utf8.RuneSelf][2]uint64 // bit b of row a: some token holds the ASCII characters a and b side by side (SentencePiece-style only)
+	wordBytes    [256]bool                // ASCII bytes any two of which asciiJoins joins, none a newline or an added token's first byte (see model)
 	newlineJoins runeSet                  // characters some token holds right after a newline
 
 	pool *sync.Pool // scratch space of merges, shared by copies
@@ -581,6 +582,13 @@ func (tk *Tokenizer) model(st *mergeState, piece string, k *sink, added *trie, l
 					tk.modelLead(st, piece[start:j], &lead, k)
 					start = j
 				}
+			}
+		}
+		if tk.wordBytes[b] {
+			// The rest of a run of word bytes (a word's letters): no
+			// cut between two of them, and none starts an added token.
+			for i+1 < len(piece) && tk.wordBytes[piece[i+1]] {
+				i++
 			}
 		}
 	}
