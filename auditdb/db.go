@@ -267,8 +267,8 @@ func newQueries(d dialect) queries {
 		labelRefs:    `SELECT ref, commit_hash, seq FROM label_refs`,
 		insertRef:    `INSERT INTO label_refs (ref, commit_hash, seq) VALUES (?, ?, 1) ON CONFLICT (ref) DO NOTHING`,
 		updateRef:    `UPDATE label_refs SET commit_hash = ?, seq = seq + 1 WHERE ref = ? AND seq = ?`,
-		addPending:   `INSERT INTO pending_moves (ref, prompt, label, from_version, to_version, from_commit, to_commit, actor, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		pending:      `SELECT id, ref, prompt, label, from_version, to_version, from_commit, to_commit, actor, reason, at FROM pending_moves ORDER BY id`,
+		addPending:   `INSERT INTO pending_moves (ref, old_commit, new_commit, prompt, label, from_version, to_version, from_commit, to_commit, actor, reason, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		pending:      `SELECT id, ref, old_commit, new_commit, prompt, label, from_version, to_version, from_commit, to_commit, actor, reason, at FROM pending_moves ORDER BY id`,
 		dropPending:  `DELETE FROM pending_moves WHERE id = ?`,
 	}
 	if d == postgresDB {

@@ -25,8 +25,10 @@ type LabelRef struct {
 type PendingMove struct {
 	// ID numbers pending moves, from 1.
 	ID int64
-	// Ref is the label's ref; Move is the move as the history will keep it.
-	Ref  string
+	// Ref is the label's ref, Old and New its value before and after the
+	// move ("" for none).
+	Ref, Old, New string
+	// Move is the move as the history will keep it.
 	Move LabelMove
 }
 
@@ -72,7 +74,7 @@ func (db *DB) AddPendingMoves(ctx context.Context, ms []PendingMove) (out []Pend
 			m.At = time.Now()
 		}
 		p.Move.At = time.UnixMicro(m.At.UnixMicro()).UTC()
-		if err := tx.QueryRowContext(ctx, db.q.addPending, p.Ref, m.Prompt, m.Label, m.FromVersion, m.ToVersion, m.FromCommit, m.ToCommit, m.Actor, m.Reason, p.Move.At.UnixMicro()).Scan(&p.ID); err != nil {
+		if err := tx.QueryRowContext(ctx, db.q.addPending, p.Ref, p.Old, p.New, m.Prompt, m.Label, m.FromVersion, m.ToVersion, m.FromCommit, m.ToCommit, m.Actor, m.Reason, p.Move.At.UnixMicro()).Scan(&p.ID); err != nil {
 			return nil, fmt.Errorf("audit database %s: keep the pending move of %s: %w", db.name, p.Ref, err)
 		}
 		out = append(out, p)
@@ -95,7 +97,7 @@ func (db *DB) PendingMoves(ctx context.Context) ([]PendingMove, error) {
 		var p PendingMove
 		m := &p.Move
 		var at int64
-		if err := rows.Scan(&p.ID, &p.Ref, &m.Prompt, &m.Label, &m.FromVersion, &m.ToVersion, &m.FromCommit, &m.ToCommit, &m.Actor, &m.Reason, &at); err != nil {
+		if err := rows.Scan(&p.ID, &p.Ref, &p.Old, &p.New, &m.Prompt, &m.Label, &m.FromVersion, &m.ToVersion, &m.FromCommit, &m.ToCommit, &m.Actor, &m.Reason, &at); err != nil {
 			return nil, fmt.Errorf("audit database %s: pending label moves: %w", db.name, err)
 		}
 		m.At = time.UnixMicro(at).UTC()

@@ -16,7 +16,7 @@ func TestLabelLedger(t *testing.T) {
 		ctx := context.Background()
 		a, b := open(t, url), open(t, url)
 		const ref = "refs/tessera/prompts/review/code/labels/production"
-		ps, err := a.AddPendingMoves(ctx, []PendingMove{{Ref: ref, Move: LabelMove{Prompt: "review/code", Label: "production", ToVersion: 2, ToCommit: "bbb", Actor: "pk-1", Reason: "ship"}}})
+		ps, err := a.AddPendingMoves(ctx, []PendingMove{{Ref: ref, New: "bbb", Move: LabelMove{Prompt: "review/code", Label: "production", ToVersion: 2, ToCommit: "bbb", Actor: "pk-1", Reason: "ship"}}})
 		if err != nil || len(ps) != 1 || ps[0].ID == 0 || ps[0].Move.At.IsZero() {
 			t.Fatalf("AddPendingMoves: %+v %v", ps, err)
 		}

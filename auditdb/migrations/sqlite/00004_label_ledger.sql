@@ -19,6 +19,11 @@ CREATE TABLE label_refs (
 CREATE TABLE pending_moves (
 	id           INTEGER PRIMARY KEY AUTOINCREMENT,
 	ref          TEXT NOT NULL,
+	-- old_commit and new_commit are the ref's values before and after the
+	-- move, "" for none; the from_ and to_ columns are the move as the
+	-- history keeps it (its from may be a label every prompt shares).
+	old_commit   TEXT NOT NULL,
+	new_commit   TEXT NOT NULL,
 	prompt       TEXT NOT NULL,
 	label        TEXT NOT NULL,
 	from_version INTEGER NOT NULL,
