@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/tessera-dev/tessera/serve/registry"
 )
 
@@ -293,25 +295,6 @@ func (s *Server) patchLabels(w http.ResponseWriter, r *http.Request, p promptPat
 		}
 	}
 	ctx := r.Context()
-	touched := map[int]bool{} // the versions that gained or lost a label
-	record := func(label string, from, to *registry.Resolved) {
-		m := LabelMove{Prompt: p.Name, Label: label, Actor: key.Public, Reason: b.Reason, At: time.Now().UTC()}
-		if from != nil {
-			m.FromVersion, m.FromCommit = from.Version, from.Commit.String()
-		}
-		if to != nil {
-			m.ToVersion, m.ToCommit = to.Version, to.Commit.String()
-		}
-		if m.FromVersion > 0 {
-			touched[m.FromVersion] = true
-		}
-		if m.ToVersion > 0 {
-			touched[m.ToVersion] = true
-		}
-		if _, err := s.store.AddLabelMove(ctx, m); err != nil {
-			s.log.Error("recording a label move", "prompt", p.Name, "label", label, "err", err)
-		}
-	}
 	current := func(st *registry.State, label string) *registry.Resolved {
 		if _, _, ok := s.reg.LabelRef(st, p.Name, label); !ok {
 			return nil
@@ -342,34 +325,62 @@ func (s *Server) patchLabels(w http.ResponseWriter, r *http.Request, p promptPat
 	}
 	// Every label moves in one compare-and-swap, from where st has it: a
 	// label another server moved since this one read it is a 409, and
-	// nothing moves. The history records the moves made, from where they
-	// were to where they went.
-	froms := map[string]*registry.Resolved{}
+	// nothing moves. Each move that changes a ref is kept as pending
+	// before the refs move, and recorded after: a server that stops
+	// between the two leaves a move the next server to read the ref
+	// records (reconcile). The history records each move from where the
+	// label was to where it went.
 	set := map[string]int{}
+	to := vs[p.Version-1].Commit
+	var pend []PendingMove
+	touched := map[int]bool{} // the versions that gain or lose a label
+	add := func(label string, newCommit plumbing.Hash) {
+		ref := registry.PromptRef(p.Name, label)
+		old := st.Refs[ref]
+		if old == newCommit {
+			return // already there: nothing moves, nothing is recorded
+		}
+		m := LabelMove{Prompt: p.Name, Label: label, Actor: key.Public, Reason: b.Reason, At: time.Now().UTC()}
+		if from := current(st, label); from != nil {
+			m.FromVersion, m.FromCommit = from.Version, from.Commit.String()
+		}
+		if !newCommit.IsZero() {
+			m.ToVersion, m.ToCommit = p.Version, newCommit.String()
+		}
+		touched[m.FromVersion], touched[m.ToVersion] = true, true
+		pend = append(pend, PendingMove{Ref: ref.String(), Old: hashString(old), New: hashString(newCommit), Move: m})
+	}
 	for _, l := range b.NewLabels {
-		froms[l], set[l] = current(st, l), p.Version
+		set[l] = p.Version
+		add(l, to)
 	}
 	for _, l := range b.RemoveLabels {
-		froms[l] = current(st, l)
+		if _, ok := st.Refs[registry.PromptRef(p.Name, l)]; ok {
+			add(l, plumbing.ZeroHash)
+		}
 	}
-	s.claimMoves(ctx, st, p.Name, set, b.RemoveLabels)
+	delete(touched, 0)
+	if len(pend) > 0 {
+		if pend, err = s.ledger.AddPendingMoves(ctx, pend); err != nil {
+			s.log.Error("keeping a label move", "prompt", p.Name, "err", err)
+			fail(w, http.StatusInternalServerError, "keeping the move in the label history failed, so nothing was moved: %v", err)
+			return
+		}
+	}
+	if !s.hook(ctx, w, StepPending) {
+		return
+	}
 	if st, err = s.reg.MoveLabels(ctx, st, p.Name, set, b.RemoveLabels); err != nil {
+		if registry.IsConflict(err) || registry.IsNotFound(err) || strings.Contains(err.Error(), "every prompt shares") {
+			s.dropPending(ctx, pend) // not moved; another error may hide a move made, which reconcile finds
+		}
 		s.labelFailed(ctx, w, st, p.Name, err)
 		return
 	}
-	to, err := s.reg.ByVersion(ctx, st, p.Name, p.Version)
-	if err != nil {
-		fail(w, http.StatusInternalServerError, "%v", err)
+	if !s.hook(ctx, w, StepMoved) {
 		return
 	}
-	for _, l := range b.NewLabels {
-		if from := froms[l]; from == nil || from.Version != p.Version || from.Commit != to.Commit {
-			record(l, from, to)
-		}
-	}
-	for _, l := range b.RemoveLabels {
-		record(l, froms[l], nil)
-	}
+	s.complete(context.WithoutCancel(ctx), st, pend)
 	res, err := s.reg.ByVersion(ctx, st, p.Name, p.Version)
 	if err != nil {
 		fail(w, http.StatusInternalServerError, "%v", err)
@@ -380,6 +391,32 @@ func (s *Server) patchLabels(w http.ResponseWriter, r *http.Request, p promptPat
 		s.emit(ctx, st, "updated", p.Name, n, key.Public)
 	}
 	writeJSON(w, http.StatusOK, s.body(st, res))
+}
+
+// hook calls Config.MoveHook at step; when it fails, it answers 500 and
+// reports false.
+func (s *Server) hook(ctx context.Context, w http.ResponseWriter, step string) bool {
+	if s.cfg.MoveHook == nil {
+		return true
+	}
+	if err := s.cfg.MoveHook(ctx, step); err != nil {
+		fail(w, http.StatusInternalServerError, "moving the labels stopped after step %s: %v", step, err)
+		return false
+	}
+	return true
+}
+
+// dropPending drops the pending moves of a move that was not made.
+func (s *Server) dropPending(ctx context.Context, pend []PendingMove) {
+	ids := make([]int64, len(pend))
+	for i, p := range pend {
+		ids[i] = p.ID
+	}
+	if len(ids) > 0 {
+		if err := s.ledger.DropPendingMoves(ctx, ids...); err != nil {
+			s.log.Error("dropping label moves that were not made", "err", err)
+		}
+	}
 }
 
 // labelFailed answers a label move that failed; st is the state read

@@ -101,6 +101,16 @@ type Config struct {
 	// label at once, one wins and the other answers 409. See
 	// registry.Options.Remote.
 	Remote string
+	// PendingMoveTimeout is how long a label move kept before its ref
+	// moves (see LabelLedger) may wait for the ref to get there before it
+	// is taken for a move that was never made, and dropped; 0 means 2
+	// minutes.
+	PendingMoveTimeout time.Duration
+	// MoveHook, when set, is called at each step of a label move
+	// (StepPending, StepMoved); an error stops the move there, as a
+	// server that stops would, and the PATCH answers 500. It is for tests
+	// of what a crash between the steps leaves.
+	MoveHook func(ctx context.Context, step string) error
 }
 
 // Server serves a registry over HTTP.
@@ -120,7 +130,8 @@ type Server struct {
 	ready       atomic.Bool
 	lastRefresh atomic.Int64                   // Unix nanoseconds of the last successful read
 	seen        atomic.Pointer[registry.State] // the state webhooks were told of
-	examined    atomic.Pointer[registry.State] // the state label moves made outside the API were looked for in
+	ledger      LabelLedger
+	reconciled  atomic.Bool // the label refs were compared with the store once
 	hooks       *hooks
 	auth        *authCache
 	answers     respCache
@@ -137,6 +148,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, store: cfg.Store, engine: cfg.Engine, log: cfg.Logger, protected: map[string]bool{}}
 	if s.store == nil {
 		s.store = NewMemStore()
+	}
+	if l, ok := s.store.(LabelLedger); ok {
+		s.ledger = l
+	} else {
+		s.ledger = newMemLedger(s.store)
 	}
 	s.storeName = "memory"
 	if n, ok := s.store.(interface{ Kind() string }); ok {
@@ -252,7 +268,7 @@ func (s *Server) refresh(ctx context.Context) (*registry.State, error) {
 	s.lastRefresh.Store(now.UnixNano())
 	s.ready.Store(true)
 	s.metrics.refreshed(now)
-	s.recordOutsideMoves(ctx, st)
+	s.reconcile(ctx, st)
 	s.emitNewVersions(ctx, st)
 	return st, nil
 }

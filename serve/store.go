@@ -92,9 +92,10 @@ type Store interface {
 	Authenticate(ctx context.Context, public, secret string) (Key, error)
 }
 
-// MemStore is a Store in memory, for one process and for tests. It keeps
-// at most the newest 110% of MaxRecords audit records, so that a long-running server's
-// memory stays bounded; everything is lost when the process ends.
+// MemStore is a Store in memory, for one process and for tests, and a
+// LabelLedger. It keeps at most the newest 110% of MaxRecords audit
+// records, so that a long-running server's memory stays bounded;
+// everything is lost when the process ends.
 type MemStore struct {
 	mu      sync.RWMutex
 	records map[string]*audit.Record
@@ -102,6 +103,7 @@ type MemStore struct {
 	moves   []LabelMove
 	keys    map[string]memKey
 	claims  map[string]bool
+	*memLedger
 }
 
 // MaxRecords is how many audit records a MemStore keeps.
@@ -114,7 +116,9 @@ type memKey struct {
 
 // NewMemStore returns an empty MemStore.
 func NewMemStore() *MemStore {
-	return &MemStore{records: map[string]*audit.Record{}, keys: map[string]memKey{}}
+	s := &MemStore{records: map[string]*audit.Record{}, keys: map[string]memKey{}}
+	s.memLedger = newMemLedger(s)
+	return s
 }
 
 // Append stores the records; a record with an id already held replaces

@@ -158,3 +158,52 @@ func (s dbStore) Deliveries(ctx context.Context, limit int) ([]serve.Delivery, e
 func (s dbStore) ClaimEvent(ctx context.Context, key string) (bool, error) {
 	return s.db.ClaimEvent(ctx, key)
 }
+
+// LabelRefs returns the label refs the database recorded.
+func (s dbStore) LabelRefs(ctx context.Context) (map[string]serve.LabelRef, error) {
+	rows, err := s.db.LabelRefs(ctx)
+	out := make(map[string]serve.LabelRef, len(rows))
+	for k, r := range rows {
+		out[k] = serve.LabelRef(r)
+	}
+	return out, err
+}
+
+// AddPendingMoves keeps moves about to be made in the database.
+func (s dbStore) AddPendingMoves(ctx context.Context, ms []serve.PendingMove) ([]serve.PendingMove, error) {
+	in := make([]auditdb.PendingMove, len(ms))
+	for i, p := range ms {
+		in[i] = auditdb.PendingMove{ID: p.ID, Ref: p.Ref, Old: p.Old, New: p.New, Move: auditdb.LabelMove(p.Move)}
+	}
+	got, err := s.db.AddPendingMoves(ctx, in)
+	return pendingMoves(got), err
+}
+
+// PendingMoves returns the moves kept as pending in the database.
+func (s dbStore) PendingMoves(ctx context.Context) ([]serve.PendingMove, error) {
+	got, err := s.db.PendingMoves(ctx)
+	return pendingMoves(got), err
+}
+
+func pendingMoves(ps []auditdb.PendingMove) []serve.PendingMove {
+	out := make([]serve.PendingMove, len(ps))
+	for i, p := range ps {
+		out[i] = serve.PendingMove{ID: p.ID, Ref: p.Ref, Old: p.Old, New: p.New, Move: serve.LabelMove(p.Move)}
+	}
+	return out
+}
+
+// DropPendingMoves deletes pending moves that were not made.
+func (s dbStore) DropPendingMoves(ctx context.Context, ids ...int64) error {
+	return s.db.DropPendingMoves(ctx, ids...)
+}
+
+// AdvanceLabelRef records a label ref's moves in one transaction, if no
+// other server recorded them first.
+func (s dbStore) AdvanceLabelRef(ctx context.Context, ref string, seq int64, commit string, moves []serve.LabelMove, done []int64) (bool, error) {
+	in := make([]auditdb.LabelMove, len(moves))
+	for i, m := range moves {
+		in[i] = auditdb.LabelMove(m)
+	}
+	return s.db.AdvanceLabelRef(ctx, ref, seq, commit, in, done)
+}
