@@ -8,9 +8,11 @@
 // matches a bank of multilingual patterns (English, Portuguese, Spanish,
 // French, German, Chinese, Japanese, Russian), each belonging to a
 // signal such as an order to ignore the instructions, a role marker, the
-// wrapper's closing tag or a request to send secrets away. The signals
-// that fire combine into one score in [0, 1]; a Verdict says which fired
-// and where. HTTP is an adapter for a classifier served over HTTP (a
+// wrapper's closing tag or a request to send secrets away, and a model
+// trained on the project's evaluation sets reads the text's character
+// n-grams. A second trained part weighs what fired, and the model's
+// probability, into one score in [0, 1]; a Verdict says which fired and
+// where. HTTP is an adapter for a classifier served over HTTP (a
 // Prompt Guard model behind text-embeddings-inference, say), and Any
 // combines detectors.
 package injection
@@ -69,7 +71,9 @@ type Signal struct {
 	// trained model's probability, in Match), or a name a pattern of the
 	// caller's gave.
 	Name string `json:"name"`
-	// Weight is what the signal adds to the score.
+	// Weight is the signal's strength in [0, 1]: its pattern's fixed
+	// weight (see Weights), or the model's probability. How much a
+	// signal moves the score was learned (see Weights).
 	Weight float64 `json:"weight"`
 	// View is the reading it was found in: "text", "folded", "joined",
 	// "base64", "hex" or "url".
@@ -99,11 +103,16 @@ type Pattern struct {
 	Unless string `yaml:"unless" json:"unless,omitempty"`
 }
 
-// Weights are the built-in signals' weights. Signals combine as
-// independent evidence: the score is 1 - Π(1 - weight) over the distinct
-// signals that fired, so one strong signal (an order to ignore the
-// instructions) reaches the default threshold alone, and weak ones (a
-// role marker, a request to keep something from the user) need another.
+// Weights are the built-in signals' fixed weights. With the built-in
+// model, a logistic regression learned on the training sets weighs the
+// signals that fired (each by its pattern's weight over the signal's),
+// their fixed-weight combination 1 - Π(1 - weight), and the model's
+// log-odds into the score; a signal that was nearly always an attack in
+// those sets (an order to ignore the instructions, the wrapper's closing
+// tag) still counts its fixed weight alone, as do a caller's signals
+// the regression never saw. Without the model, the score is the
+// fixed-weight combination: one strong signal reaches the default
+// threshold alone, and weak ones (a role marker) need another.
 func Weights() map[string]float64 {
 	return map[string]float64{
 		"override":   0.8,
@@ -421,16 +430,30 @@ func (d *Builtin) Score(text string) Verdict {
 		// Every signal was hidden: obfuscation is evidence too.
 		sigs = append(sigs, Signal{Name: "obfuscated", Weight: Weights()["obfuscated"], View: sigs[0].View})
 	}
-	if d.model != nil {
-		n := 0
-		for _, v := range modelViews {
-			n += len(v.text)
-		}
-		buf := make([]uint32, 0, min(5*(n+2*len(modelViews)), maxModelGrams))
-		if s, ok := d.model.signal(d.model.prob(grams(d.model.bits, modelViews, buf))); ok {
-			sigs = append(sigs, s)
-		}
+	byWeight(sigs)
+	keep := 1.0
+	for _, s := range sigs {
+		keep *= 1 - s.Weight
 	}
+	if d.model == nil {
+		return Verdict{Score: round(1 - keep), Signals: sigs}
+	}
+	n := 0
+	for _, v := range modelViews {
+		n += len(v.text)
+	}
+	buf := make([]uint32, 0, min(5*(n+2*len(modelViews)), maxModelGrams))
+	f := features{sigs: sigs, noisyOr: round(1 - keep), p: d.model.prob(grams(d.model.bits, modelViews, buf))}
+	score := d.model.comb.score(f)
+	if s, ok := modelSignal(f.p); ok {
+		sigs = append(sigs, s)
+		byWeight(sigs)
+	}
+	return Verdict{Score: round(score), Signals: sigs}
+}
+
+// byWeight sorts signals strongest first, then by name.
+func byWeight(sigs []Signal) {
 	slices.SortFunc(sigs, func(a, b Signal) int {
 		if a.Weight != b.Weight {
 			if a.Weight > b.Weight {
@@ -440,11 +463,6 @@ func (d *Builtin) Score(text string) Verdict {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	keep := 1.0
-	for _, s := range sigs {
-		keep *= 1 - s.Weight
-	}
-	return Verdict{Score: round(1 - keep), Signals: sigs}
 }
 
 // bigrams is the set of byte pairs a text holds, and of byte triples

@@ -2,11 +2,13 @@ package injection
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -36,10 +38,21 @@ const (
 	trainEpochs = 12
 	trainRate   = 0.5
 	trainL2     = 1e-4
-	// maxAddedFPR is how much the model may add to the patterns'
-	// false-positive rate on held-apart folds: the thresholds catch the
-	// most attacks within it.
-	maxAddedFPR = 0.015
+	// The combiner: gradient steps, their rate and the L2 penalty.
+	combSteps = 3000
+	combRate  = 0.5
+	combL2    = 1e-4
+	// minFired is how many training cases a signal must fire in for
+	// the combiner to learn its weight.
+	minFired = 5
+	// A signal is decisive when at least minDecisive of the training
+	// attacks fire it plainly and at least minPrecision of the cases
+	// it fires in plainly are attacks.
+	minDecisive  = 20
+	minPrecision = 0.98
+	// combinerFPR is the false-alarm rate on held-apart folds that
+	// DefaultThreshold is set to.
+	combinerFPR = 0.02
 )
 
 type example struct {
@@ -130,7 +143,7 @@ func quantize(w []float64, bias float64) *model {
 	for _, x := range w {
 		top = math.Max(top, math.Abs(x))
 	}
-	m := &model{bits: modelBits, bias: float32(bias), w: make([]int8, len(w)), high: 2, low: 2}
+	m := &model{bits: modelBits, bias: float32(bias), w: make([]int8, len(w))}
 	if top == 0 {
 		m.scale = 1
 		return m
@@ -142,59 +155,77 @@ func quantize(w []float64, bias float64) *model {
 	return m
 }
 
-// chooseThresholds picks the model's two thresholds from probabilities
-// made on held-apart folds (oof) and the patterns' scores (pat): the pair
-// that catches the most attacks with the signals combined, adding at
-// most maxAddedFPR to the patterns' own false-positive rate.
+// fitCombiner fits the combiner's weights to the feature vectors xs and
+// labels y: full-batch gradient descent on the log loss with an L2
+// penalty, a fixed number of steps from zero, so the same data give the
+// same weights.
 //
 //go:norace
-func chooseThresholds(oof, pat []float64, y []float64) (high, low float64, tpr, fpr float64) {
-	high, low = 2, 2
-	best := -1.0
-	var patFP, neg float64
-	for i := range pat {
-		if y[i] != 1 {
-			neg++
-			if pat[i] >= DefaultThreshold {
-				patFP++
-			}
+func fitCombiner(xs [][]float64, y []float64) (w []float64, bias float64) {
+	n := len(xs[0])
+	w = make([]float64, n)
+	g := make([]float64, n)
+	m := float64(len(xs))
+	for range combSteps {
+		for j := range g {
+			g[j] = combL2 * w[j] * m
 		}
-	}
-	limit := patFP/neg + maxAddedFPR
-	for h := 0.50; h < 1.0; h += 0.01 {
-		for l := 0.30; l <= h+1e-9; l += 0.01 {
-			var tp, fp, pos, neg float64
-			for i := range oof {
-				keep := 1 - pat[i]
-				switch {
-				case oof[i] >= h:
-					keep *= 1 - modelHigh
-				case oof[i] >= l:
-					keep *= 1 - modelLow
-				}
-				hit := round(1-keep) >= DefaultThreshold
-				if y[i] == 1 {
-					pos++
-					if hit {
-						tp++
-					}
-				} else {
-					neg++
-					if hit {
-						fp++
-					}
-				}
+		var gb float64
+		for i, x := range xs {
+			z := bias
+			for j, v := range x {
+				z += w[j] * v
 			}
-			if fp/neg <= limit+1e-12 && tp/pos > best+1e-12 {
-				best, high, low, tpr, fpr = tp/pos, h, l, tp/pos, fp/neg
+			d := 1/(1+math.Exp(-z)) - y[i]
+			for j, v := range x {
+				g[j] += d * v
 			}
+			gb += d
 		}
+		for j := range w {
+			w[j] -= combRate * g[j] / m
+		}
+		bias -= combRate * gb / m
 	}
-	return math.Round(high*100) / 100, math.Round(low*100) / 100, tpr, fpr
+	return w, bias
 }
 
-// trainModel trains the model on the training sets and chooses its
-// thresholds on five held-apart folds.
+// threshold is the lowest threshold on the combiner's scores that keeps
+// the false alarms at or under maxFPR, counting as flagged too every
+// case whose decisive floor reaches DefaultThreshold, with the rates it
+// gives.
+func threshold(scores, floor, y []float64, maxFPR float64) (th, tpr, fpr float64) {
+	var neg []float64
+	var pos, floored float64
+	for i, s := range scores {
+		switch {
+		case y[i] == 1:
+			pos++
+		case floor[i] >= DefaultThreshold:
+			floored++
+		default:
+			neg = append(neg, s)
+		}
+	}
+	negs := float64(len(neg)) + floored
+	slices.SortFunc(neg, func(a, b float64) int { return cmp.Compare(b, a) })
+	allowed := max(int(maxFPR*negs-floored), 0)
+	th = math.Nextafter(neg[min(allowed, len(neg)-1)], 2)
+	var tp, fp float64
+	for i, s := range scores {
+		hit := s >= th || floor[i] >= DefaultThreshold
+		if y[i] == 1 && hit {
+			tp++
+		} else if y[i] == 0 && hit {
+			fp++
+		}
+	}
+	return th, tp / pos, fp / negs
+}
+
+// trainModel trains the n-gram model on the training sets, then the
+// combiner on the n-gram model's probabilities from five held-apart
+// folds, and sets the combiner's bias from five other held-apart folds.
 func trainModel(t testing.TB) (*model, string) {
 	cs := readTraining(t)
 	ex := examples(cs)
@@ -208,12 +239,22 @@ func trainModel(t testing.TB) (*model, string) {
 		t.Fatal(err)
 	}
 	plain.patterns = base
-	pat := make([]float64, len(cs))
+	fs := make([]features, len(cs))
+	fired, plainly, hits := map[string]int{}, map[string]int{}, map[string]int{}
 	for i, c := range cs {
-		pat[i] = plain.Score(c.Text).Score
+		v := plain.Score(c.Text)
+		fs[i] = features{sigs: v.Signals, noisyOr: v.Score}
+		for _, s := range v.Signals {
+			fired[s.Name]++
+			if !s.Quoted {
+				plainly[s.Name]++
+				if y[i] == 1 {
+					hits[s.Name]++
+				}
+			}
+		}
 	}
 	const folds = 5
-	oof := make([]float64, len(ex))
 	for f := 0; f < folds; f++ {
 		var in []example
 		for i := range ex {
@@ -224,29 +265,73 @@ func trainModel(t testing.TB) (*model, string) {
 		m := quantize(train(in))
 		for i := range ex {
 			if i%folds == f {
-				oof[i] = m.prob(ex[i].gs)
+				fs[i].p = m.prob(ex[i].gs)
 			}
 		}
 	}
 	m := quantize(train(ex))
-	high, low, tpr, fpr := chooseThresholds(oof, pat, y)
-	m.high, m.low = float32(high), float32(low)
+	c := &m.comb
+	for name := range Weights() {
+		if fired[name] >= minFired {
+			c.names = append(c.names, name)
+		}
+	}
+	slices.Sort(c.names)
+	for _, name := range c.names {
+		c.decisive = append(c.decisive, hits[name] >= minDecisive && float64(hits[name]) >= minPrecision*float64(plainly[name]))
+	}
+	xs := make([][]float64, len(fs))
+	floor := make([]float64, len(fs))
+	for i, f := range fs {
+		xs[i] = make([]float64, c.size())
+		floor[i] = round(1 - c.vector(f, xs[i]))
+	}
+	// The bias: the threshold that keeps combinerFPR on folds the
+	// combiner did not learn from, moved to DefaultThreshold.
+	held := make([]float64, len(xs))
+	fold := func(i int) int { return (i / 7) % folds }
+	for f := 0; f < folds; f++ {
+		var in [][]float64
+		var iy []float64
+		for i := range xs {
+			if fold(i) != f {
+				in, iy = append(in, xs[i]), append(iy, y[i])
+			}
+		}
+		w, b := fitCombiner(in, iy)
+		for i := range xs {
+			if fold(i) == f {
+				z := b
+				for j, v := range xs[i] {
+					z += w[j] * v
+				}
+				held[i] = 1 / (1 + math.Exp(-z))
+			}
+		}
+	}
+	th, tpr, fpr := threshold(held, floor, y, combinerFPR)
+	w, b := fitCombiner(xs, y)
+	c.w = make([]float32, len(w))
+	for i, v := range w {
+		c.w[i] = float32(v)
+	}
+	c.bias = float32(b - math.Log(th/(1-th)))
 	var patTP, patFP, pos, neg float64
-	for i := range pat {
+	for i, f := range fs {
 		if y[i] == 1 {
 			pos++
-			if pat[i] >= DefaultThreshold {
+			if f.noisyOr >= DefaultThreshold {
 				patTP++
 			}
 		} else {
 			neg++
-			if pat[i] >= DefaultThreshold {
+			if f.noisyOr >= DefaultThreshold {
 				patFP++
 			}
 		}
 	}
-	summary := fmt.Sprintf("%d training cases; on held-apart folds: patterns alone TPR %.3f FPR %.3f; with the model (high %.2f, low %.2f) TPR %.3f FPR %.3f",
-		len(cs), patTP/pos, patFP/neg, high, low, tpr, fpr)
+	summary := fmt.Sprintf("%d training cases; on held-apart folds: patterns alone TPR %.3f FPR %.3f; combined TPR %.3f FPR %.3f",
+		len(cs), patTP/pos, patFP/neg, tpr, fpr)
 	return m, summary
 }
 
@@ -275,8 +360,14 @@ func TestModelTrained(t *testing.T) {
 	}
 }
 
+// tinyModel is a well-formed model with 256 buckets and a combiner of
+// two signals.
+func tinyModel() *model {
+	return &model{bits: 8, scale: 1, w: make([]int8, 256), comb: combiner{names: []string{"override", "role"}, decisive: []bool{true, false}, w: make([]float32, 8)}}
+}
+
 func TestReadModelRejects(t *testing.T) {
-	good := (&model{bits: 8, scale: 1, w: make([]int8, 256)}).encode()
+	good := tinyModel().encode()
 	if _, err := readModel(good); err != nil {
 		t.Fatalf("a well-formed model: %v", err)
 	}
@@ -285,6 +376,8 @@ func TestReadModelRejects(t *testing.T) {
 		"bad magic": append([]byte("XXXX\x01"), good[5:]...),
 		"short":     good[:len(good)-1],
 		"bits":      append(append([]byte{}, good[:5]...), append([]byte{40}, good[6:]...)...),
+		"trailing":  append(slices.Clip(good), 0),
+		"order":     bytes.Replace(slices.Clone(good), []byte("\x08override\x01\x04role"), []byte("\x04role\x01\x08override"), 1),
 	} {
 		if _, err := readModel(b); err == nil {
 			t.Errorf("%s: read without error", name)
@@ -312,7 +405,7 @@ func BenchmarkModel(b *testing.B) {
 // and a model it accepts has the weights its header promises and
 // scores any n-grams to a probability in [0, 1].
 func FuzzReadModel(f *testing.F) {
-	f.Add((&model{bits: 8, scale: 1, w: make([]int8, 256)}).encode())
+	f.Add(tinyModel().encode())
 	f.Add(modelBin[:64])
 	f.Add([]byte(modelMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -326,5 +419,6 @@ func FuzzReadModel(f *testing.F) {
 		if p := m.prob([]uint32{0, uint32(len(m.w) - 1)}); !(p >= 0 && p <= 1) && !math.IsNaN(float64(m.scale)) && !math.IsNaN(float64(m.bias)) && !math.IsInf(float64(m.scale), 0) && !math.IsInf(float64(m.bias), 0) {
 			t.Fatalf("probability %v", p)
 		}
+		_ = m.comb.score(features{sigs: []Signal{{Name: "role", Weight: 0.4, View: "text"}, {Name: "mine", Weight: 0.9, View: "hex"}, {Name: "override", Quoted: true}}, noisyOr: 0.5, p: 0.7})
 	})
 }

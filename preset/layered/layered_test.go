@@ -158,7 +158,7 @@ func TestInjectionFiltered(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := sel.Context
-	if c.Filtered != 2 || len(c.FilteredIDs) != 2 || !strings.HasPrefix(c.FilteredIDs[0], "memories/m3 (injection 0.") || c.FilteredIDs[1] != "memories/m4 (kind system)" {
+	if c.Filtered != 2 || len(c.FilteredIDs) != 2 || !strings.HasPrefix(c.FilteredIDs[0], "memories/m3 (injection ") || c.FilteredIDs[1] != "memories/m4 (kind system)" {
 		t.Errorf("filtered %d %v", c.Filtered, c.FilteredIDs)
 	}
 	for _, m := range c.Memories {
