@@ -112,7 +112,7 @@ func NewSchema[T any](opts Options) *Schema[T] {
 func (s *Schema[T]) Decode(path string, n *yaml.Node, v *T) *Decoder {
 	d := s.decoder(path)
 	if n != nil && !isNull(n) {
-		d.value(s.plan, n, "", reflect.ValueOf(v).Elem())
+		d.value(s.plan, n, loc{}, reflect.ValueOf(v).Elem())
 	}
 	return d
 }
@@ -134,12 +134,51 @@ type Decoder struct {
 	bad   map[string]bool  // fields that had a problem
 }
 
-// record is where the field at was written: the line and column of its
-// key, or of the item for a list item. A document has fewer than 2^31
+// record is where a field (or list item) was written: the line and
+// column of its key, or of the item. Its dotted path is not kept but
+// built from the field's key and the record of the field it is in, only
+// when a message, Lines or Pos needs it, so that decoding a document
+// that has no problem builds no path. A document has fewer than 2^31
 // lines and bytes on a line, as its size is capped well below that.
 type record struct {
-	at        string
+	parent    *record // the field or item this one is in; nil at the top
+	key       string  // the field's key; at the top, the whole path
+	index     int32   // a list item's index
+	item      bool    // a list item, not a field
 	line, col int32
+}
+
+// loc is where a value being decoded is: the record of its field or
+// list item, or the path a decoding started at (for Schema.Decode,
+// empty) when rec is nil.
+type loc struct {
+	base string
+	rec  *record
+}
+
+// at returns the dotted path of l.
+func (d *Decoder) at(l loc) string {
+	if l.rec == nil {
+		return l.base
+	}
+	return l.rec.path()
+}
+
+// path returns the dotted path of the field or item r.
+func (r *record) path() string {
+	if r.parent == nil {
+		return r.key
+	}
+	return r.in(r.parent.path())
+}
+
+// in returns the path of r, a field or item of the value at the path
+// parent.
+func (r *record) in(parent string) string {
+	if r.item {
+		return index(parent, int(r.index))
+	}
+	return join(parent, r.key)
 }
 
 // Errors returns every problem found, sorted (see diag.List.Sort); it is
@@ -155,12 +194,25 @@ func (d *Decoder) Errors() diag.List {
 // included. Each call builds a new map.
 func (d *Decoder) Lines() map[string]int {
 	lines := make(map[string]int, d.count())
+	d.paths(func(at string, r *record) { lines[at] = int(r.line) })
+	return lines
+}
+
+// paths calls f with the path of each record, in the order recorded,
+// building each path from its parent's, which comes before it.
+func (d *Decoder) paths(f func(at string, r *record)) {
+	built := make(map[*record]string, d.count())
 	for _, b := range d.recs {
-		for _, r := range b {
-			lines[r.at] = int(r.line)
+		for i := range b {
+			r := &b[i]
+			at := r.key
+			if r.parent != nil {
+				at = r.in(built[r.parent])
+			}
+			built[r] = at
+			f(at, r)
 		}
 	}
-	return lines
 }
 
 // count returns the number of fields recorded.
@@ -175,17 +227,20 @@ func (d *Decoder) count() int {
 // place is where a field was written.
 type place struct{ line, col int }
 
-// record notes that the field at was written at node n (its key, or the
-// list item). The places are kept in blocks that are never copied, and
-// indexed by path only when Pos first asks, as most decodings that find
-// no problem never ask: a large document costs a few words per field.
-func (d *Decoder) record(at string, n *yaml.Node) {
-	r := record{at: at, line: int32(n.Line)}
+// record notes that the field key (or, for item, the list item i) of
+// the value at l was written at node n (its key, or the list item), and
+// returns its record. The records are kept in blocks that are never
+// copied, so that a record's place does not change, and indexed by path
+// only when Pos first asks, as most decodings that find no problem never
+// ask: a large document costs a few words per field.
+func (d *Decoder) record(l loc, key string, item bool, i int, n *yaml.Node) *record {
+	r := record{parent: l.rec, key: key, index: int32(i), item: item, line: int32(n.Line)}
+	if l.rec == nil {
+		// At the top, the record holds its whole path.
+		r.key, r.item = r.in(l.base), false
+	}
 	if d.opts.Columns {
 		r.col = int32(n.Column)
-	}
-	if d.index != nil {
-		d.index[at] = place{int(r.line), int(r.col)}
 	}
 	if k := len(d.recs); k == 0 || len(d.recs[k-1]) == cap(d.recs[k-1]) {
 		size := 32
@@ -196,6 +251,11 @@ func (d *Decoder) record(at string, n *yaml.Node) {
 	}
 	last := &d.recs[len(d.recs)-1]
 	*last = append(*last, r)
+	rec := &(*last)[len(*last)-1]
+	if d.index != nil {
+		d.index[rec.path()] = place{int(r.line), int(r.col)}
+	}
+	return rec
 }
 
 // Pos returns the line and column of the field at as Lines records it:
@@ -205,11 +265,7 @@ func (d *Decoder) record(at string, n *yaml.Node) {
 func (d *Decoder) Pos(at string) (line, col int) {
 	if d.index == nil {
 		d.index = make(map[string]place, d.count())
-		for _, b := range d.recs {
-			for _, r := range b {
-				d.index[r.at] = place{int(r.line), int(r.col)}
-			}
-		}
+		d.paths(func(at string, r *record) { d.index[at] = place{int(r.line), int(r.col)} })
 	}
 	p := d.index[at]
 	return p.line, p.col
@@ -289,11 +345,8 @@ func (d *Decoder) Text(n *yaml.Node, at string) (s string, ok bool) {
 }
 
 func (d *Decoder) text(n *yaml.Node, at, want string) (string, bool) {
-	if n.Kind == yaml.ScalarNode {
-		switch n.Tag {
-		case "!!str", "!!int", "!!float", "!!timestamp":
-			return n.Value, true
-		}
+	if s, ok := d.scalarText(n); ok {
+		return s, true
 	}
 	d.Wrong(n, at, want)
 	return "", false
@@ -312,64 +365,77 @@ func (d *Decoder) Decode(n *yaml.Node, at string, v any) bool {
 		return true
 	}
 	before := len(d.errs)
-	d.value(planOf(rv.Type().Elem()), n, at, rv.Elem())
+	d.value(planOf(rv.Type().Elem()), n, loc{base: at}, rv.Elem())
 	return len(d.errs) == before
 }
 
-// value decodes n into v, which p describes.
-func (d *Decoder) value(p *plan, n *yaml.Node, at string, v reflect.Value) {
+// value decodes n, the value at l, into v, which p describes.
+func (d *Decoder) value(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 	if n.Kind == yaml.AliasNode {
-		d.Wrong(n, at, p.want)
+		d.Wrong(n, d.at(l), p.want)
 		return
 	}
 	switch p.kind {
 	case kindHook:
-		v.Addr().Interface().(Unmarshaler).UnmarshalYAMLNode(d, n, at)
+		v.Addr().Interface().(Unmarshaler).UnmarshalYAMLNode(d, n, d.at(l))
 	case kindString:
-		if s, ok := d.text(n, at, p.want); ok {
+		if s, ok := d.scalarText(n); ok {
 			v.SetString(s)
+		} else {
+			d.Wrong(n, d.at(l), p.want)
 		}
 	case kindBool:
 		if b, ok := boolOf(n); ok {
 			v.SetBool(b)
 		} else {
-			d.Wrong(n, at, p.want)
+			d.Wrong(n, d.at(l), p.want)
 		}
 	case kindInt:
-		d.int(p, n, at, v)
+		d.int(p, n, l, v)
 	case kindFloat:
 		if f, ok := floatOf(n); ok && !v.OverflowFloat(f) {
 			v.SetFloat(f)
 		} else {
-			d.Wrong(n, at, p.want)
+			d.Wrong(n, d.at(l), p.want)
 		}
 	case kindRaw:
 		if n.Kind != yaml.MappingNode {
-			d.Wrong(n, at, p.want)
-		} else if raw, ok := d.toJSON(n, at); ok {
+			d.Wrong(n, d.at(l), p.want)
+		} else if raw, ok := d.toJSON(n, l); ok {
 			v.SetBytes(raw)
 		}
 	case kindPtr:
 		if v.IsNil() {
 			v.Set(reflect.New(p.typ.Elem()))
 		}
-		d.value(p.elem, n, at, v.Elem())
+		d.value(p.elem, n, l, v.Elem())
 	case kindSlice:
-		d.list(p, n, at, v)
+		d.list(p, n, l, v)
 	case kindStruct:
-		d.mapping(p, n, at, v)
+		d.mapping(p, n, l, v)
 	}
 }
 
+// scalarText returns the text of a scalar as Text takes it.
+func (d *Decoder) scalarText(n *yaml.Node) (string, bool) {
+	if n.Kind == yaml.ScalarNode {
+		switch n.Tag {
+		case "!!str", "!!int", "!!float", "!!timestamp":
+			return n.Value, true
+		}
+	}
+	return "", false
+}
+
 // int decodes a whole number, within the plan's range if it has one.
-func (d *Decoder) int(p *plan, n *yaml.Node, at string, v reflect.Value) {
+func (d *Decoder) int(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 	i, ok := intOf(n)
 	if !ok || v.OverflowInt(i) {
-		d.Wrong(n, at, p.want)
+		d.Wrong(n, d.at(l), p.want)
 		return
 	}
 	if p.ranged && (i < p.min || i > p.max) {
-		d.Errorf(n, at, "%s", d.typeError(p.want, n.Value))
+		d.Errorf(n, d.at(l), "%s", d.typeError(p.want, n.Value))
 		return
 	}
 	v.SetInt(i)
@@ -377,9 +443,9 @@ func (d *Decoder) int(p *plan, n *yaml.Node, at string, v reflect.Value) {
 
 // list decodes a sequence into a slice, recording each item's line. An
 // empty list leaves the slice nil.
-func (d *Decoder) list(p *plan, n *yaml.Node, at string, v reflect.Value) {
+func (d *Decoder) list(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 	if n.Kind != yaml.SequenceNode {
-		d.Wrong(n, at, p.want)
+		d.Wrong(n, d.at(l), p.want)
 		return
 	}
 	if len(n.Content) == 0 {
@@ -387,46 +453,44 @@ func (d *Decoder) list(p *plan, n *yaml.Node, at string, v reflect.Value) {
 	}
 	s := reflect.MakeSlice(p.typ, len(n.Content), len(n.Content))
 	for i, c := range n.Content {
-		ip := index(at, i)
-		d.record(ip, c)
-		d.value(p.elem, c, ip, s.Index(i))
+		r := d.record(l, "", true, i, c)
+		d.value(p.elem, c, loc{rec: r}, s.Index(i))
 	}
 	v.Set(s)
 }
 
 // mapping decodes a mapping into a struct: each key must be one of the
 // struct's and appear once; a null value counts as absent.
-func (d *Decoder) mapping(p *plan, n *yaml.Node, at string, v reflect.Value) {
+func (d *Decoder) mapping(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 	if n.Kind != yaml.MappingNode {
-		d.Wrong(n, at, p.want)
+		d.Wrong(n, d.at(l), p.want)
 		return
 	}
 	var seen uint64 // fields seen, by index; fields past 64 are not checked
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			d.Errorf(k, at, "a key must be a name, found %s", Describe(k))
+			d.Errorf(k, d.at(l), "a key must be a name, found %s", Describe(k))
 			continue
 		}
 		fi := p.find(k.Value)
 		if fi < 0 {
-			d.unknown(p, k, at)
+			d.unknown(p, k, d.at(l))
 			continue
 		}
 		f := &p.fields[fi]
-		fp := join(at, f.key)
 		if fi < 64 {
 			if seen&(1<<fi) != 0 {
-				d.Errorf(k, fp, "the key is repeated: keep one")
+				d.Errorf(k, join(d.at(l), f.key), "the key is repeated: keep one")
 				continue
 			}
 			seen |= 1 << fi
 		}
-		d.record(fp, k)
+		r := d.record(l, f.key, false, 0, k)
 		if isNull(val) {
 			continue
 		}
-		d.value(f.plan, val, fp, v.Field(f.index))
+		d.value(f.plan, val, loc{rec: r}, v.Field(f.index))
 	}
 }
 

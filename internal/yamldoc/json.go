@@ -15,23 +15,23 @@ import (
 // (a tool's arguments, say); see toJSON. Problems are reported at the
 // field at, and ok is false.
 func (d *Decoder) JSON(n *yaml.Node, at string) (raw json.RawMessage, ok bool) {
-	return d.toJSON(n, at)
+	return d.toJSON(n, loc{base: at})
 }
 
 // toJSON converts the YAML (or JSON) value n to JSON in document order:
 // the keys of a mapping stay in the order they are written, which a trip
 // through a Go map would lose. Numbers keep their written form where JSON
-// has it; problems are reported at at (the field the value is in), and
+// has it; problems are reported at l (the field the value is in), and
 // the first ends the conversion.
-func (d *Decoder) toJSON(n *yaml.Node, at string) (json.RawMessage, bool) {
+func (d *Decoder) toJSON(n *yaml.Node, l loc) (json.RawMessage, bool) {
 	var b bytes.Buffer
-	if !d.writeJSON(&b, n, at) {
+	if !d.writeJSON(&b, n, l) {
 		return nil, false
 	}
 	return json.RawMessage(b.Bytes()), true
 }
 
-func (d *Decoder) writeJSON(b *bytes.Buffer, n *yaml.Node, at string) bool {
+func (d *Decoder) writeJSON(b *bytes.Buffer, n *yaml.Node, l loc) bool {
 	switch n.Kind {
 	case yaml.MappingNode:
 		b.WriteByte('{')
@@ -42,12 +42,12 @@ func (d *Decoder) writeJSON(b *bytes.Buffer, n *yaml.Node, at string) bool {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Kind != yaml.ScalarNode || k.Tag == "!!null" {
-				d.Errorf(k, at, "a JSON object key must be text, found %s", Describe(k))
+				d.Errorf(k, d.at(l), "a JSON object key must be text, found %s", Describe(k))
 				return false
 			}
 			if seen != nil {
 				if seen[k.Value] {
-					d.Errorf(k, at, "the key %q is repeated: keep one", k.Value)
+					d.Errorf(k, d.at(l), "the key %q is repeated: keep one", k.Value)
 					return false
 				}
 				seen[k.Value] = true
@@ -57,7 +57,7 @@ func (d *Decoder) writeJSON(b *bytes.Buffer, n *yaml.Node, at string) bool {
 			}
 			writeJSONString(b, k.Value)
 			b.WriteByte(':')
-			if !d.writeJSON(b, v, at) {
+			if !d.writeJSON(b, v, l) {
 				return false
 			}
 		}
@@ -68,21 +68,21 @@ func (d *Decoder) writeJSON(b *bytes.Buffer, n *yaml.Node, at string) bool {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if !d.writeJSON(b, v, at) {
+			if !d.writeJSON(b, v, l) {
 				return false
 			}
 		}
 		b.WriteByte(']')
 	case yaml.ScalarNode:
-		return d.writeJSONScalar(b, n, at)
+		return d.writeJSONScalar(b, n, l)
 	default:
-		d.Wrong(n, at, "a JSON value")
+		d.Wrong(n, d.at(l), "a JSON value")
 		return false
 	}
 	return true
 }
 
-func (d *Decoder) writeJSONScalar(b *bytes.Buffer, n *yaml.Node, at string) bool {
+func (d *Decoder) writeJSONScalar(b *bytes.Buffer, n *yaml.Node, l loc) bool {
 	switch n.Tag {
 	case "!!str", "!!timestamp":
 		writeJSONString(b, n.Value)
@@ -91,7 +91,7 @@ func (d *Decoder) writeJSONScalar(b *bytes.Buffer, n *yaml.Node, at string) bool
 	case "!!bool":
 		v, ok := boolOf(n)
 		if !ok {
-			d.Wrong(n, at, "a JSON value")
+			d.Wrong(n, d.at(l), "a JSON value")
 			return false
 		}
 		b.WriteString(strconv.FormatBool(v))
@@ -102,7 +102,7 @@ func (d *Decoder) writeJSONScalar(b *bytes.Buffer, n *yaml.Node, at string) bool
 		}
 		var v int64
 		if n.Decode(&v) != nil {
-			d.Errorf(n, at, "the number %s cannot be written in JSON: write it in decimal", n.Value)
+			d.Errorf(n, d.at(l), "the number %s cannot be written in JSON: write it in decimal", n.Value)
 			return false
 		}
 		b.WriteString(strconv.FormatInt(v, 10))
@@ -113,12 +113,12 @@ func (d *Decoder) writeJSONScalar(b *bytes.Buffer, n *yaml.Node, at string) bool
 		}
 		var v float64
 		if n.Decode(&v) != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-			d.Errorf(n, at, "the number %s cannot be written in JSON", n.Value)
+			d.Errorf(n, d.at(l), "the number %s cannot be written in JSON", n.Value)
 			return false
 		}
 		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 	default:
-		d.Errorf(n, at, "the tag %s has no JSON form: write plain JSON values", n.Tag)
+		d.Errorf(n, d.at(l), "the tag %s has no JSON form: write plain JSON values", n.Tag)
 		return false
 	}
 	return true

@@ -75,9 +75,8 @@ func (s *Schema[T]) DecodeJSON(p Parser, path, text string, v *T) (*yaml.Node, *
 			items.Grow(1)
 		}
 		items.SetLen(i + 1)
-		at := index("", i)
-		d.record(at, n)
-		d.value(elem, n, at, items.Index(i))
+		r := d.record(loc{}, "", true, i, n)
+		d.value(elem, n, loc{rec: r}, items.Index(i))
 	})
 	r.end()
 	if err := r.result(); err != nil {

@@ -62,6 +62,12 @@ func Parse(path string, data []byte) (*yaml.Node, error) {
 //     nested more than MaxDepth deep, is an error at the line where the
 //     limit is passed; the number of values is checked before the parser
 //     runs.
+//
+// A text in the common part of YAML most files are written in (block
+// mappings and lists, scalars on one line, block scalars, flow lists and
+// mappings on one line) is read without the YAML parser, several times
+// faster, to the same tree but for comments, which are not kept; anything
+// else, and every problem, is left to the parser (see fast.go).
 func ParseText(path, text string) (*yaml.Node, error) {
 	return Parser{}.ParseText(path, text)
 }
@@ -113,6 +119,15 @@ func (p Parser) EncodingError(path string, err error) *diag.Error {
 // ParseText parses text as the package's ParseText does, with p's
 // options.
 func (p Parser) ParseText(path, text string) (*yaml.Node, error) {
+	if top, ok := fastParse(text, p.Columns); ok {
+		// The common part of YAML, read without the parser (fast.go).
+		return top, nil
+	}
+	return p.parseText(path, text)
+}
+
+// parseText parses text with the YAML parser, and checks what it built.
+func (p Parser) parseText(path, text string) (*yaml.Node, error) {
 	if i := strings.IndexAny(text, "\r\u0085\u2028\u2029"); i >= 0 {
 		line := 1 + strings.Count(text[:i], "\n")
 		r, _ := utf8.DecodeRuneInString(text[i:])
