@@ -33,8 +33,8 @@ var specSchema = yamldoc.NewSchema[Spec](yamldoc.Options{
 	},
 })
 
-// specParser reads specs the quick reader does not, placing every
-// problem at its line and column.
+// specParser reads spec files, placing every problem at its line and
+// column.
 var specParser = yamldoc.Parser{Columns: true}
 
 const (
@@ -60,16 +60,14 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 		// escape is dropped (line numbers do not change).
 		text = unescapeSlashes(text)
 	}
-	if s, ok := quickSpec(path, text); ok && len(s.validate()) == 0 {
-		s.text = text
-		return s, nil
-	}
-	return parseFull(path, text)
+	return parseText(path, text)
 }
 
-// parseFull parses text with the full YAML parser and decoder, which
-// report every problem.
-func parseFull(path, text string) (*Spec, error) {
+// parseText parses text, the normalised text of the spec file path, with
+// yamldoc (whose fast reader reads the common part of YAML, and its
+// parser the rest) and decodes it with specSchema, reporting every
+// problem.
+func parseText(path, text string) (*Spec, error) {
 	top, err := specParser.ParseFileText(path, text)
 	if err != nil {
 		return nil, err
@@ -93,6 +91,9 @@ func parseFull(path, text string) (*Spec, error) {
 		errs.Sort()
 		return nil, errs
 	}
+	// A valid spec keeps its text, not the decoder's places: places
+	// finds them again in the rare case a diagnostic needs them.
+	s.pos = nil
 	return s, nil
 }
 

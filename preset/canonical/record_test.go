@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -97,4 +98,14 @@ func TestMarshalRecord(t *testing.T) {
 			t.Errorf("%s: written by json.Marshal", p)
 		}
 	}
+}
+
+// specFiles returns the example specs and the assembly fixture's spec.
+func specFiles(t testing.TB) []string {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "examples", "canonical", "*.yaml"))
+	files = append(files, filepath.Join("testdata", "assembly", "spec.yaml"))
+	if len(files) < 3 {
+		t.Fatal("no spec files")
+	}
+	return files
 }

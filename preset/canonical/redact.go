@@ -151,6 +151,9 @@ const (
 	allParts = 1<<iota - 1
 )
 
+// specKeys are the top keys of a spec, in the order of the parts.
+var specKeys = [...]string{"systemPrompt", "identity", "requestingUser", "conversationState", "constraints", "task", "input", "tools", "assembler"}
+
 // add adds the part named by its key.
 func (ps *specParts) add(key string) {
 	for i, k := range specKeys {

@@ -38,8 +38,8 @@ type Spec struct {
 
 	// source and pos locate the spec's fields (line and column) in the
 	// file it was parsed from, for diagnostics; empty for a spec built in
-	// Go. A spec read by the quick reader keeps its text instead, and
-	// places finds them when a diagnostic needs them.
+	// Go. A spec ParseSpec returns keeps its text and no pos, and places
+	// finds them when a diagnostic needs them.
 	source string
 	pos    func(field string) (line, col int)
 	text   string

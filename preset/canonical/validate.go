@@ -53,9 +53,9 @@ func (s *Spec) Validate() error {
 }
 
 // places returns where each field is in the file the spec was parsed
-// from, as line and column: the decoder's, or for a spec the quick reader
-// read, the full parser's, found again from the spec's text (only a
-// diagnostic needs them). It is nil for a spec built in Go.
+// from, as line and column: the decoder's while ParseSpec checks the
+// spec, or found again from the spec's text for a spec it returned (only
+// a diagnostic needs them). It is nil for a spec built in Go.
 func (s *Spec) places() func(field string) (line, col int) {
 	if s.pos != nil || s.text == "" {
 		return s.pos
