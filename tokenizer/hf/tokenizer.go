@@ -658,11 +658,15 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, k *sink) {
 	whole := uint32(vocabtab.None)
 	if len(piece) > 1 {
 		if id := tk.ids.ID(piece); id != vocabtab.None {
-			if tk.ignoreMerges || tk.whole.get(id) == wholeYes {
+			if tk.ignoreMerges {
 				k.one(int32(id))
 				return
 			}
-			if tk.whole.get(id) == wholeUnknown {
+			switch tk.whole.get(id) {
+			case wholeYes:
+				k.one(int32(id))
+				return
+			case wholeUnknown:
 				whole = id
 			}
 		}
