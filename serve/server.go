@@ -101,6 +101,10 @@ type Config struct {
 	// label at once, one wins and the other answers 409. See
 	// registry.Options.Remote.
 	Remote string
+	// RemoteSSH gives the keys of an ssh Remote: a private key file (or
+	// the SSH agent's keys) and the known_hosts files holding its host
+	// key.
+	RemoteSSH SSHOptions
 	// PendingMoveTimeout is how long a label move kept before its ref
 	// moves (see LabelLedger) may wait for the ref to get there before it
 	// is taken for a move that was never made, and dropped; 0 means 2
@@ -112,6 +116,9 @@ type Config struct {
 	// of what a crash between the steps leaves.
 	MoveHook func(ctx context.Context, step string) error
 }
+
+// SSHOptions are the keys of an ssh remote (registry.SSHOptions).
+type SSHOptions = registry.SSHOptions
 
 // Server serves a registry over HTTP.
 type Server struct {
@@ -193,7 +200,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("storing the admin key: %w", err)
 		}
 	}
-	reg, err := registry.Open(ctx, registry.Options{Root: cfg.Root, Branch: cfg.Branch, Engine: s.engine, Logger: s.log, CacheSize: cfg.CacheSize, Remote: cfg.Remote})
+	reg, err := registry.Open(ctx, registry.Options{Root: cfg.Root, Branch: cfg.Branch, Engine: s.engine, Logger: s.log, CacheSize: cfg.CacheSize, Remote: cfg.Remote, SSH: cfg.RemoteSSH})
 	if err != nil {
 		return nil, err
 	}

@@ -194,6 +194,7 @@ func (a *app) serve(ctx context.Context, o serveOpts) error {
 	srv, err := serve.New(ctx, serve.Config{
 		Webhooks:       hooks,
 		TracerProvider: tp,
+		RemoteSSH:      sshOptions(),
 		Root:           dir, Branch: o.branch, Remote: o.remote, PollInterval: poll, ProtectedLabels: o.protected, GatedLabels: o.gated, CacheSize: o.cacheSize, Store: store, PublicMetrics: o.metrics,
 		RefreshSecret:  os.Getenv("TESSERA_REFRESH_SECRET"),
 		AdminPublicKey: os.Getenv("TESSERA_PUBLIC_KEY"), AdminSecretKey: os.Getenv("TESSERA_SECRET_KEY"),

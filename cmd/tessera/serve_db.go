@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -206,4 +207,15 @@ func (s dbStore) AdvanceLabelRef(ctx context.Context, ref string, seq int64, com
 		in[i] = auditdb.LabelMove(m)
 	}
 	return s.db.AdvanceLabelRef(ctx, ref, seq, commit, in, done)
+}
+
+// sshOptions are the keys of an ssh --remote, from the environment:
+// TESSERA_SSH_KEY (a private key file) with TESSERA_SSH_KEY_PASSPHRASE,
+// and TESSERA_SSH_KNOWN_HOSTS (known_hosts files, separated as in PATH).
+func sshOptions() serve.SSHOptions {
+	return serve.SSHOptions{
+		KeyFile:       os.Getenv("TESSERA_SSH_KEY"),
+		KeyPassphrase: os.Getenv("TESSERA_SSH_KEY_PASSPHRASE"),
+		KnownHosts:    filepath.SplitList(os.Getenv("TESSERA_SSH_KNOWN_HOSTS")),
+	}
 }

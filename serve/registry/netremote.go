@@ -7,7 +7,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -20,6 +24,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 )
 
 // A remote over the network is spoken to with go-git's transports, below
@@ -52,22 +57,67 @@ func endpoint(u string) (transport.Transport, *transport.Endpoint, error) {
 	return c, ep, nil
 }
 
-// uploadSession opens a fetch from the remote at u.
-func uploadSession(u string) (transport.UploadPackSession, error) {
-	c, ep, err := endpoint(u)
+// uploadSession opens a fetch from the remote.
+func (rm *remote) uploadSession() (transport.UploadPackSession, error) {
+	c, ep, err := endpoint(rm.url)
 	if err != nil {
 		return nil, err
 	}
-	return c.NewUploadPackSession(ep, nil)
+	return c.NewUploadPackSession(ep, rm.auth)
 }
 
-// receiveSession opens a push to the remote at u.
-func receiveSession(u string) (transport.ReceivePackSession, error) {
-	c, ep, err := endpoint(u)
+// receiveSession opens a push to the remote.
+func (rm *remote) receiveSession() (transport.ReceivePackSession, error) {
+	c, ep, err := endpoint(rm.url)
 	if err != nil {
 		return nil, err
 	}
-	return c.NewReceivePackSession(ep, nil)
+	return c.NewReceivePackSession(ep, rm.auth)
+}
+
+// sshAuth is how the server logs in to the ssh remote at ep: with the
+// key file o names, or the SSH agent's keys, checking the remote's host
+// key against the known_hosts files o names (or SSH_KNOWN_HOSTS's, or
+// the user's and the system's).
+func sshAuth(ep *transport.Endpoint, o SSHOptions) (transport.AuthMethod, error) {
+	user := ep.User
+	if user == "" {
+		user = "git"
+	}
+	db, err := gitssh.NewKnownHostsDb(o.KnownHosts...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the known hosts (%s): %w: give a known_hosts file holding the remote's host key (for tessera serve, in TESSERA_SSH_KNOWN_HOSTS), as ssh-keyscan -p PORT HOST prints it", knownHostsFiles(o), err)
+	}
+	port := ep.Port
+	if port <= 0 {
+		port = gitssh.DefaultPort
+	}
+	helper := gitssh.HostKeyCallbackHelper{HostKeyCallback: db.HostKeyCallback(), HostKeyAlgorithms: db.HostKeyAlgorithms(net.JoinHostPort(ep.Host, strconv.Itoa(port)))}
+	if o.KeyFile != "" {
+		keys, err := gitssh.NewPublicKeysFromFile(user, o.KeyFile, o.KeyPassphrase)
+		if err != nil {
+			return nil, fmt.Errorf("SSH key %s: %w: give an OpenSSH or PEM private key file (and, for tessera serve, its passphrase in TESSERA_SSH_KEY_PASSPHRASE when it has one)", o.KeyFile, err)
+		}
+		keys.HostKeyCallbackHelper = helper
+		return keys, nil
+	}
+	agent, err := gitssh.NewSSHAgentAuth(user)
+	if err != nil {
+		return nil, fmt.Errorf("no SSH key: %w: give a private key file (for tessera serve, in TESSERA_SSH_KEY), or run an SSH agent holding the key and set SSH_AUTH_SOCK", err)
+	}
+	agent.HostKeyCallbackHelper = helper
+	return agent, nil
+}
+
+// knownHostsFiles names the known_hosts files o reads, for messages.
+func knownHostsFiles(o SSHOptions) string {
+	if len(o.KnownHosts) > 0 {
+		return strings.Join(o.KnownHosts, ", ")
+	}
+	if env := os.Getenv("SSH_KNOWN_HOSTS"); env != "" {
+		return "SSH_KNOWN_HOSTS=" + env
+	}
+	return "~/.ssh/known_hosts, /etc/ssh/ssh_known_hosts"
 }
 
 // advertised lists the hash refs of an advertisement.
@@ -91,7 +141,7 @@ func advertised(ar *packp.AdvRefs) (map[plumbing.ReferenceName]plumbing.Hash, er
 func (r *Registry) fetchNet(ctx context.Context) (map[plumbing.ReferenceName]plumbing.Hash, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.remoteTimeout())
 	defer cancel()
-	sess, err := uploadSession(r.remote.url)
+	sess, err := r.remote.uploadSession()
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %w", r.remote.flag, err)
 	}
@@ -174,7 +224,7 @@ func demux(caps *capability.List, rd io.Reader) io.Reader {
 func (r *Registry) pushNet(ctx context.Context, ups []refUpdate) error {
 	ctx, cancel := context.WithTimeout(ctx, r.remoteTimeout())
 	defer cancel()
-	sess, err := receiveSession(r.remote.url)
+	sess, err := r.remote.receiveSession()
 	if err != nil {
 		return fmt.Errorf("remote %s: %w", r.remote.flag, err)
 	}
@@ -257,7 +307,7 @@ func (r *Registry) pushNet(ctx context.Context, ups []refUpdate) error {
 func (r *Registry) listNet(ctx context.Context) (map[plumbing.ReferenceName]plumbing.Hash, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.remoteTimeout())
 	defer cancel()
-	sess, err := uploadSession(r.remote.url)
+	sess, err := r.remote.uploadSession()
 	if err != nil {
 		return nil, err
 	}

@@ -93,8 +93,8 @@ type Options struct {
 	// with a clone of its own, share: a path or a file:// URL on a file
 	// system they all reach (bare as a rule), or an https, http, ssh or
 	// git URL, spoken to with go-git's transports (a password in an
-	// https URL's user part is sent as HTTP Basic auth; ssh uses the SSH
-	// agent). Each Refresh first fetches its branches (into
+	// https URL's user part is sent as HTTP Basic auth; ssh uses SSH, as
+	// SSH names below say). Each Refresh first fetches its branches (into
 	// refs/remotes/tessera/), tags and refs/tessera/*; labels and golden
 	// cases are moved there, by compare-and-swap, and the default branch
 	// is the remote's. Without it, the refs are the work tree's own.
@@ -104,6 +104,21 @@ type Options struct {
 	// so that one that stops answering holds up no refresh or move for
 	// ever; 0 means DefaultRemoteTimeout, 30 s.
 	RemoteTimeout time.Duration
+	// SSH configures an ssh remote's keys.
+	SSH SSHOptions
+}
+
+// SSHOptions are the keys of an ssh remote.
+type SSHOptions struct {
+	// KeyFile is the private key (OpenSSH or PEM) the server logs in
+	// with; empty uses the keys of the SSH agent SSH_AUTH_SOCK names.
+	// KeyPassphrase unlocks an encrypted key.
+	KeyFile, KeyPassphrase string
+	// KnownHosts are known_hosts files holding the remote's host key,
+	// which must match; empty reads the files SSH_KNOWN_HOSTS lists
+	// (separated by the path list separator), or else
+	// ~/.ssh/known_hosts and /etc/ssh/ssh_known_hosts.
+	KnownHosts []string
 }
 
 // Registry is a prompt registry over a Git repository. It is safe for
@@ -197,7 +212,7 @@ func Open(ctx context.Context, opts Options) (*Registry, error) {
 	}
 	r.name = r.branch.Short()
 	if opts.Remote != "" {
-		if r.remote, err = parseRemote(opts.Remote); err != nil {
+		if r.remote, err = parseRemote(opts.Remote, opts.SSH); err != nil {
 			return nil, err
 		}
 		if !r.branch.IsBranch() {

@@ -39,11 +39,13 @@ type remote struct {
 	// address, for one over the network (https, http, ssh, git, or
 	// scp-like user@host:path), which go-git's transports speak.
 	dir, url string
+	// auth logs in to a remote over ssh; nil for the others.
+	auth transport.AuthMethod
 }
 
 // parseRemote checks s: a path or file:// URL of a Git repository on the
 // file system (opened once to check it), or a network URL.
-func parseRemote(s string) (*remote, error) {
+func parseRemote(s string, sshOpts SSHOptions) (*remote, error) {
 	p := s
 	if rest, ok := strings.CutPrefix(s, "file://"); ok {
 		p = rest
@@ -57,7 +59,13 @@ func parseRemote(s string) (*remote, error) {
 		default:
 			return nil, fmt.Errorf("remote %s: protocol %q is not supported: give a path, or an https, http, ssh or git URL", hidePassword(s), ep.Protocol)
 		}
-		return &remote{flag: hidePassword(s), url: s}, nil
+		rm := &remote{flag: hidePassword(s), url: s}
+		if ep.Protocol == "ssh" {
+			if rm.auth, err = sshAuth(ep, sshOpts); err != nil {
+				return nil, fmt.Errorf("remote %s: %w", rm.flag, err)
+			}
+		}
+		return rm, nil
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
@@ -116,7 +124,7 @@ func (rm *remote) headBranch(ctx context.Context) string {
 	if rm.url != "" {
 		ctx, cancel := context.WithTimeout(ctx, DefaultRemoteTimeout)
 		defer cancel()
-		sess, err := uploadSession(rm.url)
+		sess, err := rm.uploadSession()
 		if err != nil {
 			return ""
 		}
