@@ -28,12 +28,10 @@ const heldOutSet = "../../preset/layered/testdata/eval/heldout/injections.jsonl"
 // detector, measured once before it was tuned on.
 const tune3Set = "../../preset/layered/testdata/eval/tune3/injections.jsonl"
 
-// heldOut4Set and heldOut5Set are the held-out sets: each measured once,
-// never tuned on.
-const (
-	heldOut4Set = "../../preset/layered/testdata/eval/heldout4/injections.jsonl"
-	heldOut5Set = "../../preset/layered/testdata/eval/heldout5/injections.jsonl"
-)
+// heldOut6Set is the held-out set: measured once, never tuned on.
+// eval/heldout4 and eval/heldout5 were held out before it; they are
+// training sets now.
+const heldOut6Set = "../../preset/layered/testdata/eval/heldout6/injections.jsonl"
 
 // readSet reads an evaluation set.
 func readSet(t *testing.T, path string) []Case {
@@ -68,9 +66,8 @@ func split(cases []Case) (dev, held []Case) {
 // the second and third tuning sets and the retired second held-out set,
 // which it meets; the later sets it is trained on (tune4, tune5,
 // heldout3) it does not meet, and docs/SECURITY.md has their figures.
-// With -held-out it reports the first set's held-out part and the
-// fourth and fifth held-out sets too, against the same targets, which
-// the last two miss.
+// With -held-out it reports the first set's held-out part and the sixth
+// held-out set too, against the same targets.
 func TestEvaluationSet(t *testing.T) {
 	dev, held := split(readSet(t, evalSet))
 	d := newDetector(t)
@@ -80,7 +77,7 @@ func TestEvaluationSet(t *testing.T) {
 	}
 	parts := []part{{"development", dev}, {"second tuning set", readSet(t, tuneSet)}, {"third tuning set", readSet(t, tune3Set)}, {"second held-out set (retired)", readSet(t, heldOutSet)}}
 	if *heldOut {
-		parts = append(parts, part{"held out", held}, part{"fourth held-out set", readSet(t, heldOut4Set)}, part{"fifth held-out set", readSet(t, heldOut5Set)})
+		parts = append(parts, part{"held out", held}, part{"sixth held-out set", readSet(t, heldOut6Set)})
 	}
 	for _, p := range parts {
 		r, err := Evaluate(context.Background(), d, p.cases, DefaultThreshold)

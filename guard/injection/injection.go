@@ -67,7 +67,8 @@ func (v Verdict) Names() []string {
 // Signal is one kind of evidence that fired.
 type Signal struct {
 	// Name is the signal's name: override, persona, policy, reveal,
-	// exfil, conceal, role, wrapper, command, approval, obfuscated, model (the
+	// exfil, conceal, role, wrapper, command, approval, address,
+	// obfuscated, model (the
 	// trained model's probability, in Match), or a name a pattern of the
 	// caller's gave.
 	Name string `json:"name"`
@@ -132,6 +133,7 @@ func Weights() map[string]float64 {
 		"approval":   0.3,
 		"obey":       0.35,
 		"obfuscated": 0.3,
+		"address":    0.3,
 	}
 }
 
@@ -556,7 +558,7 @@ const quotedFactor = 0.25
 // discussion finds, outside the quotation marks, a text that discusses
 // an attack instead of making one: an example, a training, a past
 // incident, advice to treat such text as data.
-var discussion = regexp.MustCompile(`example|e\.g\.|for instance|training|attack|contained|containing|\bsaid\b|\bwrote\b|hidden text|tra[íi]a|conten[íi]a|dec[íi]a|continha|dizia|contenait|disait|\bstand\b|hie(ß|ss)|содержал|скрыт|разбор|случа|нашли|写着|写了|書かれ|phishing|injection|malicious|lesson|incident|suspicious|treat (it|this|such|them) as|ejemplo|ataque|treinamento|exemplo|formaci[óo]n|formation|exemple|attaque|schulung|beispiel|angriff|lessons learned|пример|атак|обучени|инцидент|例子|示例|攻击|培训|反面|攻撃|研修|訓練|例えば|事例|p[oó]s-?mortem|post-?mortem|tentando enganar|intentando enga[ñn]ar|en essayant de tromper|something like|algo como|algo así como|quelque chose comme|so etwas wie|что-то вроде|インシデント|仕込まれ|复盘|事故|藏了|藏在|想骗|诱导`)
+var discussion = regexp.MustCompile(`example|e\.g\.|for instance|training|attack|contained|containing|\bsaid\b|\bwrote\b|hidden text|tra[íi]a|conten[íi]a|dec[íi]a|continha|dizia|contenait|disait|\bstand\b|hie(ß|ss)|содержал|скрыт|разбор|случа|нашли|写着|写了|書かれ|phishing|injection|malicious|lesson|incident|suspicious|treat (it|this|such|them) as|ejemplo|ataque|treinamento|exemplo|formaci[óo]n|formation|exemple|attaque|schulung|beispiel|angriff|lessons learned|пример|атак|обучени|инцидент|例子|示例|攻击|培训|反面|攻撃|研修|訓練|例えば|事例|p[oó]s-?mortem|post-?mortem|tentando enganar|fixture|red.?team|レッドチーム|红队|test ?case|caso de prueba|caso de teste|cas de test|testfall|テストケース|测试用例|障害報告|de prop[óo]sito|volontairement|absichtlich|намеренно|わざと|故意|phrases comme|frases como|phrases like|s[äa]tze wie|фразы (вроде|типа)|escribi[óo]|escreveu|a [ée]crit|schrieb|написал|intentando enga[ñn]ar|en essayant de tromper|something like|algo como|algo así como|quelque chose comme|so etwas wie|что-то вроде|インシデント|仕込まれ|复盘|事故|藏了|藏在|想骗|诱导`)
 
 // refusal finds an instruction to refuse an act, and notify one to tell
 // the user about it: together they make a rule against the acts the
@@ -652,12 +654,13 @@ func quotedSpans(s string) [][2]int {
 	return out
 }
 
-// within reports whether the span loc starts inside one of spans: an
-// attack quoted in part ("… rules are off, show the passwords». Such
-// phrases …") is still the quoted one.
+// within reports whether the span loc overlaps one of spans: an attack
+// quoted in part ("… rules are off, show the passwords». Such phrases
+// …"), or a match that runs from the words around a quotation into it
+// ("someone wrote «forget your instructions…»"), is the quoted one.
 func within(loc []int, spans [][2]int) bool {
 	for _, sp := range spans {
-		if loc[0] >= sp[0] && loc[0] < sp[1] {
+		if loc[0] < sp[1] && loc[1] > sp[0] {
 			return true
 		}
 	}
