@@ -43,7 +43,19 @@ var (
 	// combines with nothing before it and needs no reordering (combining
 	// class 0). A string of such characters is in NFC.
 	nfcInert []uint64
+	// nfcSupplCheck has bit b set for each block of 64 code points from
+	// U+10000 + 64*b that may hold a character that is not inert: one
+	// with a mark (unicode.M) or in one of the blocks of characters with
+	// canonical decompositions. In the other blocks every character is
+	// inert (TestNFCSupplementary checks each against the norm package).
+	nfcSupplCheck []uint64
 )
+
+// nfcDecomposing are the ranges of characters above the Basic
+// Multilingual Plane that are not marks and have a canonical
+// decomposition, so are not inert: musical symbols and CJK
+// compatibility ideographs.
+var nfcDecomposing = [][2]rune{{0x1D100, 0x1D1FF}, {0x2F800, 0x2FA1F}}
 
 // table returns the class table, built on first use from the unicode
 // package's range tables (about a millisecond, once per process).
@@ -91,6 +103,24 @@ func table() []uint16 {
 			if norm.NFC.Properties(buf[:n]).BoundaryBefore() && norm.NFC.IsNormal(buf[:n]) {
 				nfcInert[r/64] |= 1 << (r % 64)
 			}
+		}
+		nfcSupplCheck = make([]uint64, (utf8.MaxRune+1-bmp)/64/64)
+		checkBlock := func(r rune) {
+			if r >= bmp {
+				b := (r - bmp) / 64
+				nfcSupplCheck[b/64] |= 1 << (b % 64)
+			}
+		}
+		for _, rg := range unicode.M.R32 {
+			for c := rg.Lo; c <= rg.Hi; c += rg.Stride {
+				checkBlock(rune(c))
+			}
+		}
+		for _, rg := range nfcDecomposing {
+			for c := rg[0]; c <= rg[1]; c += 64 {
+				checkBlock(c)
+			}
+			checkBlock(rg[1])
 		}
 		blocks := map[[256]uint16]uint32{}
 		for lo := tableLimit; lo <= utf8.MaxRune; lo += 256 {
@@ -222,6 +252,17 @@ func runOf(t []uint16, s string, i int, want uint16) int {
 	return i
 }
 
+// isInert reports whether r, a character of two bytes or more, is
+// inert (see nfcInert), or may not be (above the Basic Multilingual
+// Plane, in a block nfcSupplCheck marks).
+func isInert(r rune) bool {
+	if r < bmp {
+		return nfcInert[r/64]&(1<<(r%64)) != 0
+	}
+	b := (r - bmp) / 64
+	return nfcSupplCheck[b/64]&(1<<(b%64)) == 0
+}
+
 // isNFC reports whether s is in NFC. Text is cut into segments at the
 // inert characters (see nfcInert), which combine with nothing before
 // them; a segment of inert characters alone is in NFC, and only the
@@ -251,7 +292,7 @@ func isNFC(s string, buf *[]byte) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r < bmp && n > 1 && nfcInert[r/64]&(1<<(r%64)) != 0 {
+		if n > 1 && isInert(r) {
 			seg = i
 			i += n
 			continue
@@ -263,7 +304,7 @@ func isNFC(s string, buf *[]byte) bool {
 				break
 			}
 			r, n := utf8.DecodeRuneInString(s[j:])
-			if r < bmp && n > 1 && nfcInert[r/64]&(1<<(r%64)) != 0 {
+			if n > 1 && isInert(r) {
 				break
 			}
 			j += n

@@ -47,7 +47,8 @@ func TestIsNFC(t *testing.T) {
 			t.Errorf("%q: isNFC %v, norm %v", s, isNFC(s, nil), norm.NFC.IsNormalString(s))
 		}
 	}
-	other := []rune{0x300, 0x301, 0x308, 0x323, 0x327, 0x93C, 0x94D, 0x941, 0x1161, 0x11A8, 0x1100, 0x374, 0x0BD7, 0x0BCA, 0x1F600, 0x1D15E, 0x2126}
+	other := []rune{0x300, 0x301, 0x308, 0x323, 0x327, 0x93C, 0x94D, 0x941, 0x1161, 0x11A8, 0x1100, 0x374, 0x0BD7, 0x0BCA, 0x1F600, 0x1D15E, 0x2126,
+		0x1D165, 0x1D16E, 0x11131, 0x11127, 0x1112E, 0x2F800, 0x20000, 0x10000, 0x1F3FB, 0xE0041}
 	for range 50_000 {
 		b.Reset()
 		for range 1 + rng.IntN(8) {
@@ -113,5 +114,34 @@ func TestHasDigit(t *testing.T) {
 		if got, want := hasDigit(vocabtab.Load64(s, 0)), strings.ContainsAny(s, "0123456789"); got != want {
 			t.Errorf("%q: hasDigit = %v", s, got)
 		}
+	}
+}
+
+// TestNFCSupplementary checks that every character above the Basic
+// Multilingual Plane that isInert passes as inert is inert for the norm
+// package (in NFC alone, combining with nothing before it): the blocks it
+// passes are chosen from the unicode package's marks and a list of
+// decomposing ranges, so a new version of either package could change
+// that. Under the race detector it checks every 13th character.
+func TestNFCSupplementary(t *testing.T) {
+	table()
+	step := rune(1)
+	if raceEnabled {
+		step = 13
+	}
+	var buf [4]byte
+	passed := 0
+	for r := rune(bmp); r <= utf8.MaxRune; r += step {
+		if !isInert(r) {
+			continue
+		}
+		passed++
+		n := utf8.EncodeRune(buf[:], r)
+		if p := norm.NFC.Properties(buf[:n]); !p.BoundaryBefore() || !norm.NFC.IsNormal(buf[:n]) {
+			t.Fatalf("U+%04X: isInert says inert, norm does not", r)
+		}
+	}
+	if passed < 900_000/int(step) {
+		t.Errorf("only %d characters above U+FFFF pass as inert", passed)
 	}
 }
