@@ -139,8 +139,8 @@ func labelDiffs(st *registry.State, rows map[string]LabelRef) []string {
 // start-up, those made while no server ran) and moves made through the
 // API by a server that stopped before it recorded them (pending moves,
 // recorded as their key made them). A pending move older than the
-// timeout whose ref is not where it takes it was not made, and is
-// dropped. Of servers sharing the store, one records each move: each ref
+// timeout that this pass did not record was not made (or was recorded
+// already, as a move with git), and is dropped. Of servers sharing the store, one records each move: each ref
 // advances by compare-and-swap.
 func (s *Server) reconcile(ctx context.Context, st *registry.State) {
 	rows, err := s.ledger.LabelRefs(ctx)
@@ -194,7 +194,7 @@ func (s *Server) reconcile(ctx context.Context, st *registry.State) {
 	}
 	var drop []int64
 	for _, p := range pend {
-		if !done[p.ID] && time.Since(p.Move.At) >= timeout && hashString(st.Refs[plumbing.ReferenceName(p.Ref)]) != p.New {
+		if !done[p.ID] && time.Since(p.Move.At) >= timeout {
 			s.log.Warn("dropping a label move that was never made", "ref", p.Ref, "actor", p.Move.Actor, "at", p.Move.At)
 			drop = append(drop, p.ID)
 		}
