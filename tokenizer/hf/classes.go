@@ -274,11 +274,33 @@ func isInert(r rune) bool {
 // and compared, which, unlike norm's IsNormalString, allocates nothing
 // once the buffer is large enough.
 func isNFC(s string, buf *[]byte) bool {
+	_, ok := nfcSegments(s, buf, nil)
+	return ok
+}
+
+// toNFC returns s in NFC: the segments (see isNFC) that are not are
+// normalized each on its own, which gives what normalizing the whole
+// text gives, since no character combines across the inert character
+// that starts a segment; the rest is copied as it is.
+func toNFC(s string, buf *[]byte) string {
+	out, ok := nfcSegments(s, buf, make([]byte, 0, len(s)+len(s)/8))
+	if ok {
+		return s
+	}
+	return string(out)
+}
+
+// nfcSegments checks the segments of s (see isNFC). With out nil it
+// stops at the first that is not in NFC; otherwise it appends s to out
+// with each such segment normalized, and returns it.
+func nfcSegments(s string, buf *[]byte, out []byte) ([]byte, bool) {
 	if buf == nil {
 		buf = new([]byte)
 	}
 	table()
-	seg := 0 // start of the current segment
+	ok := true
+	copied := 0 // out holds s[:copied], normalized
+	seg := 0    // start of the current segment
 	for i := 0; i < len(s); {
 		if i+8 <= len(s) && vocabtab.Load64(s, i)&0x8080808080808080 == 0 {
 			seg = i + 7 // eight ASCII characters
@@ -312,10 +334,18 @@ func isNFC(s string, buf *[]byte) bool {
 		if w := s[seg:j]; norm.NFC.QuickSpanString(w) < len(w) {
 			*buf = norm.NFC.AppendString((*buf)[:0], w)
 			if string(*buf) != w {
-				return false
+				if out == nil {
+					return nil, false
+				}
+				ok = false
+				out = append(append(out, s[copied:seg]...), *buf...)
+				copied = j
 			}
 		}
 		seg, i = j, j
 	}
-	return true
+	if out != nil && !ok {
+		out = append(out, s[copied:]...)
+	}
+	return out, ok
 }

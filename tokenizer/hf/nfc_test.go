@@ -10,7 +10,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// TestIsNFC checks isNFC against the norm package: every inert
+// TestIsNFC checks isNFC and toNFC against the norm package: every inert
 // character alone, random strings of inert characters mixed with ASCII,
 // and random strings that mix in combining marks and Hangul jamo.
 func TestIsNFC(t *testing.T) {
@@ -49,7 +49,7 @@ func TestIsNFC(t *testing.T) {
 	}
 	other := []rune{0x300, 0x301, 0x308, 0x323, 0x327, 0x93C, 0x94D, 0x941, 0x1161, 0x11A8, 0x1100, 0x374, 0x0BD7, 0x0BCA, 0x1F600, 0x1D15E, 0x2126,
 		0x1D165, 0x1D16E, 0x11131, 0x11127, 0x1112E, 0x2F800, 0x20000, 0x10000, 0x1F3FB, 0xE0041}
-	for range 50_000 {
+	for i := range 50_000 {
 		b.Reset()
 		for range 1 + rng.IntN(8) {
 			switch rng.IntN(3) {
@@ -63,6 +63,15 @@ func TestIsNFC(t *testing.T) {
 		}
 		if s := b.String(); isNFC(s, nil) != norm.NFC.IsNormalString(s) {
 			t.Fatalf("%q: isNFC %v, norm %v", s, isNFC(s, nil), norm.NFC.IsNormalString(s))
+		}
+		if i%8 != 0 {
+			continue
+		}
+		// toNFC normalizes the segments that need it: the same text as
+		// norm's, with ASCII and inert characters before and after.
+		s := "a" + b.String() + string(inert[rng.IntN(len(inert))]) + b.String() + "\u0301"
+		if got, want := toNFC(s, nil), norm.NFC.String(s); got != want {
+			t.Fatalf("%q: toNFC %q, norm %q", s, got, want)
 		}
 	}
 }

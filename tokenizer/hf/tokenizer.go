@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 )
 
 // Tokenizer is a BPE tokenizer read from a tokenizer.json or a GGUF file.
@@ -308,7 +306,7 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, k *sink) 
 		switch n.kind {
 		case "NFC":
 			if !isNFC(s, &st.nfc) {
-				s = norm.NFC.String(s)
+				s = toNFC(s, &st.nfc)
 			}
 		case "Replace":
 			if strings.Contains(s, n.old) {
