@@ -19,8 +19,8 @@ import (
 // telling hooks of new versions and label moves.
 func replicas(t *testing.T, poll time.Duration, hooks ...serve.Webhook) (a, b *fixture, bare string) {
 	t.Helper()
-	f := newFixture(t, serve.Config{}) // the history: pgc in three versions
-	bare = f.repo.Bare()
+	repo, c := newHistory(t) // pgc in three versions
+	bare = repo.Bare()
 	store := serve.NewMemStore()
 	start := func() *fixture {
 		clone := gittest.Clone(t, bare)
@@ -35,7 +35,7 @@ func replicas(t *testing.T, poll time.Duration, hooks ...serve.Webhook) (a, b *f
 		t.Cleanup(func() { srv.Close() })
 		ts := httptest.NewServer(srv.Handler())
 		t.Cleanup(ts.Close)
-		return &fixture{t: t, repo: clone, c: f.c, srv: srv, store: store, ts: ts}
+		return &fixture{t: t, repo: clone, c: c, srv: srv, store: store, ts: ts}
 	}
 	for _, k := range []struct{ pub, role string }{{member, serve.RoleMember}, {viewer, serve.RoleViewer}} {
 		if err := store.PutKey(t.Context(), k.pub, "sk-"+k.pub, k.role); err != nil {

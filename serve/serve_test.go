@@ -44,6 +44,14 @@ type fixture struct {
 
 func newFixture(t *testing.T, cfg serve.Config) *fixture {
 	t.Helper()
+	repo, c := newHistory(t)
+	return startFixture(t, repo, c, cfg)
+}
+
+// newHistory makes a repository of the example catalog in three
+// commits, pgc's three versions.
+func newHistory(t *testing.T) (*gittest.Repo, []plumbing.Hash) {
+	t.Helper()
 	repo := gittest.New(t)
 	repo.CopyDir("../examples", "catalog")
 	c1 := repo.Commit("add the catalog")
@@ -52,7 +60,7 @@ func newFixture(t *testing.T, cfg serve.Config) *fixture {
 	c2 := repo.Commit("pgc: more context")
 	repo.Write(context1, orig+"\nAnother line.\n")
 	c3 := repo.Commit("pgc: another line")
-	return startFixture(t, repo, []plumbing.Hash{c1, c2, c3}, cfg)
+	return repo, []plumbing.Hash{c1, c2, c3}
 }
 
 func startFixture(t *testing.T, repo *gittest.Repo, c []plumbing.Hash, cfg serve.Config) *fixture {

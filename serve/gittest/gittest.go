@@ -5,6 +5,7 @@
 package gittest
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -184,19 +186,31 @@ func Clone(tb testing.TB, dir string) *Repo {
 	return c
 }
 
-// copyRepo copies every object, branch and tag of src into dst.
+// copyRepo copies every object, branch and tag of src into dst. The
+// objects go in one packfile, not one file each: a copy of a catalog's
+// history is then a few files written, not hundreds.
 func copyRepo(tb testing.TB, src, dst *git.Repository) {
 	tb.Helper()
 	objs, err := src.Storer.IterEncodedObjects(plumbing.AnyObject)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	var hashes []plumbing.Hash
 	err = objs.ForEach(func(o plumbing.EncodedObject) error {
-		_, err := dst.Storer.SetEncodedObject(o)
-		return err
+		hashes = append(hashes, o.Hash())
+		return nil
 	})
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if len(hashes) > 0 {
+		var pack bytes.Buffer
+		if _, err := packfile.NewEncoder(&pack, src.Storer, false).Encode(hashes, 0); err != nil {
+			tb.Fatal(err)
+		}
+		if err := packfile.UpdateObjectStorage(dst.Storer, &pack); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	refs, err := src.References()
 	if err != nil {
