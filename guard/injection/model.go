@@ -55,6 +55,8 @@ type combiner struct {
 	// did not learn (a caller's, or "known") counts with its fixed weight
 	// instead (see score).
 	names []string
+	// fixed are the names' fixed weights (Weights), by names' index.
+	fixed []float64
 	// decisive marks the signals that were nearly always an attack in the
 	// training sets (see model_test.go's minPrecision): a plain match of
 	// one counts at least its fixed weight, whatever the rest says.
@@ -107,6 +109,10 @@ func readModel(b []byte) (*model, error) {
 		}
 		c.names = append(c.names, name)
 		c.decisive = append(c.decisive, r.byte() == 1)
+	}
+	weights := Weights()
+	for _, n := range c.names {
+		c.fixed = append(c.fixed, weights[n])
 	}
 	c.w = make([]float32, c.size())
 	for i := range c.w {
@@ -278,7 +284,6 @@ func (c *combiner) size() int { return 2*len(c.names) + 4 }
 func (c *combiner) vector(f features, x []float64) (alone float64) {
 	clear(x)
 	k := len(c.names)
-	weights := Weights()
 	alone = 1
 	all, hidden := 1.0, false
 	for _, s := range f.sigs {
@@ -295,7 +300,7 @@ func (c *combiner) vector(f features, x []float64) (alone float64) {
 				alone *= 1 - s.Weight
 			}
 			strength := 1.0
-			if w := weights[s.Name]; w > 0 {
+			if w := c.fixed[i]; w > 0 {
 				strength = s.Weight / w
 			}
 			x[i] = max(x[i], strength)

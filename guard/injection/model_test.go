@@ -282,6 +282,7 @@ func trainModel(t testing.TB) (*model, string) {
 	}
 	slices.Sort(c.names)
 	for _, name := range c.names {
+		c.fixed = append(c.fixed, Weights()[name])
 		c.decisive = append(c.decisive, hits[name] >= minDecisive && float64(hits[name]) >= minPrecision*float64(plainly[name]))
 	}
 	xs := make([][]float64, len(fs))
@@ -367,7 +368,7 @@ func TestModelTrained(t *testing.T) {
 // tinyModel is a well-formed model with 256 buckets and a combiner of
 // two signals.
 func tinyModel() *model {
-	return &model{bits: 8, scale: 1, w: make([]int8, 256), comb: combiner{names: []string{"override", "role"}, decisive: []bool{true, false}, w: make([]float32, 8)}}
+	return &model{bits: 8, scale: 1, w: make([]int8, 256), comb: combiner{names: []string{"override", "role"}, fixed: []float64{0.8, 0.4}, decisive: []bool{true, false}, w: make([]float32, 8)}}
 }
 
 func TestReadModelRejects(t *testing.T) {
