@@ -18,8 +18,8 @@ type mergeState struct {
 	heap []uint64
 	syms []int32
 	out  []int32
-	nfc  []byte // isNFC's scratch space
-	lead []byte // a part with the space put before it (see modelLead)
+	nfc  nfcScratch // isNFC's scratch space
+	lead []byte     // a part with the space put before it (see modelLead)
 }
 
 // scanLimit is the length up to which a piece is merged by scanning.

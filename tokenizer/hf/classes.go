@@ -263,6 +263,25 @@ func isInert(r rune) bool {
 	return nfcSupplCheck[b/64]&(1<<(b%64)) == 0
 }
 
+// nfcScratch is the scratch space of the NFC check, kept by the caller
+// (see mergeState): an iterator of the norm package, which normalizes
+// without allocating as long as it is reused (norm's AppendString
+// allocates on each call), and the bytes it gave.
+type nfcScratch struct {
+	it  norm.Iter
+	buf []byte
+}
+
+// normalize returns w in NFC, in sc's buffer.
+func (sc *nfcScratch) normalize(w string) []byte {
+	sc.buf = sc.buf[:0]
+	sc.it.InitString(norm.NFC, w)
+	for !sc.it.Done() {
+		sc.buf = append(sc.buf, sc.it.Next()...)
+	}
+	return sc.buf
+}
+
 // isNFC reports whether s is in NFC. Text is cut into segments at the
 // inert characters (see nfcInert), which combine with nothing before
 // them; a segment of inert characters alone is in NFC, and only the
@@ -270,11 +289,11 @@ func isInert(r rune) bool {
 // norm package.
 //
 // A segment that the norm package's quick check cannot pass is
-// normalized into *buf (scratch space kept by the caller, nil for none)
-// and compared, which, unlike norm's IsNormalString, allocates nothing
-// once the buffer is large enough.
-func isNFC(s string, buf *[]byte) bool {
-	_, ok := nfcSegments(s, buf, nil)
+// normalized in sc (scratch space kept by the caller, nil for none) and
+// compared, which, unlike norm's IsNormalString, allocates nothing once
+// sc's buffer is large enough.
+func isNFC(s string, sc *nfcScratch) bool {
+	_, ok := nfcSegments(s, sc, nil)
 	return ok
 }
 
@@ -282,8 +301,8 @@ func isNFC(s string, buf *[]byte) bool {
 // normalized each on its own, which gives what normalizing the whole
 // text gives, since no character combines across the inert character
 // that starts a segment; the rest is copied as it is.
-func toNFC(s string, buf *[]byte) string {
-	out, ok := nfcSegments(s, buf, make([]byte, 0, len(s)+len(s)/8))
+func toNFC(s string, sc *nfcScratch) string {
+	out, ok := nfcSegments(s, sc, make([]byte, 0, len(s)+len(s)/8))
 	if ok {
 		return s
 	}
@@ -293,9 +312,9 @@ func toNFC(s string, buf *[]byte) string {
 // nfcSegments checks the segments of s (see isNFC). With out nil it
 // stops at the first that is not in NFC; otherwise it appends s to out
 // with each such segment normalized, and returns it.
-func nfcSegments(s string, buf *[]byte, out []byte) ([]byte, bool) {
-	if buf == nil {
-		buf = new([]byte)
+func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
+	if sc == nil {
+		sc = new(nfcScratch)
 	}
 	table()
 	ok := true
@@ -332,13 +351,12 @@ func nfcSegments(s string, buf *[]byte, out []byte) ([]byte, bool) {
 			j += n
 		}
 		if w := s[seg:j]; norm.NFC.QuickSpanString(w) < len(w) {
-			*buf = norm.NFC.AppendString((*buf)[:0], w)
-			if string(*buf) != w {
+			if nw := sc.normalize(w); string(nw) != w {
 				if out == nil {
 					return nil, false
 				}
 				ok = false
-				out = append(append(out, s[copied:seg]...), *buf...)
+				out = append(append(out, s[copied:seg]...), nw...)
 				copied = j
 			}
 		}
