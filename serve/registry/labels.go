@@ -299,7 +299,7 @@ func (r *Registry) update(ctx context.Context, ups []refUpdate) (*State, error) 
 		var fs billy.Filesystem
 		r.mu.Lock()
 		if fs, err = gitFS(r.repo); err == nil {
-			err = casRefs(ctx, fs, r.repo.Storer, ups)
+			err = casRefs(ctx, fs, r.repo.Storer, ups, r.lockWait())
 		}
 		r.mu.Unlock()
 	}

@@ -44,6 +44,14 @@ func (r *Registry) remoteTimeout() time.Duration {
 	return DefaultRemoteTimeout
 }
 
+// lockWait returns how long a move waits for another writer's ref lock.
+func (r *Registry) lockWait() time.Duration {
+	if r.opts.LockWait > 0 {
+		return r.opts.LockWait
+	}
+	return DefaultLockWait
+}
+
 // endpoint is the remote at u and the transport that speaks to it.
 func endpoint(u string) (transport.Transport, *transport.Endpoint, error) {
 	ep, err := transport.NewEndpoint(u)

@@ -51,8 +51,8 @@ type refUpdate struct {
 	Old, New plumbing.Hash
 }
 
-// lockWait is how long a ref update waits for another writer's lock.
-const lockWait = 2 * time.Second
+// DefaultLockWait is Options.LockWait's default.
+const DefaultLockWait = 2 * time.Second
 
 // casRefs applies ups to the refs of the repository whose Git directory
 // is fs (and whose refs st reads) only when every ref is still at its
@@ -60,7 +60,7 @@ const lockWait = 2 * time.Second
 // It takes Git's own lock, <ref>.lock, on each ref, so it is safe against
 // other processes doing the same, tessera serve and git alike, on any
 // file system where creating a file with O_EXCL is atomic.
-func casRefs(ctx context.Context, fs billy.Filesystem, st storer.ReferenceStorer, ups []refUpdate) (err error) {
+func casRefs(ctx context.Context, fs billy.Filesystem, st storer.ReferenceStorer, ups []refUpdate, wait time.Duration) (err error) {
 	ups = slices.Clone(ups)
 	slices.SortFunc(ups, func(a, b refUpdate) int { return strings.Compare(a.Name.String(), b.Name.String()) })
 	locks := make([]billy.File, len(ups))
@@ -76,7 +76,7 @@ func casRefs(ctx context.Context, fs billy.Filesystem, st storer.ReferenceStorer
 		if i > 0 && ups[i-1].Name == u.Name {
 			return fmt.Errorf("%s is updated twice in one move", u.Name)
 		}
-		if locks[i], err = lockRef(ctx, fs, u.Name); err != nil {
+		if locks[i], err = lockRef(ctx, fs, u.Name, wait); err != nil {
 			return err
 		}
 	}
@@ -92,7 +92,7 @@ func casRefs(ctx context.Context, fs billy.Filesystem, st storer.ReferenceStorer
 	for i, u := range ups {
 		f := locks[i]
 		if u.New.IsZero() {
-			if err := removeRef(ctx, fs, u.Name); err != nil {
+			if err := removeRef(ctx, fs, u.Name, wait); err != nil {
 				return fmt.Errorf("deleting %s: %w", u.Name, err)
 			}
 			continue
@@ -120,14 +120,14 @@ func casRefs(ctx context.Context, fs billy.Filesystem, st storer.ReferenceStorer
 
 func lockName(ref plumbing.ReferenceName) string { return ref.String() + ".lock" }
 
-// lockRef creates ref's lock file, waiting up to lockWait while another
+// lockRef creates ref's lock file, waiting up to wait while another
 // writer holds it.
-func lockRef(ctx context.Context, fs billy.Filesystem, ref plumbing.ReferenceName) (billy.File, error) {
+func lockRef(ctx context.Context, fs billy.Filesystem, ref plumbing.ReferenceName, wait time.Duration) (billy.File, error) {
 	name := lockName(ref)
 	if err := fs.MkdirAll(path.Dir(ref.String()), 0o755); err != nil {
 		return nil, fmt.Errorf("locking %s: %w", ref, err)
 	}
-	deadline := time.Now().Add(lockWait)
+	deadline := time.Now().Add(wait)
 	for {
 		f, err := fs.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
@@ -253,14 +253,14 @@ func readAll(fs billy.Filesystem, p string) ([]byte, error) {
 // removeRef deletes ref, whose lock the caller holds, as git does: from
 // packed-refs first, under packed-refs.lock, then its loose file, so that
 // a reader never sees an older value come back.
-func removeRef(ctx context.Context, fs billy.Filesystem, ref plumbing.ReferenceName) error {
+func removeRef(ctx context.Context, fs billy.Filesystem, ref plumbing.ReferenceName, wait time.Duration) error {
 	data, err := readAll(fs, "packed-refs")
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("reading packed-refs: %w", err)
 	}
 	if packedLine(string(data), ref) >= 0 {
 		const packed = plumbing.ReferenceName("packed-refs")
-		f, err := lockRef(ctx, fs, packed)
+		f, err := lockRef(ctx, fs, packed, wait)
 		if err != nil {
 			return err
 		}

@@ -104,6 +104,10 @@ type Options struct {
 	// so that one that stops answering holds up no refresh or move for
 	// ever; 0 means DefaultRemoteTimeout, 30 s.
 	RemoteTimeout time.Duration
+	// LockWait is how long a label move waits for Git's lock on a ref
+	// (<ref>.lock) that another writer holds before it fails, naming the
+	// file; 0 means DefaultLockWait, 2 s.
+	LockWait time.Duration
 	// SSH configures an ssh remote's keys.
 	SSH SSHOptions
 }

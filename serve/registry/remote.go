@@ -272,7 +272,7 @@ func (r *Registry) push(ctx context.Context, ups []refUpdate) error {
 	if err != nil {
 		return fmt.Errorf("remote %s: %w", r.remote.flag, err)
 	}
-	if err := casRefs(ctx, fs, rrepo.Storer, ups); err != nil {
+	if err := casRefs(ctx, fs, rrepo.Storer, ups, r.lockWait()); err != nil {
 		if IsConflict(err) {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -22,7 +23,20 @@ import (
 // it once.
 func openRemote(t *testing.T, dir, remote string) (*registry.Registry, *registry.State) {
 	t.Helper()
-	r, err := registry.Open(t.Context(), registry.Options{Root: dir, Remote: remote, Engine: &engine.Engine{Registry: presets.Default()}})
+	return openWith(t, registry.Options{Root: dir, Remote: remote})
+}
+
+// staleLockWait is how long the tests of a lock left by a writer that
+// stopped wait for it: the 2 s a server waits, to prove nothing more
+// than that it gives up, is time lost.
+const staleLockWait = 50 * time.Millisecond
+
+// openWith opens the registry o describes, with the default presets, and
+// reads it.
+func openWith(t *testing.T, o registry.Options) (*registry.Registry, *registry.State) {
+	t.Helper()
+	o.Engine = &engine.Engine{Registry: presets.Default()}
+	r, err := registry.Open(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,20 +240,13 @@ func TestRemoteRace(t *testing.T) {
 // left by a writer that stopped is reported with its file.
 func TestLocalCAS(t *testing.T) {
 	repo, _ := history(t)
-	r1, r2 := open(t, repo.Dir+"/catalog"), open(t, repo.Dir+"/catalog")
+	r1, st1 := openWith(t, registry.Options{Root: repo.Dir + "/catalog"})
+	r2, st2 := openWith(t, registry.Options{Root: repo.Dir + "/catalog", LockWait: staleLockWait})
 	ctx := t.Context()
-	st1, err := r1.Refresh(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st2, err := r2.Refresh(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := r1.MoveLabels(ctx, st1, pgc, map[string]int{"canary": 1}, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err = r2.MoveLabels(ctx, st2, pgc, map[string]int{"canary": 2}, nil)
+	_, err := r2.MoveLabels(ctx, st2, pgc, map[string]int{"canary": 2}, nil)
 	var ce *registry.ConflictError
 	if !errors.As(err, &ce) || ce.Ref != registry.PromptRef(pgc, "canary") || !ce.Want.IsZero() || ce.Got.IsZero() {
 		t.Fatalf("a move from a stale state: %v", err)
@@ -314,7 +321,7 @@ func TestRemoteWithGit(t *testing.T) {
 	}
 	repo, c := history(t)
 	bare := repo.Bare()
-	r, st := openRemote(t, gittest.Clone(t, bare).Dir+"/catalog", bare)
+	r, st := openWith(t, registry.Options{Root: gittest.Clone(t, bare).Dir + "/catalog", Remote: bare, LockWait: staleLockWait})
 	ctx := t.Context()
 	git := func(args ...string) string {
 		t.Helper()
