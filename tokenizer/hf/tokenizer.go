@@ -564,7 +564,18 @@ func (tk *Tokenizer) model(st *mergeState, piece string, k *sink, added *trie, l
 		}
 		if asciiBefore {
 			if tk.asciiJoins[piece[i-1]][b>>6]&(1<<(b&63)) == 0 {
-				tk.modelLead(st, piece[start:i], &lead, k)
+				if part := piece[start:i]; !lead && len(part) > 1 {
+					// Most often a word that is a token: looked up
+					// here, without two calls in between.
+					id := tk.ids.ID(part)
+					if id != vocabtab.None && (tk.ignoreMerges || tk.whole.get(id) == wholeYes) {
+						k.one(int32(id))
+					} else {
+						tk.modelID(st, part, id, k)
+					}
+				} else {
+					tk.modelLead(st, part, &lead, k)
+				}
 				start = i
 			}
 		} else if b == mark && i > start {
@@ -649,24 +660,31 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, k *sink) {
 			return
 		}
 	}
-	// A piece that is a token is, in most files, that token (most words
-	// are): looked up before the cache, and not cached. With
-	// ignore_merges that is the rule; otherwise it holds for the tokens
-	// whole records (see wholeTokens).
-	whole := uint32(vocabtab.None)
+	id := uint32(vocabtab.None)
 	if len(piece) > 1 {
-		if id := tk.ids.ID(piece); id != vocabtab.None {
-			if tk.ignoreMerges {
-				k.one(int32(id))
-				return
-			}
-			switch tk.whole.get(id) {
-			case wholeYes:
-				k.one(int32(id))
-				return
-			case wholeUnknown:
-				whole = id
-			}
+		id = tk.ids.ID(piece)
+	}
+	tk.modelID(st, piece, id, k)
+}
+
+// modelID runs BPE on one piece whose id is id, vocabtab.None if it is
+// no token (or is one byte). A piece that is a token is, in most files,
+// that token (most words are): looked up before the cache, and not
+// cached. With ignore_merges that is the rule; otherwise it holds for
+// the tokens whole records (see wholeTokens).
+func (tk *Tokenizer) modelID(st *mergeState, piece string, id uint32, k *sink) {
+	whole := uint32(vocabtab.None)
+	if id != vocabtab.None {
+		if tk.ignoreMerges {
+			k.one(int32(id))
+			return
+		}
+		switch tk.whole.get(id) {
+		case wholeYes:
+			k.one(int32(id))
+			return
+		case wholeUnknown:
+			whole = id
 		}
 	}
 	tk.mergePiece(st, piece, whole, k)
