@@ -333,9 +333,42 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, k *sink) 
 // package tokenizer's encoder does.
 func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 	t := tk.classes
+	ascii := (*[utf8.RuneSelf]uint16)(t)
+	// The patterns whose first alternatives match an ASCII letter, or a
+	// space and an ASCII letter, and the letters after it (those of
+	// want): matched here, the commonest piece of all, before match is
+	// called.
+	var want uint16
+	switch p {
+	case pLlama3, pQwen:
+		want = cL
+	case pDeepSeek:
+		want = cL | cM
+	}
 	gap := 0
 	for i := 0; i < len(s); {
-		j := match(p, t, s, i)
+		j := -1
+		if b := s[i]; want != 0 && b < utf8.RuneSelf {
+			e := i + 1
+			if ascii[b]&cL == 0 {
+				e = -1
+				if b == ' ' && i+1 < len(s) && s[i+1] < utf8.RuneSelf && ascii[s[i+1]]&cL != 0 {
+					e = i + 2
+				}
+			}
+			if e > 0 {
+				for e < len(s) && s[e] < utf8.RuneSelf && ascii[s[e]]&cL != 0 {
+					e++
+				}
+				if e < len(s) && s[e] >= utf8.RuneSelf {
+					e = runOf(t, s, e, want)
+				}
+				j = e
+			}
+		}
+		if j < 0 {
+			j = match(p, t, s, i)
+		}
 		if j <= i {
 			_, n := classAt(t, s, i)
 			i += n
