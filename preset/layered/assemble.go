@@ -206,7 +206,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	sel.Metrics.Embedder, sel.Metrics.EmbeddingCalls, sel.Metrics.EntriesEmbedded = e.Name(), calls.n, embedded
 
 	spec := s.ModeSpecs[mode]
-	concepts := s.Concepts.ofTask(req.Task)
+	concepts := recorded(s.Concepts.ofTask(req.Task), mode)
 	sel.Concepts = concepts
 	sel.Tools, sel.Passed.Tools = pick(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 	sel.Skills, sel.Passed.Skills = pick(a.weights(), s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)

@@ -179,6 +179,36 @@ func typo(w, term string) bool {
 	return false
 }
 
+// apartScripts puts a space between a Chinese or Japanese letter and a
+// letter of another script, which no space parts in "天気APIのレスポンス" or
+// "READMEのtypo": the Latin word is a word of its own.
+func apartScripts(s string) string {
+	if !hasIdeograph(s) {
+		return s
+	}
+	var b strings.Builder
+	prev := 0 // 1: an ideograph or kana, 2: another letter or digit
+	for _, r := range s {
+		cur := 0
+		switch {
+		case isIdeograph(r):
+			cur = 1
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			cur = 2
+		}
+		if prev != 0 && cur != 0 && prev != cur {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = cur
+	}
+	return b.String()
+}
+
+func isIdeograph(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
+}
+
 func hasIdeograph(s string) bool {
 	for _, r := range s {
 		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
@@ -203,7 +233,7 @@ func (c *Concepts) of(text string, slips bool) []string {
 		return nil
 	}
 	found := map[string]bool{}
-	words := embed.Words(text)
+	words := embed.Words(apartScripts(text))
 	if slips {
 		c.correct(words)
 	}
@@ -310,8 +340,32 @@ func conceptIDF(caps ...[]Capability) map[string]float64 {
 // branch for the fix" asks for a branch, not an edit.
 var purpose = regexp.MustCompile(`(?i)(^|[^\p{L}])(for (the|a|an|this|that|my|our|these|those)|para (el|la|los|las|este|esta|ese|esa|essa|esse|isso)|pra (essa|esse|esta|este|a|o)|pour (le|la|les|ce|cette|ces|un|une)|f(ü|ue)r (den|die|das|einen|eine|diesen|diese|dieses)|для( этого| этой| этих| нового| новой)?)\s+[\p{L}\p{N}_.-]+(\s+[\p{L}\p{N}_.-]+){0,2}|(为|為)(这个|這個|了这个|此)\p{Han}{1,4}|[^\s、。,]{1,10}(用に|のために|のための)`)
 
+// quoted finds a text in quotation marks: a title, a message or a name
+// the task gives ("title it 「ログ出力の整理」", "with the message
+// "fix the login""), which is what a tool writes, not what it is for.
+// Backquotes, which hold a command or a name of code, are not quotes.
+var quoted = regexp.MustCompile(`"[^"\n]{1,80}"|“[^”\n]{1,80}”|„[^“”\n]{1,80}[“”]|«[^»\n]{1,80}»|「[^」\n]{1,80}」|『[^』\n]{1,80}』`)
+
+// conjunction finds a word that joins two parts of a task: a purpose
+// phrase ends before it, so that in "создай ветку для фикса и закомить"
+// the commit is asked for, not a purpose.
+var conjunction = regexp.MustCompile(`(?i)(\s)(and|then|e|y|et|puis|und|dann|и|затем|потом)(\s)`)
+
 // ofTask returns the concepts a task names, leaving out those that only
-// a purpose phrase names.
+// a purpose phrase or a quoted text names.
 func (c *Concepts) ofTask(task string) []string {
-	return c.of(purpose.ReplaceAllString(task, " "), true)
+	task = conjunction.ReplaceAllString(task, "$1,$2$3")
+	return c.of(quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " "), true)
+}
+
+// recorded leaves the diff concept out of an act task's concepts when the
+// task also names a commit or a pull request: the changes such a task
+// names ("commit the changes", "open a PR with my changes") are what the
+// commit or the pull request records, not a diff to show. A task to
+// review or plan keeps it: "review the last commit" asks for its diff.
+func recorded(concepts []string, mode string) []string {
+	if mode != "act" || !slices.Contains(concepts, "diff") || !slices.Contains(concepts, "commit") && !slices.Contains(concepts, "pullrequest") {
+		return concepts
+	}
+	return slices.DeleteFunc(slices.Clone(concepts), func(x string) bool { return x == "diff" })
 }

@@ -110,6 +110,17 @@ func TestSelectionWords(t *testing.T) {
 		{"l'appli renvoie des 502 depuis le déploiement, tu peux regarder ?", "plan", []string{"read_logs"}, nil},
 		// "Who changed" asks for history: "changed" is not an edit.
 		{"¿Quién cambió la configuración de nginx y cuándo?", "plan", []string{"git_log"}, []string{"edit_file"}},
+		// The changes an act task commits are what the commit records,
+		// not a diff to show.
+		{"cria um branch novo pra correção do login e faz o commit das alterações que já estão prontas", "act", []string{"git_branch", "git_commit"}, []string{"git_diff"}},
+		{"открой пулл-реквест с моими изменениями из ветки feature/export", "act", []string{"open_pull_request"}, []string{"git_diff"}},
+		// A purpose phrase ends at "and": the commit is asked for.
+		{"создай ветку для фикса и закомить то что есть", "act", []string{"git_branch", "git_commit"}, nil},
+		// A quoted title names no tool.
+		{"プルリク出しといて。タイトルは「ログ出力の整理」で", "act", []string{"open_pull_request"}, []string{"read_logs"}},
+		{"compara main con la rama del refactor y dime si algo cambia el comportamiento", "review", []string{"git_diff"}, []string{"git_branch"}},
+		{"Wie viele Bestellungen hatten wir letzte Woche pro Tag?", "plan", []string{"query_database"}, nil},
+		{"gofmt evrything under internal/ and then run vet", "act", []string{"format_code", "run_linter"}, []string{"run_shell"}},
 	} {
 		sel, err := a.Select(context.Background(), Request{Task: tc.task, Mode: tc.mode})
 		if err != nil {
@@ -180,6 +191,8 @@ func TestConcepts(t *testing.T) {
 		{"订单表里有多少条记录？查一下数据库", []string{"database"}},
 		{"ログを見てください", []string{"logs"}},
 		{"Создай новую ветку", []string{"create", "branch"}},
+		// A Latin word inside Chinese or Japanese text is a word.
+		{"天気APIの仕様", []string{"http"}},
 	} {
 		got := c.Of(tc.text)
 		for _, w := range tc.want {
