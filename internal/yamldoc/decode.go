@@ -112,7 +112,12 @@ func NewSchema[T any](opts Options) *Schema[T] {
 func (s *Schema[T]) Decode(path string, n *yaml.Node, v *T) *Decoder {
 	d := s.decoder(path)
 	if n != nil && !isNull(n) {
+		// The places of the fields are found again from the tree when
+		// Lines or Pos first asks (see walk), so that decoding records
+		// nothing.
+		d.top, d.plan, d.lazy = n, s.plan, true
 		d.value(s.plan, n, loc{}, reflect.ValueOf(v).Elem())
+		d.lazy = false
 	}
 	return d
 }
@@ -132,6 +137,13 @@ type Decoder struct {
 	recs  [][]record       // where each field was written, in the order seen, in blocks
 	index map[string]place // recs by field path, once asked for
 	bad   map[string]bool  // fields that had a problem
+	// top and plan are the tree and plan of a Schema.Decode, whose
+	// fields' places are not recorded while lazy is set but found again
+	// from the tree.
+	top   *yaml.Node
+	plan  *plan
+	lazy  bool
+	steps []pathSegment // while lazy, the keys and indexes down to the value decoded
 }
 
 // record is where a field (or list item) was written: the line and
@@ -148,20 +160,37 @@ type record struct {
 	line, col int32
 }
 
-// loc is where a value being decoded is: the record of its field or
-// list item, or the path a decoding started at (for Schema.Decode,
-// empty) when rec is nil.
+// loc is where a value being decoded is, when the decoder records the
+// places of fields: the record of its field or list item, or at the top
+// the path the decoding started at. While the decoder does not record
+// them (lazy), the path is that of d.steps.
 type loc struct {
-	base string
 	rec  *record
+	base string
 }
 
 // at returns the dotted path of l.
 func (d *Decoder) at(l loc) string {
-	if l.rec == nil {
-		return l.base
+	switch {
+	case l.rec != nil:
+		return l.rec.path()
+	case d.lazy:
+		var b strings.Builder
+		for _, s := range d.steps {
+			if s.isKey {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(s.key)
+			} else {
+				b.WriteByte('[')
+				b.WriteString(strconv.Itoa(s.index))
+				b.WriteByte(']')
+			}
+		}
+		return b.String()
 	}
-	return l.rec.path()
+	return l.base
 }
 
 // path returns the dotted path of the field or item r.
@@ -198,9 +227,14 @@ func (d *Decoder) Lines() map[string]int {
 	return lines
 }
 
-// paths calls f with the path of each record, in the order recorded,
-// building each path from its parent's, which comes before it.
+// paths calls f with the path and place of each field written, those of
+// the tree of a Schema.Decode first, found again from it, then those
+// recorded, in the order recorded, building each path from its
+// parent's, which comes before it.
 func (d *Decoder) paths(f func(at string, r *record)) {
+	if d.top != nil {
+		d.walk(d.plan, d.top, "", f)
+	}
 	built := make(map[*record]string, d.count())
 	for _, b := range d.recs {
 		for i := range b {
@@ -211,6 +245,61 @@ func (d *Decoder) paths(f func(at string, r *record)) {
 			}
 			built[r] = at
 			f(at, r)
+		}
+	}
+}
+
+// walk calls f with the path and place of each field under n, the value
+// at at, as decoding n with the plan p records them: each known key of a
+// mapping, once, and each item of a list.
+func (d *Decoder) walk(p *plan, n *yaml.Node, at string, f func(at string, r *record)) {
+	if n.Kind == yaml.AliasNode {
+		return
+	}
+	place := func(at string, n *yaml.Node) {
+		r := record{line: int32(n.Line)}
+		if d.opts.Columns {
+			r.col = int32(n.Column)
+		}
+		f(at, &r)
+	}
+	switch p.kind {
+	case kindPtr:
+		d.walk(p.elem, n, at, f)
+	case kindSlice:
+		if n.Kind != yaml.SequenceNode {
+			return
+		}
+		for i, c := range n.Content {
+			ip := index(at, i)
+			place(ip, c)
+			d.walk(p.elem, c, ip, f)
+		}
+	case kindStruct:
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		var seen uint64
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				continue
+			}
+			fi := p.find(k.Value)
+			if fi < 0 {
+				continue
+			}
+			if fi < 64 {
+				if seen&(1<<fi) != 0 {
+					continue
+				}
+				seen |= 1 << fi
+			}
+			fp := join(at, p.fields[fi].key)
+			place(fp, k)
+			if !isNull(val) {
+				d.walk(p.fields[fi].plan, val, fp, f)
+			}
 		}
 	}
 }
@@ -365,7 +454,11 @@ func (d *Decoder) Decode(n *yaml.Node, at string, v any) bool {
 		return true
 	}
 	before := len(d.errs)
+	// The decoding of a part records its places: its tree is not kept.
+	lazy := d.lazy
+	d.lazy = false
 	d.value(planOf(rv.Type().Elem()), n, loc{base: at}, rv.Elem())
+	d.lazy = lazy
 	return len(d.errs) == before
 }
 
@@ -453,8 +546,13 @@ func (d *Decoder) list(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 	}
 	s := reflect.MakeSlice(p.typ, len(n.Content), len(n.Content))
 	for i, c := range n.Content {
-		r := d.record(l, "", true, i, c)
-		d.value(p.elem, c, loc{rec: r}, s.Index(i))
+		if d.lazy {
+			d.steps = append(d.steps, pathSegment{index: i})
+			d.value(p.elem, c, loc{}, s.Index(i))
+			d.steps = d.steps[:len(d.steps)-1]
+			continue
+		}
+		d.value(p.elem, c, loc{rec: d.record(l, "", true, i, c)}, s.Index(i))
 	}
 	v.Set(s)
 }
@@ -486,11 +584,18 @@ func (d *Decoder) mapping(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 			}
 			seen |= 1 << fi
 		}
-		r := d.record(l, f.key, false, 0, k)
-		if isNull(val) {
+		if d.lazy {
+			if !isNull(val) {
+				d.steps = append(d.steps, pathSegment{key: f.key, isKey: true})
+				d.value(f.plan, val, loc{}, v.Field(f.index))
+				d.steps = d.steps[:len(d.steps)-1]
+			}
 			continue
 		}
-		d.value(f.plan, val, loc{rec: r}, v.Field(f.index))
+		r := d.record(l, f.key, false, 0, k)
+		if !isNull(val) {
+			d.value(f.plan, val, loc{rec: r}, v.Field(f.index))
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -64,6 +65,16 @@ func FuzzDecode(f *testing.F) {
 		d2 := testSchema.Decode("f.yaml", n, &again)
 		if !slices.EqualFunc(d2.Errors(), errs, func(a, b *diag.Error) bool { return a.Error() == b.Error() }) {
 			t.Fatalf("second decode differs:\n%v\n%v", d2.Errors(), errs)
+		}
+		// Decoder.Decode records each field as it goes, where
+		// Schema.Decode finds them again from the tree: the same places.
+		if n != nil {
+			var recorded testDoc
+			d4 := testSchema.decoder("f.yaml")
+			d4.Decode(n, "", &recorded)
+			if got, want := d4.Lines(), d.Lines(); !maps.Equal(got, want) {
+				t.Fatalf("recorded lines %v, found again %v", got, want)
+			}
 		}
 		// Without rules, with columns: the same problems, located as well.
 		var plain testDoc

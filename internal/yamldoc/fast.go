@@ -35,83 +35,121 @@ import (
 // parser, so that the comparisons stay few.
 const fastKeys = 64
 
-// freader reads a text in the fast subset of YAML. Its nodes are
-// allocated in blocks, as the JSON reader's are; the children of the
-// open collections wait on a stack until their collection ends and they
-// are moved into a Content slice of their own.
+// freader reads a text in the fast subset of YAML. It first writes its
+// nodes as fnodes, which hold no pointers, so that the garbage collector
+// has nothing to scan in them; the tree of yaml.Nodes is then made in
+// one block of the exact size (tree). The children of the open
+// collections wait on a stack until their collection ends and they are
+// moved next to each other in kids.
 type freader struct {
-	text     string
-	i        int // the read position
-	line     int // start of the line i is on
-	lineNo   int // the number of that line, from 1
-	chars    bool
-	depth    int // collections open
-	made     int // nodes made
-	max      int // the most nodes the text may hold (MaxNodes)
-	bad      bool
-	nodes    []yaml.Node  // the block nodes are allocated from
-	ptrs     []*yaml.Node // the block Content slices are cut from
-	open     []*yaml.Node // the children of the open collections
-	blockLen int          // the size of the next block of nodes
+	text   string
+	i      int // the read position
+	line   int // start of the line i is on
+	lineNo int // the number of that line, from 1
+	chars  bool
+	depth  int // collections open
+	max    int // the most nodes the text may hold (MaxNodes)
+	bad    bool
+	built  bool     // the last quoted scalar read is not a slice of the text
+	nodes  []fnode  // in the order they start in the text
+	vals   []string // the values that are not slices of the text
+	kids   []int32  // the children of each collection, one after the other
+	open   []int32  // the children of the open collections
 }
+
+// An fnode is a node of the fast reader, in 20 bytes.
+type fnode struct {
+	kind  uint8 // a yaml.Kind
+	style uint8 // a yaml.Style
+	tag   uint8 // in tags
+	line  int32
+	col   int32
+	// A scalar's value is text[a:b], or vals[a] when b < 0; a
+	// collection's children are kids[a:a+b].
+	a, b int32
+}
+
+// tags are the tags of fnodes.
+var tags = [...]string{"", "!!str", "!!int", "!!float", "!!bool", "!!null", "!!timestamp", "!!map", "!!seq"}
+
+const (
+	tagStr uint8 = iota + 1
+	tagInt
+	tagFloat
+	tagBool
+	tagNull
+	tagTimestamp
+	tagMap
+	tagSeq
+)
 
 // fail marks the text as outside the fast subset.
 func (r *freader) fail() { r.bad = true }
 
 // node returns a new node of kind k and style at the byte off, which is
 // on the current line.
-func (r *freader) node(k yaml.Kind, style yaml.Style, off int) *yaml.Node {
-	if r.made++; r.made > r.max {
+func (r *freader) node(k yaml.Kind, style yaml.Style, off int) int32 {
+	if len(r.nodes) >= r.max {
 		// More values than the text may hold: the parser says so.
 		// Every loop of the reader stops once it has failed.
 		r.fail()
-	}
-	if len(r.nodes) == cap(r.nodes) {
-		r.nodes = make([]yaml.Node, 0, r.blockLen)
-		r.blockLen = min(2*r.blockLen, 4096)
 	}
 	col := off - r.line + 1
 	if r.chars {
 		col = utf8.RuneCountInString(r.text[r.line:off]) + 1
 	}
-	r.nodes = append(r.nodes, yaml.Node{Kind: k, Style: style, Line: r.lineNo, Column: col})
-	return &r.nodes[len(r.nodes)-1]
+	r.nodes = append(r.nodes, fnode{kind: uint8(k), style: uint8(style), line: int32(r.lineNo), col: int32(col)})
+	return int32(len(r.nodes) - 1)
+}
+
+// value returns the value of the scalar n.
+func (r *freader) str(n int32) string {
+	f := &r.nodes[n]
+	if f.b < 0 {
+		return r.vals[f.a]
+	}
+	return r.text[f.a:f.b]
+}
+
+// setValue sets the value of the scalar n: v, the text from the byte at
+// on, or a string of its own when at is negative.
+func (r *freader) setValue(n int32, v string, at int) {
+	f := &r.nodes[n]
+	if at < 0 {
+		f.a, f.b = int32(len(r.vals)), -1
+		r.vals = append(r.vals, v)
+		return
+	}
+	f.a, f.b = int32(at), int32(at+len(v))
 }
 
 // collection returns a new mapping or list at the byte off, and the
 // place on the stack its children start at.
-func (r *freader) collection(k yaml.Kind, style yaml.Style, off int) (*yaml.Node, int) {
+func (r *freader) collection(k yaml.Kind, style yaml.Style, off int) (int32, int) {
 	if r.depth++; r.depth > MaxDepth {
 		r.fail()
 	}
 	n := r.node(k, style, off)
 	if k == yaml.MappingNode {
-		n.Tag = "!!map"
+		r.nodes[n].tag = tagMap
 	} else {
-		n.Tag = "!!seq"
+		r.nodes[n].tag = tagSeq
 	}
 	return n, len(r.open)
 }
 
 // end ends the collection n whose children start at from on the stack,
-// moving them into its Content.
-func (r *freader) end(n *yaml.Node, from int) {
+// moving them to kids.
+func (r *freader) end(n int32, from int) {
 	r.depth--
-	kids := r.open[from:]
-	if k := len(kids); k > 0 {
-		if cap(r.ptrs)-len(r.ptrs) < k {
-			r.ptrs = make([]*yaml.Node, 0, max(k, min(max(2*cap(r.ptrs), 64), 16384)))
-		}
-		start := len(r.ptrs)
-		r.ptrs = append(r.ptrs, kids...)
-		n.Content = r.ptrs[start : start+k : start+k]
-	}
-	clear(kids)
+	f := &r.nodes[n]
+	f.a, f.b = int32(len(r.kids)), int32(len(r.open)-from)
+	r.kids = append(r.kids, r.open[from:]...)
 	r.open = r.open[:from]
 }
 
 // push adds a child to the collection open last.
-func (r *freader) push(n *yaml.Node) { r.open = append(r.open, n) }
+func (r *freader) push(n int32) { r.open = append(r.open, n) }
 
 // repeated reports whether key is a key of the mapping whose children
 // start at from on the stack, and fails when the mapping has many keys.
@@ -122,7 +160,7 @@ func (r *freader) repeated(from int, key string) bool {
 		return true
 	}
 	for i := 0; i < len(kids); i += 2 {
-		if kids[i].Value == key {
+		if r.str(kids[i]) == key {
 			return true
 		}
 	}
@@ -130,20 +168,52 @@ func (r *freader) repeated(from int, key string) bool {
 }
 
 // scalar returns a scalar at the byte off: a plain one (style 0) with
-// the tag YAML resolves for its value, any other tagged as text.
-func (r *freader) scalar(style yaml.Style, value string, off int) *yaml.Node {
+// the tag YAML resolves for its value, any other tagged as text. A
+// plain value is the text at off, a quoted one the text after the quote
+// unless the quoted scalar read last was built (r.built).
+func (r *freader) scalar(style yaml.Style, value string, off int) int32 {
 	n := r.node(yaml.ScalarNode, style, off)
-	n.Value = value
+	switch {
+	case style == 0:
+		r.setValue(n, value, off)
+	case style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && !r.built:
+		r.setValue(n, value, off+1)
+	case style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		// Set by blockScalar once read.
+	default:
+		r.setValue(n, value, -1)
+	}
 	if style != 0 {
-		n.Tag = "!!str"
+		r.nodes[n].tag = tagStr
 		return n
 	}
 	tag, ok := resolvePlain(value)
 	if !ok {
 		r.fail()
 	}
-	n.Tag = tag
+	r.nodes[n].tag = tag
 	return n
+}
+
+// tree makes the tree of yaml.Nodes of the reader's nodes: all in one
+// block, and the Content of every collection cut from another.
+func (r *freader) tree() *yaml.Node {
+	nodes := make([]yaml.Node, len(r.nodes))
+	ptrs := make([]*yaml.Node, len(r.kids))
+	for i, k := range r.kids {
+		ptrs[i] = &nodes[k]
+	}
+	for i := range r.nodes {
+		f := &r.nodes[i]
+		n := &nodes[i]
+		n.Kind, n.Style, n.Tag, n.Line, n.Column = yaml.Kind(f.kind), yaml.Style(f.style), tags[f.tag], int(f.line), int(f.col)
+		if n.Kind == yaml.ScalarNode {
+			n.Value = r.str(int32(i))
+		} else if f.b > 0 {
+			n.Content = ptrs[f.a : f.a+f.b : f.a+f.b]
+		}
+	}
+	return &nodes[0]
 }
 
 // fastCheck reports whether text holds only what the fast reader handles
@@ -205,10 +275,11 @@ func fastParse(text string, byteCols bool) (*yaml.Node, bool) {
 	if !ok {
 		return nil, false
 	}
-	// The first block of nodes holds those of a file of a few hundred
-	// lines, at two a line.
+	// Two nodes a line hold most files.
 	lines := strings.Count(text, "\n")
-	r := freader{text: text, lineNo: 1, chars: !byteCols && !ascii, max: MaxNodes(len(text)), blockLen: min(16+2*lines, 4096)}
+	r := freader{text: text, lineNo: 1, chars: !byteCols && !ascii, max: MaxNodes(len(text))}
+	r.nodes = make([]fnode, 0, min(16+2*lines, r.max))
+	r.kids = make([]int32, 0, cap(r.nodes))
 	if !r.skipBlank() {
 		return nil, false
 	}
@@ -219,11 +290,11 @@ func fastParse(text string, byteCols bool) (*yaml.Node, bool) {
 		}
 	}
 	indent := r.i - r.line
-	root := r.block(indent)
+	r.block(indent)
 	if r.bad || r.skipBlank() {
 		return nil, false // more text after the top node
 	}
-	return root, true
+	return r.tree(), true
 }
 
 // lineEnd returns the end of the line i is on (its '\n', or the end).
@@ -285,7 +356,7 @@ func (r *freader) seqItem() bool {
 }
 
 // block reads the block node whose first line starts at i, at indent.
-func (r *freader) block(indent int) *yaml.Node {
+func (r *freader) block(indent int) int32 {
 	if r.seqItem() {
 		return r.seq(indent)
 	}
@@ -294,7 +365,7 @@ func (r *freader) block(indent int) *yaml.Node {
 
 // mapping reads a block mapping whose keys are at column indent, the
 // first one at i.
-func (r *freader) mapping(indent int) *yaml.Node {
+func (r *freader) mapping(indent int) int32 {
 	m, from := r.collection(yaml.MappingNode, 0, r.i)
 	defer r.end(m, from)
 	for !r.bad {
@@ -326,7 +397,7 @@ func (r *freader) mapping(indent int) *yaml.Node {
 
 // seq reads a block list whose items are at column indent, the first at
 // i.
-func (r *freader) seq(indent int) *yaml.Node {
+func (r *freader) seq(indent int) int32 {
 	s, from := r.collection(yaml.SequenceNode, 0, r.i)
 	defer r.end(s, from)
 	for !r.bad {
@@ -367,7 +438,7 @@ func (r *freader) seq(indent int) *yaml.Node {
 // value reads the value after a key's ':' (inMap) or a list item's "- "
 // at i, in a collection at column indent, through the end of its last
 // line.
-func (r *freader) value(indent int, inMap bool) *yaml.Node {
+func (r *freader) value(indent int, inMap bool) int32 {
 	for r.i < len(r.text) && r.text[r.i] == ' ' {
 		r.i++
 	}
@@ -377,7 +448,7 @@ func (r *freader) value(indent int, inMap bool) *yaml.Node {
 		r.nextLine()
 		if !r.skipBlank() {
 			r.fail() // nothing: null
-			return nil
+			return -1
 		}
 		col := r.i - r.line
 		switch {
@@ -387,7 +458,7 @@ func (r *freader) value(indent int, inMap bool) *yaml.Node {
 			return r.seq(col)
 		}
 		r.fail() // nothing: null
-		return nil
+		return -1
 	}
 	switch off, c := r.i, r.text[r.i]; c {
 	case '"', '\'':
@@ -533,21 +604,21 @@ func isSpecialWord(v string) bool {
 	return ok
 }
 
-// specialTag returns the tag of a plain scalar YAML reads by its whole
-// text, and whether v is one; the merge key has none the fast reader
-// makes ("").
-func specialTag(v string) (string, bool) {
+// specialTag returns the tag (in tags) of a plain scalar YAML reads by
+// its whole text, and whether v is one; the merge key has none the fast
+// reader makes (0).
+func specialTag(v string) (uint8, bool) {
 	switch v {
 	case "true", "True", "TRUE", "false", "False", "FALSE":
-		return "!!bool", true
+		return tagBool, true
 	case "", "~", "null", "Null", "NULL":
-		return "!!null", true
+		return tagNull, true
 	case ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", "-0", "-0.0":
-		return "!!float", true
+		return tagFloat, true
 	case "<<":
-		return "", true
+		return 0, true
 	}
-	return "", false
+	return 0, false
 }
 
 // yamlFloat is the YAML parser's pattern of a float.
@@ -559,47 +630,47 @@ var yamlFloat = regexp.MustCompile(`^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE
 var wordStart = [256]bool{'y': true, 'Y': true, 'n': true, 'N': true, 't': true, 'T': true, 'f': true, 'F': true, 'o': true, 'O': true, '~': true, '<': true}
 
 // resolvePlain returns the tag the YAML parser gives the plain scalar v,
-// by the same rules; ok is false for the merge key.
-func resolvePlain(v string) (tag string, ok bool) {
+// by the same rules, in tags; ok is false for the merge key.
+func resolvePlain(v string) (tag uint8, ok bool) {
 	if v == "" {
-		return "!!null", true
+		return tagNull, true
 	}
 	c := v[0]
 	digit := '0' <= c && c <= '9'
 	switch {
 	case !digit && c != '+' && c != '-' && c != '.' && !wordStart[c]:
-		return "!!str", true
+		return tagStr, true
 	case plainDecimal(v) && len(v) < 19 && v != "-0":
 		// A whole number written in decimal (the common case), well
 		// within int64.
-		return "!!int", true
+		return tagInt, true
 	}
 	if t, ok := specialTag(v); ok {
-		return t, t != ""
+		return t, t != 0
 	}
 	switch {
 	case c == '.':
 		if _, err := strconv.ParseFloat(v, 64); err == nil {
-			return "!!float", true
+			return tagFloat, true
 		}
 	case digit || c == '+' || c == '-':
 		if isTimestamp(v) {
-			return "!!timestamp", true
+			return tagTimestamp, true
 		}
 		plain := strings.ReplaceAll(v, "_", "")
 		if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
-			return "!!int", true
+			return tagInt, true
 		}
 		if _, err := strconv.ParseUint(strings.TrimPrefix(plain, "+"), 0, 64); err == nil {
-			return "!!int", true
+			return tagInt, true
 		}
 		if yamlFloat.MatchString(plain) {
 			if _, err := strconv.ParseFloat(plain, 64); err == nil {
-				return "!!float", true
+				return tagFloat, true
 			}
 		}
 	}
-	return "!!str", true
+	return tagStr, true
 }
 
 // timestampFormats are the forms of a timestamp the YAML parser reads.
@@ -628,8 +699,11 @@ func isTimestamp(s string) bool {
 	return false
 }
 
-// quoted reads a quoted scalar on one line at i and moves past it.
+// quoted reads a quoted scalar on one line at i and moves past it;
+// r.built says whether its value is a string of its own (it had an
+// escape) or a slice of the text.
 func (r *freader) quoted() (string, bool) {
+	r.built = false
 	q := r.text[r.i]
 	start := r.i + 1
 	e := r.lineEnd(start)
@@ -655,6 +729,7 @@ func (r *freader) quoted() (string, bool) {
 			if b == nil {
 				return line[:j], true
 			}
+			r.built = true
 			return string(b), true
 		}
 		return "", false
@@ -668,6 +743,7 @@ func (r *freader) quoted() (string, bool) {
 			if b == nil {
 				return line[:j], true
 			}
+			r.built = true
 			return string(b), true
 		case '\\':
 			if j+1 == len(line) {
@@ -700,7 +776,7 @@ func (r *freader) quoted() (string, bool) {
 
 // blockScalar reads a literal (|) or folded (>) block scalar whose
 // indicator is at i, in a collection at column indent.
-func (r *freader) blockScalar(indent int) *yaml.Node {
+func (r *freader) blockScalar(indent int) int32 {
 	style := yaml.LiteralStyle
 	if r.text[r.i] == '>' {
 		style = yaml.FoldedStyle
@@ -796,13 +872,13 @@ func (r *freader) blockScalar(indent int) *yaml.Node {
 		r.lineNo += strings.Count(r.text[first:pos], "\n")
 		r.i, r.line = pos, pos
 	}
-	n.Value = b.String()
+	r.setValue(n, b.String(), -1)
 	return n
 }
 
 // flow reads a flow list or mapping that starts at i and ends on the same
 // line.
-func (r *freader) flow() *yaml.Node {
+func (r *freader) flow() int32 {
 	return r.flowNode(r.lineEnd(r.i))
 }
 
@@ -814,11 +890,11 @@ func (r *freader) skipSpaces(e int) {
 }
 
 // flowNode reads the flow node at i, which ends before e.
-func (r *freader) flowNode(e int) *yaml.Node {
+func (r *freader) flowNode(e int) int32 {
 	r.skipSpaces(e)
 	if r.i >= e || r.bad {
 		r.fail()
-		return nil
+		return -1
 	}
 	switch r.text[r.i] {
 	case '[':
