@@ -25,7 +25,8 @@ type Concepts struct {
 	words []conceptTerm
 	// runs are terms of several words, matched word for word.
 	runs []conceptRun
-	// ideographs are Chinese and Japanese terms, matched anywhere.
+	// ideographs are Chinese and Japanese terms, matched anywhere, the
+	// longest first.
 	ideographs []conceptTerm
 	names      []string
 }
@@ -89,6 +90,7 @@ func parseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
 	for _, name := range slices.Sorted(mapsKeys(extra)) {
 		add(name, extra[name])
 	}
+	slices.SortStableFunc(c.ideographs, func(a, b conceptTerm) int { return len(b.term) - len(a.term) })
 	return c, nil
 }
 
@@ -153,8 +155,9 @@ func (c *Concepts) names1(w string) bool {
 }
 
 // typo reports whether w is a slip of the whole word term: a letter
-// left out or doubled, or two neighbours swapped ("comit", "reveiw",
-// "chnaged"). A letter changed for another is not looked for: that
+// left out (in a word of six letters or more, unless it doubles its
+// neighbour) or doubled, or two neighbours swapped ("comit", "reveiw",
+// "chnaged", "evrything"). A letter changed for another is not looked for: that
 // makes other words too often ("after", "alter"). Stems are not either:
 // "depuis" is not a slip of "depur". Bytes are compared, so a letter
 // outside ASCII counts as an edit or more, never less.
@@ -173,8 +176,11 @@ func typo(w, term string) bool {
 	switch len(b) - len(a) {
 	case 0: // two neighbours swapped
 		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
-	case 1: // one left out
-		return a[i:] == b[i+1:]
+	case 1: // one left out, or doubled
+		// In a word of five letters, only a doubled letter: "comit" is
+		// "commit", but "order" is not "ordner".
+		doubled := i+1 < len(b) && b[i] == b[i+1] || i > 0 && b[i] == b[i-1]
+		return a[i:] == b[i+1:] && (len(a) > minTypoLen || doubled)
 	}
 	return false
 }
@@ -260,10 +266,25 @@ func (c *Concepts) of(text string, slips bool) []string {
 		}
 	}
 	if hasIdeograph(text) {
+		// The longest terms first: a term inside a longer one found
+		// names nothing, as a term of several words takes its words. In
+		// "把修改提交上去" the changes are what is committed ("修改提交"),
+		// and "修改" no longer names an edit.
 		lower := strings.ToLower(text)
+		type span struct{ i, j int }
+		var spans []span
 		for _, t := range c.ideographs {
-			if !found[t.concept] && strings.Contains(lower, t.term) {
-				found[t.concept] = true
+			for off := 0; off < len(lower); {
+				k := strings.Index(lower[off:], t.term)
+				if k < 0 {
+					break
+				}
+				i, j := off+k, off+k+len(t.term)
+				off = j
+				if !slices.ContainsFunc(spans, func(s span) bool { return s.i <= i && j <= s.j }) {
+					found[t.concept] = true
+					spans = append(spans, span{i, j})
+				}
 			}
 		}
 	}
@@ -351,11 +372,18 @@ var quoted = regexp.MustCompile(`"[^"\n]{1,80}"|“[^”\n]{1,80}”|„[^“”
 // the commit is asked for, not a purpose.
 var conjunction = regexp.MustCompile(`(?i)(\s)(and|then|e|y|et|puis|und|dann|и|затем|потом)(\s)`)
 
+// folder finds the folders of a path or the prefix of a branch name
+// ("billing/" in "billing/tax.go", "fix/" in "fix/tz-offset"): they say
+// where, not what. The file name, whose extension may name a concept
+// (".csv", ".sql"), stays.
+var folder = regexp.MustCompile(`[\p{L}\p{N}_.-]+/`)
+
 // ofTask returns the concepts a task names, leaving out those that only
-// a purpose phrase or a quoted text names.
+// a purpose phrase, a quoted text or the folders of a path name.
 func (c *Concepts) ofTask(task string) []string {
 	task = conjunction.ReplaceAllString(task, "$1,$2$3")
-	return c.of(quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " "), true)
+	task = quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " ")
+	return c.of(folder.ReplaceAllString(task, " "), true)
 }
 
 // recorded leaves the diff concept out of an act task's concepts when the

@@ -121,6 +121,9 @@ func TestSelectionWords(t *testing.T) {
 		{"compara main con la rama del refactor y dime si algo cambia el comportamiento", "review", []string{"git_diff"}, []string{"git_branch"}},
 		{"Wie viele Bestellungen hatten wir letzte Woche pro Tag?", "plan", []string{"query_database"}, nil},
 		{"gofmt evrything under internal/ and then run vet", "act", []string{"format_code", "run_linter"}, []string{"run_shell"}},
+		// The folders of a path and a branch name's prefix say where.
+		{"Who changed the retry logic in http/client.go last, and why?", "plan", []string{"git_log"}, []string{"http_get"}},
+		{"新建一个分支 fix/order-timeout，然后把现在的修改提交上去", "act", []string{"git_branch", "git_commit"}, []string{"edit_file", "list_dir"}},
 	} {
 		sel, err := a.Select(context.Background(), Request{Task: tc.task, Mode: tc.mode})
 		if err != nil {
@@ -147,7 +150,7 @@ func TestSelectionWords(t *testing.T) {
 // several words, and that neither a changed letter nor a short word nor
 // a catalog's descriptions are read that way.
 func TestConceptsOfMisspeltTask(t *testing.T) {
-	c, err := parseConcepts([]byte("commit: [commit]\nhistory: [who changed]\ndiff: [changed]\nedit: [=alter]\nsearch: [where]\nreview: [review]\n"), nil)
+	c, err := parseConcepts([]byte("commit: [commit]\nhistory: [who changed]\ndiff: [changed]\nedit: [=alter]\nsearch: [where]\nreview: [review]\nlist: [ordner]\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,6 +160,7 @@ func TestConceptsOfMisspeltTask(t *testing.T) {
 		"reveiw the last commmit":          {"commit", "review"},
 		"after the deploy":                 nil, // a changed letter: "alter"
 		"whre is it":                       nil, // shorter than minTypoLen
+		"the order table":                  nil, // a letter left out of five, not doubled: not "ordner"
 		"commit and review, nothing wrong": {"commit", "review"},
 	} {
 		if got := c.ofTask(task); !slices.Equal(got, want) {
@@ -171,6 +175,7 @@ func TestConceptsOfMisspeltTask(t *testing.T) {
 		want    bool
 	}{
 		{"comit", "commit", true}, {"commmit", "commit", true}, {"reveiw", "review", true},
+		{"order", "ordner", false}, {"evrything", "everything", true},
 		{"eview", "review", false}, {"rveiwe", "review", false}, {"alter", "after", false}, {"commit", "commit", false},
 	} {
 		if got := typo(tc.w, tc.term); got != tc.want {
@@ -230,6 +235,16 @@ func TestConcepts(t *testing.T) {
 		if got := c.ofTask(task); slices.Contains(got, not) || !slices.Contains(got, "branch") {
 			t.Errorf("%q: concepts %v, want branch and no %s (a purpose phrase names why, not what)", task, got, not)
 		}
+	}
+	cjk, err := parseConcepts([]byte("edit: [修改]\ncommit: [提交上去, 修改提交]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cjk.Of("把现在的修改提交上去"); !slices.Equal(got, []string{"commit"}) {
+		t.Errorf("concepts %v, want commit alone (修改 is inside 修改提交)", got)
+	}
+	if got := cjk.Of("修改一下，然后提交上去"); !slices.Equal(got, []string{"edit", "commit"}) {
+		t.Errorf("concepts %v, want edit and commit", got)
 	}
 	if _, err := parseConcepts([]byte("- a list"), nil); err == nil {
 		t.Error("a list was taken for concepts")
