@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/internal/jsonesc"
 )
 
 // Append appends v to dst as compact JSON: no insignificant space, object
@@ -157,63 +159,12 @@ func validNumber(s string) bool {
 	return p.pos == len(s)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// AppendString appends s to dst as a JSON string: the one JSON string
-// writer of Tessera. It escapes '"', '\\', control characters (as \n, \r,
-// \t, \b, \f or \u00XX) and U+2028 and U+2029 (which end a line in older
-// JavaScript) and nothing else, so text such as "<b>" stays readable;
-// bytes that are not valid UTF-8 become U+FFFD, so the output is always
-// valid JSON.
+// AppendString appends s to dst as a JSON string, as every JSON Tessera
+// writes escapes text (see jsonesc.AppendString, which it calls): it
+// escapes '"', '\\', control characters (as \n, \r, \t, \b, \f or
+// \u00XX) and U+2028 and U+2029 (which end a line in older JavaScript)
+// and nothing else, so text such as "<b>" stays readable; bytes that are
+// not valid UTF-8 become U+FFFD, so the output is always valid JSON.
 func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			switch {
-			case r == '\u2028' || r == '\u2029':
-				// Line and paragraph separators end a line in
-				// JavaScript before ES2019: escaped, the JSON is also
-				// a JavaScript string.
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			case r != utf8.RuneError || n != 1:
-				i += n
-				continue
-			default:
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, "\ufffd"...)
-			}
-			i += n
-			start = i
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return jsonesc.AppendString(dst, s, false)
 }

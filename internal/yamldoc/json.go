@@ -3,11 +3,12 @@ package yamldoc
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/tessera-dev/tessera/schema"
 	"math"
 	"strconv"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/tessera-dev/tessera/internal/jsonesc"
 )
 
 // JSON returns the YAML (or JSON) value n, of any kind, as compact JSON
@@ -160,8 +161,8 @@ func JSONNumber(s string) bool {
 	return i == len(s)
 }
 
-// writeJSONString writes s as a JSON string (see schema.AppendString,
+// writeJSONString writes s as a JSON string (see jsonesc.AppendString,
 // the one JSON string writer).
 func writeJSONString(b *bytes.Buffer, s string) {
-	b.Write(schema.AppendString(b.AvailableBuffer(), s))
+	b.Write(jsonesc.AppendString(b.AvailableBuffer(), s, false))
 }

@@ -3,7 +3,8 @@ package canonical
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/internal/jsonesc"
 )
 
 // marshalRecord returns s as encoding/json writes it, byte for byte, for
@@ -74,7 +75,7 @@ func (w *recordWriter) str(k, v string, omit bool) {
 		return
 	}
 	w.key(k)
-	w.b = appendHTMLString(w.b, v)
+	w.b = jsonesc.AppendString(w.b, v, true)
 }
 
 func (w *recordWriter) int(k string, v int) {
@@ -109,7 +110,7 @@ func (w *recordWriter) strs(k string, v []string, omit bool) {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = appendHTMLString(w.b, s)
+		w.b = jsonesc.AppendString(w.b, s, true)
 	}
 	w.b = append(w.b, ']')
 }
@@ -148,71 +149,6 @@ func compactAndSafe(raw []byte) bool {
 		}
 	}
 	return true
-}
-
-// htmlSafe holds the bytes encoding/json writes as they are in a string:
-// printable ASCII but '"', '\\', '<', '>' and '&'.
-var htmlSafe = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
-// appendHTMLString appends s as encoding/json writes a string: '<', '>'
-// and '&' escaped, as well as control characters, U+2028 and U+2029;
-// invalid UTF-8 as U+FFFD.
-func appendHTMLString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		for i < len(s) && htmlSafe[s[i]] {
-			i++
-		}
-		if i == len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // spec writes s with the json tags of the Spec types.

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tessera-dev/tessera/schema"
 	"io"
 	"strings"
 
+	"github.com/tessera-dev/tessera/internal/jsonesc"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/output"
 )
@@ -256,7 +256,8 @@ func compactJSON(n *jsonNode) string {
 	return b.String()
 }
 
-// writeJSONString writes s as a JSON string (see schema.AppendString).
+// writeJSONString writes s as a JSON string (see jsonesc.AppendString,
+// the one JSON string writer).
 func writeJSONString(b *bytes.Buffer, s string) {
-	b.Write(schema.AppendString(b.AvailableBuffer(), s))
+	b.Write(jsonesc.AppendString(b.AvailableBuffer(), s, false))
 }
