@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,21 +37,108 @@ type Manifest struct {
 
 // ManifestEntry is one compiled prompt.
 type ManifestEntry struct {
-	// Workflow, Node and TaskRef name a workflow node's prompt.
-	Workflow string `json:"workflow,omitempty"`
-	Node     string `json:"node,omitempty"`
-	TaskRef  string `json:"task_ref,omitempty"`
-	// Spec is the spec file of a compiled canonical spec, relative to
-	// the catalog root.
-	Spec string `json:"spec,omitempty"`
-	// Fixture names the fixture a typed template was compiled with.
-	Fixture string `json:"fixture,omitempty"`
+	// Unit names the compile unit as its preset names it, in its own
+	// members and order: a workflow node's `workflow`, `node` and
+	// `task_ref`, a canonical spec's `spec`, a typed or layered fixture's
+	// `spec` and `fixture`. An empty value is left out of manifest.json.
+	Unit []Member
 	// Path is the prompt file relative to the output directory.
-	Path string `json:"path"`
+	Path string
 	// Hash is the prompt hash of the file's content.
-	Hash string `json:"hash"`
+	Hash string
 	// Bytes is the file's size.
-	Bytes int `json:"bytes"`
+	Bytes int
+}
+
+// Member is one named value of a ManifestEntry's Unit.
+type Member struct {
+	Key, Value string
+}
+
+// Get returns the value of the Unit member key, or "".
+func (e ManifestEntry) Get(key string) string {
+	for _, m := range e.Unit {
+		if m.Key == key {
+			return m.Value
+		}
+	}
+	return ""
+}
+
+// manifestKeys are the members manifest.json gives every entry; a Unit
+// member may not take one of them.
+var manifestKeys = map[string]bool{"path": true, "hash": true, "bytes": true}
+
+// MarshalJSON writes the entry as manifest.json holds it: the Unit's
+// members in order, then path, hash and bytes.
+func (e ManifestEntry) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for _, m := range e.Unit {
+		if m.Value == "" {
+			continue
+		}
+		if manifestKeys[m.Key] || m.Key == "" {
+			return nil, fmt.Errorf("catalog: manifest entry %s: unit member %q: use a name other than path, hash and bytes", e.Path, m.Key)
+		}
+		b = appendJSONString(b, m.Key)
+		b = append(b, ':')
+		b = appendJSONString(b, m.Value)
+		b = append(b, ',')
+	}
+	b = append(b, `"path":`...)
+	b = appendJSONString(b, e.Path)
+	b = append(b, `,"hash":`...)
+	b = appendJSONString(b, e.Hash)
+	b = append(b, `,"bytes":`...)
+	b = strconv.AppendInt(b, int64(e.Bytes), 10)
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json
+// escapes it.
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
+}
+
+// UnmarshalJSON reads an entry of manifest.json: path, hash and bytes,
+// and every other string member, in order, into Unit.
+func (e *ManifestEntry) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil {
+		return err
+	} else if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return errors.New("a manifest entry is a JSON object")
+	}
+	*e = ManifestEntry{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "bytes":
+			if err := dec.Decode(&e.Bytes); err != nil {
+				return fmt.Errorf("bytes: %w", err)
+			}
+		default:
+			var v string
+			if err := dec.Decode(&v); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			switch key {
+			case "path":
+				e.Path = v
+			case "hash":
+				e.Hash = v
+			default:
+				e.Unit = append(e.Unit, Member{key, v})
+			}
+		}
+	}
+	_, err := dec.Token()
+	return err
 }
 
 // ConfiguredBudget returns tessera.yaml's budget for a request of the

@@ -17,7 +17,7 @@ func build(t testing.TB, out, text string, crash func(string) error) error {
 	m := &Manifest{TesseraVersion: "test"}
 	var texts []string
 	for i := range 20 {
-		m.Prompts = append(m.Prompts, ManifestEntry{Workflow: "w", Node: strconv.Itoa(i), Path: fmt.Sprintf("w/%d.txt", i), Bytes: len(text)})
+		m.Prompts = append(m.Prompts, ManifestEntry{Unit: []Member{{Key: "workflow", Value: "w"}, {Key: "node", Value: strconv.Itoa(i)}}, Path: fmt.Sprintf("w/%d.txt", i), Bytes: len(text)})
 		texts = append(texts, text)
 	}
 	_, err := writeBuild(context.Background(), out, texts, m, crash)

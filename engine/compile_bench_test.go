@@ -152,11 +152,11 @@ func BenchmarkWriteFloor1000(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, u := range built {
-			d := filepath.Join(tmp, u.Unit.Entry.Workflow)
+			d := filepath.Join(tmp, u.Unit.Entry.Get("workflow"))
 			if err := os.Mkdir(d, 0o755); err != nil {
 				b.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(d, u.Unit.Entry.Node+".txt"), []byte(u.Result.Prompt.Text), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(d, u.Unit.Entry.Get("node")+".txt"), []byte(u.Result.Prompt.Text), 0o644); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -61,10 +62,10 @@ func TestCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []catalog.ManifestEntry{
-		{Workflow: "other.v2", Node: "m", TaskRef: "Gen v1.0", Path: "other.v2/m.txt", Hash: prompt.Hash(tree["other.v2/m.txt"]), Bytes: len(tree["other.v2/m.txt"])},
-		{Workflow: "wf.v1", Node: "n", TaskRef: "Gen v1.0", Path: "wf.v1/n.txt", Hash: prompt.Hash(tree["wf.v1/n.txt"]), Bytes: len(tree["wf.v1/n.txt"])},
+		{Unit: []catalog.Member{{Key: "workflow", Value: "other.v2"}, {Key: "node", Value: "m"}, {Key: "task_ref", Value: "Gen v1.0"}}, Path: "other.v2/m.txt", Hash: prompt.Hash(tree["other.v2/m.txt"]), Bytes: len(tree["other.v2/m.txt"])},
+		{Unit: []catalog.Member{{Key: "workflow", Value: "wf.v1"}, {Key: "node", Value: "n"}, {Key: "task_ref", Value: "Gen v1.0"}}, Path: "wf.v1/n.txt", Hash: prompt.Hash(tree["wf.v1/n.txt"]), Bytes: len(tree["wf.v1/n.txt"])},
 	}
-	if len(onDisk.Prompts) != 2 || onDisk.Prompts[0] != want[0] || onDisk.Prompts[1] != want[1] || len(m.Prompts) != 2 {
+	if len(onDisk.Prompts) != 2 || !reflect.DeepEqual(onDisk.Prompts, want) || len(m.Prompts) != 2 {
 		t.Errorf("manifest = %+v\nwant %+v", onDisk.Prompts, want)
 	}
 
@@ -180,7 +181,7 @@ func TestBuildOrder(t *testing.T) {
 	}
 	var got []string
 	for _, b := range built {
-		got = append(got, b.Unit.Entry.Workflow+"/"+b.Unit.Entry.Node)
+		got = append(got, b.Unit.Entry.Get("workflow")+"/"+b.Unit.Entry.Get("node"))
 	}
 	if strings.Join(got, " ") != "other.v2/m wf.v1/n" {
 		t.Errorf("order = %v", got)

@@ -56,7 +56,7 @@ func TestBuildSpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(built) != 2 || built[0].Unit.Entry.Spec != "s/a.json" || built[0].Unit.Out != "specs/a.txt" || built[1].Unit.Entry.Spec != "s/b.yaml" || built[1].Unit.Out != "specs/b.txt" {
+	if len(built) != 2 || built[0].Unit.Entry.Get("spec") != "s/a.json" || built[0].Unit.Out != "specs/a.txt" || built[1].Unit.Entry.Get("spec") != "s/b.yaml" || built[1].Unit.Out != "specs/b.txt" {
 		t.Fatalf("built %+v", built)
 	}
 	if !strings.Contains(built[1].Result.Prompt.Text, "- (3) Plan.") {

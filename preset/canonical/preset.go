@@ -195,7 +195,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 				return p.layout(ctx, sp, []byte(text), Config{Redactor: env.Redactor})
 			},
 			Out:   path.Join(SpecOut, name+".txt"),
-			Entry: catalog.ManifestEntry{Spec: sp},
+			Entry: catalog.ManifestEntry{Unit: []catalog.Member{{Key: "spec", Value: sp}}},
 			At:    preset.Location{Path: sp},
 		})
 	}

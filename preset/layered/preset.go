@@ -250,7 +250,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 				return l, nil
 			},
 			Out:     path.Join(fixtureOut, f.Name+".txt"),
-			Entry:   catalog.ManifestEntry{Spec: cfg, Fixture: f.Name},
+			Entry:   catalog.ManifestEntry{Unit: []catalog.Member{{Key: "spec", Value: cfg}, {Key: "fixture", Value: f.Name}}},
 			At:      at,
 			Subject: fmt.Sprintf("layered fixture %q", f.Name),
 		})

@@ -125,7 +125,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 					return p.Load(ctx, env, preset.Args{"workflow": id, "node": node})
 				},
 				Out:     path.Join(id, node+".txt"),
-				Entry:   catalog.ManifestEntry{Workflow: id, Node: node, TaskRef: n.TaskRef},
+				Entry:   catalog.ManifestEntry{Unit: []catalog.Member{{Key: "workflow", Value: id}, {Key: "node", Value: node}, {Key: "task_ref", Value: n.TaskRef}}},
 				At:      preset.Location{Path: wf.Path, Line: n.Line, Col: n.Col},
 				Subject: fmt.Sprintf("node %q", node),
 			})

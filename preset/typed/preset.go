@@ -352,7 +352,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 					return l, nil
 				},
 				Out:     path.Join(outDir, t.NS, t.Key, f.Name+".txt"),
-				Entry:   catalog.ManifestEntry{Spec: tp, Fixture: f.Name},
+				Entry:   catalog.ManifestEntry{Unit: []catalog.Member{{Key: "spec", Value: tp}, {Key: "fixture", Value: f.Name}}},
 				At:      preset.Location{Path: tp, Line: f.line, Col: f.col},
 				Subject: fmt.Sprintf("typed %s fixture %q", id, f.Name),
 			})
