@@ -67,6 +67,8 @@ type Tokenizer struct {
 	newlineJoins runeSet                  // characters some token holds right after a newline
 
 	pool *sync.Pool // scratch space of merges, shared by copies
+
+	slowWords bool // tests: splitModel leaves ASCII words to match too (see fastWords)
 }
 
 // normStep is one normalizer.
@@ -148,6 +150,8 @@ type sink struct {
 	n    int
 	keep bool
 	out  []int
+
+	pieces []string // tests: splitModel's pieces, if not nil
 }
 
 // add takes the ids of one piece.
@@ -328,40 +332,55 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, k *sink) 
 	tk.preTokenize(st, s, 0, section, k)
 }
 
+// fastWords says how a pattern matches an ASCII word, the commonest
+// piece of all, so that splitModel matches it before calling match: an
+// ASCII letter of class letter, or a space (or, if lead is not zero, an
+// ASCII character of none of lead's classes) before one, and the
+// characters of class want after it. The zero value matches nothing.
+type fastWords struct{ want, letter, lead uint16 }
+
+func fastWordsOf(p uint8) fastWords {
+	switch p {
+	case pLlama3, pQwen:
+		return fastWords{want: cL, letter: cL}
+	case pDeepSeek:
+		return fastWords{want: cL | cM, letter: cL}
+	case pTekken:
+		return fastWords{want: cLower, letter: cLower, lead: cNL | cN | cUpper | cLower}
+	}
+	return fastWords{}
+}
+
 // splitModel splits s with pattern p, whose matches start at every
 // character, and merges each piece: split and looked up in one loop, as
 // package tokenizer's encoder does.
 func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 	t := tk.classes
 	ascii := (*[utf8.RuneSelf]uint16)(t)
-	// The patterns whose first alternatives match an ASCII letter, or a
-	// space and an ASCII letter, and the letters after it (those of
-	// want): matched here, the commonest piece of all, before match is
-	// called.
-	var want uint16
-	switch p {
-	case pLlama3, pQwen:
-		want = cL
-	case pDeepSeek:
-		want = cL | cM
+	fw := fastWordsOf(p)
+	if tk.slowWords {
+		fw = fastWords{}
 	}
 	gap := 0
 	for i := 0; i < len(s); {
 		j := -1
-		if b := s[i]; want != 0 && b < utf8.RuneSelf {
+		if b := s[i]; fw.want != 0 && b < utf8.RuneSelf {
+			// An ASCII word (see fastWords), written out here: a call
+			// would cost a tenth of the time on English prose.
 			e := i + 1
-			if ascii[b]&cL == 0 {
+			if ascii[b]&fw.letter == 0 {
 				e = -1
-				if b == ' ' && i+1 < len(s) && s[i+1] < utf8.RuneSelf && ascii[s[i+1]]&cL != 0 {
+				if i+1 < len(s) && s[i+1] < utf8.RuneSelf && ascii[s[i+1]]&fw.letter != 0 &&
+					(fw.lead == 0 && b == ' ' || fw.lead != 0 && ascii[b]&fw.lead == 0) {
 					e = i + 2
 				}
 			}
 			if e > 0 {
-				for e < len(s) && s[e] < utf8.RuneSelf && ascii[s[e]]&cL != 0 {
+				for e < len(s) && s[e] < utf8.RuneSelf && ascii[s[e]]&fw.letter != 0 {
 					e++
 				}
 				if e < len(s) && s[e] >= utf8.RuneSelf {
-					e = runOf(t, s, e, want)
+					e = runOf(t, s, e, fw.want)
 				}
 				j = e
 			}
@@ -378,6 +397,9 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 			tk.model(st, s[gap:i], k, nil, false)
 		}
 		piece := s[i:j]
+		if k.pieces != nil {
+			k.pieces = append(k.pieces, piece)
+		}
 		i, gap = j, j
 		// A byte-level piece of one byte is that byte's token; a piece
 		// that is a token is that token when the token merges into

@@ -1,0 +1,49 @@
+package hf
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestFastWords checks that matching ASCII words in splitModel's own
+// loop (see fastWords) cuts the text where leaving every piece to the
+// pattern's matcher cuts it, and gives the same ids, on random text that
+// mixes ASCII with letters, marks, digits and spaces of other scripts,
+// for each pattern that has such words (with the model that uses it).
+func TestFastWords(t *testing.T) {
+	pieces := []string{"a", "Z", "q", "word", "Word", "WORD", " ", "  ", "'", "'s", "-", ".", "\n", "\r\n", "1", "42",
+		"é", "É", "ß", "ǅ", "ʰ", "\u0301", "\u0903", "क", "ि", "中", "я", "Я", "١", "\u00a0", "\u3000", "/", "_"}
+	n := 5000
+	if testing.Short() || raceEnabled {
+		n = 500
+	}
+	for _, c := range []struct {
+		model string
+		pat   uint8
+	}{{"llama3", pLlama3}, {"qwen3", pQwen}, {"deepseek_v3", pDeepSeek}, {"mistral_nemo", pTekken}} {
+		if lightRun() && c.model != "deepseek_v3" {
+			continue
+		}
+		tk := testTokenizer(t, c.model)
+		slow := *tk
+		slow.slowWords = true
+		st := &mergeState{}
+		rng := rand.New(rand.NewPCG(7, 8))
+		var b strings.Builder
+		for range n {
+			b.Reset()
+			for range 1 + rng.IntN(16) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			s := b.String()
+			fast, plain := sink{keep: true, pieces: []string{}}, sink{keep: true, pieces: []string{}}
+			tk.splitModel(st, s, c.pat, &fast)
+			slow.splitModel(st, s, c.pat, &plain)
+			if !slices.Equal(fast.pieces, plain.pieces) || !slices.Equal(fast.out, plain.out) {
+				t.Fatalf("%s: %q: pieces %q, ids %v; from the matcher alone %q, %v", c.model, s, fast.pieces, fast.out, plain.pieces, plain.out)
+			}
+		}
+	}
+}
