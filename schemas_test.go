@@ -54,6 +54,7 @@ func schemaFormats(t *testing.T) []schemaFile {
 		{"typed-template.schema.json", typed.JSONSchema(), glob(t, "examples/typed/*.yaml")},
 		{"layered.schema.json", layered.JSONSchema(), []string{"examples/layered/layered.yaml", "preset/layered/testdata/eval/catalog.yaml"}},
 		{"layered-context.schema.json", untrusted.JSONSchema(), []string{"examples/layered/context.yaml"}},
+		{"layered-memory.schema.json", untrusted.MemoryJSONSchema(), []string{"examples/layered/memories.jsonl"}},
 		{"typed-overrides.schema.json", typed.OverridesJSONSchema(), glob(t, "examples/typed/overrides/*.yaml")},
 		{"agent-executor.schema.json", agent.JSONSchema(agent.Executor), []string{"preset/agent/defaults/executor.yaml"}},
 		{"agent-planner.schema.json", agent.JSONSchema(agent.Planner), []string{"preset/agent/defaults/planner.yaml"}},
@@ -70,6 +71,15 @@ func checkExample(t *testing.T, s *output.Schema, name, ex string) {
 	data, err := os.ReadFile(ex)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.HasSuffix(ex, ".jsonl") {
+		// JSON Lines: the schema is a line's.
+		for n, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			for _, p := range s.Check([]byte(line)) {
+				t.Errorf("%s:%d is not valid under %s: %s", ex, n+1, name, p)
+			}
+		}
+		return
 	}
 	doc, err := yamldoc.ToJSON(ex, data)
 	if err != nil {

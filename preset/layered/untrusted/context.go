@@ -97,3 +97,10 @@ func ParseContext(path string, data []byte) (*Context, error) {
 func JSONSchema() []byte {
 	return contextSchema.JSONSchema("https://tessera.dev/schemas/layered-context.schema.json", "a layered context file")
 }
+
+// MemoryJSONSchema returns the JSON Schema of one line of a memories
+// file in JSON Lines (see ParseMemories), generated from the decoder
+// that reads it, so the two cannot drift.
+func MemoryJSONSchema() []byte {
+	return memorySchema.JSONSchema("https://tessera.dev/schemas/layered-memory.schema.json", "one line of a layered memories file (JSON Lines)")
+}

@@ -13,6 +13,7 @@ func TestZeroValues(t *testing.T) {
 	presettest.CheckZeroValues(t, ".", map[string]any{
 		"Entry.Instruction": untrusted.Entry.Instruction,
 		"JSONSchema":        untrusted.JSONSchema,
+		"MemoryJSONSchema":  untrusted.MemoryJSONSchema,
 		"ParseContext":      untrusted.ParseContext,
 		"ParseMemories":     untrusted.ParseMemories,
 	})
