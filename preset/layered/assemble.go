@@ -302,7 +302,7 @@ type weights struct {
 
 // defaultWeights are the weights selection uses.
 func defaultWeights() weights {
-	return weights{concept: 1.3, minor: 0.2, otherMode: 0.8, relative: 0.6, cover: 0.3}
+	return weights{concept: 1.3, minor: 0.2, otherMode: 0.6, relative: 0.6, cover: 0.3}
 }
 
 // uncovered returns the concepts not in covered.

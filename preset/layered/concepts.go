@@ -378,11 +378,25 @@ var conjunction = regexp.MustCompile(`(?i)(\s)(and|then|e|y|et|puis|und|dann|и|
 // (".csv", ".sql"), stays.
 var folder = regexp.MustCompile(`[\p{L}\p{N}_.-]+/`)
 
+// inPackage finds a package named as the place of the work ("in the
+// billing package", "en el paquete de facturación", "im Paket export",
+// "в пакете orders", "по новому пакету"): the code's package, not a
+// dependency to manage.
+var inPackage = regexp.MustCompile(`(?i)(^|[^\p{L}])(in|im|inside|en|no|na|dans|в|во|по)(\s+[\p{L}\p{N}_.-]+)?\s+(packages?|paquetes?|pacotes?|paket|pakets|paquets?|пакет\p{L}*)([^\p{L}\p{N}._-]|[._-]\s|[._-]?$)`)
+
+// before finds a clause that says what comes after the task ("before I
+// commit", "avant que je fasse le commit", "bevor ich merge", "перед
+// коммитом"), up to five words and the next mark: it is when, not what.
+var before = regexp.MustCompile(`(?i)(^|[^\p{L}])(before|avant|antes|bevor|перед)(\s+[^\s,.;:?!—–()]+){1,5}`)
+
 // ofTask returns the concepts a task names, leaving out those that only
-// a purpose phrase, a quoted text or the folders of a path name.
+// a purpose phrase, a clause of what comes after, a quoted text, the
+// folders of a path or a package named as a place name.
 func (c *Concepts) ofTask(task string) []string {
 	task = conjunction.ReplaceAllString(task, "$1,$2$3")
+	task = before.ReplaceAllString(task, "$1 ")
 	task = quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " ")
+	task = inPackage.ReplaceAllString(task, "$1$2$3 $5")
 	return c.of(folder.ReplaceAllString(task, " "), true)
 }
 
@@ -391,9 +405,17 @@ func (c *Concepts) ofTask(task string) []string {
 // names ("commit the changes", "open a PR with my changes") are what the
 // commit or the pull request records, not a diff to show. A task to
 // review or plan keeps it: "review the last commit" asks for its diff.
+//
+// The other way round, a pull request a review task names, and not its
+// pipeline, is reviewed through its diff: "schau dir den Merge Request
+// an" wants the diff, not a tool that opens one.
 func recorded(concepts []string, mode string) []string {
-	if mode != "act" || !slices.Contains(concepts, "diff") || !slices.Contains(concepts, "commit") && !slices.Contains(concepts, "pullrequest") {
-		return concepts
+	has := func(x string) bool { return slices.Contains(concepts, x) }
+	switch {
+	case mode == "act" && has("diff") && (has("commit") || has("pullrequest")):
+		return slices.DeleteFunc(slices.Clone(concepts), func(x string) bool { return x == "diff" })
+	case mode == "review" && has("pullrequest") && !has("diff") && !has("ci"):
+		return append(slices.Clone(concepts), "diff")
 	}
-	return slices.DeleteFunc(slices.Clone(concepts), func(x string) bool { return x == "diff" })
+	return concepts
 }

@@ -121,6 +121,16 @@ func TestSelectionWords(t *testing.T) {
 		{"compara main con la rama del refactor y dime si algo cambia el comportamiento", "review", []string{"git_diff"}, []string{"git_branch"}},
 		{"Wie viele Bestellungen hatten wir letzte Woche pro Tag?", "plan", []string{"query_database"}, nil},
 		{"gofmt evrything under internal/ and then run vet", "act", []string{"format_code", "run_linter"}, []string{"run_shell"}},
+		// A package named as the place of the work is not a dependency.
+		{"Arregla las pruebas que fallan en el paquete de facturación", "act", []string{"run_tests", "edit_file"}, []string{"manage_dependencies"}},
+		{"Die Linter-Warnungen im Paket export beheben", "act", []string{"run_linter", "edit_file"}, []string{"manage_dependencies"}},
+		{"обнови зависимости в package.json до последних минорных версий", "act", []string{"manage_dependencies"}, nil},
+		// What comes after the task is not asked for.
+		{"Почини падающий тест в пакете orders и прогони линтер перед коммитом", "act", []string{"run_tests", "edit_file", "run_linter"}, []string{"git_commit", "manage_dependencies"}},
+		// A pull request under review is its diff.
+		{"Schau dir bitte den PR zum Login nochmal an, bevor ich merge", "review", []string{"git_diff"}, []string{"open_pull_request"}},
+		// A tool of another mode needs a plainer reason.
+		{"Сколько записей в таблице payments с NULL в поле currency? Нужно оценить объём будущей миграции.", "plan", []string{"query_database"}, []string{"migrate_database"}},
 		// The folders of a path and a branch name's prefix say where.
 		{"Who changed the retry logic in http/client.go last, and why?", "plan", []string{"git_log"}, []string{"http_get"}},
 		{"新建一个分支 fix/order-timeout，然后把现在的修改提交上去", "act", []string{"git_branch", "git_commit"}, []string{"edit_file", "list_dir"}},
