@@ -69,9 +69,9 @@ func TestStartupMoves(t *testing.T) {
 	f.repo.SetRef(ref.String(), f.c[0])
 	// What a store from before label refs has: the move, recorded.
 	f.store.AddLabelMove(t.Context(), serve.LabelMove{Prompt: pgc, Label: "production", ToVersion: 1, ToCommit: f.c[0].String(), Actor: member})
-	startTwo := func() {
+	start := func(n int) {
 		var wg sync.WaitGroup
-		for range 2 {
+		for range n {
 			wg.Go(func() {
 				srv, err := serve.New(t.Context(), serve.Config{Root: f.repo.Dir + "/catalog", Store: f.store, PollInterval: -1})
 				if err != nil {
@@ -83,12 +83,12 @@ func TestStartupMoves(t *testing.T) {
 		}
 		wg.Wait()
 	}
-	startTwo()
+	start(1)
 	if h := f.history(); len(h) != 1 {
 		t.Fatalf("history after a start with a move recorded: %v", h)
 	}
 	f.repo.SetRef(ref.String(), f.c[2])
-	startTwo()
+	start(2)
 	h := f.history()
 	if len(h) != 2 || h[0]["actor"] != serve.OutsideActor || !strings.Contains(h[0]["reason"].(string), "found at start-up") || h[0]["fromVersion"] != 1.0 || h[0]["toVersion"] != 3.0 {
 		t.Fatalf("history after a move with git while no server ran: %v", h)

@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5"
+
 	"github.com/tessera-dev/tessera/serve"
 	"github.com/tessera-dev/tessera/serve/gittest"
+	"github.com/tessera-dev/tessera/serve/registry"
 )
 
 // replicas starts two servers, each on a clone of its own of one bare
@@ -108,10 +111,24 @@ func TestReplicasSeeMoves(t *testing.T) {
 // TestReplicasRace sends two PATCHes at once, one to each replica, moving
 // one label to two versions from the same state: exactly one wins, the
 // other answers 409 and moves nothing, the history has the winner's move
-// alone, and both replicas then serve the winner's version.
+// alone, and both replicas then serve the winner's version. Between
+// rounds the label is removed with git on the remote and both replicas
+// read it again, so that each round starts from one state.
 func TestReplicasRace(t *testing.T) {
+	a, b, bare := replicas(t, -1) // no polling: both move from what they last read
+	remote, err := git.PlainOpen(bare)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for round := range 3 {
-		a, b, _ := replicas(t, -1) // no polling: both move from what they read at start
+		if round > 0 {
+			if err := remote.Storer.RemoveReference(registry.PromptRef(pgc, "production")); err != nil {
+				t.Fatal(err)
+			}
+			a.refresh()
+			b.refresh()
+		}
+		before := len(a.history())
 		type answer struct {
 			code int
 			body string
@@ -147,8 +164,8 @@ func TestReplicasRace(t *testing.T) {
 		}
 		want := won[0] + 1
 		h := a.history()
-		if len(h) != 1 || h[0]["toVersion"] != float64(want) || h[0]["reason"] != "replica "+itoa(won[0]) {
-			t.Errorf("round %d: history %v, want one move to version %d", round, h, want)
+		if len(h) != before+1 || h[0]["toVersion"] != float64(want) || h[0]["reason"] != "replica "+itoa(won[0]) {
+			t.Errorf("round %d: history %v, want one move more, to version %d", round, h, want)
 		}
 		// The loser read the remote again when it lost: it serves the
 		// winner's move at once; the winner does too.
