@@ -114,7 +114,8 @@ type refIDs struct {
 }
 
 // TestReferenceIDs checks that every text of the corpus encodes to the
-// very ids the JavaScript reference gave, for every model.
+// very ids the JavaScript reference gave, and counts as many, for every
+// model.
 func TestReferenceIDs(t *testing.T) {
 	texts := corpus(t)
 	for _, m := range refModels {
@@ -136,6 +137,9 @@ func TestReferenceIDs(t *testing.T) {
 				got := tk.Encode(c.Text)
 				want := ref.IDs[i]
 				total += len(want)
+				if n := tk.Count(c.Text); n != len(want) {
+					t.Errorf("%s: Count = %d, want %d", c.Name, n, len(want))
+				}
 				if equalInts(got, want) {
 					matched += len(want)
 					continue
