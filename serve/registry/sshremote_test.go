@@ -192,15 +192,15 @@ func TestSSHRemote(t *testing.T) {
 	srv := gitSSH(t, bare)
 	u := fmt.Sprintf("ssh://git@%s%s", srv.addr, bare)
 	ctx := t.Context()
-	open := func(o registry.SSHOptions) (*registry.Registry, error) {
-		return registry.Open(ctx, registry.Options{Root: gittest.Clone(t, bare).Dir + "/catalog", Remote: u, SSH: o, Engine: &engine.Engine{Registry: presets.Default()}})
+	open := func(dir string, o registry.SSHOptions) (*registry.Registry, error) {
+		return registry.Open(ctx, registry.Options{Root: dir + "/catalog", Remote: u, SSH: o, Engine: &engine.Engine{Registry: presets.Default()}})
 	}
 	keys := registry.SSHOptions{KeyFile: srv.userKey, KnownHosts: []string{srv.knownHost}}
-	ra, err := open(keys)
+	ra, err := open(gittest.Clone(t, bare).Dir, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := open(keys)
+	rb, err := open(gittest.Clone(t, bare).Dir, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,11 +235,13 @@ func TestSSHRemote(t *testing.T) {
 	if res, err := rb.ByLabel(ctx, sb, pgc, "production"); err != nil || res.Version != 2 {
 		t.Errorf("b's production after a poll: %+v, %v", res, err)
 	}
+	// The registries refused read nothing: they share a clone.
+	spare := gittest.Clone(t, bare).Dir
 	// Another host key in known_hosts: refused.
 	other, _ := newKey(t)
 	wrong := filepath.Join(t.TempDir(), "known_hosts")
 	os.WriteFile(wrong, []byte(knownhosts.Line([]string{srv.addr}, other.PublicKey())+"\n"), 0o600)
-	r, err := open(registry.SSHOptions{KeyFile: srv.userKey, KnownHosts: []string{wrong}})
+	r, err := open(spare, registry.SSHOptions{KeyFile: srv.userKey, KnownHosts: []string{wrong}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,17 +254,17 @@ func TestSSHRemote(t *testing.T) {
 	_, otherPEM := newKey(t)
 	otherKey := filepath.Join(t.TempDir(), "id_other")
 	os.WriteFile(otherKey, otherPEM, 0o600)
-	if r, err = open(registry.SSHOptions{KeyFile: otherKey, KnownHosts: []string{srv.knownHost}}); err != nil {
+	if r, err = open(spare, registry.SSHOptions{KeyFile: otherKey, KnownHosts: []string{srv.knownHost}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Refresh(ctx); err == nil {
 		t.Error("a user key the server does not take was let in")
 	}
 	// No key file, no known_hosts: said at Open, with what to give.
-	if _, err := open(registry.SSHOptions{KeyFile: filepath.Join(t.TempDir(), "missing"), KnownHosts: []string{srv.knownHost}}); err == nil || !strings.Contains(err.Error(), "private key file") {
+	if _, err := open(spare, registry.SSHOptions{KeyFile: filepath.Join(t.TempDir(), "missing"), KnownHosts: []string{srv.knownHost}}); err == nil || !strings.Contains(err.Error(), "private key file") {
 		t.Errorf("a missing key file: %v", err)
 	}
-	if _, err := open(registry.SSHOptions{KeyFile: srv.userKey, KnownHosts: []string{filepath.Join(t.TempDir(), "missing")}}); err == nil || !strings.Contains(err.Error(), "known_hosts") {
+	if _, err := open(spare, registry.SSHOptions{KeyFile: srv.userKey, KnownHosts: []string{filepath.Join(t.TempDir(), "missing")}}); err == nil || !strings.Contains(err.Error(), "known_hosts") {
 		t.Errorf("a missing known_hosts: %v", err)
 	}
 }
