@@ -50,6 +50,7 @@ type schemaFile struct {
 func schemaFormats(t *testing.T) []schemaFile {
 	return []schemaFile{
 		{"tessera.schema.json", catalog.JSONSchema(presets.Default().Sections()...), []string{"examples/tessera.yaml"}},
+		{"workflow.schema.json", catalog.WorkflowJSONSchema(), glob(t, "examples/seed/workflows/*.json")},
 		{"canonical-spec.schema.json", canonical.JSONSchema(), glob(t, "examples/canonical/*.yaml")},
 		{"typed-template.schema.json", typed.JSONSchema(), glob(t, "examples/typed/*.yaml")},
 		{"layered.schema.json", layered.JSONSchema(), []string{"examples/layered/layered.yaml", "preset/layered/testdata/eval/catalog.yaml"}},

@@ -335,3 +335,49 @@ func (c *lineCounter) at(off int64) (line, col int) {
 	c.off = off
 	return 1 + c.line, int(off-c.start) + 1
 }
+
+// WorkflowJSONSchema returns the JSON Schema (draft 2020-12) of a
+// workflow file, made from what ParseWorkflow checks: an object with a
+// "nodes" array; each node an object with a node_id (the pattern
+// ParseWorkflow holds it to), a type and a non-empty task_ref when
+// given, and includes mapping token names to path strings; any other
+// member is accepted, as ParseWorkflow accepts it. What a schema cannot
+// say (node ids unique within the file, include paths inside the root)
+// is checked when the file is read. FuzzWorkflowSchema checks that a
+// file ParseWorkflow accepts is valid under it.
+func WorkflowJSONSchema() []byte {
+	str := func(extra ...any) map[string]any {
+		m := map[string]any{"type": []string{"string", "null"}}
+		for i := 0; i+1 < len(extra); i += 2 {
+			m[extra[i].(string)] = extra[i+1]
+		}
+		return m
+	}
+	node := map[string]any{
+		"type":        "object",
+		"description": "a node; members other than these are kept for the orchestrator and ignored",
+		"required":    []string{"node_id"},
+		"properties": map[string]any{
+			"node_id":  map[string]any{"type": "string", "pattern": nodeIDPattern.String(), "description": "unique within the workflow; it becomes a file name when compiled"},
+			"type":     str("description", "the node's type"),
+			"task_ref": str("minLength", 1, "description", "a template in the tasks directory, by its name without extension; absent for a node that assembles no prompt"),
+			"includes": map[string]any{
+				"type":                 []string{"object", "null"},
+				"description":          "token names mapped to file paths relative to the catalog root",
+				"propertyNames":        map[string]any{"pattern": "^[A-Z][A-Z0-9_]*$"},
+				"additionalProperties": map[string]any{"type": "string"},
+			},
+		},
+	}
+	s := map[string]any{
+		"$schema":     "https://json-schema.org/draft/2020-12/schema",
+		"$id":         "https://tessera.dev/schemas/workflow.schema.json",
+		"title":       "a workflow file",
+		"type":        "object",
+		"required":    []string{"nodes"},
+		"description": "a workflow: its nodes in order; members other than nodes are ignored",
+		"properties":  map[string]any{"nodes": map[string]any{"type": "array", "items": node}},
+	}
+	out, _ := json.MarshalIndent(s, "", "  ") // maps, slices, strings and ints always marshal
+	return append(out, '\n')
+}
