@@ -49,6 +49,9 @@ var (
 	// canonical decompositions. In the other blocks every character is
 	// inert (TestNFCSupplementary checks each against the norm package).
 	nfcSupplCheck []uint64
+	// nfcInertBlock has bit b set if every character from 64*b to
+	// 64*b+63 is inert (see inertSkip).
+	nfcInertBlock []uint64
 )
 
 // nfcDecomposing are the ranges of characters above the Basic
@@ -121,6 +124,14 @@ func table() []uint16 {
 				checkBlock(c)
 			}
 			checkBlock(rg[1])
+		}
+		nfcInertBlock = make([]uint64, (utf8.MaxRune+1)/64/64)
+		for b := range rune((utf8.MaxRune + 1) / 64) {
+			all := b < bmp/64 && nfcInert[b] == ^uint64(0) ||
+				b >= bmp/64 && nfcSupplCheck[(b-bmp/64)/64]&(1<<((b-bmp/64)%64)) == 0
+			if all {
+				nfcInertBlock[b/64] |= 1 << (b % 64)
+			}
 		}
 		blocks := map[[256]uint16]uint32{}
 		for lo := tableLimit; lo <= utf8.MaxRune; lo += 256 {
@@ -252,6 +263,40 @@ func runOf(t []uint16, s string, i int, want uint16) int {
 	return i
 }
 
+// inertSkip returns the width of the character at i of s (s[i] >= 0x80)
+// if it is valid UTF-8 and every character of its block of 64 code
+// points is inert, read from its first bytes without decoding it; else
+// 0.
+func inertSkip(s string, i int) int {
+	b0 := s[i]
+	var blk, w int
+	switch {
+	case b0 >= 0xC2 && b0 < 0xE0:
+		if i+1 >= len(s) || s[i+1]&0xC0 != 0x80 {
+			return 0
+		}
+		blk, w = int(b0&0x1F), 2
+	case b0 >= 0xE0 && b0 < 0xF0:
+		if i+2 >= len(s) || s[i+1]&0xC0 != 0x80 || s[i+2]&0xC0 != 0x80 ||
+			b0 == 0xE0 && s[i+1] < 0xA0 || b0 == 0xED && s[i+1] >= 0xA0 { // overlong, surrogate
+			return 0
+		}
+		blk, w = int(b0&0x0F)<<6|int(s[i+1]&0x3F), 3
+	case b0 >= 0xF0 && b0 < 0xF5:
+		if i+3 >= len(s) || s[i+1]&0xC0 != 0x80 || s[i+2]&0xC0 != 0x80 || s[i+3]&0xC0 != 0x80 ||
+			b0 == 0xF0 && s[i+1] < 0x90 || b0 == 0xF4 && s[i+1] >= 0x90 { // overlong, above U+10FFFF
+			return 0
+		}
+		blk, w = int(b0&0x07)<<12|int(s[i+1]&0x3F)<<6|int(s[i+2]&0x3F), 4
+	default:
+		return 0
+	}
+	if nfcInertBlock[blk/64]&(1<<(blk%64)) == 0 {
+		return 0
+	}
+	return w
+}
+
 // isInert reports whether r, a character of two bytes or more, is
 // inert (see nfcInert), or may not be (above the Basic Multilingual
 // Plane, in a block nfcSupplCheck marks).
@@ -330,6 +375,11 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 		if b < utf8.RuneSelf {
 			seg = i
 			i++
+			continue
+		}
+		if w := inertSkip(s, i); w > 0 {
+			seg = i
+			i += w
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])

@@ -154,3 +154,33 @@ func TestNFCSupplementary(t *testing.T) {
 		t.Errorf("only %d characters above U+FFFF pass as inert", passed)
 	}
 }
+
+// TestInertSkip checks that inertSkip passes over a character only if
+// it is inert, and then over all its bytes, for every character, and
+// over no invalid sequence.
+func TestInertSkip(t *testing.T) {
+	table()
+	skipped := 0
+	for r := rune(0x80); r <= utf8.MaxRune; r++ {
+		if r >= 0xD800 && r < 0xE000 {
+			continue
+		}
+		s := string(r)
+		w := inertSkip(s, 0)
+		if w == 0 {
+			continue
+		}
+		skipped++
+		if w != len(s) || !isInert(r) {
+			t.Fatalf("U+%04X: inertSkip passes over %d bytes, isInert %v", r, w, isInert(r))
+		}
+	}
+	if skipped < 900_000 {
+		t.Errorf("inertSkip passes over only %d characters", skipped)
+	}
+	for _, s := range []string{"\xc2", "\xe0\x80\x80", "\xed\xa0\x80", "\xf0\x80\x80\x80", "\xf4\x90\x80\x80", "\xe4\xb8", "\xd0A", "\xf5\x80\x80\x80"} {
+		if w := inertSkip(s, 0); w != 0 {
+			t.Errorf("%q: inertSkip passes over %d bytes of an invalid sequence", s, w)
+		}
+	}
+}
