@@ -232,37 +232,46 @@ func (c *Concepts) Of(text string) []string {
 	return c.of(text, false)
 }
 
-// of is Of, with misspelt words looked for when slips is set: in a
-// task, which people type in a hurry, not in a catalog's descriptions.
-func (c *Concepts) of(text string, slips bool) []string {
+// of is Of, read as a task's words when task is set: misspelt words are
+// looked for, since people type tasks in a hurry, and a word of running
+// followed by what is run names what is run (see ranObject); neither in
+// a catalog's descriptions.
+func (c *Concepts) of(text string, task bool) []string {
 	if c == nil {
 		return nil
 	}
 	found := map[string]bool{}
 	words := embed.Words(apartScripts(text))
-	if slips {
+	if task {
 		c.correct(words)
 	}
 	taken := make([]bool, len(words))
+	at := make([][]string, len(words)) // the concepts each word names
 	for _, r := range c.runs {
 		for i := 0; i+len(r.words) <= len(words); i++ {
 			if slices.Equal(words[i:i+len(r.words)], r.words) {
-				found[r.concept] = true
 				for j := i; j < i+len(r.words); j++ {
 					taken[j] = true
+					if !slices.Contains(at[j], r.concept) {
+						at[j] = append(at[j], r.concept)
+					}
 				}
 			}
 		}
 	}
 	for _, t := range c.words {
-		if found[t.concept] {
-			continue
-		}
 		for i, w := range words {
-			if !taken[i] && (w == t.term || !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term)) {
-				found[t.concept] = true
-				break
+			if !taken[i] && !slices.Contains(at[i], t.concept) && (w == t.term || !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term)) {
+				at[i] = append(at[i], t.concept)
 			}
+		}
+	}
+	for i, cs := range at {
+		for _, x := range cs {
+			if task && x == runConcept && ranObject(at, i) {
+				continue
+			}
+			found[x] = true
 		}
 	}
 	if hasIdeograph(text) {
@@ -295,6 +304,23 @@ func (c *Concepts) of(text string, slips bool) []string {
 		}
 	}
 	return out
+}
+
+// runConcept is the concept of running something.
+const runConcept = "run"
+
+// ranObject reports whether one of the three words after words[i] names
+// a concept other than running: in "run prettier", "lance le linter" or
+// "führ docker compose aus", what is run is that concept's, and the
+// tool for it runs it; "run" alone, as in "run ./scripts/regen.sh",
+// asks for a tool that runs commands.
+func ranObject(at [][]string, i int) bool {
+	for j := i + 1; j < len(at) && j <= i+3; j++ {
+		if slices.ContainsFunc(at[j], func(x string) bool { return x != runConcept }) {
+			return true
+		}
+	}
+	return false
 }
 
 // share is how much of the task's concepts (all) a capability names:

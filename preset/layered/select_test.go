@@ -121,6 +121,9 @@ func TestSelectionWords(t *testing.T) {
 		{"compara main con la rama del refactor y dime si algo cambia el comportamiento", "review", []string{"git_diff"}, []string{"git_branch"}},
 		{"Wie viele Bestellungen hatten wir letzte Woche pro Tag?", "plan", []string{"query_database"}, nil},
 		{"gofmt evrything under internal/ and then run vet", "act", []string{"format_code", "run_linter"}, []string{"run_shell"}},
+		// What is run names the tool that runs it.
+		{"Lance prettier sur src/ puis commite le résultat", "act", []string{"format_code", "git_commit"}, []string{"run_shell"}},
+		{"protos are stale again, run ./scripts/regen_protos.sh and commit whatever it spits out", "act", []string{"run_shell", "git_commit"}, nil},
 		// A package named as the place of the work is not a dependency.
 		{"Arregla las pruebas que fallan en el paquete de facturación", "act", []string{"run_tests", "edit_file"}, []string{"manage_dependencies"}},
 		{"Die Linter-Warnungen im Paket export beheben", "act", []string{"run_linter", "edit_file"}, []string{"manage_dependencies"}},
@@ -245,6 +248,23 @@ func TestConcepts(t *testing.T) {
 		if got := c.ofTask(task); slices.Contains(got, not) || !slices.Contains(got, "branch") {
 			t.Errorf("%q: concepts %v, want branch and no %s (a purpose phrase names why, not what)", task, got, not)
 		}
+	}
+	ran, err := parseConcepts([]byte("format: [prettier]\nrun: [run, lance]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for task, want := range map[string][]string{
+		"run prettier on src/":          {"format"},
+		"lance prettier":                {"format"},
+		"run ./scripts/regen.sh":        {"run"},
+		"run it and see, then prettier": {"format", "run"},
+	} {
+		if got := ran.ofTask(task); !slices.Equal(got, want) {
+			t.Errorf("%q: concepts %v, want %v", task, got, want)
+		}
+	}
+	if got := ran.Of("run prettier"); !slices.Equal(got, []string{"format", "run"}) {
+		t.Errorf("a description's words: concepts %v, want format and run", got)
 	}
 	cjk, err := parseConcepts([]byte("edit: [修改]\ncommit: [提交上去, 修改提交]\n"), nil)
 	if err != nil {
