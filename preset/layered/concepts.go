@@ -418,13 +418,29 @@ var before = regexp.MustCompile(`(?i)(^|[^\p{L}])(before|avant|antes|bevor|пе�
 // ofTask returns the concepts a task names, leaving out those that only
 // a purpose phrase, a clause of what comes after, a quoted text, the
 // folders of a path or a package named as a place name.
+//
+// A web address ("https://...", "go.dev", "docs.example.jp/api") names
+// the concept of the web, httpConcept, whatever its words.
 func (c *Concepts) ofTask(task string) []string {
+	web := webAddress.MatchString(task)
 	task = conjunction.ReplaceAllString(task, "$1,$2$3")
 	task = before.ReplaceAllString(task, "$1 ")
 	task = quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " ")
 	task = inPackage.ReplaceAllString(task, "$1$2$3 $5")
-	return c.of(folder.ReplaceAllString(task, " "), true)
+	out := c.of(folder.ReplaceAllString(task, " "), true)
+	if web && c != nil && slices.Contains(c.names, httpConcept) && !slices.Contains(out, httpConcept) {
+		out = append(out, httpConcept)
+		slices.SortStableFunc(out, func(a, b string) int { return slices.Index(c.names, a) - slices.Index(c.names, b) })
+	}
+	return out
 }
+
+// httpConcept is the concept of the web.
+const httpConcept = "http"
+
+// webAddress finds a URL, or a host name under a common top-level
+// domain; a file name ("package.json", "config.go") is not one.
+var webAddress = regexp.MustCompile(`(?i)\bhttps?://|(^|[\s(<])(www\.)?[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.(com|org|net|io|dev|app|cloud|ai|co|ru|jp|cn|de|fr|es|br|pt|uk|eu)(/[^\s]*)?([\s)>,;:!?]|\.?$)`)
 
 // recorded leaves the diff concept out of an act task's concepts when the
 // task also names a commit or a pull request: the changes such a task

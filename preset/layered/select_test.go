@@ -121,6 +121,8 @@ func TestSelectionWords(t *testing.T) {
 		{"compara main con la rama del refactor y dime si algo cambia el comportamiento", "review", []string{"git_diff"}, []string{"git_branch"}},
 		{"Wie viele Bestellungen hatten wir letzte Woche pro Tag?", "plan", []string{"query_database"}, nil},
 		{"gofmt evrything under internal/ and then run vet", "act", []string{"format_code", "run_linter"}, []string{"run_shell"}},
+		// A web address names the web.
+		{"Lies die Release Notes von Go 1.24 auf go.dev und sag mir, was davon für unser Upgrade relevant ist", "plan", []string{"http_get"}, []string{"manage_dependencies"}},
 		// What is run names the tool that runs it.
 		{"Lance prettier sur src/ puis commite le résultat", "act", []string{"format_code", "git_commit"}, []string{"run_shell"}},
 		{"protos are stale again, run ./scripts/regen_protos.sh and commit whatever it spits out", "act", []string{"run_shell", "git_commit"}, nil},
@@ -265,6 +267,14 @@ func TestConcepts(t *testing.T) {
 	}
 	if got := ran.Of("run prettier"); !slices.Equal(got, []string{"format", "run"}) {
 		t.Errorf("a description's words: concepts %v, want format and run", got)
+	}
+	for text, want := range map[string]bool{
+		"see https://example.com/x": true, "read it on go.dev": true, "docs.example.jp/api/v3 のドキュメント": true,
+		"look at package.json": false, "config.go and main.rs": false, "v1.2.3": false,
+	} {
+		if got := webAddress.MatchString(text); got != want {
+			t.Errorf("%q: a web address %v, want %v", text, got, want)
+		}
 	}
 	cjk, err := parseConcepts([]byte("edit: [修改]\ncommit: [提交上去, 修改提交]\n"), nil)
 	if err != nil {
