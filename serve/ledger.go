@@ -140,8 +140,8 @@ func labelDiffs(st *registry.State, rows map[string]LabelRef) []string {
 // API by a server that stopped before it recorded them (pending moves,
 // recorded as their key made them). A pending move older than the
 // timeout that this pass did not record was not made (or was recorded
-// already, as a move with git), and is dropped. Of servers sharing the store, one records each move: each ref
-// advances by compare-and-swap.
+// already, as a move with git), and is dropped. Of servers sharing the
+// store, one records each move: each ref advances by compare-and-swap.
 func (s *Server) reconcile(ctx context.Context, st *registry.State) {
 	rows, err := s.ledger.LabelRefs(ctx)
 	if err != nil {
@@ -277,9 +277,12 @@ func (s *Server) complete(ctx context.Context, st *registry.State, pend []Pendin
 			left = true
 			continue
 		}
-		if _, err := s.advance(ctx, st, p.Ref, row, p.New, p, outsideReason); err != nil {
+		ok, err := s.advance(ctx, st, p.Ref, row, p.New, p, outsideReason)
+		if err != nil {
 			s.log.Error("recording a label move", "ref", p.Ref, "err", err)
-			left = true
+		}
+		if !ok {
+			left = true // another server recorded the ref first: it may not have been this move
 		}
 	}
 	if left {
