@@ -62,7 +62,22 @@ func schemaFormats(t *testing.T) []schemaFile {
 		{"agent-replanner.schema.json", agent.JSONSchema(agent.Replanner), []string{"preset/agent/defaults/replanner.yaml"}},
 		{"agent-extractor.schema.json", agent.JSONSchema(agent.Extractor), []string{"preset/agent/defaults/extractor.yaml"}},
 		{"agent-verifier.schema.json", agent.JSONSchema(agent.Verifier), []string{"preset/agent/defaults/verifier.yaml"}},
+		agentInput(t, agent.Executor, "subtask", "examples/agent/subtask.yaml"),
+		agentInput(t, agent.Executor, "memory", "examples/agent/memory.json"),
+		agentInput(t, agent.Executor, "tools", "examples/agent/tools.json"),
+		agentInput(t, agent.Extractor, "tool-calls", "examples/agent/tool-calls.json"),
+		agentInput(t, agent.Replanner, "discoveries", "examples/agent/discoveries.json", "examples/agent/errors.json"),
 	}
+}
+
+// agentInput is the schema of the file role r reads for input.
+func agentInput(t *testing.T, r agent.Role, input string, examples ...string) schemaFile {
+	t.Helper()
+	s, file := r.InputJSONSchema(input)
+	if s == nil {
+		t.Fatalf("the %s reads no --%s file with a schema", r, input)
+	}
+	return schemaFile{file, s, examples}
 }
 
 // checkExample reports each way the YAML file ex is not valid under s,

@@ -41,6 +41,7 @@ func TestZeroValues(t *testing.T) {
 		"Preset.Name":           (*agent.Preset).Name,
 		"Preset.Rebuild":        (*agent.Preset).Rebuild,
 		"Preset.Units":          (*agent.Preset).Units,
+		"Role.InputJSONSchema":  agent.Role.InputJSONSchema,
 		"Role.Verb":             agent.Role.Verb,
 		"RoleInputs":            agent.RoleInputs,
 		"Roles":                 agent.Roles,
