@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tessera-dev/tessera/serve"
@@ -42,4 +44,43 @@ func BenchmarkServeFetchSQLite(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}
+
+// BenchmarkServeRefreshSQLite is one refresh that finds nothing new (a
+// poll, through POST /api/tessera/v1/refresh) with ten labels set and the
+// label refs recorded in the SQLite audit database: the refs read again,
+// and the recorded label refs and pending moves read to compare with
+// them.
+func BenchmarkServeRefreshSQLite(b *testing.B) {
+	repo := gittest.New(b)
+	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
+	repo.Commit("add the catalog")
+	st, closeStore, err := openStore(b.Context(), "sqlite:"+filepath.Join(b.TempDir(), "serve.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeStore()
+	const secret = "sk-bench-0123456789abcdef"
+	srv, err := serve.New(b.Context(), serve.Config{Root: filepath.Join(repo.Dir, "catalog"), PollInterval: -1, Store: st, AdminPublicKey: "pk-bench", AdminSecretKey: secret})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	h := srv.Handler()
+	do := func(method, path, body string) {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.SetBasicAuth("pk-bench", secret)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 {
+			b.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
+		}
+	}
+	for i := range 10 {
+		do("PATCH", "/api/public/v2/prompts/pm_discovery.v1%2Fpgc/versions/1", fmt.Sprintf(`{"newLabels":["l%d"]}`, i))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		do("POST", "/api/tessera/v1/refresh", "")
+	}
 }
