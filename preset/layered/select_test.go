@@ -121,6 +121,8 @@ func TestSelectionWords(t *testing.T) {
 		{"compara main con la rama del refactor y dime si algo cambia el comportamiento", "review", []string{"git_diff"}, []string{"git_branch"}},
 		{"Wie viele Bestellungen hatten wir letzte Woche pro Tag?", "plan", []string{"query_database"}, nil},
 		{"gofmt evrything under internal/ and then run vet", "act", []string{"format_code", "run_linter"}, []string{"run_shell"}},
+		// "ou" is French and Portuguese "or", not "où"; a red pipeline is CI.
+		{"Le job e2e de la PR 57 est rouge après trois relances : test instable ou vraie régression ?", "review", []string{"ci_status"}, []string{"search_code", "git_diff"}},
 		// A web address names the web.
 		{"Lies die Release Notes von Go 1.24 auf go.dev und sag mir, was davon für unser Upgrade relevant ist", "plan", []string{"http_get"}, []string{"manage_dependencies"}},
 		// What is run names the tool that runs it.
