@@ -253,6 +253,15 @@ func TestConcepts(t *testing.T) {
 			t.Errorf("%q: concepts %v, want branch and no %s (a purpose phrase names why, not what)", task, got, not)
 		}
 	}
+	for task, not := range map[string]string{
+		"The checkout tests started failing":  "run",    // "starte" is German, whole
+		"test instable ou vraie régression ?": "search", // "ou" is "or", not "où"
+		"Look at the reports for March":       "git",    // "repo" is whole
+	} {
+		if got := c.ofTask(task); slices.Contains(got, not) {
+			t.Errorf("%q: concepts %v, want no %s", task, got, not)
+		}
+	}
 	ran, err := parseConcepts([]byte("format: [prettier]\nrun: [run, lance]\n"), nil)
 	if err != nil {
 		t.Fatal(err)
