@@ -140,40 +140,32 @@ type Decoder struct {
 	// top and plan are the tree and plan of a Schema.Decode, whose
 	// fields' places are not recorded while lazy is set but found again
 	// from the tree.
-	top   *yaml.Node
-	plan  *plan
-	lazy  bool
-	steps []pathSegment // while lazy, the keys and indexes down to the value decoded
+	top    *yaml.Node
+	plan   *plan
+	lazy   bool
+	walked int           // the fields of top, once counted
+	steps  []pathSegment // while lazy, the keys and indexes down to the value decoded
 }
 
-// record is where a field (or list item) was written: the line and
-// column of its key, or of the item. Its dotted path is not kept but
-// built from the field's key and the record of the field it is in, only
-// when a message, Lines or Pos needs it, so that decoding a document
-// that has no problem builds no path. A document has fewer than 2^31
+// record is where the field at was written: the line and column of its
+// key, or of the item for a list item. A document has fewer than 2^31
 // lines and bytes on a line, as its size is capped well below that.
 type record struct {
-	parent    *record // the field or item this one is in; nil at the top
-	key       string  // the field's key; at the top, the whole path
-	index     int32   // a list item's index
-	item      bool    // a list item, not a field
+	at        string
 	line, col int32
 }
 
 // loc is where a value being decoded is, when the decoder records the
-// places of fields: the record of its field or list item, or at the top
-// the path the decoding started at. While the decoder does not record
-// them (lazy), the path is that of d.steps.
+// places of fields: its dotted path. While the decoder does not record
+// them (lazy), the path is built from d.steps only when a message needs
+// it.
 type loc struct {
-	rec  *record
-	base string
+	at string
 }
 
 // at returns the dotted path of l.
 func (d *Decoder) at(l loc) string {
 	switch {
-	case l.rec != nil:
-		return l.rec.path()
 	case d.lazy:
 		var b strings.Builder
 		for _, s := range d.steps {
@@ -190,24 +182,7 @@ func (d *Decoder) at(l loc) string {
 		}
 		return b.String()
 	}
-	return l.base
-}
-
-// path returns the dotted path of the field or item r.
-func (r *record) path() string {
-	if r.parent == nil {
-		return r.key
-	}
-	return r.in(r.parent.path())
-}
-
-// in returns the path of r, a field or item of the value at the path
-// parent.
-func (r *record) in(parent string) string {
-	if r.item {
-		return index(parent, int(r.index))
-	}
-	return join(parent, r.key)
+	return l.at
 }
 
 // Errors returns every problem found, sorted (see diag.List.Sort); it is
@@ -223,45 +198,47 @@ func (d *Decoder) Errors() diag.List {
 // included. Each call builds a new map.
 func (d *Decoder) Lines() map[string]int {
 	lines := make(map[string]int, d.count())
-	d.paths(func(at string, r *record) { lines[at] = int(r.line) })
+	d.paths(func(at string, p place) { lines[at] = p.line })
 	return lines
 }
 
 // paths calls f with the path and place of each field written, those of
 // the tree of a Schema.Decode first, found again from it, then those
-// recorded, in the order recorded, building each path from its
-// parent's, which comes before it.
-func (d *Decoder) paths(f func(at string, r *record)) {
+// recorded, in the order recorded.
+func (d *Decoder) paths(f func(at string, p place)) {
 	if d.top != nil {
 		d.walk(d.plan, d.top, "", f)
 	}
-	built := make(map[*record]string, d.count())
 	for _, b := range d.recs {
-		for i := range b {
-			r := &b[i]
-			at := r.key
-			if r.parent != nil {
-				at = r.in(built[r.parent])
-			}
-			built[r] = at
-			f(at, r)
+		for _, r := range b {
+			f(r.at, place{int(r.line), int(r.col)})
 		}
 	}
 }
 
 // walk calls f with the path and place of each field under n, the value
 // at at, as decoding n with the plan p records them: each known key of a
-// mapping, once, and each item of a list.
-func (d *Decoder) walk(p *plan, n *yaml.Node, at string, f func(at string, r *record)) {
+// mapping, once, and each item of a list. With a nil f it only counts
+// them, in d.walked, building no path.
+func (d *Decoder) walk(p *plan, n *yaml.Node, at string, f func(at string, p place)) {
 	if n.Kind == yaml.AliasNode {
 		return
 	}
+	index, join := index, join
+	if f == nil {
+		index = func(at string, _ int) string { return at }
+		join = func(at, _ string) string { return at }
+	}
 	place := func(at string, n *yaml.Node) {
-		r := record{line: int32(n.Line)}
-		if d.opts.Columns {
-			r.col = int32(n.Column)
+		if f == nil {
+			d.walked++
+			return
 		}
-		f(at, &r)
+		pl := place{line: n.Line}
+		if d.opts.Columns {
+			pl.col = n.Column
+		}
+		f(at, pl)
 	}
 	switch p.kind {
 	case kindPtr:
@@ -304,9 +281,13 @@ func (d *Decoder) walk(p *plan, n *yaml.Node, at string, f func(at string, r *re
 	}
 }
 
-// count returns the number of fields recorded.
+// count returns the number of fields written: those of top (counted
+// once) and those recorded.
 func (d *Decoder) count() int {
-	n := 0
+	if d.top != nil && d.walked == 0 {
+		d.walk(d.plan, d.top, "", nil)
+	}
+	n := d.walked
 	for _, b := range d.recs {
 		n += len(b)
 	}
@@ -318,18 +299,20 @@ type place struct{ line, col int }
 
 // record notes that the field key (or, for item, the list item i) of
 // the value at l was written at node n (its key, or the list item), and
-// returns its record. The records are kept in blocks that are never
-// copied, so that a record's place does not change, and indexed by path
-// only when Pos first asks, as most decodings that find no problem never
-// ask: a large document costs a few words per field.
-func (d *Decoder) record(l loc, key string, item bool, i int, n *yaml.Node) *record {
-	r := record{parent: l.rec, key: key, index: int32(i), item: item, line: int32(n.Line)}
-	if l.rec == nil {
-		// At the top, the record holds its whole path.
-		r.key, r.item = r.in(l.base), false
+// returns the field's loc. The places are kept in blocks that are never
+// copied, and indexed by path only when Pos first asks, as most
+// decodings that find no problem never ask: a large document costs a few
+// words per field.
+func (d *Decoder) record(l loc, key string, item bool, i int, n *yaml.Node) loc {
+	r := record{at: join(l.at, key), line: int32(n.Line)}
+	if item {
+		r.at = index(l.at, i)
 	}
 	if d.opts.Columns {
 		r.col = int32(n.Column)
+	}
+	if d.index != nil {
+		d.index[r.at] = place{int(r.line), int(r.col)}
 	}
 	if k := len(d.recs); k == 0 || len(d.recs[k-1]) == cap(d.recs[k-1]) {
 		size := 32
@@ -340,11 +323,7 @@ func (d *Decoder) record(l loc, key string, item bool, i int, n *yaml.Node) *rec
 	}
 	last := &d.recs[len(d.recs)-1]
 	*last = append(*last, r)
-	rec := &(*last)[len(*last)-1]
-	if d.index != nil {
-		d.index[rec.path()] = place{int(r.line), int(r.col)}
-	}
-	return rec
+	return loc{at: r.at}
 }
 
 // Pos returns the line and column of the field at as Lines records it:
@@ -354,7 +333,7 @@ func (d *Decoder) record(l loc, key string, item bool, i int, n *yaml.Node) *rec
 func (d *Decoder) Pos(at string) (line, col int) {
 	if d.index == nil {
 		d.index = make(map[string]place, d.count())
-		d.paths(func(at string, r *record) { d.index[at] = place{int(r.line), int(r.col)} })
+		d.paths(func(at string, p place) { d.index[at] = p })
 	}
 	p := d.index[at]
 	return p.line, p.col
@@ -457,7 +436,7 @@ func (d *Decoder) Decode(n *yaml.Node, at string, v any) bool {
 	// The decoding of a part records its places: its tree is not kept.
 	lazy := d.lazy
 	d.lazy = false
-	d.value(planOf(rv.Type().Elem()), n, loc{base: at}, rv.Elem())
+	d.value(planOf(rv.Type().Elem()), n, loc{at: at}, rv.Elem())
 	d.lazy = lazy
 	return len(d.errs) == before
 }
@@ -552,7 +531,7 @@ func (d *Decoder) list(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 			d.steps = d.steps[:len(d.steps)-1]
 			continue
 		}
-		d.value(p.elem, c, loc{rec: d.record(l, "", true, i, c)}, s.Index(i))
+		d.value(p.elem, c, d.record(l, "", true, i, c), s.Index(i))
 	}
 	v.Set(s)
 }
@@ -592,9 +571,9 @@ func (d *Decoder) mapping(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 			}
 			continue
 		}
-		r := d.record(l, f.key, false, 0, k)
+		fl := d.record(l, f.key, false, 0, k)
 		if !isNull(val) {
-			d.value(f.plan, val, loc{rec: r}, v.Field(f.index))
+			d.value(f.plan, val, fl, v.Field(f.index))
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 // (a tool's arguments, say); see toJSON. Problems are reported at the
 // field at, and ok is false.
 func (d *Decoder) JSON(n *yaml.Node, at string) (raw json.RawMessage, ok bool) {
-	return d.toJSON(n, loc{base: at})
+	return d.toJSON(n, loc{at: at})
 }
 
 // toJSON converts the YAML (or JSON) value n to JSON in document order:
