@@ -299,12 +299,17 @@ func (c *Concepts) of(text string, task bool) []string {
 	}
 	var out []string
 	for _, n := range c.names {
-		if found[n] {
+		if found[n] && n != noConcept {
 			out = append(out, n)
 		}
 	}
 	return out
 }
+
+// noConcept names terms that name no concept: they take their words,
+// as any term of several words does, so that "error handling" is not an
+// error, nor "エラー処理" one.
+const noConcept = "none"
 
 // runConcept is the concept of running something.
 const runConcept = "run"

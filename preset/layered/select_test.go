@@ -123,6 +123,8 @@ func TestSelectionWords(t *testing.T) {
 		{"gofmt evrything under internal/ and then run vet", "act", []string{"format_code", "run_linter"}, []string{"run_shell"}},
 		// "ou" is French and Portuguese "or", not "où"; a red pipeline is CI.
 		{"Le job e2e de la PR 57 est rouge après trois relances : test instable ou vraie régression ?", "review", []string{"ci_status"}, []string{"search_code", "git_diff"}},
+		// "Error handling" names no error.
+		{"昨日マージされたプルリクの差分をレビューしてほしい。特にエラー処理のところ", "review", []string{"git_diff", "git_log"}, []string{"read_logs"}},
 		// A web address names the web.
 		{"Lies die Release Notes von Go 1.24 auf go.dev und sag mir, was davon für unser Upgrade relevant ist", "plan", []string{"http_get"}, []string{"manage_dependencies"}},
 		// What is run names the tool that runs it.
@@ -262,6 +264,18 @@ func TestConcepts(t *testing.T) {
 	} {
 		if got := c.ofTask(task); slices.Contains(got, not) {
 			t.Errorf("%q: concepts %v, want no %s", task, got, not)
+		}
+	}
+	none, err := parseConcepts([]byte("debug: [error, エラー]\nnone: [error handling, エラー処理]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string][]string{
+		"check the error handling": nil, "特にエラー処理のところ": nil,
+		"an error in the error handling": {"debug"},
+	} {
+		if got := none.Of(text); !slices.Equal(got, want) {
+			t.Errorf("%q: concepts %v, want %v (none names nothing)", text, got, want)
 		}
 	}
 	ran, err := parseConcepts([]byte("format: [prettier]\nrun: [run, lance]\n"), nil)
