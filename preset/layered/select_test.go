@@ -125,6 +125,9 @@ func TestSelectionWords(t *testing.T) {
 		{"Le job e2e de la PR 57 est rouge après trois relances : test instable ou vraie régression ?", "review", []string{"ci_status"}, []string{"search_code", "git_diff"}},
 		// "Error handling" names no error.
 		{"昨日マージされたプルリクの差分をレビューしてほしい。特にエラー処理のところ", "review", []string{"git_diff", "git_log"}, []string{"read_logs"}},
+		// A restart asked for is no failure; one that keeps happening is.
+		{"把本地的 redis 容器重启一下", "act", []string{"docker"}, []string{"run_tests"}},
+		{"Why does the staging container keep restarting every few minutes? Look at its logs", "plan", []string{"docker", "read_logs"}, nil},
 		// A web address names the web.
 		{"Lies die Release Notes von Go 1.24 auf go.dev und sag mir, was davon für unser Upgrade relevant ist", "plan", []string{"http_get"}, []string{"manage_dependencies"}},
 		// What is run names the tool that runs it.
