@@ -125,6 +125,8 @@ func TestSelectionWords(t *testing.T) {
 		{"Le job e2e de la PR 57 est rouge après trois relances : test instable ou vraie régression ?", "review", []string{"ci_status"}, []string{"search_code", "git_diff"}},
 		// "Error handling" names no error.
 		{"昨日マージされたプルリクの差分をレビューしてほしい。特にエラー処理のところ", "review", []string{"git_diff", "git_log"}, []string{"read_logs"}},
+		// Seeing how code works is reading it.
+		{"Onde é definida a função calcularFrete? Quero entender como ela funciona antes de mexer.", "plan", []string{"search_code", "read_file"}, nil},
 		// A restart asked for is no failure; one that keeps happening is.
 		{"把本地的 redis 容器重启一下", "act", []string{"docker"}, []string{"run_tests"}},
 		{"Why does the staging container keep restarting every few minutes? Look at its logs", "plan", []string{"docker", "read_logs"}, nil},
