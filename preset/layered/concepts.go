@@ -455,7 +455,9 @@ var webAddress = regexp.MustCompile(`(?i)\bhttps?://|(^|[\s(<])(www\.)?[a-z0-9][
 //
 // The other way round, a pull request a review task names, and not its
 // pipeline, is reviewed through its diff: "schau dir den Merge Request
-// an" wants the diff, not a tool that opens one.
+// an" wants the diff, not a tool that opens one. And what a task reads
+// beside the web is the page: "read Stripe's docs page" wants the tool
+// that fetches it, not one that reads files.
 func recorded(concepts []string, mode string) []string {
 	has := func(x string) bool { return slices.Contains(concepts, x) }
 	switch {
@@ -463,6 +465,8 @@ func recorded(concepts []string, mode string) []string {
 		return slices.DeleteFunc(slices.Clone(concepts), func(x string) bool { return x == "diff" })
 	case mode == "review" && has("pullrequest") && !has("diff") && !has("ci"):
 		return append(slices.Clone(concepts), "diff")
+	case has(httpConcept) && has("read"):
+		return slices.DeleteFunc(slices.Clone(concepts), func(x string) bool { return x == "read" })
 	}
 	return concepts
 }

@@ -125,6 +125,9 @@ func TestSelectionWords(t *testing.T) {
 		{"Le job e2e de la PR 57 est rouge après trois relances : test instable ou vraie régression ?", "review", []string{"ci_status"}, []string{"search_code", "git_diff"}},
 		// "Error handling" names no error.
 		{"昨日マージされたプルリクの差分をレビューしてほしい。特にエラー処理のところ", "review", []string{"git_diff", "git_log"}, []string{"read_logs"}},
+		// What a task reads beside the web is the page; a README is a file.
+		{"Read Stripe's docs page on idempotency keys and propose how our payments client should use them.", "plan", []string{"http_get"}, []string{"read_file"}},
+		{"检查一下 README 里的链接，有几个外部文档地址可能已经失效了", "plan", []string{"http_get", "read_file"}, nil},
 		// Seeing how code works is reading it.
 		{"Onde é definida a função calcularFrete? Quero entender como ela funciona antes de mexer.", "plan", []string{"search_code", "read_file"}, nil},
 		// A restart asked for is no failure; one that keeps happening is.
