@@ -8,15 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/internal/golden"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 	"github.com/tessera-dev/tessera/output"
-	"github.com/tessera-dev/tessera/preset/agent"
-	"github.com/tessera-dev/tessera/preset/canonical"
-	"github.com/tessera-dev/tessera/preset/layered"
-	"github.com/tessera-dev/tessera/preset/layered/untrusted"
-	"github.com/tessera-dev/tessera/preset/typed"
 	"github.com/tessera-dev/tessera/presets"
 )
 
@@ -47,37 +41,45 @@ type schemaFile struct {
 	examples []string
 }
 
-func schemaFormats(t *testing.T) []schemaFile {
-	return []schemaFile{
-		{"tessera.schema.json", catalog.JSONSchema(presets.Default().Sections()...), []string{"examples/tessera.yaml"}},
-		{"workflow.schema.json", catalog.WorkflowJSONSchema(), glob(t, "examples/seed/workflows/*.json")},
-		{"canonical-spec.schema.json", canonical.JSONSchema(), glob(t, "examples/canonical/*.yaml")},
-		{"typed-template.schema.json", typed.JSONSchema(), glob(t, "examples/typed/*.yaml")},
-		{"layered.schema.json", layered.JSONSchema(), []string{"examples/layered/layered.yaml", "preset/layered/testdata/eval/catalog.yaml"}},
-		{"layered-context.schema.json", untrusted.JSONSchema(), []string{"examples/layered/context.yaml"}},
-		{"layered-memory.schema.json", untrusted.MemoryJSONSchema(), []string{"examples/layered/memories.jsonl"}},
-		{"typed-overrides.schema.json", typed.OverridesJSONSchema(), glob(t, "examples/typed/overrides/*.yaml")},
-		{"agent-executor.schema.json", agent.JSONSchema(agent.Executor), []string{"preset/agent/defaults/executor.yaml"}},
-		{"agent-planner.schema.json", agent.JSONSchema(agent.Planner), []string{"preset/agent/defaults/planner.yaml"}},
-		{"agent-replanner.schema.json", agent.JSONSchema(agent.Replanner), []string{"preset/agent/defaults/replanner.yaml"}},
-		{"agent-extractor.schema.json", agent.JSONSchema(agent.Extractor), []string{"preset/agent/defaults/extractor.yaml"}},
-		{"agent-verifier.schema.json", agent.JSONSchema(agent.Verifier), []string{"preset/agent/defaults/verifier.yaml"}},
-		agentInput(t, agent.Executor, "subtask", "examples/agent/subtask.yaml"),
-		agentInput(t, agent.Executor, "memory", "examples/agent/memory.json"),
-		agentInput(t, agent.Executor, "tools", "examples/agent/tools.json"),
-		agentInput(t, agent.Extractor, "tool-calls", "examples/agent/tool-calls.json"),
-		agentInput(t, agent.Replanner, "discoveries", "examples/agent/discoveries.json", "examples/agent/errors.json"),
-	}
+// schemaExamples are the files of each format that the repository
+// ships, by the format's name (presets.Schemas).
+var schemaExamples = map[string][]string{
+	"tessera":          {"examples/tessera.yaml"},
+	"workflow":         {"examples/seed/workflows/*.json"},
+	"canonical-spec":   {"examples/canonical/*.yaml"},
+	"typed-template":   {"examples/typed/*.yaml"},
+	"typed-overrides":  {"examples/typed/overrides/*.yaml"},
+	"layered":          {"examples/layered/layered.yaml", "preset/layered/testdata/eval/catalog.yaml"},
+	"layered-context":  {"examples/layered/context.yaml"},
+	"layered-memory":   {"examples/layered/memories.jsonl"},
+	"agent-planner":    {"preset/agent/defaults/planner.yaml"},
+	"agent-executor":   {"preset/agent/defaults/executor.yaml"},
+	"agent-replanner":  {"preset/agent/defaults/replanner.yaml"},
+	"agent-extractor":  {"preset/agent/defaults/extractor.yaml"},
+	"agent-verifier":   {"preset/agent/defaults/verifier.yaml"},
+	"agent-subtask":    {"examples/agent/subtask.yaml"},
+	"agent-memory":     {"examples/agent/memory.json"},
+	"agent-tools":      {"examples/agent/tools.json"},
+	"agent-tool-calls": {"examples/agent/tool-calls.json"},
+	"agent-notes":      {"examples/agent/discoveries.json", "examples/agent/errors.json"},
 }
 
-// agentInput is the schema of the file role r reads for input.
-func agentInput(t *testing.T, r agent.Role, input string, examples ...string) schemaFile {
-	t.Helper()
-	s, file := r.InputJSONSchema(input)
-	if s == nil {
-		t.Fatalf("the %s reads no --%s file with a schema", r, input)
+// schemaFormats are presets.Schemas with their examples; a format
+// without an example fails the test.
+func schemaFormats(t *testing.T) []schemaFile {
+	var out []schemaFile
+	for _, s := range presets.Schemas() {
+		pats, ok := schemaExamples[s.Name]
+		if !ok {
+			t.Errorf("schema %s: no example file: add one to schemaExamples", s.Name)
+		}
+		var examples []string
+		for _, p := range pats {
+			examples = append(examples, glob(t, p)...)
+		}
+		out = append(out, schemaFile{s.Name + ".schema.json", s.JSON, examples})
 	}
-	return schemaFile{file, s, examples}
+	return out
 }
 
 // checkExample reports each way the YAML file ex is not valid under s,

@@ -112,6 +112,9 @@ var examples = map[string]string{
   tessera completion fish`,
 	"tessera version": `  tessera version
   tessera --version`,
+	"tessera schema": `  tessera schema
+  tessera schema tessera
+  tessera schema --typed examples/typed/code-review.yaml`,
 	"tessera agent": `  tessera agent plan --goal "Add type hints" --workspace examples/agent/workspace
   tessera agent check plan examples/agent/replies/plan.txt`,
 	"tessera agent plan": `  tessera agent plan --goal "Add type hints to slugkit and check them with mypy" --workspace examples/agent/workspace

@@ -100,7 +100,7 @@ node in CI.`,
 	root.AddCommand(a.parseCmd(), a.overridesCmd())
 	root.AddCommand(a.layeredCmd())
 	root.AddCommand(a.serveCmd())
-	root.AddCommand(a.completionCmd())
+	root.AddCommand(a.completionCmd(), a.schemaCmd())
 	finishHelp(root)
 	return root
 }
