@@ -275,11 +275,7 @@ func fastParse(text string, byteCols bool) (*yaml.Node, bool) {
 	if !ok {
 		return nil, false
 	}
-	// Two nodes a line hold most files.
-	lines := strings.Count(text, "\n")
 	r := freader{text: text, lineNo: 1, chars: !byteCols && !ascii, max: MaxNodes(len(text))}
-	r.nodes = make([]fnode, 0, min(16+2*lines, r.max))
-	r.kids = make([]int32, 0, cap(r.nodes))
 	if !r.skipBlank() {
 		return nil, false
 	}
@@ -289,6 +285,15 @@ func fastParse(text string, byteCols bool) (*yaml.Node, bool) {
 			return nil, false
 		}
 	}
+	if !r.seqItem() && plainKeyLen(r.text[r.i:]) == 0 && r.text[r.i] != '"' && r.text[r.i] != '\'' {
+		// Not a block list or mapping (JSON, say): left to the parser
+		// before anything is allocated.
+		return nil, false
+	}
+	// Two nodes a line hold most files; a large one starts with fewer,
+	// so that a text the reader gives up on costs little.
+	r.nodes = make([]fnode, 0, min(16+2*strings.Count(text, "\n"), 2048))
+	r.kids = make([]int32, 0, cap(r.nodes))
 	indent := r.i - r.line
 	r.block(indent)
 	if r.bad || r.skipBlank() {
