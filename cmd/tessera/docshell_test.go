@@ -48,6 +48,7 @@ func TestDocShellBlocks(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("needs bash")
 	}
+	t.Parallel() // beside TestScripts: each block waits on its processes
 	repo := filepath.Join("..", "..")
 	files, err := filepath.Glob(filepath.Join(repo, "docs", "*.md"))
 	if err != nil {

@@ -31,6 +31,12 @@ func TestHostileInputs(t *testing.T) {
 	if err != nil {
 		t.Skip("no tessera command on PATH:", err)
 	}
+	if raceEnabled {
+		// Memory is not checked under the race detector (see below), so
+		// this test need not run alone: a child's peak would count this
+		// process's memory, which other tests running beside it grow.
+		t.Parallel()
+	}
 	sizes := []int{4 << 20}
 	if testing.Short() || raceEnabled {
 		sizes = []int{1 << 20}

@@ -54,6 +54,9 @@ func TestMain(m *testing.M) {
 // which scripts must only read), TESSERA_VERSION (the version records
 // carry) and TESSERA_BUILD_VERSION (the version "tessera version" prints).
 func TestScripts(t *testing.T) {
+	// Beside the doc blocks and, under the race detector, the hostile
+	// inputs: no group waits for another's last, slowest subtests.
+	t.Parallel()
 	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
 	if err != nil {
 		t.Fatal(err)
