@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
 
@@ -114,11 +115,11 @@ const minTypoLen = 5
 // term names as written, or shorter than minTypoLen, stays as it is.
 func (c *Concepts) correct(words []string) {
 	for i, w := range words {
-		if len(w) < minTypoLen || c.names1(w) {
+		if utf8.RuneCountInString(w) < minTypoLen || c.names1(w) {
 			continue
 		}
 		for _, t := range c.words {
-			if len(t.term) >= minTypoLen && typo(w, t.term) {
+			if utf8.RuneCountInString(t.term) >= minTypoLen && typo(w, t.term) {
 				words[i] = t.term
 				break
 			}
@@ -129,7 +130,7 @@ func (c *Concepts) correct(words []string) {
 	runs:
 		for _, r := range c.runs {
 			for _, rw := range r.words {
-				if len(rw) >= minTypoLen && typo(w, rw) {
+				if utf8.RuneCountInString(rw) >= minTypoLen && typo(w, rw) {
 					words[i] = rw
 					break runs
 				}
@@ -162,10 +163,21 @@ func (c *Concepts) names1(w string) bool {
 // "depuis" is not a slip of "depur". Bytes are compared, so a letter
 // outside ASCII counts as an edit or more, never less.
 func typo(w, term string) bool {
-	if w == term || w[0] != term[0] && w[1] != term[0] {
+	if w == term {
 		return false
 	}
-	a, b := w, term
+	if !isASCII(w) || !isASCII(term) {
+		// Letters, not bytes: "тетсы" is "тесты" with two swapped.
+		return typoOf([]rune(w), []rune(term))
+	}
+	return typoOf([]byte(w), []byte(term))
+}
+
+// typoOf is typo over letters: bytes for ASCII words, runes for others.
+func typoOf[L byte | rune](a, b []L) bool {
+	if len(a) < 2 || len(b) < 2 || a[0] != b[0] && a[1] != b[0] {
+		return false
+	}
 	if len(a) > len(b) {
 		a, b = b, a
 	}
@@ -175,14 +187,23 @@ func typo(w, term string) bool {
 	}
 	switch len(b) - len(a) {
 	case 0: // two neighbours swapped
-		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:])
 	case 1: // one left out, or doubled
 		// In a word of five letters, only a doubled letter: "comit" is
 		// "commit", but "order" is not "ordner".
 		doubled := i+1 < len(b) && b[i] == b[i+1] || i > 0 && b[i] == b[i-1]
-		return a[i:] == b[i+1:] && (len(a) > minTypoLen || doubled)
+		return slices.Equal(a[i:], b[i+1:]) && (len(a) > minTypoLen || doubled)
 	}
 	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // apartScripts puts a space between a Chinese or Japanese letter and a

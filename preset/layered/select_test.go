@@ -177,7 +177,7 @@ func TestSelectionWords(t *testing.T) {
 // several words, and that neither a changed letter nor a short word nor
 // a catalog's descriptions are read that way.
 func TestConceptsOfMisspeltTask(t *testing.T) {
-	c, err := parseConcepts([]byte("commit: [commit]\nhistory: [who changed]\ndiff: [changed]\nedit: [=alter]\nsearch: [where]\nreview: [review]\nlist: [ordner]\n"), nil)
+	c, err := parseConcepts([]byte("commit: [commit]\nhistory: [who changed]\ndiff: [changed]\nedit: [=alter]\nsearch: [where]\nreview: [review]\nlist: [ordner]\ntest: [тесты]\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,6 +189,7 @@ func TestConceptsOfMisspeltTask(t *testing.T) {
 		"whre is it":                       nil, // shorter than minTypoLen
 		"the order table":                  nil, // a letter left out of five, not doubled: not "ordner"
 		"commit and review, nothing wrong": {"commit", "review"},
+		"почини падающие тетсы":            {"test"},
 	} {
 		if got := c.ofTask(task); !slices.Equal(got, want) {
 			t.Errorf("%q: concepts %v, want %v", task, got, want)
@@ -204,6 +205,7 @@ func TestConceptsOfMisspeltTask(t *testing.T) {
 		{"comit", "commit", true}, {"commmit", "commit", true}, {"reveiw", "review", true},
 		{"order", "ordner", false}, {"evrything", "everything", true},
 		{"eview", "review", false}, {"rveiwe", "review", false}, {"alter", "after", false}, {"commit", "commit", false},
+		{"тетсы", "тесты", true}, {"коммммит", "коммит", false}, {"тесты", "тесты", false}, {"x", "xy", false}, {"é", "ée", false},
 	} {
 		if got := typo(tc.w, tc.term); got != tc.want {
 			t.Errorf("typo(%q, %q) = %v, want %v", tc.w, tc.term, got, tc.want)
