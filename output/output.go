@@ -18,7 +18,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tessera-dev/tessera/internal/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Schema is a compiled JSON Schema. It is safe for concurrent use.

@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
 	"github.com/tessera-dev/tessera/diag"
-	"github.com/tessera-dev/tessera/internal/jsonschema"
-	"github.com/tessera-dev/tessera/internal/jsonschema/kind"
 	"github.com/tessera-dev/tessera/internal/yamldoc"
 )
 

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
-	"github.com/tessera-dev/tessera/internal/jsonschema"
-	"github.com/tessera-dev/tessera/internal/jsonschema/kind"
 	"github.com/tessera-dev/tessera/internal/suggest"
 )
 
