@@ -159,9 +159,9 @@ type compiled struct {
 	re     *lazyRE
 	unless *lazyRE // nil when every match counts
 	weight float64
-	// need are strings one of which every match holds; nil when none
-	// is known (see requiredLiterals).
-	need []string
+	// need are sets of strings such that every match holds one of each
+	// set; nil when none is known (see requiredLiteralSets).
+	need [][]string
 }
 
 // lazyRE is a regular expression compiled the first time it is matched:
@@ -244,7 +244,7 @@ func compile(bank []Pattern, where string, eager bool) ([]compiled, error) {
 				continue
 			}
 		}
-		out = append(out, compiled{Pattern: p, re: re, unless: unless, weight: weight, need: requiredLiterals(p.Re)})
+		out = append(out, compiled{Pattern: p, re: re, unless: unless, weight: weight, need: requiredLiteralSets(p.Re)})
 	}
 	return out, errors.Join(errs...)
 }
@@ -400,7 +400,7 @@ func (d *Builtin) Score(text string) Verdict {
 		}
 		for i := range d.patterns {
 			p := &d.patterns[i]
-			if p.need != nil && !slices.ContainsFunc(p.need, func(l string) bool { return pairs.has(l) && strings.Contains(v.text, l) }) {
+			if !holdsAll(p.need, &pairs, v.text) {
 				continue
 			}
 			if loc := p.re.get().FindStringIndex(v.text); loc != nil && !(negatable[p.Signal] && negated(v.text[:loc[0]])) && (p.unless == nil || !p.unless.get().MatchString(v.text[loc[0]:loc[1]])) {
@@ -465,6 +465,17 @@ func byWeight(sigs []Signal) {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
+}
+
+// holdsAll reports whether text, whose byte pairs and triples are in
+// pairs, holds one string of every set of need.
+func holdsAll(need [][]string, pairs *bigrams, text string) bool {
+	for _, set := range need {
+		if !slices.ContainsFunc(set, func(l string) bool { return pairs.has(l) && strings.Contains(text, l) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // bigrams is the set of byte pairs a text holds, and of byte triples

@@ -27,6 +27,51 @@ func requiredLiterals(expr string) []string {
 	return slices.Compact(lits)
 }
 
+// requiredLiteralSets returns sets of strings such that every match of
+// the expression holds one string of each set: for an expression made
+// of parts in a row, the literals of each part that has them (at most
+// maxSets, the most telling), else requiredLiterals' one set; nil when
+// none is known. A text must hold one literal of every set before the
+// expression is run, which rules out far more texts than one set: an
+// order to "skip" something runs the expression for skipped checks only
+// when the text also names an authentication and a header.
+func requiredLiteralSets(expr string) [][]string {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	var sets [][]string
+	if re.Op == syntax.OpConcat {
+		for _, sub := range re.Sub {
+			if l := literals(sub); l != nil && minLen(l) >= 2 {
+				sets = append(sets, sortedSet(l))
+			}
+		}
+	}
+	if len(sets) == 0 {
+		if l := requiredLiterals(expr); l != nil {
+			return [][]string{l}
+		}
+		return nil
+	}
+	// The most telling first: the longest shortest literal.
+	slices.SortStableFunc(sets, func(a, b []string) int { return minLen(b) - minLen(a) })
+	return sets[:min(len(sets), maxSets)]
+}
+
+// maxSets bounds the sets requiredLiteralSets keeps.
+const maxSets = 3
+
+func sortedSet(l []string) []string {
+	l = slices.Clone(l)
+	slices.Sort(l)
+	return slices.Compact(l)
+}
+
 // maxLiterals bounds the set one expression keeps.
 const maxLiterals = 64
 
