@@ -170,6 +170,10 @@ func typo(w, term string) bool {
 		// Letters, not bytes: "тетсы" is "тесты" with two swapped.
 		return typoOf([]rune(w), []rune(term))
 	}
+	// Most terms differ in their first letters: no copy for those.
+	if len(w) < 2 || len(term) < 2 || w[0] != term[0] && w[1] != term[0] {
+		return false
+	}
 	return typoOf([]byte(w), []byte(term))
 }
 
