@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -15,21 +16,7 @@ import (
 // in process, with the keys in the SQLite audit database that tessera
 // serve uses by default: one indexed query per request checks the key.
 func BenchmarkServeFetchSQLite(b *testing.B) {
-	repo := gittest.New(b)
-	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
-	repo.Commit("add the catalog")
-	st, closeStore, err := openStore(b.Context(), "sqlite:"+filepath.Join(b.TempDir(), "serve.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer closeStore()
-	const secret = "sk-bench-0123456789abcdef"
-	srv, err := serve.New(b.Context(), serve.Config{Root: filepath.Join(repo.Dir, "catalog"), PollInterval: -1, Store: st, AdminPublicKey: "pk-bench", AdminSecretKey: secret})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
-	h := srv.Handler()
+	h, secret := benchServer(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -52,21 +39,7 @@ func BenchmarkServeFetchSQLite(b *testing.B) {
 // and the recorded label refs and pending moves read to compare with
 // them.
 func BenchmarkServeRefreshSQLite(b *testing.B) {
-	repo := gittest.New(b)
-	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
-	repo.Commit("add the catalog")
-	st, closeStore, err := openStore(b.Context(), "sqlite:"+filepath.Join(b.TempDir(), "serve.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer closeStore()
-	const secret = "sk-bench-0123456789abcdef"
-	srv, err := serve.New(b.Context(), serve.Config{Root: filepath.Join(repo.Dir, "catalog"), PollInterval: -1, Store: st, AdminPublicKey: "pk-bench", AdminSecretKey: secret})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
-	h := srv.Handler()
+	h, secret := benchServer(b)
 	do := func(method, path, body string) {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
 		req.SetBasicAuth("pk-bench", secret)
@@ -83,4 +56,26 @@ func BenchmarkServeRefreshSQLite(b *testing.B) {
 	for b.Loop() {
 		do("POST", "/api/tessera/v1/refresh", "")
 	}
+}
+
+// benchServer starts a server on a repository holding the example
+// catalog, with its keys in a SQLite audit database, and returns its
+// handler and the admin key pair's secret (public key "pk-bench").
+func benchServer(b *testing.B) (http.Handler, string) {
+	b.Helper()
+	repo := gittest.New(b)
+	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
+	repo.Commit("add the catalog")
+	st, closeStore, err := openStore(b.Context(), "sqlite:"+filepath.Join(b.TempDir(), "serve.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { closeStore() })
+	const secret = "sk-bench-0123456789abcdef"
+	srv, err := serve.New(b.Context(), serve.Config{Root: filepath.Join(repo.Dir, "catalog"), PollInterval: -1, Store: st, AdminPublicKey: "pk-bench", AdminSecretKey: secret})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Close() })
+	return srv.Handler(), secret
 }
