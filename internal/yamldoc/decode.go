@@ -165,22 +165,8 @@ type loc struct {
 
 // at returns the dotted path of l.
 func (d *Decoder) at(l loc) string {
-	switch {
-	case d.lazy:
-		var b strings.Builder
-		for _, s := range d.steps {
-			if s.isKey {
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(s.key)
-			} else {
-				b.WriteByte('[')
-				b.WriteString(strconv.Itoa(s.index))
-				b.WriteByte(']')
-			}
-		}
-		return b.String()
+	if d.lazy {
+		return dottedPath(d.steps)
 	}
 	return l.at
 }

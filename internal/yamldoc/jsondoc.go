@@ -196,6 +196,25 @@ type pathSegment struct {
 	index int
 }
 
+// dottedPath writes steps as a dotted path: keys joined by ".", an index
+// as "[i]" ("tools[2].name").
+func dottedPath(steps []pathSegment) string {
+	var b strings.Builder
+	for _, s := range steps {
+		if s.isKey {
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.key)
+		} else {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(s.index))
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
+
 // keySeen is a key of an open object, with its line.
 type keySeen struct {
 	key  string
@@ -638,20 +657,7 @@ func (r *jsonReader) seen(k *yaml.Node, from int, many map[string]int) map[strin
 // dotted returns the dotted path of the value being read, as the YAML
 // layer names it: "tools[2].name".
 func (r *jsonReader) dotted() string {
-	var b strings.Builder
-	for _, s := range r.at {
-		if s.isKey {
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(s.key)
-		} else {
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(s.index))
-			b.WriteByte(']')
-		}
-	}
-	return b.String()
+	return dottedPath(r.at)
 }
 
 // str reads a string at r.off, its opening quote. A string without

@@ -29,7 +29,6 @@ package yamldoc
 import (
 	"errors"
 	"io"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -299,24 +298,7 @@ func (w *walker) at(e *diag.Error, n *yaml.Node) *diag.Error {
 // dotted returns the path of key in the mapping the walk is in: the keys
 // down to it joined by ".", with "[i]" for an item of a list.
 func (w *walker) dotted(key string) string {
-	var b strings.Builder
-	for _, s := range w.steps {
-		if s.isKey {
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(s.key)
-		} else {
-			b.WriteByte('[')
-			b.WriteString(strconv.Itoa(s.index))
-			b.WriteByte(']')
-		}
-	}
-	if b.Len() > 0 {
-		b.WriteByte('.')
-	}
-	b.WriteString(key)
-	return b.String()
+	return join(dottedPath(w.steps), key)
 }
 
 func join(at, key string) string {
