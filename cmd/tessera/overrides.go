@@ -45,19 +45,7 @@ the catalog root (the current directory without a catalog), or under
 		if path == "" {
 			return nil, errors.New("give the template with --typed TEMPLATE")
 		}
-		max, err := a.maxFileBytes()
-		if err != nil {
-			return nil, err
-		}
-		data, err := fileread.File(path, max)
-		if err != nil {
-			return nil, failure{readError(path, err)}
-		}
-		t, err := typed.Parse(filepath.ToSlash(path), data)
-		if err != nil {
-			return nil, failure{err}
-		}
-		return t, nil
+		return a.typedTemplate(path)
 	}
 	var tpl, tag string
 	seed := &cobra.Command{
@@ -143,4 +131,23 @@ longer declares) is printed with why, and so is every invalid one. Exit
 	}
 	cmd.AddCommand(seed, list, verify)
 	return cmd
+}
+
+// typedTemplate reads and parses the typed template file at path, within
+// the file size cap; a file that cannot be read or parsed is a failure
+// (exit 1).
+func (a *app) typedTemplate(path string) (*typed.Template, error) {
+	max, err := a.maxFileBytes()
+	if err != nil {
+		return nil, err
+	}
+	data, err := fileread.File(path, max)
+	if err != nil {
+		return nil, failure{readError(path, err)}
+	}
+	t, err := typed.Parse(filepath.ToSlash(path), data)
+	if err != nil {
+		return nil, failure{err}
+	}
+	return t, nil
 }

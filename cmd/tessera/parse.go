@@ -12,7 +12,6 @@ import (
 	"github.com/tessera-dev/tessera/catalog"
 	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/output"
-	"github.com/tessera-dev/tessera/preset/typed"
 )
 
 // parseCmd is "tessera parse (--schema FILE [--array] | --typed TEMPLATE)
@@ -82,13 +81,9 @@ REPLY:LINE:COL: POINTER: WHAT.`,
 					sp.Container = output.Array
 				}
 			default:
-				data, err := fileread.File(typedPath, max)
+				t, err := a.typedTemplate(typedPath)
 				if err != nil {
-					return failure{readError(typedPath, err)}
-				}
-				t, err := typed.Parse(filepath.ToSlash(typedPath), data)
-				if err != nil {
-					return failure{err}
+					return err
 				}
 				o := t.Output
 				if o == nil {

@@ -2,15 +2,12 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/internal/suggest"
-	"github.com/tessera-dev/tessera/preset/typed"
 	"github.com/tessera-dev/tessera/presets"
 )
 
@@ -37,17 +34,9 @@ file's "$schema" member, and an editor checks the file as you type.`,
 				if len(args) > 0 {
 					return usageHint{fmt.Errorf("give a format NAME or --typed TEMPLATE, not both"), cmd.CommandPath()}
 				}
-				max, err := a.maxFileBytes()
+				t, err := a.typedTemplate(template)
 				if err != nil {
 					return err
-				}
-				data, err := fileread.File(template, max)
-				if err != nil {
-					return failure{readError(template, err)}
-				}
-				t, err := typed.Parse(filepath.ToSlash(template), data)
-				if err != nil {
-					return failure{err}
 				}
 				_, err = a.stdout.Write(t.ParamsJSONSchema())
 				return err
