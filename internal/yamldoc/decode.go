@@ -110,8 +110,16 @@ func NewSchema[T any](opts Options) *Schema[T] {
 // returns it), into v, and returns the decoder, which holds every problem
 // found and the line of every field. A nil or null n leaves v as it is.
 func (s *Schema[T]) Decode(path string, n *yaml.Node, v *T) *Decoder {
+	if n == nil {
+		return s.decoder(path)
+	}
+	return s.decode(path, yamlNode(n), v)
+}
+
+// decode is Decode of n, which may be no node.
+func (s *Schema[T]) decode(path string, n node, v *T) *Decoder {
 	d := s.decoder(path)
-	if n != nil && !isNull(n) {
+	if n.ok() && !n.isNull() {
 		// The places of the fields are found again from the tree when
 		// Lines or Pos first asks (see walk), so that decoding records
 		// nothing.
@@ -140,7 +148,7 @@ type Decoder struct {
 	// top and plan are the tree and plan of a Schema.Decode, whose
 	// fields' places are not recorded while lazy is set but found again
 	// from the tree.
-	top    *yaml.Node
+	top    node
 	plan   *plan
 	lazy   bool
 	walked int           // the fields of top, once counted
@@ -192,7 +200,7 @@ func (d *Decoder) Lines() map[string]int {
 // the tree of a Schema.Decode first, found again from it, then those
 // recorded, in the order recorded.
 func (d *Decoder) paths(f func(at string, p place)) {
-	if d.top != nil {
+	if d.top.ok() {
 		d.walk(d.plan, d.top, "", f)
 	}
 	for _, b := range d.recs {
@@ -206,8 +214,8 @@ func (d *Decoder) paths(f func(at string, p place)) {
 // at at, as decoding n with the plan p records them: each known key of a
 // mapping, once, and each item of a list. With a nil f it only counts
 // them, in d.walked, building no path.
-func (d *Decoder) walk(p *plan, n *yaml.Node, at string, f func(at string, p place)) {
-	if n.Kind == yaml.AliasNode {
+func (d *Decoder) walk(p *plan, n node, at string, f func(at string, p place)) {
+	if n.kind() == yaml.AliasNode {
 		return
 	}
 	index, join := index, join
@@ -215,14 +223,14 @@ func (d *Decoder) walk(p *plan, n *yaml.Node, at string, f func(at string, p pla
 		index = func(at string, _ int) string { return at }
 		join = func(at, _ string) string { return at }
 	}
-	place := func(at string, n *yaml.Node) {
+	place := func(at string, n node) {
 		if f == nil {
 			d.walked++
 			return
 		}
-		pl := place{line: n.Line}
+		pl := place{line: n.line()}
 		if d.opts.Columns {
-			pl.col = n.Column
+			pl.col = n.col()
 		}
 		f(at, pl)
 	}
@@ -230,25 +238,26 @@ func (d *Decoder) walk(p *plan, n *yaml.Node, at string, f func(at string, p pla
 	case kindPtr:
 		d.walk(p.elem, n, at, f)
 	case kindSlice:
-		if n.Kind != yaml.SequenceNode {
+		if n.kind() != yaml.SequenceNode {
 			return
 		}
-		for i, c := range n.Content {
+		for i := range n.len() {
+			c := n.child(i)
 			ip := index(at, i)
 			place(ip, c)
 			d.walk(p.elem, c, ip, f)
 		}
 	case kindStruct:
-		if n.Kind != yaml.MappingNode {
+		if n.kind() != yaml.MappingNode {
 			return
 		}
 		var seen uint64
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode {
+		for i := 0; i+1 < n.len(); i += 2 {
+			k, val := n.child(i), n.child(i+1)
+			if k.kind() != yaml.ScalarNode {
 				continue
 			}
-			fi := p.find(k.Value)
+			fi := p.find(k.value())
 			if fi < 0 {
 				continue
 			}
@@ -260,7 +269,7 @@ func (d *Decoder) walk(p *plan, n *yaml.Node, at string, f func(at string, p pla
 			}
 			fp := join(at, p.fields[fi].key)
 			place(fp, k)
-			if !isNull(val) {
+			if !val.isNull() {
 				d.walk(p.fields[fi].plan, val, fp, f)
 			}
 		}
@@ -270,7 +279,7 @@ func (d *Decoder) walk(p *plan, n *yaml.Node, at string, f func(at string, p pla
 // count returns the number of fields written: those of top (counted
 // once) and those recorded.
 func (d *Decoder) count() int {
-	if d.top != nil && d.walked == 0 {
+	if d.top.ok() && d.walked == 0 {
 		d.walk(d.plan, d.top, "", nil)
 	}
 	n := d.walked
@@ -289,13 +298,13 @@ type place struct{ line, col int }
 // copied, and indexed by path only when Pos first asks, as most
 // decodings that find no problem never ask: a large document costs a few
 // words per field.
-func (d *Decoder) record(l loc, key string, item bool, i int, n *yaml.Node) loc {
-	r := record{at: join(l.at, key), line: int32(n.Line)}
+func (d *Decoder) record(l loc, key string, item bool, i int, n node) loc {
+	r := record{at: join(l.at, key), line: int32(n.line())}
 	if item {
 		r.at = index(l.at, i)
 	}
 	if d.opts.Columns {
-		r.col = int32(n.Column)
+		r.col = int32(n.col())
 	}
 	if d.index != nil {
 		d.index[r.at] = place{int(r.line), int(r.col)}
@@ -361,14 +370,16 @@ func (d *Decoder) Failed(at string) bool {
 // node n: "<label>: message", where the label is at unless Options.Label
 // words it, or the message alone when the label is empty.
 func (d *Decoder) Errorf(n *yaml.Node, at, format string, args ...any) {
+	d.errorf(yamlNode(n), at, format, args...)
+}
+
+// errorf is Errorf at n.
+func (d *Decoder) errorf(n node, at, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if l := d.label(at); l != "" {
 		msg = l + ": " + msg
 	}
-	e := diag.Errorf(d.path, n.Line, "%s", msg)
-	if d.opts.Columns {
-		e.Col = n.Column
-	}
+	e := d.errorAt(n, msg)
 	if d.bad == nil {
 		d.bad = map[string]bool{}
 	}
@@ -380,29 +391,34 @@ func (d *Decoder) Errorf(n *yaml.Node, at, format string, args ...any) {
 // Wrong reports a value of the wrong type: "want <want>, found <what n
 // is>" (or as Options.TypeError words it); an alias is refused instead.
 func (d *Decoder) Wrong(n *yaml.Node, at, want string) {
-	if n.Kind == yaml.AliasNode {
+	d.wrong(yamlNode(n), at, want)
+}
+
+// wrong is Wrong at n.
+func (d *Decoder) wrong(n node, at, want string) {
+	if n.kind() == yaml.AliasNode {
 		doc := d.opts.Doc
 		if doc == "" {
 			doc = "this file"
 		}
-		d.Errorf(n, at, "aliases (*%s) are not supported in %s: write the value out", n.Value, doc)
+		d.errorf(n, at, "aliases (*%s) are not supported in %s: write the value out", n.value(), doc)
 		return
 	}
-	d.Errorf(n, at, "%s", d.typeError(want, Describe(n)))
+	d.errorf(n, at, "%s", d.typeError(want, describe(n)))
 }
 
 // Text returns the text of a scalar. Numbers and times are taken as
 // written, so that "userId: 12345" is the text "12345". Anything else is
 // reported (want text) and ok is false.
 func (d *Decoder) Text(n *yaml.Node, at string) (s string, ok bool) {
-	return d.text(n, at, "text")
+	return d.text(yamlNode(n), at, "text")
 }
 
-func (d *Decoder) text(n *yaml.Node, at, want string) (string, bool) {
-	if s, ok := d.scalarText(n); ok {
+func (d *Decoder) text(n node, at, want string) (string, bool) {
+	if s, ok := scalarText(n); ok {
 		return s, true
 	}
-	d.Wrong(n, at, want)
+	d.wrong(n, at, want)
 	return "", false
 }
 
@@ -422,31 +438,31 @@ func (d *Decoder) Decode(n *yaml.Node, at string, v any) bool {
 	// The decoding of a part records its places: its tree is not kept.
 	lazy := d.lazy
 	d.lazy = false
-	d.value(planOf(rv.Type().Elem()), n, loc{at: at}, rv.Elem())
+	d.value(planOf(rv.Type().Elem()), yamlNode(n), loc{at: at}, rv.Elem())
 	d.lazy = lazy
 	return len(d.errs) == before
 }
 
 // value decodes n, the value at l, into v, which p describes.
-func (d *Decoder) value(p *plan, n *yaml.Node, l loc, v reflect.Value) {
-	if n.Kind == yaml.AliasNode {
-		d.Wrong(n, d.at(l), p.want)
+func (d *Decoder) value(p *plan, n node, l loc, v reflect.Value) {
+	if n.kind() == yaml.AliasNode {
+		d.wrong(n, d.at(l), p.want)
 		return
 	}
 	switch p.kind {
 	case kindHook:
-		v.Addr().Interface().(Unmarshaler).UnmarshalYAMLNode(d, n, d.at(l))
+		v.Addr().Interface().(Unmarshaler).UnmarshalYAMLNode(d, n.yaml(), d.at(l))
 	case kindString:
-		if s, ok := d.scalarText(n); ok {
+		if s, ok := scalarText(n); ok {
 			v.SetString(s)
 		} else {
-			d.Wrong(n, d.at(l), p.want)
+			d.wrong(n, d.at(l), p.want)
 		}
 	case kindBool:
 		if b, ok := boolOf(n); ok {
 			v.SetBool(b)
 		} else {
-			d.Wrong(n, d.at(l), p.want)
+			d.wrong(n, d.at(l), p.want)
 		}
 	case kindInt:
 		d.int(p, n, l, v)
@@ -454,11 +470,11 @@ func (d *Decoder) value(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 		if f, ok := floatOf(n); ok && !v.OverflowFloat(f) {
 			v.SetFloat(f)
 		} else {
-			d.Wrong(n, d.at(l), p.want)
+			d.wrong(n, d.at(l), p.want)
 		}
 	case kindRaw:
-		if n.Kind != yaml.MappingNode {
-			d.Wrong(n, d.at(l), p.want)
+		if n.kind() != yaml.MappingNode {
+			d.wrong(n, d.at(l), p.want)
 		} else if raw, ok := d.toJSON(n, l); ok {
 			v.SetBytes(raw)
 		}
@@ -475,25 +491,34 @@ func (d *Decoder) value(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 }
 
 // scalarText returns the text of a scalar as Text takes it.
-func (d *Decoder) scalarText(n *yaml.Node) (string, bool) {
-	if n.Kind == yaml.ScalarNode {
-		switch n.Tag {
+func scalarText(n node) (string, bool) {
+	if n.y == nil {
+		// The fast reader's tags are few: text, the numbers and times
+		// are taken as written.
+		switch n.f().tag {
+		case tagStr, tagInt, tagFloat, tagTimestamp:
+			return n.t.str(n.i), true
+		}
+		return "", false
+	}
+	if n.y.Kind == yaml.ScalarNode {
+		switch n.y.Tag {
 		case "!!str", "!!int", "!!float", "!!timestamp":
-			return n.Value, true
+			return n.y.Value, true
 		}
 	}
 	return "", false
 }
 
 // int decodes a whole number, within the plan's range if it has one.
-func (d *Decoder) int(p *plan, n *yaml.Node, l loc, v reflect.Value) {
+func (d *Decoder) int(p *plan, n node, l loc, v reflect.Value) {
 	i, ok := intOf(n)
 	if !ok || v.OverflowInt(i) {
-		d.Wrong(n, d.at(l), p.want)
+		d.wrong(n, d.at(l), p.want)
 		return
 	}
 	if p.ranged && (i < p.min || i > p.max) {
-		d.Errorf(n, d.at(l), "%s", d.typeError(p.want, n.Value))
+		d.errorf(n, d.at(l), "%s", d.typeError(p.want, n.value()))
 		return
 	}
 	v.SetInt(i)
@@ -501,16 +526,18 @@ func (d *Decoder) int(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 
 // list decodes a sequence into a slice, recording each item's line. An
 // empty list leaves the slice nil.
-func (d *Decoder) list(p *plan, n *yaml.Node, l loc, v reflect.Value) {
-	if n.Kind != yaml.SequenceNode {
-		d.Wrong(n, d.at(l), p.want)
+func (d *Decoder) list(p *plan, n node, l loc, v reflect.Value) {
+	if n.kind() != yaml.SequenceNode {
+		d.wrong(n, d.at(l), p.want)
 		return
 	}
-	if len(n.Content) == 0 {
+	size := n.len()
+	if size == 0 {
 		return
 	}
-	s := reflect.MakeSlice(p.typ, len(n.Content), len(n.Content))
-	for i, c := range n.Content {
+	s := reflect.MakeSlice(p.typ, size, size)
+	for i := range size {
+		c := n.child(i)
 		if d.lazy {
 			d.steps = append(d.steps, pathSegment{index: i})
 			d.value(p.elem, c, loc{}, s.Index(i))
@@ -524,19 +551,19 @@ func (d *Decoder) list(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 
 // mapping decodes a mapping into a struct: each key must be one of the
 // struct's and appear once; a null value counts as absent.
-func (d *Decoder) mapping(p *plan, n *yaml.Node, l loc, v reflect.Value) {
-	if n.Kind != yaml.MappingNode {
-		d.Wrong(n, d.at(l), p.want)
+func (d *Decoder) mapping(p *plan, n node, l loc, v reflect.Value) {
+	if n.kind() != yaml.MappingNode {
+		d.wrong(n, d.at(l), p.want)
 		return
 	}
 	var seen uint64 // fields seen, by index; fields past 64 are not checked
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			d.Errorf(k, d.at(l), "a key must be a name, found %s", Describe(k))
+	for i := 0; i+1 < n.len(); i += 2 {
+		k, val := n.child(i), n.child(i+1)
+		if k.kind() != yaml.ScalarNode {
+			d.errorf(k, d.at(l), "a key must be a name, found %s", describe(k))
 			continue
 		}
-		fi := p.find(k.Value)
+		fi := p.find(k.value())
 		if fi < 0 {
 			d.unknown(p, k, d.at(l))
 			continue
@@ -544,13 +571,13 @@ func (d *Decoder) mapping(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 		f := &p.fields[fi]
 		if fi < 64 {
 			if seen&(1<<fi) != 0 {
-				d.Errorf(k, join(d.at(l), f.key), "the key is repeated: keep one")
+				d.errorf(k, join(d.at(l), f.key), "the key is repeated: keep one")
 				continue
 			}
 			seen |= 1 << fi
 		}
 		if d.lazy {
-			if !isNull(val) {
+			if !val.isNull() {
 				d.steps = append(d.steps, pathSegment{key: f.key, isKey: true})
 				d.value(f.plan, val, loc{}, v.Field(f.index))
 				d.steps = d.steps[:len(d.steps)-1]
@@ -558,7 +585,7 @@ func (d *Decoder) mapping(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 			continue
 		}
 		fl := d.record(l, f.key, false, 0, k)
-		if !isNull(val) {
+		if !val.isNull() {
 			d.value(f.plan, val, fl, v.Field(f.index))
 		}
 	}
@@ -566,19 +593,16 @@ func (d *Decoder) mapping(p *plan, n *yaml.Node, l loc, v reflect.Value) {
 
 // unknown reports the unknown key k of the mapping at, with the keys it
 // may be and the nearest of them.
-func (d *Decoder) unknown(p *plan, k *yaml.Node, at string) {
-	hint := suggest.Nearest(k.Value, p.keys)
+func (d *Decoder) unknown(p *plan, k node, at string) {
+	key := k.value()
+	hint := suggest.Nearest(key, p.keys)
 	var msg string
 	if d.opts.UnknownKey != nil {
-		msg = d.opts.UnknownKey(at, k.Value, hint, p.keys)
+		msg = d.opts.UnknownKey(at, key, hint, p.keys)
 	} else {
-		msg = unknownKey(at, k.Value, hint, p.keys)
+		msg = unknownKey(at, key, hint, p.keys)
 	}
-	e := diag.Errorf(d.path, k.Line, "%s", msg)
-	if d.opts.Columns {
-		e.Col = k.Column
-	}
-	d.errs = append(d.errs, e)
+	d.errs = append(d.errs, d.errorAt(k, msg))
 	d.errAt = append(d.errAt, at)
 }
 
@@ -598,47 +622,47 @@ func unknownKey(at, key, hint string, keys []string) string {
 }
 
 // boolOf returns the value of a !!bool scalar.
-func boolOf(n *yaml.Node) (bool, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+func boolOf(n node) (bool, bool) {
+	if n.kind() != yaml.ScalarNode || n.tag() != "!!bool" {
 		return false, false
 	}
-	switch n.Value {
+	switch n.value() {
 	case "true":
 		return true, true
 	case "false":
 		return false, true
 	}
 	var b bool
-	return b, n.Decode(&b) == nil
+	return b, n.yaml().Decode(&b) == nil
 }
 
 // intOf returns the value of an !!int scalar. Plain decimals are read
 // here; other forms (0x1F, 0o17, 1_000) as YAML reads them.
-func intOf(n *yaml.Node) (int64, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+func intOf(n node) (int64, bool) {
+	if n.kind() != yaml.ScalarNode || n.tag() != "!!int" {
 		return 0, false
 	}
-	if plainDecimal(n.Value) {
-		if i, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+	if v := n.value(); plainDecimal(v) {
+		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
 			return i, true
 		}
 	}
 	var i int64
-	return i, n.Decode(&i) == nil
+	return i, n.yaml().Decode(&i) == nil
 }
 
 // floatOf returns the value of an !!int or !!float scalar.
-func floatOf(n *yaml.Node) (float64, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!float" && n.Tag != "!!int" {
+func floatOf(n node) (float64, bool) {
+	if n.kind() != yaml.ScalarNode || n.tag() != "!!float" && n.tag() != "!!int" {
 		return 0, false
 	}
-	if JSONNumber(n.Value) {
-		if f, err := strconv.ParseFloat(n.Value, 64); err == nil {
+	if v := n.value(); JSONNumber(v) {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
 			return f, true
 		}
 	}
 	var f float64
-	if n.Decode(&f) != nil {
+	if n.yaml().Decode(&f) != nil {
 		return 0, false
 	}
 	return f, true
@@ -667,8 +691,10 @@ func index(at string, i int) string { return at + "[" + strconv.Itoa(i) + "]" }
 
 // Describe says what a node is, for messages of the form "want X, found
 // Y": "a mapping", "the text \"two\"", "the number 1.5", "nothing".
-func Describe(n *yaml.Node) string {
-	switch n.Kind {
+func Describe(n *yaml.Node) string { return describe(yamlNode(n)) }
+
+func describe(n node) string {
+	switch n.kind() {
 	case yaml.MappingNode:
 		return "a mapping"
 	case yaml.SequenceNode:
@@ -676,17 +702,18 @@ func Describe(n *yaml.Node) string {
 	case yaml.AliasNode:
 		return "an alias"
 	}
-	switch n.Tag {
+	switch tag := n.tag(); tag {
 	case "!!str":
-		return fmt.Sprintf("the text %q", clip(n.Value))
+		return fmt.Sprintf("the text %q", clip(n.value()))
 	case "!!int", "!!float":
-		return "the number " + clip(n.Value)
+		return "the number " + clip(n.value())
 	case "!!bool":
-		return n.Value + " (quote it to use it as text)"
+		return n.value() + " (quote it to use it as text)"
 	case "!!null":
 		return "nothing"
+	default:
+		return fmt.Sprintf("a value tagged %s", tag)
 	}
-	return fmt.Sprintf("a value tagged %s", n.Tag)
 }
 
 // clip shortens s to 40 characters for a message.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tessera-dev/tessera/diag"
+	"github.com/tessera-dev/tessera/prompt"
 )
 
 // FuzzDecode decodes random YAML into a struct with a field of every kind
@@ -61,6 +62,10 @@ func FuzzDecode(f *testing.F) {
 		if len(errs) == 0 && doc.Schema != nil && !json.Valid(doc.Schema) {
 			t.Fatalf("schema %s is not valid JSON", doc.Schema)
 		}
+		// Read as a Tree (the fast reader's nodes, when it reads the
+		// text): the same value, problems and places.
+		text, _ := prompt.Normalize(data) // Parse normalised it
+		treeDecodes(t, testSchema, Parser{}, text, &doc, d)
 		var again testDoc
 		d2 := testSchema.Decode("f.yaml", n, &again)
 		if !slices.EqualFunc(d2.Errors(), errs, func(a, b *diag.Error) bool { return a.Error() == b.Error() }) {
@@ -92,7 +97,9 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("parses without columns, not with: %v", err)
 		}
 		var worded testDoc
-		d3 := NewSchema[testDoc](Options{Columns: true, Label: strings.ToUpper, TypeError: func(want, found string) string { return "write " + want }}).Decode("f.yaml", cn, &worded)
+		wordedSchema := NewSchema[testDoc](Options{Columns: true, Label: strings.ToUpper, TypeError: func(want, found string) string { return "write " + want }})
+		d3 := wordedSchema.Decode("f.yaml", cn, &worded)
+		treeDecodes(t, wordedSchema, Parser{Columns: true}, text, &worded, d3)
 		if got := d3.Errors(); len(got) != len(plainErrs) {
 			t.Fatalf("%d problems with labels, %d without:\n%v\n%v", len(got), len(plainErrs), got, plainErrs)
 		}

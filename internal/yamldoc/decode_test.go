@@ -117,7 +117,56 @@ func decodeTest(t *testing.T, s *Schema[testDoc], text string) (*testDoc, *Decod
 	for _, e := range d.Errors() {
 		got = append(got, e.Error())
 	}
+	treeDecodes(t, s, Parser{}, text, &doc, d)
 	return &doc, d, got
+}
+
+// treeDecodes checks that text read by p as a Tree decodes with s as
+// its tree of yaml.Nodes decoded into want with the decoder d: the same
+// value, the same problems and the same places of every field.
+func treeDecodes[T any](t testing.TB, s *Schema[T], p Parser, text string, want *T, d *Decoder) {
+	t.Helper()
+	tr, err := p.ParseFileTree("f.yaml", text)
+	if err != nil {
+		t.Fatalf("ParseFileTree: %v, where ParseText reads the text", err)
+	}
+	var got T
+	dt := s.DecodeTree("f.yaml", tr, &got)
+	if !reflect.DeepEqual(&got, want) && !sameYAML(&got, want) {
+		t.Fatalf("from the Tree:\n%+v\nfrom the yaml.Nodes:\n%+v\ntext:\n%s", got, *want, text)
+	}
+	same := func(a, b *diag.Error) bool { return a.Error() == b.Error() }
+	if !slices.EqualFunc(dt.Errors(), d.Errors(), same) {
+		t.Fatalf("problems from the Tree:\n%v\nfrom the yaml.Nodes:\n%v\ntext:\n%s", dt.Errors(), d.Errors(), text)
+	}
+	lines := d.Lines()
+	if got := dt.Lines(); !maps.Equal(got, lines) {
+		t.Fatalf("lines from the Tree %v, from the yaml.Nodes %v\ntext:\n%s", got, lines, text)
+	}
+	for at := range lines {
+		if l, c := dt.Pos(at); l != lines[at] || c != colOf(d, at) {
+			t.Fatalf("Pos(%q) from the Tree %d:%d, from the yaml.Nodes %d:%d", at, l, c, lines[at], colOf(d, at))
+		}
+	}
+	for at := range lines {
+		if dt.Bad(at) != d.Bad(at) || dt.Failed(at) != d.Failed(at) {
+			t.Fatalf("Bad or Failed(%q) differ between the Tree and the yaml.Nodes", at)
+		}
+	}
+}
+
+// sameYAML reports whether a and b marshal to the same YAML, as values
+// holding NaN do, which reflect.DeepEqual finds unequal.
+func sameYAML(a, b any) bool {
+	x, errA := yaml.Marshal(a)
+	y, errB := yaml.Marshal(b)
+	return errA == nil && errB == nil && string(x) == string(y)
+}
+
+// colOf returns the column Pos gives for at.
+func colOf(d *Decoder, at string) int {
+	_, c := d.Pos(at)
+	return c
 }
 
 func TestDecodeValues(t *testing.T) {
@@ -470,5 +519,54 @@ func TestDecodeLabels(t *testing.T) {
 	d = NewSchema[[]call](Options{}).Decode("f.yaml", top, &v)
 	if line, col := d.Pos("[1].tier"); line != 4 || col != 0 {
 		t.Errorf("Pos without columns = %d:%d, want 4:0", line, col)
+	}
+}
+
+// TestParseFileTree checks a Tree of each kind of text: read by the fast
+// reader, left to the parser, JSON, empty and null; and that its Node is
+// the tree ParseFileText returns.
+func TestParseFileTree(t *testing.T) {
+	for _, c := range []struct {
+		path, text string
+		fast       bool
+		kind       yaml.Kind
+		tag        string
+	}{
+		{"f.yaml", "name: a\ntags: [x, y]\n", true, yaml.MappingNode, "!!map"},
+		{"f.yaml", "- a\n- b\n", true, yaml.SequenceNode, "!!seq"},
+		{"f.yaml", "name: &a x\nplain: *a\n", false, yaml.MappingNode, "!!map"},
+		{"f.json", `{"name": "a", "tags": ["x"]}`, false, yaml.MappingNode, "!!map"},
+		{"f", `{"name": "a"}`, false, yaml.MappingNode, "!!map"},
+		{"f.yaml", "~\n", false, yaml.ScalarNode, "!!null"},
+		{"f.yaml", "# nothing\n", false, 0, ""},
+		{"f.yaml", "", false, 0, ""},
+	} {
+		for _, p := range []Parser{{}, {Columns: true}} {
+			tr, err := p.ParseFileTree(c.path, c.text)
+			if err != nil {
+				t.Fatalf("%q: %v", c.text, err)
+			}
+			if tr.Kind() != c.kind || tr.Tag() != c.tag || tr.Empty() != (c.kind == 0) {
+				t.Errorf("%q: kind %v tag %q empty %v, want %v %q", c.text, tr.Kind(), tr.Tag(), tr.Empty(), c.kind, c.tag)
+			}
+			if fast := tr.n.t != nil; fast != c.fast {
+				t.Errorf("%q: read by the fast reader: %v, want %v", c.text, fast, c.fast)
+			}
+			want, err := p.ParseFileText(c.path, c.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := fastSame(tr.Node(), want, ""); d != "" {
+				t.Errorf("%q: Node differs from ParseFileText's tree at %s", c.text, d)
+			}
+		}
+	}
+	// Problems are those of ParseFileText.
+	for _, text := range []string{"a: 1\na: 2\n", "a: [\n", "a: 1\n---\nb: 2\n"} {
+		_, err := Parser{Columns: true}.ParseFileTree("f.yaml", text)
+		_, want := Parser{Columns: true}.ParseFileText("f.yaml", text)
+		if err == nil || err.Error() != want.Error() {
+			t.Errorf("%q: %v, want %v", text, err, want)
+		}
 	}
 }

@@ -42,7 +42,7 @@ const fastKeys = 64
 // collections wait on a stack until their collection ends and they are
 // moved next to each other in kids.
 type freader struct {
-	text   string
+	ftree
 	i      int // the read position
 	line   int // start of the line i is on
 	lineNo int // the number of that line, from 1
@@ -50,11 +50,19 @@ type freader struct {
 	depth  int // collections open
 	max    int // the most nodes the text may hold (MaxNodes)
 	bad    bool
-	built  bool     // the last quoted scalar read is not a slice of the text
-	nodes  []fnode  // in the order they start in the text
-	vals   []string // the values that are not slices of the text
-	kids   []int32  // the children of each collection, one after the other
-	open   []int32  // the children of the open collections
+	built  bool    // the last quoted scalar read is not a slice of the text
+	open   []int32 // the children of the open collections
+}
+
+// An ftree is a document the fast reader read: its text and its nodes.
+// The nodes are in the order they start in the text, so that the nodes
+// of a subtree are next to each other, its root first. The decoder reads
+// an ftree as it is (see node); yaml makes yaml.Nodes of it.
+type ftree struct {
+	text  string
+	nodes []fnode  // in the order they start in the text
+	vals  []string // the values that are not slices of the text
+	kids  []int32  // the children of each collection, one after the other
 }
 
 // An fnode is a node of the fast reader, in 20 bytes.
@@ -102,13 +110,13 @@ func (r *freader) node(k yaml.Kind, style yaml.Style, off int) int32 {
 	return int32(len(r.nodes) - 1)
 }
 
-// value returns the value of the scalar n.
-func (r *freader) str(n int32) string {
-	f := &r.nodes[n]
+// str returns the value of the scalar n.
+func (t *ftree) str(n int32) string {
+	f := &t.nodes[n]
 	if f.b < 0 {
-		return r.vals[f.a]
+		return t.vals[f.a]
 	}
-	return r.text[f.a:f.b]
+	return t.text[f.a:f.b]
 }
 
 // setValue sets the value of the scalar n: v, the text from the byte at
@@ -195,25 +203,49 @@ func (r *freader) scalar(style yaml.Style, value string, off int) int32 {
 	return n
 }
 
-// tree makes the tree of yaml.Nodes of the reader's nodes: all in one
-// block, and the Content of every collection cut from another.
-func (r *freader) tree() *yaml.Node {
-	nodes := make([]yaml.Node, len(r.nodes))
-	ptrs := make([]*yaml.Node, len(r.kids))
-	for i, k := range r.kids {
-		ptrs[i] = &nodes[k]
+// yaml makes the yaml.Nodes of the subtree at n: all in one block, and
+// the Content of every collection cut from another.
+func (t *ftree) yaml(n int32) *yaml.Node {
+	end, kids := int32(len(t.nodes)), len(t.kids)
+	if n > 0 {
+		// A subtree: its nodes run to its last descendant.
+		end, kids = t.end(n), 0
+		for i := n; i < end; i++ {
+			if f := &t.nodes[i]; f.kind != uint8(yaml.ScalarNode) {
+				kids += int(f.b)
+			}
+		}
 	}
-	for i := range r.nodes {
-		f := &r.nodes[i]
-		n := &nodes[i]
-		n.Kind, n.Style, n.Tag, n.Line, n.Column = yaml.Kind(f.kind), yaml.Style(f.style), tags[f.tag], int(f.line), int(f.col)
-		if n.Kind == yaml.ScalarNode {
-			n.Value = r.str(int32(i))
+	nodes := make([]yaml.Node, end-n)
+	ptrs := make([]*yaml.Node, kids)
+	kids = 0
+	for i := n; i < end; i++ {
+		f := &t.nodes[i]
+		y := &nodes[i-n]
+		y.Kind, y.Style, y.Tag, y.Line, y.Column = yaml.Kind(f.kind), yaml.Style(f.style), tags[f.tag], int(f.line), int(f.col)
+		if y.Kind == yaml.ScalarNode {
+			y.Value = t.str(i)
 		} else if f.b > 0 {
-			n.Content = ptrs[f.a : f.a+f.b : f.a+f.b]
+			c := ptrs[kids : kids+int(f.b) : kids+int(f.b)]
+			for j, k := range t.kids[f.a : f.a+f.b] {
+				c[j] = &nodes[k-n]
+			}
+			y.Content = c
+			kids += int(f.b)
 		}
 	}
 	return &nodes[0]
+}
+
+// end returns the index just past the last node of the subtree at n.
+func (t *ftree) end(n int32) int32 {
+	for {
+		f := &t.nodes[n]
+		if f.kind == uint8(yaml.ScalarNode) || f.b == 0 {
+			return n + 1
+		}
+		n = t.kids[f.a+f.b-1]
+	}
 }
 
 // fastCheck reports whether text holds only what the fast reader handles
@@ -271,24 +303,34 @@ func fastCheck(text string) (ok, ascii bool) {
 // columns are counted in bytes when byteCols is set, in characters as
 // the parser counts them otherwise. It reports false when it cannot.
 func fastParse(text string, byteCols bool) (*yaml.Node, bool) {
-	ok, ascii := fastCheck(text)
+	t, ok := fastRead(text, byteCols)
 	if !ok {
 		return nil, false
 	}
-	r := freader{text: text, lineNo: 1, chars: !byteCols && !ascii, max: MaxNodes(len(text))}
+	return t.yaml(0), true
+}
+
+// fastRead is fastParse without the yaml.Nodes: the document's nodes as
+// the fast reader writes them, its top node first.
+func fastRead(text string, byteCols bool) (ftree, bool) {
+	ok, ascii := fastCheck(text)
+	if !ok {
+		return ftree{}, false
+	}
+	r := freader{ftree: ftree{text: text}, lineNo: 1, chars: !byteCols && !ascii, max: MaxNodes(len(text))}
 	if !r.skipBlank() {
-		return nil, false
+		return ftree{}, false
 	}
 	if strings.HasPrefix(r.text[r.i:], "---") && r.i == r.line {
 		// The document's start marker, alone on its line.
 		if !r.restBlank(r.i+3) || !r.skipBlank() {
-			return nil, false
+			return ftree{}, false
 		}
 	}
 	if !r.seqItem() && plainKeyLen(r.text[r.i:]) == 0 && r.text[r.i] != '"' && r.text[r.i] != '\'' {
 		// Not a block list or mapping (JSON, say): left to the parser
 		// before anything is allocated.
-		return nil, false
+		return ftree{}, false
 	}
 	// Two nodes a line hold most files; a large one starts with fewer,
 	// so that a text the reader gives up on costs little.
@@ -297,9 +339,9 @@ func fastParse(text string, byteCols bool) (*yaml.Node, bool) {
 	indent := r.i - r.line
 	r.block(indent)
 	if r.bad || r.skipBlank() {
-		return nil, false // more text after the top node
+		return ftree{}, false // more text after the top node
 	}
-	return r.tree(), true
+	return r.ftree, true
 }
 
 // lineEnd returns the end of the line i is on (its '\n', or the end).

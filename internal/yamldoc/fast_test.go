@@ -55,6 +55,24 @@ func checkFast(t *testing.T, text string) bool {
 		if d := fastSame(fast, full, ""); d != "" {
 			t.Fatalf("the fast reader and the parser differ (columns in bytes: %v) on\n%s\nat %s", cols, text, d)
 		}
+		// Every subtree made alone (for an Unmarshaler decoding a
+		// Tree) is the same as in the whole tree.
+		tr, _ := fastRead(text, cols)
+		i := int32(0)
+		var each func(n *yaml.Node)
+		each = func(n *yaml.Node) {
+			if d := fastSame(tr.yaml(i), n, ""); d != "" {
+				t.Fatalf("subtree %d made alone differs on\n%s\nat %s", i, text, d)
+			}
+			i++
+			for _, c := range n.Content {
+				each(c)
+			}
+		}
+		each(full)
+		if int(i) != len(tr.nodes) {
+			t.Fatalf("%d nodes in the tree, %d read", i, len(tr.nodes))
+		}
 	}
 	return accepted
 }

@@ -16,7 +16,7 @@ import (
 // (a tool's arguments, say); see toJSON. Problems are reported at the
 // field at, and ok is false.
 func (d *Decoder) JSON(n *yaml.Node, at string) (raw json.RawMessage, ok bool) {
-	return d.toJSON(n, loc{at: at})
+	return d.toJSON(yamlNode(n), loc{at: at})
 }
 
 // toJSON converts the YAML (or JSON) value n to JSON in document order:
@@ -24,7 +24,7 @@ func (d *Decoder) JSON(n *yaml.Node, at string) (raw json.RawMessage, ok bool) {
 // through a Go map would lose. Numbers keep their written form where JSON
 // has it; problems are reported at l (the field the value is in), and
 // the first ends the conversion.
-func (d *Decoder) toJSON(n *yaml.Node, l loc) (json.RawMessage, bool) {
+func (d *Decoder) toJSON(n node, l loc) (json.RawMessage, bool) {
 	var b bytes.Buffer
 	if !d.writeJSON(&b, n, l) {
 		return nil, false
@@ -32,31 +32,32 @@ func (d *Decoder) toJSON(n *yaml.Node, l loc) (json.RawMessage, bool) {
 	return json.RawMessage(b.Bytes()), true
 }
 
-func (d *Decoder) writeJSON(b *bytes.Buffer, n *yaml.Node, l loc) bool {
-	switch n.Kind {
+func (d *Decoder) writeJSON(b *bytes.Buffer, n node, l loc) bool {
+	switch n.kind() {
 	case yaml.MappingNode:
 		b.WriteByte('{')
 		var seen map[string]bool
-		if len(n.Content) > 2 {
-			seen = make(map[string]bool, len(n.Content)/2)
+		if n.len() > 2 {
+			seen = make(map[string]bool, n.len()/2)
 		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode || k.Tag == "!!null" {
-				d.Errorf(k, d.at(l), "a JSON object key must be text, found %s", Describe(k))
+		for i := 0; i+1 < n.len(); i += 2 {
+			k, v := n.child(i), n.child(i+1)
+			if k.kind() != yaml.ScalarNode || k.tag() == "!!null" {
+				d.errorf(k, d.at(l), "a JSON object key must be text, found %s", describe(k))
 				return false
 			}
+			key := k.value()
 			if seen != nil {
-				if seen[k.Value] {
-					d.Errorf(k, d.at(l), "the key %q is repeated: keep one", k.Value)
+				if seen[key] {
+					d.errorf(k, d.at(l), "the key %q is repeated: keep one", key)
 					return false
 				}
-				seen[k.Value] = true
+				seen[key] = true
 			}
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeJSONString(b, k.Value)
+			writeJSONString(b, key)
 			b.WriteByte(':')
 			if !d.writeJSON(b, v, l) {
 				return false
@@ -65,11 +66,11 @@ func (d *Decoder) writeJSON(b *bytes.Buffer, n *yaml.Node, l loc) bool {
 		b.WriteByte('}')
 	case yaml.SequenceNode:
 		b.WriteByte('[')
-		for i, v := range n.Content {
+		for i := range n.len() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if !d.writeJSON(b, v, l) {
+			if !d.writeJSON(b, n.child(i), l) {
 				return false
 			}
 		}
@@ -77,49 +78,49 @@ func (d *Decoder) writeJSON(b *bytes.Buffer, n *yaml.Node, l loc) bool {
 	case yaml.ScalarNode:
 		return d.writeJSONScalar(b, n, l)
 	default:
-		d.Wrong(n, d.at(l), "a JSON value")
+		d.wrong(n, d.at(l), "a JSON value")
 		return false
 	}
 	return true
 }
 
-func (d *Decoder) writeJSONScalar(b *bytes.Buffer, n *yaml.Node, l loc) bool {
-	switch n.Tag {
+func (d *Decoder) writeJSONScalar(b *bytes.Buffer, n node, l loc) bool {
+	switch val := n.value(); n.tag() {
 	case "!!str", "!!timestamp":
-		writeJSONString(b, n.Value)
+		writeJSONString(b, val)
 	case "!!null":
 		b.WriteString("null")
 	case "!!bool":
 		v, ok := boolOf(n)
 		if !ok {
-			d.Wrong(n, d.at(l), "a JSON value")
+			d.wrong(n, d.at(l), "a JSON value")
 			return false
 		}
 		b.WriteString(strconv.FormatBool(v))
 	case "!!int":
-		if plainDecimal(n.Value) {
-			b.WriteString(n.Value)
+		if plainDecimal(val) {
+			b.WriteString(val)
 			break
 		}
 		var v int64
-		if n.Decode(&v) != nil {
-			d.Errorf(n, d.at(l), "the number %s cannot be written in JSON: write it in decimal", n.Value)
+		if n.yaml().Decode(&v) != nil {
+			d.errorf(n, d.at(l), "the number %s cannot be written in JSON: write it in decimal", val)
 			return false
 		}
 		b.WriteString(strconv.FormatInt(v, 10))
 	case "!!float":
-		if JSONNumber(n.Value) {
-			b.WriteString(n.Value)
+		if JSONNumber(val) {
+			b.WriteString(val)
 			break
 		}
 		var v float64
-		if n.Decode(&v) != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-			d.Errorf(n, d.at(l), "the number %s cannot be written in JSON", n.Value)
+		if n.yaml().Decode(&v) != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+			d.errorf(n, d.at(l), "the number %s cannot be written in JSON", val)
 			return false
 		}
 		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 	default:
-		d.Errorf(n, d.at(l), "the tag %s has no JSON form: write plain JSON values", n.Tag)
+		d.errorf(n, d.at(l), "the tag %s has no JSON form: write plain JSON values", n.tag())
 		return false
 	}
 	return true

@@ -75,7 +75,7 @@ func (s *Schema[T]) DecodeJSON(p Parser, path, text string, v *T) (*yaml.Node, *
 			items.Grow(1)
 		}
 		items.SetLen(i + 1)
-		d.value(elem, n, d.record(loc{}, "", true, i, n), items.Index(i))
+		d.value(elem, yamlNode(n), d.record(loc{}, "", true, i, yamlNode(n)), items.Index(i))
 	})
 	r.end()
 	if err := r.result(); err != nil {

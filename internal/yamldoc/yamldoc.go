@@ -24,6 +24,11 @@
 //	var s Spec
 //	d := schema.Decode(path, top, &s)
 //	errs, lines := d.Errors(), d.Lines()
+//
+// A file that is only decoded can be read with Parser.ParseFileTree and
+// decoded with Schema.DecodeTree instead: a text in the part of YAML the
+// fast reader reads (fast.go) is then decoded from that reader's compact
+// nodes, with no yaml.Node made, to the same value, problems and places.
 package yamldoc
 
 import (

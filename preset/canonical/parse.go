@@ -66,19 +66,20 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 // parseText parses text, the normalised text of the spec file path, with
 // yamldoc (whose fast reader reads the common part of YAML, and its
 // parser the rest) and decodes it with specSchema, reporting every
-// problem.
+// problem. A text the fast reader reads is decoded from that reader's
+// nodes, without a tree of yaml.Nodes (yamldoc.Tree).
 func parseText(path, text string) (*Spec, error) {
-	top, err := specParser.ParseFileText(path, text)
+	top, err := specParser.ParseFileTree(path, text)
 	if err != nil {
 		return nil, err
 	}
-	if top == nil || top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
+	if top.Empty() || top.Kind() == yaml.ScalarNode && top.Tag() == "!!null" {
 		return nil, diag.List{diag.Errorf(path, 0, "empty: a spec needs at least a task and an input, for example\n  task:\n    - instruction: Summarise the report.\n  input:\n    userQuery: What changed?")}
 	}
 	s := &Spec{source: path}
-	d := specSchema.Decode(path, top, s)
+	d := specSchema.DecodeTree(path, top, s)
 	errs := d.Errors()
-	if top.Kind != yaml.MappingNode {
+	if top.Kind() != yaml.MappingNode {
 		return nil, errs
 	}
 	s.pos, s.text = d.Pos, text

@@ -60,12 +60,12 @@ func (s *Spec) places() func(field string) (line, col int) {
 	if s.pos != nil || s.text == "" {
 		return s.pos
 	}
-	top, err := specParser.ParseFileText(s.source, s.text)
+	top, err := specParser.ParseFileTree(s.source, s.text)
 	if err != nil {
 		return nil // not reached: the text parsed before
 	}
 	var again Spec
-	return specSchema.Decode(s.source, top, &again).Pos
+	return specSchema.DecodeTree(s.source, top, &again).Pos
 }
 
 // errorAt returns a diagnostic at field, or at its nearest enclosing
