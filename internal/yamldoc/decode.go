@@ -124,6 +124,7 @@ func (s *Schema[T]) decode(path string, n node, v *T) *Decoder {
 		// Lines or Pos first asks (see walk), so that decoding records
 		// nothing.
 		d.top, d.plan, d.lazy = n, s.plan, true
+		d.steps = d.stepBuf[:0]
 		d.value(s.plan, n, loc{}, reflect.ValueOf(v).Elem())
 		d.lazy = false
 	}
@@ -153,6 +154,9 @@ type Decoder struct {
 	lazy   bool
 	walked int           // the fields of top, once counted
 	steps  []pathSegment // while lazy, the keys and indexes down to the value decoded
+	// stepBuf holds the steps of a document nested no deeper than it
+	// is long, without an allocation.
+	stepBuf [8]pathSegment
 }
 
 // record is where the field at was written: the line and column of its
@@ -535,7 +539,14 @@ func (d *Decoder) list(p *plan, n node, l loc, v reflect.Value) {
 	if size == 0 {
 		return
 	}
-	s := reflect.MakeSlice(p.typ, size, size)
+	s, inPlace := v, v.IsNil()
+	if inPlace {
+		// Grown in place: one allocation, the items' array.
+		v.Grow(size)
+		v.SetLen(size)
+	} else {
+		s = reflect.MakeSlice(p.typ, size, size)
+	}
 	for i := range size {
 		c := n.child(i)
 		if d.lazy {
@@ -546,7 +557,9 @@ func (d *Decoder) list(p *plan, n node, l loc, v reflect.Value) {
 		}
 		d.value(p.elem, c, d.record(l, "", true, i, c), s.Index(i))
 	}
-	v.Set(s)
+	if !inPlace {
+		v.Set(s)
+	}
 }
 
 // mapping decodes a mapping into a struct: each key must be one of the

@@ -124,6 +124,9 @@ func (t *ftree) str(n int32) string {
 func (r *freader) setValue(n int32, v string, at int) {
 	f := &r.nodes[n]
 	if at < 0 {
+		if r.vals == nil {
+			r.vals = make([]string, 0, 16)
+		}
 		f.a, f.b = int32(len(r.vals)), -1
 		r.vals = append(r.vals, v)
 		return
@@ -237,6 +240,25 @@ func (t *ftree) yaml(n int32) *yaml.Node {
 	return &nodes[0]
 }
 
+// jsonSize returns about the size of the subtree at n written as
+// compact JSON, from its values' lengths: enough for most, so that the
+// JSON is written in one buffer.
+func (t *ftree) jsonSize(n int32) int {
+	size := 0
+	for i, end := n, t.end(n); i < end; i++ {
+		f := &t.nodes[i]
+		switch {
+		case f.kind != uint8(yaml.ScalarNode):
+			size += 2
+		case f.b < 0:
+			size += len(t.vals[f.a]) + 4
+		default:
+			size += int(f.b-f.a) + 4
+		}
+	}
+	return size
+}
+
 // end returns the index just past the last node of the subtree at n.
 func (t *ftree) end(n int32) int32 {
 	for {
@@ -263,19 +285,22 @@ func fastCheck(text string) (ok, ascii bool) {
 	ascii = true
 	for i := 0; i < len(text); {
 		if i+8 <= len(text) {
-			w := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
-				uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
-			// The high bit of each byte of below is set when the byte
-			// is under 0x20, of nl when it is '\n', of del when it is
-			// 0x7f.
-			below := ^((w & lows) + ones*(0x80-0x20)) &^ w & highs
-			y := w ^ ones*'\n'
-			nl := ^((y & lows) + lows) &^ y & highs
-			z := w ^ ones*0x7f
-			del := ^((z & lows) + lows) &^ z & highs
-			if w&highs == 0 && below&^nl == 0 && del == 0 {
-				i += 8
-				continue
+			b := text[i : i+8] // one load, with no bounds check for each byte
+			w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+			if w&highs == 0 {
+				// Eight ASCII bytes: a byte plus at most 0x7f does not
+				// carry into the next. The high bit of each byte of
+				// below is set when the byte is under 0x20, of nl when
+				// it is '\n', of del when it is 0x7f.
+				below := ^(w + ones*(0x80-0x20)) & highs
+				y := w ^ ones*'\n'
+				nl := ^(y + lows) & highs
+				del := (w + ones) & highs
+				if below&^nl|del == 0 {
+					i += 8
+					continue
+				}
 			}
 		}
 		// Something to look at character by character.
@@ -336,6 +361,7 @@ func fastRead(text string, byteCols bool) (ftree, bool) {
 	// so that a text the reader gives up on costs little.
 	r.nodes = make([]fnode, 0, min(16+2*strings.Count(text, "\n"), 2048))
 	r.kids = make([]int32, 0, cap(r.nodes))
+	r.open = make([]int32, 0, min(cap(r.nodes), 128))
 	indent := r.i - r.line
 	r.block(indent)
 	if r.bad || r.skipBlank() {

@@ -26,6 +26,9 @@ func (d *Decoder) JSON(n *yaml.Node, at string) (raw json.RawMessage, ok bool) {
 // the first ends the conversion.
 func (d *Decoder) toJSON(n node, l loc) (json.RawMessage, bool) {
 	var b bytes.Buffer
+	if n.y == nil {
+		b.Grow(n.t.jsonSize(n.i))
+	}
 	if !d.writeJSON(&b, n, l) {
 		return nil, false
 	}
