@@ -159,27 +159,107 @@ func taskText(b *strings.Builder, t *TaskAnnotation, p int) string {
 // its bullet.
 func writeSchema(b *strings.Builder, raw json.RawMessage) {
 	const margin = "    "
-	var buf bytes.Buffer
-	buf.Grow(2 * len(raw))
 	// A schema that ends with its '}' (as every parsed one does) indents
 	// to lines that are none of them blank and that end with it: the
 	// margin can be written with the indentation, in one pass.
-	if raw[len(raw)-1] != '}' || json.Indent(&buf, raw, margin, "  ") != nil {
+	if raw[len(raw)-1] != '}' {
 		b.WriteString(indent(guard.Fence(indentJSON(raw), "json"), margin))
 		return
 	}
+	out, ok := appendIndent(make([]byte, 0, 2*len(raw)), raw, margin)
+	if !ok {
+		var buf bytes.Buffer
+		if json.Indent(&buf, raw, margin, "  ") != nil {
+			b.WriteString(indent(guard.Fence(indentJSON(raw), "json"), margin))
+			return
+		}
+		out = buf.Bytes()
+	}
 	fence := "~~~"
-	if bytes.IndexByte(buf.Bytes(), '~') >= 0 {
-		fence = guard.ChooseFence(buf.String())
+	if bytes.IndexByte(out, '~') >= 0 {
+		fence = guard.ChooseFence(string(out))
 	}
 	b.WriteString(margin)
 	b.WriteString(fence)
 	b.WriteString("json\n")
 	b.WriteString(margin)
-	b.Write(buf.Bytes())
+	b.Write(out)
 	b.WriteByte('\n')
 	b.WriteString(margin)
 	b.WriteString(fence)
+}
+
+// appendIndent appends raw, a JSON value, as json.Indent(dst, raw,
+// prefix, "  ") writes it, without the scanner json.Indent checks every
+// byte with: white space outside strings is dropped, each member and
+// item goes on a line of its own after prefix and two spaces a level,
+// ':' is followed by a space, an empty object or array stays "{}" or
+// "[]", and strings and other values are copied as they are. A raw that
+// is not valid JSON may come out other than json.Indent's; ok is false
+// only when a string or a bracket is left open, or one is closed that
+// was not opened. A spec's schemas are valid JSON (validate checks them).
+func appendIndent(dst, raw []byte, prefix string) (out []byte, ok bool) {
+	depth := 0
+	open := false // a '{' or '[' was written, and nothing after it yet
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		if open && c != '}' && c != ']' {
+			open = false
+			depth++
+			dst = appendNewline(dst, prefix, depth)
+		}
+		switch c {
+		case '"':
+			j := i + 1
+			for j < len(raw) && raw[j] != '"' {
+				if raw[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(raw) {
+				return dst, false
+			}
+			dst = append(dst, raw[i:j+1]...)
+			i = j
+		case '{', '[':
+			open = true
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			dst = appendNewline(dst, prefix, depth)
+		case ':':
+			dst = append(dst, ':', ' ')
+		case '}', ']':
+			if open {
+				open = false
+			} else {
+				if depth--; depth < 0 {
+					return dst, false
+				}
+				dst = appendNewline(dst, prefix, depth)
+			}
+			dst = append(dst, c)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst, depth == 0 && !open
+}
+
+// appendNewline appends a line break, prefix and depth levels of two
+// spaces.
+func appendNewline(dst []byte, prefix string, depth int) []byte {
+	dst = append(dst, '\n')
+	dst = append(dst, prefix...)
+	for range depth {
+		dst = append(dst, ' ', ' ')
+	}
+	return dst
 }
 
 // indentJSON returns raw indented by two spaces, keys in the order
@@ -218,7 +298,11 @@ func transcriptSection(b *strings.Builder, st *ConversationState, ret *Retention
 	first, chars := len(msgs), 0
 	for i := len(msgs) - 1; i >= 0; i-- {
 		c := clean(msgs[i].Content)
-		n := utf8.RuneCountInString(c)
+		n := 0
+		if lim.MaxChars > 0 {
+			// Characters are counted only against a limit.
+			n = utf8.RuneCountInString(c)
+		}
 		if lim.MaxMessages > 0 && len(msgs)-i > lim.MaxMessages || lim.MaxChars > 0 && chars+n > lim.MaxChars {
 			break
 		}
