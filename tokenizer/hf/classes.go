@@ -52,7 +52,23 @@ var (
 	// nfcInertBlock has bit b set if every character from 64*b to
 	// 64*b+63 is inert (see inertSkip).
 	nfcInertBlock []uint64
+	// nfcQuick holds, for each character of the Basic Multilingual
+	// Plane, its canonical combining class (bits 0 to 7) and nfcYes if
+	// its NFC_Quick_Check property is Yes (neither No nor Maybe), for
+	// UAX #15's quick check of the segments that are not inert (see
+	// nfcSegments).
+	nfcQuick []uint16
 )
+
+// nfcYes marks a character whose NFC_Quick_Check is Yes in nfcQuick.
+const nfcYes = 1 << 8
+
+// maxQuickRun bounds the run of characters of nonzero combining class
+// that quickStep passes. The norm package limits such runs to 30 (the
+// Stream-Safe Text Format, counting the non-starters of decompositions
+// too) and changes a text past that, so long runs are left to it, with a
+// wide margin.
+const maxQuickRun = 8
 
 // nfcDecomposing are the ranges of characters above the Basic
 // Multilingual Plane that are not marks and have a canonical
@@ -97,15 +113,33 @@ func table() []uint16 {
 			}
 		}
 		nfcInert = make([]uint64, bmp/64)
+		nfcQuick = make([]uint16, bmp)
 		var buf [4]byte
 		for r := rune(0); r < bmp; r++ {
 			if r >= 0xD800 && r < 0xE000 {
 				continue
 			}
 			n := utf8.EncodeRune(buf[:], r)
-			if norm.NFC.Properties(buf[:n]).BoundaryBefore() && norm.NFC.IsNormal(buf[:n]) {
+			p := norm.NFC.Properties(buf[:n])
+			normal := norm.NFC.IsNormal(buf[:n])
+			if p.BoundaryBefore() && normal {
 				nfcInert[r/64] |= 1 << (r % 64)
 			}
+			// A character alone passes norm's quick check if its
+			// NFC_Quick_Check is Yes: norm stops before one that is
+			// No or Maybe. Only characters that norm counts as one
+			// starter or one non-starter, as their class says, are
+			// marked (see quickStep): a character of nonzero class
+			// must not decompose, and one of class 0 must decompose,
+			// if at all, to a starter first.
+			q := uint16(p.CCC())
+			d := norm.NFD.String(string(r))
+			first, _ := utf8.DecodeRuneInString(d)
+			simple := d == string(r) || q == 0 && norm.NFC.PropertiesString(string(first)).CCC() == 0
+			if normal && simple && norm.NFC.QuickSpan(buf[:n]) == n {
+				q |= nfcYes
+			}
+			nfcQuick[r] = q
 		}
 		nfcSupplCheck = make([]uint64, (utf8.MaxRune+1-bmp)/64/64)
 		checkBlock := func(r rune) {
@@ -382,25 +416,40 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 			i += w
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		r, n := decodeAt(s, i)
 		if n > 1 && isInert(r) {
 			seg = i
 			i += n
 			continue
 		}
-		// Up to the next inert character, or the end.
+		// Up to the next inert character, or the end, with UAX #15's
+		// quick check on the way: every character's NFC_Quick_Check
+		// Yes, and the nonzero combining classes in order. The
+		// segment's first character, inert or the text's first, has
+		// nothing before it to order against.
+		quick := r < bmp && n > 1
+		last, run := uint16(0), 0
+		if quick {
+			quick, last, run = quickStep(r, 0, 0)
+		}
 		j := i + n
 		for j < len(s) {
 			if s[j] < utf8.RuneSelf {
 				break
 			}
-			r, n := utf8.DecodeRuneInString(s[j:])
+			r, n := decodeAt(s, j)
 			if n > 1 && isInert(r) {
 				break
 			}
+			if quick {
+				quick = r < bmp && n > 1
+				if quick {
+					quick, last, run = quickStep(r, last, run)
+				}
+			}
 			j += n
 		}
-		if w := s[seg:j]; norm.NFC.QuickSpanString(w) < len(w) {
+		if w := s[seg:j]; !quick && norm.NFC.QuickSpanString(w) < len(w) {
 			if nw := sc.normalize(w); string(nw) != w {
 				if out == nil {
 					return nil, false
@@ -416,4 +465,41 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 		out = append(out, s[copied:]...)
 	}
 	return out, ok
+}
+
+// quickStep takes the character r (of the Basic Multilingual Plane, not
+// inert) into UAX #15's quick check of a segment: last is the combining
+// class of the character before it and run the number of characters of
+// nonzero class before it in a row. It reports whether the segment may
+// still be in NFC by the check, with the new last and run.
+func quickStep(r rune, last uint16, run int) (bool, uint16, int) {
+	q := nfcQuick[r]
+	ccc := q & 0xFF
+	if q&nfcYes == 0 || ccc != 0 && ccc < last {
+		return false, 0, 0
+	}
+	if ccc == 0 {
+		return true, 0, 0
+	}
+	if run++; run > maxQuickRun {
+		return false, 0, 0
+	}
+	return true, ccc, run
+}
+
+// decodeAt decodes the character at i of s (s[i] >= 0x80) as
+// utf8.DecodeRuneInString does, with those of two and three bytes
+// decoded here.
+func decodeAt(s string, i int) (rune, int) {
+	b0 := s[i]
+	if b0 >= 0xC2 && b0 < 0xE0 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+		return rune(b0&0x1F)<<6 | rune(s[i+1]&0x3F), 2
+	}
+	if b0 >= 0xE0 && b0 < 0xF0 && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+		r := rune(b0&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+		if r >= 0x800 && (r < 0xD800 || r >= 0xE000) { // not overlong, no surrogate
+			return r, 3
+		}
+	}
+	return utf8.DecodeRuneInString(s[i:])
 }

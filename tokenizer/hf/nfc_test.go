@@ -184,3 +184,105 @@ func TestInertSkip(t *testing.T) {
 		}
 	}
 }
+
+// TestNFCQuick checks the quick check of segments that are not inert
+// (nfcQuick, quickStep) against the norm package: random strings of
+// characters of the Basic Multilingual Plane that are not inert, mixed
+// with inert ones and ASCII, in runs long and short, must be in NFC for
+// isNFC exactly when norm says so, and toNFC must give norm's text.
+func TestNFCQuick(t *testing.T) {
+	table()
+	var inert, other []rune
+	for r := rune(0x80); r < bmp; r++ {
+		if r >= 0xD800 && r < 0xE000 {
+			continue
+		}
+		if isInert(r) {
+			inert = append(inert, r)
+		} else {
+			other = append(other, r)
+		}
+	}
+	// Marks of the scripts the per-script texts hold, often enough
+	// that they meet each other in every order.
+	common := []rune{0x93C, 0x94D, 0x941, 0x947, 0x902, 0x64B, 0x64E, 0x650, 0x651, 0x652, 0x670,
+		0x300, 0x301, 0x308, 0x323, 0x327, 0x5B0, 0x5B4, 0x5BC, 0xE48, 0xE34, 0x1161, 0x11A8, 0x3099}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b strings.Builder
+	for i := range 200_000 {
+		b.Reset()
+		for range 1 + rng.IntN(12) {
+			switch rng.IntN(5) {
+			case 0:
+				b.WriteByte(byte('a' + rng.IntN(26)))
+			case 1:
+				b.WriteRune(inert[rng.IntN(len(inert))])
+			case 2:
+				b.WriteRune(other[rng.IntN(len(other))])
+			default:
+				for range 1 + rng.IntN(3) {
+					b.WriteRune(common[rng.IntN(len(common))])
+				}
+			}
+		}
+		if i%50 == 0 {
+			// A run of marks longer than quickStep passes.
+			for range maxQuickRun + rng.IntN(40) {
+				b.WriteRune(common[rng.IntN(len(common))])
+			}
+		}
+		s := b.String()
+		if got, want := isNFC(s, nil), norm.NFC.IsNormalString(s); got != want {
+			t.Fatalf("%q: isNFC %v, norm %v", s, got, want)
+		}
+		if got, want := toNFC(s, nil), norm.NFC.String(s); got != want {
+			t.Fatalf("%q: toNFC %q, norm %q", s, got, want)
+		}
+	}
+	// Runs of one mark, in order however long, around norm's limit of
+	// 30 non-starters in a row.
+	for n := 1; n < 40; n++ {
+		for _, m := range []string{"\u0316", "\u094D", "\u0651", "\u05B0"} {
+			s := "\u0915" + strings.Repeat(m, n) + "a"
+			if got, want := isNFC(s, nil), norm.NFC.IsNormalString(s); got != want {
+				t.Fatalf("%q: isNFC %v, norm %v", s, got, want)
+			}
+		}
+	}
+	// Every character that is not inert, alone and after an inert one.
+	for _, r := range other {
+		for _, s := range []string{string(r), "\u0915" + string(r), "a" + string(r) + string(r)} {
+			if got, want := isNFC(s, nil), norm.NFC.IsNormalString(s); got != want {
+				t.Fatalf("%q: isNFC %v, norm %v", s, got, want)
+			}
+		}
+	}
+}
+
+// TestDecodeAt checks decodeAt against utf8.DecodeRuneInString on every
+// character, and on every sequence of up to three bytes with a leading
+// byte first.
+func TestDecodeAt(t *testing.T) {
+	for r := rune(0x80); r <= utf8.MaxRune; r++ {
+		s := "a" + string(r) + "b"
+		gr, gn := decodeAt(s, 1)
+		wr, wn := utf8.DecodeRuneInString(s[1:])
+		if gr != wr || gn != wn {
+			t.Fatalf("U+%04X: decodeAt %U %d, utf8 %U %d", r, gr, gn, wr, wn)
+		}
+	}
+	for b0 := 0x80; b0 < 0x100; b0++ {
+		for b1 := 0; b1 < 0x100; b1++ {
+			for _, b2 := range []int{0x00, 0x41, 0x80, 0x9F, 0xA0, 0xBF, 0xC0} {
+				s := string([]byte{byte(b0), byte(b1), byte(b2)})
+				for _, s := range []string{s, s[:2], s[:1]} {
+					gr, gn := decodeAt(s, 0)
+					wr, wn := utf8.DecodeRuneInString(s)
+					if gr != wr || gn != wn {
+						t.Fatalf("% x: decodeAt %U %d, utf8 %U %d", s, gr, gn, wr, wn)
+					}
+				}
+			}
+		}
+	}
+}
