@@ -32,10 +32,40 @@ func (tk *Tokenizer) merge(st *mergeState, dst []int32) []int32 {
 	if len(syms) < 2 {
 		return append(dst, syms...)
 	}
+	if cuts := tk.fallbackCuts; cuts != nil {
+		// No merge holds a byte fallback token: each stays as it is,
+		// and the runs of symbols between them merge each on its own
+		// (the random text: most of its characters fall back).
+		start := 0
+		for i, id := range syms {
+			if cuts[uint32(id)/64]&(1<<(uint32(id)%64)) != 0 {
+				if start < i {
+					dst = tk.mergeRun(st, syms[start:i], dst)
+				}
+				dst = append(dst, id)
+				start = i + 1
+			}
+		}
+		if start == 0 {
+			return tk.mergeRun(st, syms, dst)
+		}
+		if start < len(syms) {
+			dst = tk.mergeRun(st, syms[start:], dst)
+		}
+		return dst
+	}
+	return tk.mergeRun(st, syms, dst)
+}
+
+// mergeRun merges the symbols syms, st.syms or part of it.
+func (tk *Tokenizer) mergeRun(st *mergeState, syms []int32, dst []int32) []int32 {
+	if len(syms) < 2 {
+		return append(dst, syms...)
+	}
 	if len(syms) <= scanLimit {
 		return tk.mergeScan(syms, dst)
 	}
-	return tk.mergeHeap(st, dst)
+	return tk.mergeHeap(st, syms, dst)
 }
 
 // mergeScan merges a short piece: the rank of each adjacent pair is
@@ -87,9 +117,9 @@ func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
 
 // mergeHeap merges with a linked list and a heap of candidate pairs,
 // keyed by rank and then position; stale entries are skipped when popped.
-func (tk *Tokenizer) mergeHeap(st *mergeState, dst []int32) []int32 {
-	n := len(st.syms)
-	st.ids = append(st.ids[:0], st.syms...)
+func (tk *Tokenizer) mergeHeap(st *mergeState, syms []int32, dst []int32) []int32 {
+	n := len(syms)
+	st.ids = append(st.ids[:0], syms...)
 	st.next = resize(st.next, n)
 	st.prev = resize(st.prev, n)
 	for i := range n {

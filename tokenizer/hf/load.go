@@ -470,6 +470,8 @@ func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 	}
 	if tk.byteLevel {
 		tk.chars = newCharParts(tk.vocab, f.mergeIDs)
+	} else {
+		tk.fallbackCuts = fallbackCuts(tk.fallback, tk.byteFallback, len(tk.vocab), f.mergeIDs)
 	}
 
 	// Added tokens: matched literally before anything else.
@@ -937,4 +939,33 @@ func byteEncoder() [256]rune {
 		t[b] = r
 	}
 	return t
+}
+
+// fallbackCuts returns the set of the byte fallback tokens (a bit an id)
+// if there are any and no merge holds one, else nil: a character that
+// falls back to its bytes then merges with nothing, and the merge is cut
+// around it (see merge). A byte without a token (a character holding it
+// falls back to the unknown token) adds nothing to the set.
+func fallbackCuts(fallback [256]int32, byteFallback bool, size int, mergeIDs []uint64) []uint64 {
+	if !byteFallback {
+		return nil
+	}
+	set := make([]uint64, (size+63)/64)
+	any := false
+	for _, id := range fallback {
+		if id >= 0 && int(id) < size {
+			set[id/64] |= 1 << (id % 64)
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	has := func(id uint32) bool { return int(id) < size && set[id/64]&(1<<(id%64)) != 0 }
+	for _, k := range mergeIDs {
+		if has(uint32(k>>32)) || has(uint32(k)) {
+			return nil
+		}
+	}
+	return set
 }

@@ -157,3 +157,34 @@ func TestSpacesForMarks(t *testing.T) {
 		})
 	}
 }
+
+// TestFallbackCuts checks when the merge is cut around byte fallback
+// tokens: only if no merge holds one, on either side.
+func TestFallbackCuts(t *testing.T) {
+	var fb [256]int32
+	for i := range fb {
+		fb[i] = int32(10 + i)
+	}
+	fb[9] = -1 // a byte without a token adds nothing
+	merges := []uint64{pairKey(1, 2), pairKey(3, 4)}
+	set := fallbackCuts(fb, true, 300, merges)
+	if set == nil || set[0]&(1<<10) == 0 || set[0]&(1<<9) != 0 || set[0]&(1<<1) != 0 {
+		t.Fatalf("fallbackCuts: %v", set)
+	}
+	if fallbackCuts(fb, false, 300, merges) != nil {
+		t.Error("a cut without byte fallback")
+	}
+	for _, k := range []uint64{pairKey(12, 2), pairKey(2, 265)} {
+		if fallbackCuts(fb, true, 300, append(merges, k)) != nil {
+			t.Errorf("merge %x holds a fallback token: no cut", k)
+		}
+	}
+	if lightRun() {
+		return
+	}
+	for _, m := range []string{"gemma3", "gemini", "llama2"} {
+		if testTokenizer(t, m).fallbackCuts == nil {
+			t.Errorf("%s: no cut at fallback tokens", m)
+		}
+	}
+}

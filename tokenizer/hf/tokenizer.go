@@ -59,6 +59,10 @@ type Tokenizer struct {
 	whole   wholeTokens // which tokens a piece of the same bytes merges into
 	chars   *charParts  // where the merge may start from characters' parts (byte-level models)
 
+	// fallbackCuts holds the byte fallback tokens, a bit an id, when no
+	// merge holds any of them (see merge); else nil.
+	fallbackCuts []uint64
+
 	markText     string                   // the space mark as the text model cuts holds it: "▁", or " " when spaced
 	spaceRune    rune                     // markText as a rune
 	spaceJoins   runeSet                  // characters some token holds right before the space mark
