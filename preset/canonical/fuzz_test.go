@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -49,6 +50,11 @@ func FuzzParseSpec(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := ParseSpec("spec.yaml", data)
+		// A file's bytes read in place (parseOwned) give the same.
+		owned, ownedErr := parseOwned("spec.yaml", bytes.Clone(data))
+		if fmt.Sprint(ownedErr) != fmt.Sprint(err) || (owned == nil) != (spec == nil) {
+			t.Fatalf("parseOwned: %v, ParseSpec: %v", ownedErr, err)
+		}
 		if err != nil {
 			if spec != nil {
 				t.Fatal("spec returned with an error")
@@ -71,6 +77,9 @@ func FuzzParseSpec(f *testing.F) {
 			t.Fatal(err)
 		} else if want, _ := json.Marshal(spec); !bytes.Equal(rec, want) {
 			t.Fatalf("the record's spec:\n%s\njson.Marshal:\n%s", rec, want)
+		}
+		if o, _ := owned.marshalRecord(); !bytes.Equal(o, rec) {
+			t.Fatalf("parseOwned's spec:\n%s\nParseSpec's:\n%s", o, rec)
 		}
 		res, err := Assemble(context.Background(), spec, Config{})
 		if after, _ := spec.marshalRecord(); !bytes.Equal(after, rec) {

@@ -1,9 +1,12 @@
 package canonical
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"go.yaml.in/yaml/v4"
 
@@ -55,6 +58,26 @@ func ParseSpec(path string, data []byte) (*Spec, error) {
 	if err != nil {
 		return nil, diag.List{yamldoc.EncodingError(path, err)}
 	}
+	return parseNormal(path, text)
+}
+
+// parseOwned is ParseSpec of data that nothing changes, or uses, once it
+// is passed (a file just read): data that prompt.Normalize would return
+// as it is (no byte-order mark, valid UTF-8, no carriage return), as
+// most files are, is read in place rather than copied to a string. The
+// spec's text and values are then slices of data.
+func parseOwned(path string, data []byte) (*Spec, error) {
+	if len(data) == 0 || bytes.HasPrefix(data, []byte(byteOrderMark)) || bytes.IndexByte(data, '\r') >= 0 || !utf8.Valid(data) {
+		return ParseSpec(path, data)
+	}
+	return parseNormal(path, unsafe.String(unsafe.SliceData(data), len(data)))
+}
+
+// byteOrderMark is UTF-8's byte-order mark, which prompt.Normalize drops.
+const byteOrderMark = "\xEF\xBB\xBF"
+
+// parseNormal parses text, normalised.
+func parseNormal(path, text string) (*Spec, error) {
 	if strings.Contains(text, `\/`) && json.Valid([]byte(text)) {
 		// JSON may escape '/', YAML may not; the file is JSON, so the
 		// escape is dropped (line numbers do not change).

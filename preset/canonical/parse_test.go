@@ -274,3 +274,34 @@ func TestValidName(t *testing.T) {
 		}
 	}
 }
+
+// TestParseOwned checks that parseOwned, which reads a file's bytes in
+// place when they need no normalising, parses every text as ParseSpec
+// does: the same spec, or the same problems.
+func TestParseOwned(t *testing.T) {
+	for _, text := range []string{
+		minimal,
+		"\xEF\xBB\xBF" + minimal,
+		strings.ReplaceAll(minimal, "\n", "\r\n"),
+		minimal + "identity:\n  name: \xff\n",
+		`{"task": [{"instruction": "See https:\/\/example.com"}], "input": {"userQuery": "q"}}`,
+		"task: [\n",
+		"",
+	} {
+		want, wantErr := ParseSpec("spec.yaml", []byte(text))
+		data := []byte(text)
+		got, err := parseOwned("spec.yaml", data)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("%q: error %v, ParseSpec's %v", text, err, wantErr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		a, errA := got.marshalRecord()
+		b, errB := want.marshalRecord()
+		if errA != nil || errB != nil || string(a) != string(b) || got.text != want.text {
+			t.Errorf("%q: parseOwned gives\n%s\nParseSpec\n%s", text, a, b)
+		}
+	}
+}

@@ -86,11 +86,17 @@ func (p *Preset) Load(ctx context.Context, env *preset.Env, args preset.Args) (*
 	if err != nil {
 		return nil, err
 	}
-	return p.layout(ctx, filepath.ToSlash(name), data, cfg)
+	return p.layout(ctx, filepath.ToSlash(name), data, true, cfg)
 }
 
-func (p *Preset) layout(ctx context.Context, name string, data []byte, cfg Config) (*preset.Layout, error) {
-	spec, err := ParseSpec(name, data)
+// layout parses the spec data, the file name, and lays it out; owned
+// says that nothing else holds data (see parseOwned).
+func (p *Preset) layout(ctx context.Context, name string, data []byte, owned bool, cfg Config) (*preset.Layout, error) {
+	parse := ParseSpec
+	if owned {
+		parse = parseOwned
+	}
+	spec, err := parse(name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +158,7 @@ func (p *Preset) Rebuild(ctx context.Context, env *preset.Env, rec *audit.Record
 	if err != nil {
 		return nil, err
 	}
-	return p.layout(ctx, "record spec", rec.Inputs, Config{Redactor: none})
+	return p.layout(ctx, "record spec", rec.Inputs, false, Config{Redactor: none})
 }
 
 // Units implements preset.Preset: every spec file of the catalog's specs
@@ -192,7 +198,7 @@ func (p *Preset) Units(ctx context.Context, env *preset.Env) ([]preset.Unit, err
 				if err != nil {
 					return nil, err
 				}
-				return p.layout(ctx, sp, []byte(text), Config{Redactor: env.Redactor})
+				return p.layout(ctx, sp, []byte(text), true, Config{Redactor: env.Redactor})
 			},
 			Out:   path.Join(SpecOut, name+".txt"),
 			Entry: catalog.ManifestEntry{Unit: []catalog.Member{{Key: "spec", Value: sp}}},
