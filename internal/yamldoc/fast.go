@@ -361,7 +361,7 @@ func fastRead(text string, byteCols bool) (ftree, bool) {
 	// so that a text the reader gives up on costs little.
 	r.nodes = make([]fnode, 0, min(16+2*strings.Count(text, "\n"), 2048))
 	r.kids = make([]int32, 0, cap(r.nodes))
-	r.open = make([]int32, 0, min(cap(r.nodes), 128))
+	r.open = make([]int32, 0, min(cap(r.nodes)/4, 64))
 	indent := r.i - r.line
 	r.block(indent)
 	if r.bad || r.skipBlank() {
