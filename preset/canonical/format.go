@@ -88,11 +88,24 @@ func bullet(b *strings.Builder, label, value string) {
 	}
 }
 
-// bulletList writes "- label: a; b" when values has entries.
+// bulletList writes "- label: a; b" when values has entries: the
+// values joinLine joins, written in place.
 func bulletList(b *strings.Builder, label string, values []string, sep string) {
-	if v := joinLine(values, sep); v != "" {
-		labelled(b, label, v)
+	first := slices.IndexFunc(values, func(v string) bool { return oneLine(v) != "" })
+	if first < 0 {
+		return
 	}
+	b.WriteString("- ")
+	b.WriteString(label)
+	b.WriteString(": ")
+	b.WriteString(oneLine(values[first]))
+	for _, v := range values[first+1:] {
+		if v = oneLine(v); v != "" {
+			b.WriteString(sep)
+			b.WriteString(v)
+		}
+	}
+	b.WriteByte('\n')
 }
 
 func joinLine(values []string, sep string) string {

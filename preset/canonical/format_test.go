@@ -3,6 +3,7 @@ package canonical
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -66,4 +67,26 @@ func FuzzAppendIndent(f *testing.F) {
 		}
 		checkIndent(t, raw, "    ")
 	})
+}
+
+// TestBulletList checks that bulletList writes what labelled writes of
+// the values joinLine joins, and nothing when none has text.
+func TestBulletList(t *testing.T) {
+	for _, values := range [][]string{
+		nil,
+		{""},
+		{" ", "\n"},
+		{"a"},
+		{" a ", "", "b\nc", "  ", "d"},
+		{"", "x\r\ny"},
+	} {
+		var got, want strings.Builder
+		bulletList(&got, "Traits", values, "; ")
+		if v := joinLine(values, "; "); v != "" {
+			labelled(&want, "Traits", v)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%q: %q, want %q", values, got.String(), want.String())
+		}
+	}
 }
