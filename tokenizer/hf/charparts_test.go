@@ -51,3 +51,55 @@ func TestCharParts(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeCut checks that merging a piece in parts cut where no merge
+// joins two bytes (byte-level models, mergeCut) or around byte fallback
+// tokens (SentencePiece-style ones, fallbackCuts) gives the ids of the
+// merge of the whole piece: on random long runs of characters from every
+// plane, symbols, stray bytes and emoji, for each model (DeepSeek V3's
+// alone under the race detector).
+func TestMergeCut(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	for _, m := range refModels {
+		if lightRun() && m != "deepseek_v3" {
+			continue
+		}
+		tk := testTokenizer(t, m)
+		if tk.byteJoins == nil && tk.fallbackCuts == nil {
+			continue
+		}
+		plain := *tk
+		plain.byteJoins, plain.fallbackCuts = nil, nil
+		plain.cache, plain.whole = newWordCache(), newWholeTokens(len(tk.vocab))
+		rng := rand.New(rand.NewPCG(5, 6))
+		var b strings.Builder
+		for range n {
+			b.Reset()
+			for range 10 + rng.IntN(60) {
+				switch rng.IntN(8) {
+				case 0:
+					b.WriteByte(byte(0x80 + rng.IntN(0x80))) // a stray byte
+				case 1:
+					b.WriteByte(byte('!' + rng.IntN(15)))
+				case 2:
+					b.WriteRune(0x1F300 + rng.Int32N(0x700))
+				case 3:
+					b.WriteRune(0x4E00 + rng.Int32N(0x5200))
+				default:
+					r := rng.Int32N(0x110000)
+					if r >= 0xD800 && r < 0xE000 {
+						r = 0xFFFD
+					}
+					b.WriteRune(r)
+				}
+			}
+			s := b.String()
+			if got, want := tk.Encode(s), plain.Encode(s); !slices.Equal(got, want) {
+				t.Fatalf("%s: %q: cut %v, whole %v", m, s, got, want)
+			}
+		}
+	}
+}

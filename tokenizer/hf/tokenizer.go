@@ -62,6 +62,9 @@ type Tokenizer struct {
 	// fallbackCuts holds the byte fallback tokens, a bit an id, when no
 	// merge holds any of them (see merge); else nil.
 	fallbackCuts []uint64
+	// byteJoins holds the pairs of bytes some merge joins (byte-level
+	// models; see mergeCut), nil if not known.
+	byteJoins *[256][4]uint64
 
 	markText     string                   // the space mark as the text model cuts holds it: "▁", or " " when spaced
 	spaceRune    rune                     // markText as a rune
@@ -757,14 +760,19 @@ func (tk *Tokenizer) mergePiece(st *mergeState, piece string, whole uint32, k *s
 	// cache.
 	small := len(piece) <= cacheMaxPiece && len(piece) > 2
 	if small && whole == vocabtab.None {
-		if ids, ok := tk.cache.get(piece, st.out[:0]); ok {
+		if ids, ok := st.wordSlots().get(tk.cache, piece, st.out[:0]); ok {
 			st.out = ids
 			k.add(ids)
 			return
 		}
 	}
-	st.syms = tk.symbols(st.syms[:0], piece)
-	out := tk.merge(st, st.out[:0])
+	var out []int32
+	if len(piece) > cutPiece && tk.byteJoins != nil {
+		out = tk.mergeCut(st, piece, st.out[:0])
+	} else {
+		st.syms = tk.symbols(st.syms[:0], piece)
+		out = tk.merge(st, st.out[:0])
+	}
 	if tk.unk >= 0 && tk.fuseUnk {
 		out = fuse(out, tk.unk)
 	}
@@ -777,9 +785,42 @@ func (tk *Tokenizer) mergePiece(st *mergeState, piece string, whole uint32, k *s
 		}
 	}
 	if small {
-		tk.cache.put(piece, out)
+		st.wordSlots().put(tk.cache, piece, out)
 	}
 	k.add(out)
+}
+
+// cutPiece is the length above which a byte-level piece is cut where no
+// merge joins two bytes (see mergeCut).
+const cutPiece = scanLimit
+
+// mergeCut merges a byte-level piece in parts, cut between each two
+// bytes that no merge joins (byteJoins): no merge can join symbols across
+// such a cut, so each part merges as it would inside the piece. The
+// parts are merged as pieces of their own, whose ends have no neighbour.
+// In text of rare characters (the random text) most bytes are then parts
+// of a byte or a few, instead of a piece of thousands merged with a heap.
+func (tk *Tokenizer) mergeCut(st *mergeState, piece string, dst []int32) []int32 {
+	j := tk.byteJoins
+	start := 0
+	for i := 1; i < len(piece); i++ {
+		a, b := piece[i-1], piece[i]
+		if j[a][b>>6]&(1<<(b&63)) != 0 {
+			continue
+		}
+		if i-start == 1 {
+			dst = append(dst, tk.fallback[a])
+		} else {
+			st.syms = tk.symbols(st.syms[:0], piece[start:i])
+			dst = tk.merge(st, dst)
+		}
+		start = i
+	}
+	if len(piece)-start == 1 {
+		return append(dst, tk.fallback[piece[start]])
+	}
+	st.syms = tk.symbols(st.syms[:0], piece[start:])
+	return tk.merge(st, dst)
 }
 
 // wholeTokens records, two bits a token, whether a piece that holds
