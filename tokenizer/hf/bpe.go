@@ -12,14 +12,23 @@ func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b
 
 // mergeState is the scratch space of one merge, reused through a pool.
 type mergeState struct {
-	ids  []int32
-	next []int32
-	prev []int32
-	heap []uint64
-	syms []int32
-	out  []int32
-	nfc  nfcScratch // isNFC's scratch space
-	lead []byte     // a part with the space put before it (see modelLead)
+	ids   []int32
+	next  []int32
+	prev  []int32
+	heap  []uint64
+	syms  []int32
+	out   []int32
+	nfc   nfcScratch // isNFC's scratch space
+	lead  []byte     // a part with the space put before it (see modelLead)
+	words *wordSlots // the word cache's slots, allocated on first use
+}
+
+// wordSlots returns the state's slots of the word cache.
+func (st *mergeState) wordSlots() *wordSlots {
+	if st.words == nil {
+		st.words = new(wordSlots)
+	}
+	return st.words
 }
 
 // scanLimit is the length up to which a piece is merged by scanning.

@@ -2,6 +2,7 @@ package hf
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -28,10 +29,12 @@ func cachePiece(i int) string {
 }
 
 // TestWordCache checks that a stored piece is found with its ids, of
-// every length and number of ids, that a reset forgets everything, and
-// that what does not fit is not stored.
+// every length and number of ids, that a reset forgets everything, that
+// what does not fit is not stored, and that slots used for another
+// cache answer nothing for this one.
 func TestWordCache(t *testing.T) {
 	c := newWordCache()
+	w := new(wordSlots)
 	for n := 3; n <= cacheMaxPiece; n++ {
 		piece := string(make([]byte, n)) // zeros: the padding must not match
 		for j := range n {
@@ -42,35 +45,43 @@ func TestWordCache(t *testing.T) {
 			for j := range ids {
 				ids[j] = int32((1<<24 - 1) - j*n*k)
 			}
-			c.put(piece, ids)
-			got, ok := c.get(piece, []int32{-1})
+			w.put(c, piece, ids)
+			got, ok := w.get(c, piece, []int32{-1})
 			if !ok || !slices.Equal(got, append([]int32{-1}, ids...)) {
 				t.Fatalf("%q with %d ids: got %v, %v; want %v", piece, k, got, ok, ids)
 			}
-			if _, ok := c.get(piece[:n-1]+"\x00", nil); ok {
+			if _, ok := w.get(c, piece[:n-1]+"\x00", nil); ok {
 				t.Fatalf("%q: found a piece ending in a zero byte instead", piece)
 			}
 		}
 	}
-	c.put("abc", []int32{1})
+	w.put(c, "abc", []int32{1})
 	c.reset()
-	if _, ok := c.get("abc", nil); ok {
+	if _, ok := w.get(c, "abc", nil); ok {
 		t.Error("found a piece after reset")
 	}
 	long := string(make([]byte, cacheMaxPiece+1))
-	c.put(long, []int32{1})
-	c.put("many", make([]int32, cacheMaxIDs+1))
+	w.put(c, long, []int32{1})
+	w.put(c, "many", make([]int32, cacheMaxIDs+1))
 	for _, p := range []string{long, "many"} {
-		if _, ok := c.get(p, nil); ok {
+		if _, ok := w.get(c, p, nil); ok {
 			t.Errorf("%.8q: stored though it does not fit", p)
 		}
 	}
+	w.put(c, "abc", []int32{1})
+	other := newWordCache() // same generation, another cache
+	if _, ok := w.get(other, "abc", nil); ok {
+		t.Error("found another cache's piece")
+	}
+	if _, ok := w.get(c, "abc", nil); ok {
+		t.Error("found a piece after the slots served another cache")
+	}
 }
 
-// TestWordCacheConcurrent has goroutines put and get far more pieces
-// than the cache has slots, so that they overwrite each other's slots
-// while others read them: every hit must give the piece's own ids. Run
-// it with -race as well.
+// TestWordCacheConcurrent has goroutines, each with slots of its own as
+// each scratch space has, put and get far more pieces than the slots
+// hold while another resets the cache they share: every hit must give
+// the piece's own ids. Run it with -race as well.
 func TestWordCacheConcurrent(t *testing.T) {
 	c := newWordCache()
 	pieces := make([]string, 4*cacheSlots)
@@ -85,26 +96,40 @@ func TestWordCacheConcurrent(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 8)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				c.reset()
+				runtime.Gosched()
+			}
+		}
+	}()
 	for g := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			w := new(wordSlots)
 			var buf []int32
 			for i := range ops {
 				k := (i*(g+1)*31 + g) % len(pieces)
 				var ok bool
-				if buf, ok = c.get(pieces[k], buf[:0]); ok {
+				if buf, ok = w.get(c, pieces[k], buf[:0]); ok {
 					if !slices.Equal(buf, want[k]) {
 						errs <- fmt.Sprintf("%q: got %v, want %v", pieces[k], buf, want[k])
 						return
 					}
 					continue
 				}
-				c.put(pieces[k], want[k])
+				w.put(c, pieces[k], want[k])
 			}
 		}()
 	}
 	wg.Wait()
+	close(done)
 	close(errs)
 	for e := range errs {
 		t.Error(e)
@@ -112,8 +137,9 @@ func TestWordCacheConcurrent(t *testing.T) {
 }
 
 // TestCountConcurrent counts and encodes texts of the corpus from many
-// goroutines with one tokenizer, whose word cache, table of whole tokens
-// and scratch space they share, and checks the ids against one
+// goroutines with one tokenizer, whose word cache's generation, table
+// of whole tokens and pool of scratch space (with its slots of the word
+// cache) they share, and checks the ids against one
 // goroutine's.
 func TestCountConcurrent(t *testing.T) {
 	m := "qwen3"
