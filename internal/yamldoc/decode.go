@@ -155,8 +155,8 @@ type Decoder struct {
 	walked int           // the fields of top, once counted
 	steps  []pathSegment // while lazy, the keys and indexes down to the value decoded
 	// stepBuf holds the steps of a document nested no deeper than it
-	// is long, without an allocation.
-	stepBuf [8]pathSegment
+	// is long (a canonical spec, a tessera.yaml), without an allocation.
+	stepBuf [4]pathSegment
 }
 
 // record is where the field at was written: the line and column of its
