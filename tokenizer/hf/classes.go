@@ -266,7 +266,7 @@ func classAtSlow(t []uint16, s string, i int) (uint16, int) {
 	if i >= len(s) {
 		return 0, 0
 	}
-	r, n := utf8.DecodeRuneInString(s[i:])
+	r, n := decodeAt(s, i)
 	if r == utf8.RuneError && n <= 1 {
 		return 0, 1
 	}
@@ -488,8 +488,8 @@ func quickStep(r rune, last uint16, run int) (bool, uint16, int) {
 }
 
 // decodeAt decodes the character at i of s (s[i] >= 0x80) as
-// utf8.DecodeRuneInString does, with those of two and three bytes
-// decoded here.
+// utf8.DecodeRuneInString does, valid characters here and the rest by
+// the utf8 package.
 func decodeAt(s string, i int) (rune, int) {
 	b0 := s[i]
 	if b0 >= 0xC2 && b0 < 0xE0 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
@@ -499,6 +499,12 @@ func decodeAt(s string, i int) (rune, int) {
 		r := rune(b0&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
 		if r >= 0x800 && (r < 0xD800 || r >= 0xE000) { // not overlong, no surrogate
 			return r, 3
+		}
+	}
+	if b0 >= 0xF0 && b0 < 0xF5 && i+3 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 && s[i+3]&0xC0 == 0x80 {
+		r := rune(b0&0x07)<<18 | rune(s[i+1]&0x3F)<<12 | rune(s[i+2]&0x3F)<<6 | rune(s[i+3]&0x3F)
+		if r >= 0x10000 && r <= utf8.MaxRune { // not overlong, not too high
+			return r, 4
 		}
 	}
 	return utf8.DecodeRuneInString(s[i:])

@@ -475,11 +475,18 @@ func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k 
 							continue
 						}
 					}
-					if b := s[i]; b < utf8.RuneSelf {
+					b := s[i]
+					if b < utf8.RuneSelf {
 						if ascii[b]&p.first != 0 {
 							break
 						}
 						i++
+						continue
+					}
+					if b < 0xE0 && b >= 0xC2 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 && blockOr[b&0x1F]&p.first == 0 {
+						// A character of two bytes, whose block of 64
+						// its first byte gives (see blockSkip).
+						i += 2
 						continue
 					}
 					if w := blockSkip(s, i, p.first); w > 0 {
