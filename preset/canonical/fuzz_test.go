@@ -81,6 +81,18 @@ func FuzzParseSpec(f *testing.F) {
 		if o, _ := owned.marshalRecord(); !bytes.Equal(o, rec) {
 			t.Fatalf("parseOwned's spec:\n%s\nParseSpec's:\n%s", o, rec)
 		}
+		// The decoder writes every schema as a JSON object, which
+		// validate(true) does not check again.
+		for _, task := range spec.Task {
+			if o := task.OutputFormat; o != nil && len(o.JSONSchema) > 0 && !jsonObject(o.JSONSchema) {
+				t.Fatalf("decoded schema %s is not a JSON object", o.JSONSchema)
+			}
+		}
+		for _, tool := range spec.Tools {
+			if len(tool.Parameters) > 0 && !jsonObject(tool.Parameters) {
+				t.Fatalf("decoded parameters %s are not a JSON object", tool.Parameters)
+			}
+		}
 		res, err := Assemble(context.Background(), spec, Config{})
 		if after, _ := spec.marshalRecord(); !bytes.Equal(after, rec) {
 			t.Fatalf("Assemble changed the spec:\n%s\nwas\n%s", after, rec)

@@ -106,7 +106,7 @@ func parseText(path, text string) (*Spec, error) {
 		return nil, errs
 	}
 	s.pos, s.text = d.Pos, text
-	for _, e := range s.validate() {
+	for _, e := range s.validate(true) {
 		if !d.Bad(e.field) {
 			errs = append(errs, e.err)
 		}

@@ -45,7 +45,7 @@ func (s *Spec) Validate() error {
 		return errNilSpec
 	}
 	var errs diag.List
-	for _, e := range s.validate() {
+	for _, e := range s.validate(false) {
 		errs = append(errs, e.err)
 	}
 	errs.Sort()
@@ -84,7 +84,12 @@ func (s *Spec) errorAt(pos func(string) (int, int), field, format string, args .
 	return diag.Errorf(s.source, 0, format, args...)
 }
 
-func (s *Spec) validate() []fieldError {
+// validate returns every problem of s. decoded says s was just decoded
+// from a file (parseText): its JSON Schemas were then written by the
+// decoder, which writes a JSON object, valid by construction, for a
+// mapping and refuses anything else, so they are not read again to check
+// it.
+func (s *Spec) validate(decoded bool) []fieldError {
 	var (
 		errs   []fieldError
 		pos    func(string) (int, int)
@@ -194,7 +199,7 @@ func (s *Spec) validate() []fieldError {
 				if o.Type != FormatJSON && o.Type != "" {
 					add(itemField("task", i, "outputFormat.jsonSchema"), "a schema needs type json, not %s: change the type or remove the schema", o.Type)
 				}
-				if !jsonObject(o.JSONSchema) {
+				if !decoded && !jsonObject(o.JSONSchema) {
 					add(itemField("task", i, "outputFormat.jsonSchema"), "want a JSON Schema object")
 				} else {
 					errs = append(errs, s.schemaErrors(itemField("task", i, "outputFormat.jsonSchema"), o.JSONSchema)...)
@@ -244,7 +249,7 @@ func (s *Spec) validate() []fieldError {
 		}
 		switch {
 		case len(t.Parameters) == 0:
-		case !jsonObject(t.Parameters):
+		case !decoded && !jsonObject(t.Parameters):
 			add(itemField("tools", i, "parameters"), "want a JSON Schema object")
 		default:
 			errs = append(errs, s.schemaErrors(itemField("tools", i, "parameters"), t.Parameters)...)
