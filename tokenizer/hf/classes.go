@@ -298,9 +298,9 @@ func runOf(t []uint16, s string, i int, want uint16) int {
 }
 
 // inertSkip returns the width of the character at i of s (s[i] >= 0x80)
-// if it is valid UTF-8 and every character of its block of 64 code
-// points is inert, read from its first bytes without decoding it; else
-// 0.
+// if it is valid UTF-8 and inert: in the Basic Multilingual Plane, read
+// from its bytes; above it, if every character of its block of 64 code
+// points is inert, read from its first bytes. Else it returns 0.
 func inertSkip(s string, i int) int {
 	b0 := s[i]
 	var blk, w int
@@ -309,13 +309,21 @@ func inertSkip(s string, i int) int {
 		if i+1 >= len(s) || s[i+1]&0xC0 != 0x80 {
 			return 0
 		}
-		blk, w = int(b0&0x1F), 2
+		r := int(b0&0x1F)<<6 | int(s[i+1]&0x3F)
+		if nfcInert[r/64]&(1<<(r%64)) == 0 {
+			return 0
+		}
+		return 2
 	case b0 >= 0xE0 && b0 < 0xF0:
 		if i+2 >= len(s) || s[i+1]&0xC0 != 0x80 || s[i+2]&0xC0 != 0x80 ||
 			b0 == 0xE0 && s[i+1] < 0xA0 || b0 == 0xED && s[i+1] >= 0xA0 { // overlong, surrogate
 			return 0
 		}
-		blk, w = int(b0&0x0F)<<6|int(s[i+1]&0x3F), 3
+		r := int(b0&0x0F)<<12 | int(s[i+1]&0x3F)<<6 | int(s[i+2]&0x3F)
+		if nfcInert[r/64]&(1<<(r%64)) == 0 {
+			return 0
+		}
+		return 3
 	case b0 >= 0xF0 && b0 < 0xF5:
 		if i+3 >= len(s) || s[i+1]&0xC0 != 0x80 || s[i+2]&0xC0 != 0x80 || s[i+3]&0xC0 != 0x80 ||
 			b0 == 0xF0 && s[i+1] < 0x90 || b0 == 0xF4 && s[i+1] >= 0x90 { // overlong, above U+10FFFF
