@@ -489,6 +489,11 @@ func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k 
 						i += 2
 						continue
 					}
+					if b >= 0xE0 && b < 0xF0 && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 &&
+						blockOr[int(b&0x0F)<<6|int(s[i+1]&0x3F)]&p.first == 0 {
+						i += 3 // the same for three bytes
+						continue
+					}
 					if w := blockSkip(s, i, p.first); w > 0 {
 						i += w
 						continue
