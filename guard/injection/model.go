@@ -226,6 +226,7 @@ func grams(bits uint8, vs []view, buf []uint32) []uint32 {
 			break
 		}
 	}
+	buf = appendConceptGrams(bits, vs, buf)
 	slices.Sort(buf)
 	return slices.Compact(buf)
 }
