@@ -1,6 +1,7 @@
 package injection
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -112,17 +113,26 @@ var conceptTable = [...]struct{ name, words string }{
 
 // lexicon is conceptTable indexed for matching.
 type lexicon struct {
-	words    map[string]uint8 // whole words, to their concept's index + 1
-	stems    map[string]uint8 // stems, the same way
-	stemLens []int            // the distinct byte lengths of stems, longest first
-	cjk      map[string]uint8 // words in Chinese or Japanese script
-	cjkMax   int              // the longest of those, in runes
+	words map[string]uint8 // whole words, to their concept's index + 1
+	// stems are the stems by their first stemKey bytes, longest first,
+	// so that a word looks up one list and takes its most specific stem.
+	stems   map[string][]stem
+	stemKey int
+	cjk     map[string]uint8 // words in Chinese or Japanese script
+	cjkMax  int              // the longest of those, in runes
+}
+
+// stem is a stem of the lexicon and its concept's index + 1.
+type stem struct {
+	text string
+	id   uint8
 }
 
 // builtinLexicon is conceptTable indexed, built once.
 var builtinLexicon = sync.OnceValue(func() *lexicon {
-	lx := &lexicon{words: map[string]uint8{}, stems: map[string]uint8{}, cjk: map[string]uint8{}}
-	lens := map[int]bool{}
+	lx := &lexicon{words: map[string]uint8{}, stems: map[string][]stem{}, cjk: map[string]uint8{}}
+	var stems []stem
+	seen := map[string]bool{}
 	for i, c := range conceptTable {
 		id := uint8(i + 1)
 		for _, w := range strings.Fields(c.words) {
@@ -134,10 +144,10 @@ var builtinLexicon = sync.OnceValue(func() *lexicon {
 				lx.cjkMax = max(lx.cjkMax, utf8.RuneCountInString(w))
 			case strings.HasSuffix(w, "*"):
 				w = strings.TrimSuffix(w, "*")
-				if _, dup := lx.stems[w]; !dup {
-					lx.stems[w] = id
+				if !seen[w] {
+					seen[w] = true
+					stems = append(stems, stem{w, id})
 				}
-				lens[len(w)] = true
 			default:
 				if _, dup := lx.words[w]; !dup {
 					lx.words[w] = id
@@ -145,16 +155,15 @@ var builtinLexicon = sync.OnceValue(func() *lexicon {
 			}
 		}
 	}
-	for n := range lens {
-		lx.stemLens = append(lx.stemLens, n)
+	lx.stemKey = len(stems[0].text)
+	for _, st := range stems {
+		lx.stemKey = min(lx.stemKey, len(st.text))
 	}
-	// Longest first, so a word takes its most specific stem.
-	for i := range lx.stemLens {
-		for j := i + 1; j < len(lx.stemLens); j++ {
-			if lx.stemLens[j] > lx.stemLens[i] {
-				lx.stemLens[i], lx.stemLens[j] = lx.stemLens[j], lx.stemLens[i]
-			}
-		}
+	// Longest first; among stems of one length, the table's order.
+	slices.SortStableFunc(stems, func(a, b stem) int { return len(b.text) - len(a.text) })
+	for _, st := range stems {
+		k := st.text[:lx.stemKey]
+		lx.stems[k] = append(lx.stems[k], st)
 	}
 	return lx
 })
@@ -219,12 +228,13 @@ func (lx *lexicon) word(w string) uint8 {
 	if id, ok := lx.words[w]; ok {
 		return id
 	}
-	for _, n := range lx.stemLens {
-		if n > len(w) || n < len(w) && !utf8.RuneStart(w[n]) {
-			continue
-		}
-		if id, ok := lx.stems[w[:n]]; ok {
-			return id
+	if len(w) < lx.stemKey {
+		return 0
+	}
+	for _, st := range lx.stems[w[:lx.stemKey]] {
+		n := len(st.text)
+		if n <= len(w) && (n == len(w) || utf8.RuneStart(w[n])) && w[:n] == st.text {
+			return st.id
 		}
 	}
 	return 0
