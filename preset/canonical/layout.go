@@ -232,13 +232,33 @@ func Layout(spec *Spec, cfg Config) ([]prompt.Section, Retention, error) {
 	return sections, ret, nil
 }
 
+// layoutSize returns about the bytes layout writes into its buffer: the
+// trusted texts (the input's and the tools' go elsewhere) with a few
+// bytes of markup each, and each output schema twice, as indented JSON.
+func (s *Spec) layoutSize() int {
+	size := 256
+	s.eachText(func(f fieldRef, _ bool, p *string) {
+		if len(*p) > 0 {
+			switch f.part() {
+			case "input", "tools":
+			default:
+				size += len(*p) + 8
+			}
+		}
+	})
+	for i := range s.Task {
+		if o := s.Task[i].OutputFormat; o != nil {
+			size += 2 * len(o.JSONSchema)
+		}
+	}
+	return size
+}
+
 func layout(s *Spec) ([]prompt.Section, Retention) {
 	// Every trusted body and item is written into one buffer and taken as
 	// a substring of it: a Builder never changes bytes already written.
 	var b strings.Builder
-	size := 512
-	s.eachText(func(_ fieldRef, _ bool, p *string) { size += len(*p) + 8 })
-	b.Grow(size)
+	b.Grow(s.layoutSize())
 	mark := 0
 	sections := make([]prompt.Section, 0, len(order))
 

@@ -14,7 +14,8 @@ import (
 // compact or escape sends the whole spec to json.Marshal instead.
 // TestMarshalRecord checks the two agree, with every field set.
 func (s *Spec) marshalRecord() ([]byte, error) {
-	w := recordWriter{b: make([]byte, 0, 1024+s.textSize()*9/8)}
+	n := s.textSize()
+	w := recordWriter{b: make([]byte, 0, 256+n+n/32)}
 	w.spec(s)
 	if w.slow {
 		return json.Marshal(s)
