@@ -207,6 +207,13 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 
 	spec := s.ModeSpecs[mode]
 	concepts := recorded(s.Concepts.ofTask(req.Task), mode)
+	if mode != "act" && fileName.MatchString(req.Task) {
+		// A task to plan or review that names a file reads it: "which
+		// stage of our Dockerfile makes the image big?", "what version
+		// of pgx is in go.mod?". One to act on it may create or edit it
+		// instead, which its own words say.
+		concepts = s.Concepts.with(concepts, fileConcept)
+	}
 	sel.Concepts = concepts
 	sel.Tools, sel.Passed.Tools = pick(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 	sel.Skills, sel.Passed.Skills = pick(a.weights(), s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)

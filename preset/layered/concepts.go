@@ -458,12 +458,31 @@ func (c *Concepts) ofTask(task string) []string {
 	task = quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " ")
 	task = inPackage.ReplaceAllString(task, "$1$2$3 $5")
 	out := c.of(folder.ReplaceAllString(task, " "), true)
-	if web && c != nil && slices.Contains(c.names, httpConcept) && !slices.Contains(out, httpConcept) {
-		out = append(out, httpConcept)
-		slices.SortStableFunc(out, func(a, b string) int { return slices.Index(c.names, a) - slices.Index(c.names, b) })
+	if web {
+		out = c.with(out, httpConcept)
 	}
 	return out
 }
+
+// with adds concept x to out, in the order of c's concepts, when c has
+// it and out does not.
+func (c *Concepts) with(out []string, x string) []string {
+	if c == nil || !slices.Contains(c.names, x) || slices.Contains(out, x) {
+		return out
+	}
+	out = append(out, x)
+	slices.SortStableFunc(out, func(a, b string) int { return slices.Index(c.names, a) - slices.Index(c.names, b) })
+	return out
+}
+
+// fileConcept is the concept of a file.
+const fileConcept = "file"
+
+// fileName finds the name of a file a task names ("go.mod",
+// "config/app.yaml", "Dockerfile", "rollout.sh"): a task to plan or
+// review that names one reads it, whatever its words (see Select). Data
+// files (CSV, Parquet, spreadsheets) are left to the data concept.
+var fileName = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_.-])([\p{L}\p{N}_-]+\.(ya?ml|json|toml|mod|sql|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto|lock)|dockerfile|makefile|jenkinsfile|procfile|docker-compose\.ya?ml)([^\p{L}\p{N}_]|$)`)
 
 // httpConcept is the concept of the web.
 const httpConcept = "http"

@@ -78,6 +78,38 @@ func TestReportedSelections(t *testing.T) {
 	}
 }
 
+// TestNamedFile: a task to plan or review that names a file reads it,
+// though no word of it says "read"; a task to act on the file does not
+// gain a tool that reads files for it.
+func TestNamedFile(t *testing.T) {
+	a := &Assembler{Setup: evalSetup(t)}
+	for _, tc := range []struct {
+		task, mode string
+		want, not  []string
+	}{
+		{"Why does the build target in our Makefile take four minutes? Propose a plan.", "plan", []string{"read_file"}, nil},
+		{"Is the retry limit in config/worker.toml sane for the new queue?", "review", []string{"read_file"}, nil},
+		{"Was steht in deploy/rollout.sh, und warum braucht es sudo?", "plan", []string{"read_file"}, nil},
+		{"Change the timeout in config/worker.toml to 30 seconds", "act", []string{"edit_file"}, []string{"read_file", "create_file"}},
+	} {
+		sel, err := a.Select(context.Background(), Request{Task: tc.task, Mode: tc.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := picked(sel)
+		for _, w := range tc.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q (%s): picked %v, want %s among them", tc.task, tc.mode, got, w)
+			}
+		}
+		for _, n := range tc.not {
+			if slices.Contains(got, n) {
+				t.Errorf("%q (%s): picked %v, want no %s", tc.task, tc.mode, got, n)
+			}
+		}
+	}
+}
+
 // TestSelectionWords are tasks of the tuning sets that selection got
 // wrong before concepts weighed where a capability names them and
 // stems stopped catching another concept's words: each must pick every
