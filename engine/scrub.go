@@ -198,13 +198,17 @@ func (s *scrubber) json(raw []byte, skip map[string]bool) []byte {
 		if !isKey && skip[key] {
 			continue
 		}
-		var v string
-		if !esc {
-			// Read in place: raw is not changed while v is in use, and
-			// v is kept only as the key or in what str returns.
-			v = unsafe.String(unsafe.SliceData(lit[1:]), len(lit)-2)
-		} else if json.Unmarshal(lit, &v) != nil {
-			continue
+		// Read in place: raw is not changed while v is in use, and v is
+		// kept only as the key or in what str returns. A string with
+		// escapes is decoded into a variable of its own, so that the
+		// common case does not move v to the heap.
+		v := unsafe.String(unsafe.SliceData(lit[1:]), len(lit)-2)
+		if esc {
+			var d string
+			if json.Unmarshal(lit, &d) != nil {
+				continue
+			}
+			v = d
 		}
 		if isKey {
 			key = v
