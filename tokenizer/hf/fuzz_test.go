@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/tessera-dev/tessera/tokenizer/hf/jinja"
+	"golang.org/x/text/unicode/norm"
 )
 
 // byteTokens returns the 256 byte-level tokens, by byte.
@@ -170,6 +173,56 @@ func FuzzEncode(f *testing.F) {
 			if !strings.HasPrefix(s, prefix) || n > 3 {
 				t.Fatalf("Truncate(%q, 3) = %q, %d", s, prefix, n)
 			}
+		}
+	})
+}
+
+// FuzzMergeCut checks, on arbitrary text, that the cuts of the merge
+// (between bytes that no merge joins for the byte-level tokenizer,
+// around byte fallback tokens for the SentencePiece-style one) give the
+// ids of merges without them.
+func FuzzMergeCut(f *testing.F) {
+	f.Add("Hello, world! 123456 日本語 🎉\n\n  x")
+	f.Add(strings.Repeat("\U0010FFFD\U000E0001ab 日本語\xff", 12))
+	f.Add(strings.Repeat("abab🎉", 20))
+	for _, data := range [][]byte{tinyJSON(), tinySPJSON()} {
+		tk, err := Parse(data)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if tk.byteJoins == nil && tk.fallbackCuts == nil {
+			f.Fatalf("%s: no cuts to check", tk.Name())
+		}
+	}
+	byteLevel, _ := Parse(tinyJSON())
+	sp, _ := Parse(tinySPJSON())
+	var plains []*Tokenizer
+	for _, tk := range []*Tokenizer{byteLevel, sp} {
+		plain := *tk
+		plain.byteJoins, plain.fallbackCuts = nil, nil
+		plain.cache, plain.pool = newWordCache(), &sync.Pool{}
+		plains = append(plains, &plain)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for i, tk := range []*Tokenizer{byteLevel, sp} {
+			if got, want := tk.Encode(s), plains[i].Encode(s); !slices.Equal(got, want) {
+				t.Fatalf("%s: %q: cut %v, whole %v", tk.Name(), s, got, want)
+			}
+		}
+	})
+}
+
+// FuzzNFC checks isNFC and toNFC against the norm package on arbitrary
+// text, invalid UTF-8 included.
+func FuzzNFC(f *testing.F) {
+	f.Add("a\u0301 \u0915\u093C\u094D \u0627\u0651\u064E \uAC00\u11A8")
+	f.Add("\xff\u0301\u0316\u0316")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := isNFC(s, nil), norm.NFC.IsNormalString(s); got != want {
+			t.Fatalf("%q: isNFC %v, norm %v", s, got, want)
+		}
+		if got, want := toNFC(s, nil), norm.NFC.String(s); got != want {
+			t.Fatalf("%q: toNFC %q, norm %q", s, got, want)
 		}
 	})
 }

@@ -952,14 +952,14 @@ func fallbackCuts(fallback [256]int32, byteFallback bool, size int, mergeIDs []u
 		return nil
 	}
 	set := make([]uint64, (size+63)/64)
-	any := false
+	found := false
 	for _, id := range fallback {
 		if id >= 0 && int(id) < size {
 			set[id/64] |= 1 << (id % 64)
-			any = true
+			found = true
 		}
 	}
-	if !any {
+	if !found {
 		return nil
 	}
 	has := func(id uint32) bool { return int(id) < size && set[id/64]&(1<<(id%64)) != 0 }
