@@ -22,15 +22,21 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := runInput(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
 // run is the whole command, with its environment passed in so tests can
-// call it directly.
+// call it directly. It reads the process's standard input.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runInput(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// runInput is run with standard input read from stdin.
+func runInput(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := newRootCmd(stdout, stderr)
+	cmd.SetIn(stdin)
 	cmd.SetArgs(args)
 	return exitCode(cmd.ExecuteContext(ctx), stderr)
 }

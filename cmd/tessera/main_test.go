@@ -24,7 +24,8 @@ import (
 
 // TestMain lets the test binary act as the tessera command inside the
 // scripts: "exec tessera ..." runs run() in a child process, with the
-// script's working directory and environment.
+// script's working directory and environment. "exitcode N tessera ..."
+// runs it in the test process instead (see inProcess).
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"tessera": func() {
@@ -40,7 +41,9 @@ func TestMain(m *testing.M) {
 //
 // Scripts may use, beyond testscript's own commands:
 //
-//	exitcode N tessera ARGS...  run tessera, fail unless it exits with N
+//	exitcode N tessera ARGS...  run tessera, fail unless it exits with N (in the
+//	                            test process, see inProcess; after stdin, as a process)
+//	exitcode N exec PROG ARGS...  the same, always as a process (the built binary, for tessera)
 //	bom FILE                    prepend a UTF-8 byte-order mark to FILE
 //	writebytes FILE 'TEXT'      write TEXT, Go escapes such as \n and \xff decoded, to FILE
 //	replace FILE OLD NEW        replace every OLD in FILE by NEW (fails if OLD is absent)
@@ -54,15 +57,22 @@ func TestMain(m *testing.M) {
 // which scripts must only read), TESSERA_VERSION (the version records
 // carry) and TESSERA_BUILD_VERSION (the version "tessera version" prints).
 func TestScripts(t *testing.T) {
-	// Beside the doc blocks and, under the race detector, the hostile
-	// inputs: no group waits for another's last, slowest subtests.
-	t.Parallel()
+	// Not parallel: its in-process commands take the process's working
+	// directory and environment in turns, which no other test may use
+	// meanwhile. Its scripts run in parallel with each other.
+	inproc := &inProcess{}
 	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Absolute: testscript opens each script when it starts it, maybe
+	// while another script's command has the working directory.
+	scripts, err := filepath.Abs(filepath.Join("testdata", "script"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("testdata", "script"),
+		Dir:                 scripts,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		// TESSERA_UPDATE_SCRIPTS=1 rewrites the expected files that
@@ -81,7 +91,7 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode":   cmdExitCode,
+			"exitcode":   inproc.cmdExitCode,
 			"bom":        cmdBOM,
 			"writebytes": cmdWriteBytes,
 			"replace":    cmdReplace,
@@ -97,17 +107,27 @@ func TestScripts(t *testing.T) {
 
 // cmdExitCode runs a command like exec does, keeping its standard output
 // and error for the stdout and stderr checks that follow, and fails unless
-// it exits with exactly the given code.
-func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+// it exits with exactly the given code. tessera runs in the test process
+// unless "exec" comes first or a standard input is pending.
+func (p *inProcess) cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! exitcode")
 	}
-	if len(args) < 2 {
-		ts.Fatalf("usage: exitcode N command [args...]")
+	if len(args) < 2 || args[1] == "exec" && len(args) < 3 {
+		ts.Fatalf("usage: exitcode N [exec] command [args...]")
 	}
 	want, err := strconv.Atoi(args[0])
 	if err != nil {
 		ts.Fatalf("exitcode: %q is not a number", args[0])
+	}
+	if args[1] == "tessera" && !pendingStdin(ts) {
+		if got := p.run(ts, args[2:]); got != want {
+			ts.Fatalf("tessera exited with code %d, want %d", got, want)
+		}
+		return
+	}
+	if args[1] == "exec" {
+		args = args[1:]
 	}
 	got := 0
 	if err := ts.Exec(args[1], args[2:]...); err != nil {
