@@ -108,6 +108,10 @@ var conceptTable = [...]struct{ name, words string }{
 	{"emergency", `emergenc* notfall* notfäll* urgence* emergênci* 应急 紧急情况 緊急 非常時 экстренн* аварийн*`},
 	{"refuse", `refuse* decline* report* warn* alert* flag* recus* rechaz* negue* negar avis* alert* signal* ablehn* meld* verweiger* 拒绝 举报 报告 提醒 拒否 断って 断る 報告 通報 警告 откаж* отказ* сообщ* предупред*`},
 	{"if", `if whenever se si quand lorsque wenn falls sobald 如果 若 一旦 要是 場合 なら たら если когда`},
+	{"automated", `automat* autonom* tool tools crawler* scraper* parser* ferramenta* herramienta* outil* werkzeug* 工具 ツール 自动 自動 инструмент* автоматич* автомат*`},
+	{"process", `process* handl* processa* procesa* traite* traitant verarbeit* bearbeit* auswert* 处理 処理 обрабатыва* обработ*`},
+	{"hypothetical", `hypothetic* hypothetically imagine scenario* exercise* drill red-team redteam hipotét* hipotet* exercício* ejercicio* escenario* cenário* exercice* hypothétique* übung* hypothetisch* szenario* 假设 演练 假如 红队 仮に 演習 仮定 レッドチーム гипотетич* учени* упражнени* представь*`},
+	{"note", `note notes nota notas remarque* hinweis* anmerkung* 备注 提示 注意 メモ 注記 примечани* заметк*`},
 	{"hurry", `quick* asap hurry* rápido* rapido* vite dringend schnell* 赶 尽快 急 急ぎ 至急 срочно быстр*`},
 }
 

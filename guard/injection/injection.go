@@ -446,6 +446,7 @@ func (d *Builtin) Score(text string) Verdict {
 	}
 	buf := make([]uint32, 0, min(5*(n+2*len(modelViews)), maxModelGrams))
 	f := features{sigs: sigs, noisyOr: round(1 - keep), p: d.model.prob(grams(d.model.bits, modelViews, buf))}
+	f.part = d.model.partProb(modelViews[0].text, f.p, buf)
 	score := d.model.comb.score(f)
 	if s, ok := modelSignal(f.p); ok {
 		sigs = append(sigs, s)

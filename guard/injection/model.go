@@ -37,7 +37,7 @@ const modelBits = 18
 var modelBin []byte
 
 // modelMagic starts model.bin: a version of the file layout.
-const modelMagic = "TSIM\x02"
+const modelMagic = "TSIM\x03"
 
 // model is the built-in detector's trained model.
 type model struct {
@@ -64,7 +64,8 @@ type combiner struct {
 	// w weighs the features vector lays out: each signal's plain match,
 	// by names' index, then each one's quoted match, then a signal found
 	// only in a hidden reading, the number of signals, the fixed-weight
-	// score and the n-gram model's log-odds.
+	// score, the n-gram model's log-odds and its highest log-odds for a
+	// part of the text.
 	w    []float32
 	bias float32
 }
@@ -200,22 +201,26 @@ const maxModelGrams = 1 << 15
 // read alike; each reading is read with a space before and after it.
 func grams(bits uint8, vs []view, buf []uint32) []uint32 {
 	mask := uint32(1)<<bits - 1
-	var starts [6]int // byte offsets of the last runes, a ring
+	var starts [6]int // offsets of the last runes, a ring
 	for _, v := range vs {
-		t := " " + v.text + " "
+		// Offsets are into " " + v.text + " ", which is not built: 0
+		// and len(v.text)+1 are the spaces.
+		text := v.text
+		last := len(text) + 1
 		n := 0
-		for i := 0; i < len(t); {
-			_, size := utf8.DecodeRuneInString(t[i:])
+		for i := 0; i <= last; {
+			size := 1
+			if i > 0 && i < last {
+				_, size = utf8.DecodeRuneInString(text[i-1:])
+			}
 			starts[n%6] = i
 			n++
 			end := i + size
 			for k := 1; k <= 5 && k <= n; k++ {
-				start := starts[(n-k)%6]
-				g := t[start:end]
 				if k == 1 && size == 1 {
 					continue // single ASCII characters say little
 				}
-				buf = append(buf, hashGram(g, k)&mask)
+				buf = append(buf, hashGram(text, starts[(n-k)%6], end, k)&mask)
 			}
 			i = end
 			if len(buf) >= maxModelGrams {
@@ -231,11 +236,15 @@ func grams(bits uint8, vs []view, buf []uint32) []uint32 {
 	return slices.Compact(buf)
 }
 
-// hashGram hashes an n-gram of k characters, digits as 0 (FNV-1a).
-func hashGram(g string, k int) uint32 {
+// hashGram hashes the n-gram of k characters at offsets [start, end) of
+// " " + text + " ", digits as 0 (FNV-1a).
+func hashGram(text string, start, end, k int) uint32 {
 	h := uint32(2166136261)
-	for i := 0; i < len(g); i++ {
-		c := g[i]
+	for j := start; j < end; j++ {
+		c := byte(' ')
+		if j > 0 && j <= len(text) {
+			c = text[j-1]
+		}
 		if c >= '0' && c <= '9' {
 			c = '0'
 		}
@@ -272,10 +281,63 @@ type features struct {
 	sigs    []Signal // the bank's signals, not the model's
 	noisyOr float64  // 1 - Π(1 - weight) over sigs
 	p       float64  // the n-gram model's probability
+	// part is the highest probability the model gives a sentence of
+	// the text alone (see partProb).
+	part float64
+}
+
+// minParts is how many sentences a text needs for them to be read
+// alone too.
+const minParts = 3
+
+// sentenceEnds appends to ends the byte offsets where text's sentences
+// end, the last at len(text).
+func sentenceEnds(text string, ends []int) []int {
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		switch r {
+		case '.', '!', '?', ';', '\n', '。', '！', '？', '；':
+			// A full stop ends a sentence before a space or a line end,
+			// not inside "v1.2" or "go.mod"; the others end one anywhere.
+			if r < utf8.RuneSelf && r != '\n' && i < len(text) && text[i] != ' ' && text[i] != '\n' {
+				continue
+			}
+			if len(ends) == 0 || i-ends[len(ends)-1] > 1 {
+				ends = append(ends, i)
+			}
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(text) {
+		ends = append(ends, len(text))
+	}
+	return ends
+}
+
+// partProb is the highest probability the model gives one sentence of
+// text read alone, or p when text has fewer than minParts sentences:
+// an instruction buried in a long ordinary note is a small share of
+// the note's n-grams but most of its sentence's. buf is scratch space
+// for n-grams.
+func (m *model) partProb(text string, p float64, buf []uint32) float64 {
+	var at [64]int
+	ends := sentenceEnds(text, at[:0])
+	if len(ends) < minParts {
+		return p
+	}
+	best, start := 0.0, 0
+	var one [1]view
+	for _, end := range ends {
+		one[0] = view{"text", text[start:end]}
+		buf = grams(m.bits, one[:], buf[:0])
+		best = max(best, m.prob(buf))
+		start = end
+	}
+	return best
 }
 
 // size is the length of the combiner's feature vector.
-func (c *combiner) size() int { return 2*len(c.names) + 4 }
+func (c *combiner) size() int { return 2*len(c.names) + 5 }
 
 // vector writes into x (of length size) the features of f that the
 // combiner weighs, and returns the fixed-weight score's complement over
@@ -314,6 +376,8 @@ func (c *combiner) vector(f features, x []float64) (alone float64) {
 	x[2*k+1] = float64(len(f.sigs))
 	x[2*k+2] = f.noisyOr
 	x[2*k+3] = math.Log(p / (1 - p))
+	pp := min(max(f.part, 1e-4), 1-1e-4)
+	x[2*k+4] = math.Log(pp / (1 - pp))
 	if hidden {
 		// Every signal was found only in a hidden reading, and hiding
 		// decides: all of them count their fixed weights.
