@@ -78,38 +78,6 @@ func TestReportedSelections(t *testing.T) {
 	}
 }
 
-// TestNamedFile: a task to plan or review that names a file reads it,
-// though no word of it says "read"; a task to act on the file does not
-// gain a tool that reads files for it.
-func TestNamedFile(t *testing.T) {
-	a := &Assembler{Setup: evalSetup(t)}
-	for _, tc := range []struct {
-		task, mode string
-		want, not  []string
-	}{
-		{"Why does the build target in our Makefile take four minutes? Propose a plan.", "plan", []string{"read_file"}, nil},
-		{"Is the retry limit in config/worker.toml sane for the new queue?", "review", []string{"read_file"}, nil},
-		{"Was steht in deploy/rollout.sh, und warum braucht es sudo?", "plan", []string{"read_file"}, nil},
-		{"Change the timeout in config/worker.toml to 30 seconds", "act", []string{"edit_file"}, []string{"read_file", "create_file"}},
-	} {
-		sel, err := a.Select(context.Background(), Request{Task: tc.task, Mode: tc.mode})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := picked(sel)
-		for _, w := range tc.want {
-			if !slices.Contains(got, w) {
-				t.Errorf("%q (%s): picked %v, want %s among them", tc.task, tc.mode, got, w)
-			}
-		}
-		for _, n := range tc.not {
-			if slices.Contains(got, n) {
-				t.Errorf("%q (%s): picked %v, want no %s", tc.task, tc.mode, got, n)
-			}
-		}
-	}
-}
-
 // TestSelectionWords are tasks of the tuning sets that selection got
 // wrong before concepts weighed where a capability names them and
 // stems stopped catching another concept's words: each must pick every
@@ -183,6 +151,12 @@ func TestSelectionWords(t *testing.T) {
 		// The folders of a path and a branch name's prefix say where.
 		{"Who changed the retry logic in http/client.go last, and why?", "plan", []string{"git_log"}, []string{"http_get"}},
 		{"新建一个分支 fix/order-timeout，然后把现在的修改提交上去", "act", []string{"git_branch", "git_commit"}, []string{"edit_file", "list_dir"}},
+		// A task to plan or review that names a file reads it; one to
+		// act on it gains no tool that reads or creates files.
+		{"Why does the build target in our Makefile take four minutes? Propose a plan.", "plan", []string{"read_file"}, nil},
+		{"Is the retry limit in config/worker.toml sane for the new queue?", "review", []string{"read_file"}, nil},
+		{"Was steht in deploy/rollout.sh, und warum braucht es sudo?", "plan", []string{"read_file"}, nil},
+		{"Change the timeout in config/worker.toml to 30 seconds", "act", []string{"edit_file"}, []string{"read_file", "create_file"}},
 	} {
 		sel, err := a.Select(context.Background(), Request{Task: tc.task, Mode: tc.mode})
 		if err != nil {
