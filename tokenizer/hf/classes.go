@@ -53,7 +53,8 @@ var (
 	// 64*b+63 is inert (see inertSkip).
 	nfcInertBlock []uint64
 	// nfcQuick holds, for each character of the Basic Multilingual
-	// Plane, its canonical combining class (bits 0 to 7) and nfcYes if
+	// Plane that is not inert (0 for the inert ones, which end a
+	// segment), its canonical combining class (bits 0 to 7) and nfcYes if
 	// its NFC_Quick_Check property is Yes (neither No nor Maybe), for
 	// UAX #15's quick check of the segments that are not inert (see
 	// nfcSegments).
@@ -115,6 +116,7 @@ func table() []uint16 {
 		nfcInert = make([]uint64, bmp/64)
 		nfcQuick = make([]uint16, bmp)
 		var buf [4]byte
+		var dbuf []byte // a character's decomposition
 		for r := rune(0); r < bmp; r++ {
 			if r >= 0xD800 && r < 0xE000 {
 				continue
@@ -124,6 +126,7 @@ func table() []uint16 {
 			normal := norm.NFC.IsNormal(buf[:n])
 			if p.BoundaryBefore() && normal {
 				nfcInert[r/64] |= 1 << (r % 64)
+				continue // ends a segment: quickStep never sees it
 			}
 			// A character alone passes norm's quick check if its
 			// NFC_Quick_Check is Yes: norm stops before one that is
@@ -133,9 +136,9 @@ func table() []uint16 {
 			// must not decompose, and one of class 0 must decompose,
 			// if at all, to a starter first.
 			q := uint16(p.CCC())
-			d := norm.NFD.String(string(r))
-			first, _ := utf8.DecodeRuneInString(d)
-			simple := d == string(r) || q == 0 && norm.NFC.PropertiesString(string(first)).CCC() == 0
+			dbuf = norm.NFD.Append(dbuf[:0], buf[:n]...)
+			_, fn := utf8.DecodeRune(dbuf)
+			simple := string(dbuf) == string(buf[:n]) || q == 0 && norm.NFC.Properties(dbuf[:fn]).CCC() == 0
 			if normal && simple && norm.NFC.QuickSpan(buf[:n]) == n {
 				q |= nfcYes
 			}
