@@ -284,12 +284,31 @@ func classAtSlow(t []uint16, s string, i int) (uint16, int) {
 func runOf(t []uint16, s string, i int, want uint16) int {
 	ascii := (*[utf8.RuneSelf]uint16)(t)
 	for i < len(s) {
-		if b := s[i]; b < utf8.RuneSelf {
+		b := s[i]
+		if b < utf8.RuneSelf {
 			if ascii[b]&want == 0 {
 				return i
 			}
 			i++
 			continue
+		}
+		if b < 0xE0 && b >= 0xC2 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			// A character of two bytes, decoded here.
+			if t[rune(b&0x1F)<<6|rune(s[i+1]&0x3F)]&want == 0 {
+				return i
+			}
+			i += 2
+			continue
+		}
+		if b >= 0xE0 && b < 0xF0 && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+			// Three bytes: a character unless overlong or a surrogate.
+			if r := rune(b&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F); r >= 0x800 && (r < 0xD800 || r >= 0xE000) {
+				if t[r]&want == 0 {
+					return i
+				}
+				i += 3
+				continue
+			}
 		}
 		c, n := classAtSlow(t, s, i)
 		if c&want == 0 {

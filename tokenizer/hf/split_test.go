@@ -47,3 +47,40 @@ func TestFastWords(t *testing.T) {
 		}
 	}
 }
+
+// TestRunOf checks runOf, which decodes characters of two and three
+// bytes itself, against the same loop over classAt, on random strings
+// of ASCII, valid characters of every length and invalid sequences
+// (overlong, surrogates, cut short), for several sets of classes.
+func TestRunOf(t *testing.T) {
+	tab := table()
+	ref := func(s string, i int, want uint16) int {
+		for i < len(s) {
+			c, n := classAt(tab, s, i)
+			if c&want == 0 {
+				break
+			}
+			i += n
+		}
+		return i
+	}
+	pieces := []string{"a", "1", " ", "\n", "é", "я", "ك", "\u0301", "\u094D", "क", "日", "。", "😀", "\U00010FFF",
+		"\xe0\x80\x80", "\xed\xa0\x80", "\xc0\xaf", "\xc2", "\xe4\xb8", "\xf0\x9f", "\x80", "\xff", "\xef\xbf\xbd"}
+	wants := []uint16{cL, cL | cM, cN, cL | cN | cP | cSym, cCJK, cWS}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var b strings.Builder
+	for range 100_000 {
+		b.Reset()
+		for range 1 + rng.IntN(10) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		for _, want := range wants {
+			for i := range min(len(s), 3) {
+				if got, exp := runOf(tab, s, i, want), ref(s, i, want); got != exp {
+					t.Fatalf("runOf(%q, %d, %#x) = %d, want %d", s, i, want, got, exp)
+				}
+			}
+		}
+	}
+}
