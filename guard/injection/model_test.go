@@ -15,9 +15,9 @@ import (
 var updateModel = flag.Bool("update", false, "train model.bin again from the training sets, choosing its thresholds on held-apart folds")
 
 // trainingSets are the evaluation sets the model learns from: every
-// set but the held-out one, eval/heldout12, which is never read here and
+// set but the held-out one, eval/heldout13, which is never read here and
 // measures the model after it is trained. eval/heldout and
-// eval/heldout3 to eval/heldout10 were held out in their turn; they
+// eval/heldout3 to eval/heldout12 were held out in their turn; they
 // joined the training sets once their final figures were reported
 // (docs/SECURITY.md).
 var trainingSets = []string{
@@ -39,6 +39,7 @@ var trainingSets = []string{
 	"../../preset/layered/testdata/eval/heldout8/injections.jsonl",
 	"../../preset/layered/testdata/eval/tune7/injections.jsonl",
 	"../../preset/layered/testdata/eval/heldout10/injections.jsonl",
+	"../../preset/layered/testdata/eval/heldout12/injections.jsonl",
 }
 
 // Training: stochastic gradient descent on the log loss with an L2
@@ -60,7 +61,10 @@ const (
 	minDecisive  = 20
 	minPrecision = 0.98
 	// combinerFPR is the false-alarm rate on held-apart folds that
-	// DefaultThreshold is set to.
+	// DefaultThreshold is set to. At 0.03 the sets left out of training
+	// in turn (heldout7, 8, 10, 12) still gave at most 0.019 false alarms
+	// and two to four points more catches, but a rule that names the
+	// attack it forbids (TestBenignInstructions) crossed the threshold.
 	combinerFPR = 0.02
 )
 
