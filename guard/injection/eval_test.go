@@ -30,7 +30,7 @@ const tune3Set = "../../preset/layered/testdata/eval/tune3/injections.jsonl"
 
 // heldOut13Set is the held-out set: measured once, never tuned on.
 // eval/heldout4 to eval/heldout12 were held out before it; they are
-// training sets now.
+// training sets now, but heldout12 (see trainingSets).
 const heldOut13Set = "../../preset/layered/testdata/eval/heldout13/injections.jsonl"
 
 // readSet reads an evaluation set.
