@@ -397,6 +397,11 @@ func (d *Builtin) Score(text string) Verdict {
 				modelViews, cloned = slices.Clone(vs), true
 			}
 			modelViews[vi].text = outside(modelViews[vi].text, [][2]int{r})
+			if len(strings.Join(strings.Fields(modelViews[vi].text), " ")) < minRuleRest {
+				// What is left is the rule's framing ("Rule for agents:
+				// ... and tell the user."), not a text of its own.
+				modelViews[vi].text = ""
+			}
 		}
 		for i := range d.patterns {
 			p := &d.patterns[i]
@@ -454,6 +459,10 @@ func (d *Builtin) Score(text string) Verdict {
 	}
 	return Verdict{Score: round(score), Signals: sigs}
 }
+
+// minRuleRest is the least text, in bytes, that a reading must keep
+// beside a rule against the acts it names for the model to read it.
+const minRuleRest = 40
 
 // byWeight sorts signals strongest first, then by name.
 func byWeight(sigs []Signal) {

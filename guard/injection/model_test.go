@@ -15,14 +15,11 @@ import (
 var updateModel = flag.Bool("update", false, "train model.bin again from the training sets, choosing its thresholds on held-apart folds")
 
 // trainingSets are the evaluation sets the model learns from: every
-// set but the held-out one, eval/heldout13, which is never read here and
+// set but the held-out one, eval/heldout14, which is never read here and
 // measures the model after it is trained. eval/heldout and
-// eval/heldout3 to eval/heldout12 were held out in their turn; they
+// eval/heldout3 to eval/heldout13 were held out in their turn; they
 // joined the training sets once their final figures were reported
-// (docs/SECURITY.md), but for eval/heldout12: trained on it too, the
-// model put a rule that names the attack it forbids over the threshold
-// (TestBenignInstructions), so it waits for a model that keeps such
-// rules apart.
+// (docs/SECURITY.md).
 var trainingSets = []string{
 	"../../preset/layered/testdata/eval/injections.jsonl",
 	"../../preset/layered/testdata/eval/tune2/injections.jsonl",
@@ -42,6 +39,8 @@ var trainingSets = []string{
 	"../../preset/layered/testdata/eval/heldout8/injections.jsonl",
 	"../../preset/layered/testdata/eval/tune7/injections.jsonl",
 	"../../preset/layered/testdata/eval/heldout10/injections.jsonl",
+	"../../preset/layered/testdata/eval/heldout12/injections.jsonl",
+	"../../preset/layered/testdata/eval/heldout13/injections.jsonl",
 }
 
 // Training: stochastic gradient descent on the log loss with an L2
