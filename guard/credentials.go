@@ -27,7 +27,7 @@ func pemLabelEnd(text string, i int) (end, run int) {
 func findPrivateKeys(text string, dst []hit) []hit {
 	const begin, end = "-----BEGIN", "-----END"
 	for off := 0; off < len(text); {
-		j := strings.Index(text[off:], begin)
+		j := indexRare(text[off:], begin, 5) // 'B': '-' is common
 		if j < 0 {
 			break
 		}

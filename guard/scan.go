@@ -108,14 +108,15 @@ func hasFoldAt(text string, i int, word string) bool {
 // eachFold calls fn with the start of each occurrence of word (lower-case
 // ASCII letters) in text, in order, written in lower case, in upper case,
 // or capitalised: "bearer", "BEARER", "Bearer". Its tail is looked for in
-// lower and in upper case with strings.Index, much faster than comparing
-// at every byte. upperTail is word less its first letter, in upper case
+// lower and in upper case with indexRare, much faster than comparing at
+// every byte. upperTail is word less its first letter, in upper case
 // (given, so no call allocates it).
 func eachFold(text, word, upperTail string, fn func(i int)) {
 	lower, upper := word[1:], upperTail
-	nextOf := func(tail string, from int) int {
+	lk, uk := rareByte(lower), rareByte(upper)
+	nextOf := func(tail string, k, from int) int {
 		for from < len(text) {
-			j := strings.Index(text[from:], tail)
+			j := indexRare(text[from:], tail, k)
 			if j < 0 {
 				break
 			}
@@ -126,17 +127,69 @@ func eachFold(text, word, upperTail string, fn func(i int)) {
 		}
 		return len(text)
 	}
-	lo, up := nextOf(lower, 1), nextOf(upper, 1)
+	lo, up := nextOf(lower, lk, 1), nextOf(upper, uk, 1)
 	for lo < len(text) || up < len(text) {
 		i := min(lo, up)
 		fn(i)
 		if lo == i {
-			lo = nextOf(lower, i+2)
+			lo = nextOf(lower, lk, i+2)
 		}
 		if up == i {
-			up = nextOf(upper, i+2)
+			up = nextOf(upper, uk, i+2)
 		}
 	}
+}
+
+// commonBytes are the bytes most common in prose, code and markup, the
+// most common first; the others are rarer still.
+const commonBytes = " etaoinsrhldcum\n.,-_/:fpgwyb'\"()vkTIASECx"
+
+// rareByte returns the index of the byte of needle least common in
+// ordinary text (the first of equals): looking for it rather than the
+// first byte stops far less often at a place that does not match.
+func rareByte(needle string) int {
+	best, rank := 0, -1
+	for i := 0; i < len(needle); i++ {
+		r := len(commonBytes) // not listed: rarer than every listed byte
+		if j := strings.IndexByte(commonBytes, needle[i]); j >= 0 {
+			r = j
+		}
+		if r > rank {
+			best, rank = i, r
+		}
+	}
+	return best
+}
+
+// indexRare is strings.Index(s, needle), found by looking for needle[k]
+// with strings.IndexByte and comparing around it. When that stops too
+// often at bytes that do not start a match, it leaves the rest to
+// strings.Index, so that text full of needle[k] stays linear and fast.
+func indexRare(s, needle string, k int) int {
+	c := needle[k]
+	fails := 0
+	for i := k; i < len(s); {
+		j := strings.IndexByte(s[i:], c)
+		if j < 0 {
+			return -1
+		}
+		p := i + j - k
+		if p+len(needle) > len(s) {
+			return -1
+		}
+		if s[p:p+len(needle)] == needle {
+			return p
+		}
+		i += j + 1
+		// No match starts before p+1: each one's needle[k] is before i.
+		if fails++; fails > 4+(i>>4) {
+			if r := strings.Index(s[p+1:], needle); r >= 0 {
+				return p + 1 + r
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // hasDigit requires a digit: generated tokens have them, words do not.
@@ -179,6 +232,10 @@ func findTokens(specs ...tokenSpec) finder {
 		}
 		anchor, offsets[i] = '_', k
 	}
+	rare := make([]int, len(specs))
+	for i, s := range specs {
+		rare[i] = rareByte(s.prefix)
+	}
 	return func(text string, dst []hit) []hit {
 		var (
 			buf    [8]tokenState
@@ -193,7 +250,7 @@ func findTokens(specs ...tokenSpec) finder {
 			for i := range specs {
 				s, st := &specs[i], &states[i]
 				for st.next < len(text) {
-					j := strings.Index(text[st.next:], s.prefix)
+					j := indexRare(text[st.next:], s.prefix, rare[i])
 					if j < 0 {
 						break
 					}
@@ -263,7 +320,7 @@ func (s *tokenSpec) at(text string, i int, st *tokenState, dst []hit) []hit {
 // dots, the first two starting with "eyJ" (`{"`).
 func findJWTs(text string, dst []hit) []hit {
 	for off := 0; off < len(text); {
-		j := strings.Index(text[off:], "eyJ")
+		j := indexRare(text[off:], "eyJ", 2)
 		if j < 0 {
 			break
 		}
