@@ -84,7 +84,7 @@ func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
 	const noMerge = ^uint64(0)
 	n := len(syms)
 	for i := 0; i+1 < n; i++ {
-		if v, ok := tk.merges.get(pairKey(syms[i], syms[i+1])); ok {
+		if v, ok := tk.merges.probe(pairKey(syms[i], syms[i+1])); ok {
 			ranks[i] = v
 		} else {
 			ranks[i] = noMerge

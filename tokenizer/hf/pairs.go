@@ -64,6 +64,13 @@ func (t *pairTable) get(key uint64) (uint64, bool) {
 	if b := t.seenBit(key); t.seen[b/64]&(1<<(b%64)) == 0 {
 		return 0, false
 	}
+	return t.probe(key)
+}
+
+// probe is get without the filter: for keys that are more often in the
+// table than not, such as the pairs of a word's first symbols, whose
+// filter bit would cost a second memory access for nothing.
+func (t *pairTable) probe(key uint64) (uint64, bool) {
 	mask := uint64(len(t.slots) - 1)
 	for i := t.index(key); ; i = (i + 1) & mask {
 		s := &t.slots[i]
