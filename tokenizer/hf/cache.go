@@ -76,6 +76,11 @@ func (w *wordSlots) slot(c *wordCache, piece string) (*cacheSlot, uint32) {
 // get appends the cached ids of piece to dst.
 func (w *wordSlots) get(c *wordCache, piece string, dst []int32) ([]int32, bool) {
 	s, gen := w.slot(c, piece)
+	return s.get(gen, piece, dst)
+}
+
+// get is wordSlots' get on piece's slot s, of generation gen.
+func (s *cacheSlot) get(gen uint32, piece string, dst []int32) ([]int32, bool) {
 	if s.gen == gen && int(s.klen) == len(piece) && string(s.key[:s.klen]) == piece {
 		return append(dst, s.ids[:s.n]...), true
 	}
@@ -89,6 +94,15 @@ func (w *wordSlots) put(c *wordCache, piece string, ids []int32) {
 		return
 	}
 	s, gen := w.slot(c, piece)
+	s.store(gen, piece, ids)
+}
+
+// store is put on piece's slot s and generation gen (from slot): for a
+// piece whose lookup has just missed in s, without hashing it again.
+func (s *cacheSlot) store(gen uint32, piece string, ids []int32) {
+	if len(piece) > cacheMaxPiece || len(ids) > cacheMaxIDs {
+		return
+	}
 	s.gen, s.klen, s.n = gen, uint8(len(piece)), uint8(len(ids))
 	copy(s.key[:], piece)
 	copy(s.ids[:], ids)

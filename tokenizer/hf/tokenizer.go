@@ -771,8 +771,11 @@ func (tk *Tokenizer) mergePiece(st *mergeState, piece string, whole uint32, k *s
 	// Pieces of one or two bytes merge in one lookup: cheaper than the
 	// cache.
 	small := len(piece) <= cacheMaxPiece && len(piece) > 2
+	var slot *cacheSlot // piece's slot, if a lookup missed in it
+	var gen uint32
 	if small && whole == vocabtab.None {
-		if ids, ok := st.wordSlots().get(tk.cache, piece, st.out[:0]); ok {
+		slot, gen = st.wordSlots().slot(tk.cache, piece)
+		if ids, ok := slot.get(gen, piece, st.out[:0]); ok {
 			st.out = ids
 			k.add(ids)
 			return
@@ -796,7 +799,9 @@ func (tk *Tokenizer) mergePiece(st *mergeState, piece string, whole uint32, k *s
 			return
 		}
 	}
-	if small {
+	if slot != nil {
+		slot.store(gen, piece, out)
+	} else if small {
 		st.wordSlots().put(tk.cache, piece, out)
 	}
 	k.add(out)
