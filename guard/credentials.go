@@ -161,7 +161,7 @@ func authorizationAfter(text string, i int) int {
 // or more holding a digit (so that "a bearer token" stays prose).
 func findBearerTokens(text string, dst []hit) []hit {
 	floor := 0 // end of the last token: tokens do not overlap
-	eachFold(text, "bearer", "EARER", func(i int) {
+	eachFold(text, "bearer", "Bearer", "EARER", func(i int) {
 		if !boundary(text, i) {
 			return
 		}
@@ -189,7 +189,7 @@ func findBearerTokens(text string, dst []hit) []hit {
 // header: base64 that decodes to "user:password".
 func findBasicAuth(text string, dst []hit) []hit {
 	floor := 0
-	eachFold(text, "authorization", "UTHORIZATION", func(i int) {
+	eachFold(text, "authorization", "Authorization", "UTHORIZATION", func(i int) {
 		if i < floor {
 			return
 		}
@@ -239,7 +239,7 @@ func findAWSSecretKeys(text string, dst []hit) []hit {
 		}
 		return i
 	}
-	eachFold(text, "secret", "ECRET", func(i int) {
+	eachFold(text, "secret", "Secret", "ECRET", func(i int) {
 		if i < floor {
 			return
 		}

@@ -381,3 +381,20 @@ func FuzzIndexRare(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEachFold checks eachFold against the reference for the words the
+// scanners look for.
+func FuzzEachFold(f *testing.F) {
+	f.Add("a Bearer bEARER BEARER bearer bearerbearer")
+	f.Add("aws_secret SECRET Secret sEcret authorization AUTHORIZATION")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, w := range [][3]string{{"bearer", "Bearer", "EARER"}, {"authorization", "Authorization", "UTHORIZATION"}, {"secret", "Secret", "ECRET"}} {
+			var got, want []int
+			eachFold(text, w[0], w[1], w[2], func(i int) { got = append(got, i) })
+			refEachFold(text, w[0], w[2], func(i int) { want = append(want, i) })
+			if !slices.Equal(got, want) {
+				t.Fatalf("eachFold(%q, %q) = %v, want %v", text, w[0], got, want)
+			}
+		}
+	})
+}

@@ -107,16 +107,23 @@ func hasFoldAt(text string, i int, word string) bool {
 
 // eachFold calls fn with the start of each occurrence of word (lower-case
 // ASCII letters) in text, in order, written in lower case, in upper case,
-// or capitalised: "bearer", "BEARER", "Bearer". Its tail is looked for in
-// lower and in upper case with indexRare, much faster than comparing at
-// every byte. upperTail is word less its first letter, in upper case
-// (given, so no call allocates it).
-func eachFold(text, word, upperTail string, fn func(i int)) {
-	lower, upper := word[1:], upperTail
-	lk, uk := rareByte(lower), rareByte(upper)
-	nextOf := func(tail string, k, from int) int {
+// or capitalised: "bearer", "BEARER", "Bearer". The lower-case and the
+// capitalised word, and the upper-case tail (then the first letter in
+// either case), are each looked for with indexRare, much faster than
+// comparing at every byte. title is word capitalised and upperTail is
+// word less its first letter, in upper case (given, so no call allocates
+// them).
+func eachFold(text, word, title, upperTail string, fn func(i int)) {
+	wk, tk, uk := rareByte(word), rareByte(title), rareByte(upperTail)
+	nextWord := func(w string, k, from int) int {
+		if j := indexRare(text[from:], w, k); j >= 0 {
+			return from + j
+		}
+		return len(text)
+	}
+	nextUpper := func(from int) int {
 		for from < len(text) {
-			j := indexRare(text[from:], tail, k)
+			j := indexRare(text[from:], upperTail, uk)
 			if j < 0 {
 				break
 			}
@@ -127,15 +134,18 @@ func eachFold(text, word, upperTail string, fn func(i int)) {
 		}
 		return len(text)
 	}
-	lo, up := nextOf(lower, lk, 1), nextOf(upper, uk, 1)
-	for lo < len(text) || up < len(text) {
-		i := min(lo, up)
+	lo, ti, up := nextWord(word, wk, 0), nextWord(title, tk, 0), nextUpper(1)
+	for lo < len(text) || ti < len(text) || up < len(text) {
+		i := min(lo, ti, up)
 		fn(i)
 		if lo == i {
-			lo = nextOf(lower, lk, i+2)
+			lo = nextWord(word, wk, i+1)
+		}
+		if ti == i {
+			ti = nextWord(title, tk, i+1)
 		}
 		if up == i {
-			up = nextOf(upper, uk, i+2)
+			up = nextUpper(i + 2)
 		}
 	}
 }
@@ -217,21 +227,12 @@ type tokenSpec struct {
 	check   func(body string) bool // nil: any body
 }
 
-// findTokens finds the tokens of specs. When there are several and every
-// prefix holds a '_' (rare in prose), one pass looks for the '_' with
-// strings.IndexByte; otherwise each prefix is looked for in turn with
-// strings.Index.
+// findTokens finds the tokens of specs. When there are several and they
+// share an anchor (see tokenAnchor), one pass looks for it with
+// indexRare; otherwise each prefix is looked for in turn.
 func findTokens(specs ...tokenSpec) finder {
-	var anchor byte
-	offsets := make([]int, len(specs))
-	for i, s := range specs {
-		k := strings.IndexByte(s.prefix, '_')
-		if k < 0 || len(specs) == 1 {
-			anchor = 0
-			break
-		}
-		anchor, offsets[i] = '_', k
-	}
+	anchor, offsets := tokenAnchor(specs)
+	ak := rareByte(anchor)
 	rare := make([]int, len(specs))
 	for i, s := range specs {
 		rare[i] = rareByte(s.prefix)
@@ -246,7 +247,7 @@ func findTokens(specs ...tokenSpec) finder {
 		} else {
 			states = make([]tokenState, len(specs))
 		}
-		if anchor == 0 {
+		if anchor == "" {
 			for i := range specs {
 				s, st := &specs[i], &states[i]
 				for st.next < len(text) {
@@ -260,7 +261,7 @@ func findTokens(specs ...tokenSpec) finder {
 			return dst
 		}
 		for off := 0; off < len(text); {
-			j := strings.IndexByte(text[off:], anchor)
+			j := indexRare(text[off:], anchor, ak)
 			if j < 0 {
 				break
 			}
@@ -275,6 +276,45 @@ func findTokens(specs ...tokenSpec) finder {
 		}
 		return dst
 	}
+}
+
+// tokenAnchor returns what every prefix of specs holds, when there are
+// several, and where in each: a '_' (rare in prose), else the longest
+// common prefix or suffix of two bytes or more ("xox" of "xoxb-" and
+// "xoxp-", "IA" of "AKIA" and "ASIA"); or "".
+func tokenAnchor(specs []tokenSpec) (string, []int) {
+	if len(specs) < 2 {
+		return "", nil
+	}
+	offsets := make([]int, len(specs))
+	under := true
+	pre, suf := specs[0].prefix, specs[0].prefix
+	for i, s := range specs {
+		k := strings.IndexByte(s.prefix, '_')
+		under = under && k >= 0
+		offsets[i] = k
+		for !strings.HasPrefix(s.prefix, pre) {
+			pre = pre[:len(pre)-1]
+		}
+		for !strings.HasSuffix(s.prefix, suf) {
+			suf = suf[1:]
+		}
+	}
+	switch {
+	case under:
+		return "_", offsets
+	case len(pre) >= 2 && len(pre) >= len(suf):
+		for i := range offsets {
+			offsets[i] = 0
+		}
+		return pre, offsets
+	case len(suf) >= 2:
+		for i, s := range specs {
+			offsets[i] = len(s.prefix) - len(suf)
+		}
+		return suf, offsets
+	}
+	return "", nil
 }
 
 // tokenState is where a tokenSpec's search has got to in a text.
