@@ -83,8 +83,20 @@ func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
 	var ranks [scanLimit]uint64 // rank<<32 | merged id, or noMerge
 	const noMerge = ^uint64(0)
 	n := len(syms)
+	// A SentencePiece-style model's symbols are characters, most pairs
+	// of which in a word merge: looked up without the filter, whose bit
+	// would cost a second memory access for little. A byte-level
+	// model's bytes of rare characters mostly do not (the random text).
+	probe := !tk.byteLevel
 	for i := 0; i+1 < n; i++ {
-		if v, ok := tk.merges.probe(pairKey(syms[i], syms[i+1])); ok {
+		var v uint64
+		var ok bool
+		if probe {
+			v, ok = tk.merges.probe(pairKey(syms[i], syms[i+1]))
+		} else {
+			v, ok = tk.merges.get(pairKey(syms[i], syms[i+1]))
+		}
+		if ok {
 			ranks[i] = v
 		} else {
 			ranks[i] = noMerge
