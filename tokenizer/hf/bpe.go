@@ -72,9 +72,52 @@ func (tk *Tokenizer) mergeRun(st *mergeState, syms []int32, dst []int32) []int32
 		return append(dst, syms...)
 	}
 	if len(syms) <= scanLimit {
+		if len(syms) == 2 {
+			if v, ok := tk.firstPair(syms[0], syms[1]); ok {
+				return append(dst, int32(uint32(v)))
+			}
+			return append(dst, syms...)
+		}
+		if len(syms) == 3 {
+			return tk.merge3(syms, dst)
+		}
 		return tk.mergeScan(syms, dst)
 	}
 	return tk.mergeHeap(st, syms, dst)
+}
+
+// firstPair looks up the merge of two of a piece's initial symbols, as
+// mergeScan does.
+func (tk *Tokenizer) firstPair(a, b int32) (uint64, bool) {
+	if tk.byteLevel {
+		return tk.merges.get(pairKey(a, b))
+	}
+	return tk.merges.probe(pairKey(a, b))
+}
+
+// merge3 is mergeScan for three symbols (the parts of a rare character
+// that mergeCut leaves, or a short word), without its arrays and loops:
+// the lower of the two pairs merges (the left one of equal pairs), then
+// the token it made with the third symbol.
+func (tk *Tokenizer) merge3(syms []int32, dst []int32) []int32 {
+	s0, s1, s2 := syms[0], syms[1], syms[2]
+	l, lok := tk.firstPair(s0, s1)
+	r, rok := tk.firstPair(s1, s2)
+	if lok && (!rok || l <= r) {
+		m := int32(uint32(l))
+		if v, ok := tk.merges.get(pairKey(m, s2)); ok {
+			return append(dst, int32(uint32(v)))
+		}
+		return append(dst, m, s2)
+	}
+	if rok {
+		m := int32(uint32(r))
+		if v, ok := tk.merges.get(pairKey(s0, m)); ok {
+			return append(dst, int32(uint32(v)))
+		}
+		return append(dst, s0, m)
+	}
+	return append(dst, s0, s1, s2)
 }
 
 // mergeScan merges a short piece: the rank of each adjacent pair is
