@@ -887,7 +887,10 @@ func (tk *Tokenizer) symbols(syms []int32, piece string) []int32 {
 		}
 		for i < len(piece) {
 			b := piece[i]
-			if b >= utf8.RuneSelf {
+			// Only a leading byte may start a character: a
+			// continuation byte (or 0xC0, 0xC1) is its own symbol
+			// without decoding, as utf8 would give it.
+			if b >= 0xC2 {
 				r, n := utf8.DecodeRuneInString(piece[i:])
 				if n > 1 {
 					var ok bool
@@ -895,6 +898,12 @@ func (tk *Tokenizer) symbols(syms []int32, piece string) []int32 {
 						i += n
 						continue
 					}
+					// Its bytes, each a symbol.
+					for _, c := range []byte(piece[i : i+n]) {
+						syms = append(syms, tk.fallback[c])
+					}
+					i += n
+					continue
 				}
 			}
 			syms = append(syms, tk.fallback[b])
