@@ -279,6 +279,16 @@ func classAtSlow(t []uint16, s string, i int) (uint16, int) {
 	return hiClass(r), n
 }
 
+// widthAt returns the width of the character at i of s (i < len(s)),
+// as classAt does: an invalid byte is one byte wide.
+func widthAt(s string, i int) int {
+	if s[i] < utf8.RuneSelf {
+		return 1
+	}
+	_, n := decodeAt(s, i)
+	return n
+}
+
 // runOf returns the end of the run of characters from i whose class has
 // a bit of want.
 func runOf(t []uint16, s string, i int, want uint16) int {

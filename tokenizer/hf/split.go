@@ -247,11 +247,12 @@ func matchDeepSeek(t []uint16, s string, i int) int {
 			return runOf(t, s, i+n+n2, cL|cM)
 		}
 	}
-	j := i
+	j, c2, n2 := i, c, n
 	if s[i] == ' ' {
 		j++
+		c2, n2 = classAt(t, s, j)
 	}
-	if c2, n2 := classAt(t, s, j); c2&(cP|cSym) != 0 {
+	if c2&(cP|cSym) != 0 {
 		j = runOf(t, s, j+n2, cP|cSym)
 		for j < len(s) && (s[j] == '\r' || s[j] == '\n') {
 			j++

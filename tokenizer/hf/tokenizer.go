@@ -396,8 +396,7 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 			j = match(p, t, s, i)
 		}
 		if j <= i {
-			_, n := classAt(t, s, i)
-			i += n
+			i += widthAt(s, i)
 			continue
 		}
 		if gap < i {
@@ -495,6 +494,13 @@ func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k 
 						i += 3 // the same for three bytes
 						continue
 					}
+					if b >= 0xF0 && b < 0xF5 && i+3 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 && s[i+3]&0xC0 == 0x80 {
+						// The same for four bytes.
+						if blk := int(b&0x07)<<12 | int(s[i+1]&0x3F)<<6 | int(s[i+2]&0x3F); blk < len(blockOr) && blockOr[blk]&p.first == 0 {
+							i += 4
+							continue
+						}
+					}
 					if w := blockSkip(s, i, p.first); w > 0 {
 						i += w
 						continue
@@ -517,7 +523,7 @@ func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k 
 				i, gap = j, j
 				continue
 			}
-			_, n := classAt(t, s, i)
+			n := widthAt(s, i)
 			i += n
 		}
 		if gap < len(s) {
