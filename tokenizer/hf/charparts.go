@@ -58,6 +58,10 @@ const (
 	charRight = charLeft + byteClasses
 
 	charPoints = 0x20000
+
+	// charAlone marks a character whose bytes merge with nothing when
+	// alone (an entry without parts).
+	charAlone = 1 << 60
 )
 
 // charParts holds what starting from characters' parts needs.
@@ -202,8 +206,11 @@ func (tk *Tokenizer) charEntry(s string) uint64 {
 		seen[ns] = cur[at]
 		ns++
 	}
-	if top < 0 || m > 2 {
-		return charKnown // nothing to gain, or too many parts to keep
+	if top < 0 {
+		return charKnown | charAlone // nothing to gain
+	}
+	if m > 2 {
+		return charKnown // too many parts to keep
 	}
 	c := tk.chars
 	first, last := cur[0], cur[m-1]

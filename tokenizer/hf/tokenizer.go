@@ -789,7 +789,7 @@ func (tk *Tokenizer) mergePiece(st *mergeState, piece string, whole uint32, k *s
 		}
 	}
 	var out []int32
-	if len(piece) > cutPiece && tk.byteJoins != nil {
+	if tk.byteJoins != nil && (len(piece) > cutPiece || len(piece) > 4 && (piece[0] >= 0xF0 || piece[1] >= 0xF0)) {
 		out = tk.mergeCut(st, piece, st.out[:0])
 	} else {
 		st.syms = tk.symbols(st.syms[:0], piece)
@@ -835,16 +835,44 @@ func (tk *Tokenizer) mergeCut(st *mergeState, piece string, dst []int32) []int32
 		if i-start == 1 {
 			dst = append(dst, tk.fallback[a])
 		} else {
-			st.syms = tk.symbols(st.syms[:0], piece[start:i])
-			dst = tk.merge(st, dst)
+			dst = tk.mergePart(st, piece[start:i], dst)
 		}
 		start = i
 	}
 	if len(piece)-start == 1 {
 		return append(dst, tk.fallback[piece[start]])
 	}
-	st.syms = tk.symbols(st.syms[:0], piece[start:])
-	return tk.merge(st, dst)
+	return tk.mergePart(st, piece[start:], dst)
+}
+
+// mergePart merges a part that mergeCut cut (two bytes or more), which
+// has no neighbour on either side. A part that is one character of the
+// first two planes (an emoji between others) merges into the parts its
+// entry holds (see charParts), or into its bytes if they merge with
+// nothing, without a lookup.
+func (tk *Tokenizer) mergePart(st *mergeState, part string, dst []int32) []int32 {
+	if c := tk.chars; c != nil && part[0] >= 0xC2 {
+		if r, n := utf8.DecodeRuneInString(part); n == len(part) && r < charPoints {
+			e := c.entries[r].Load()
+			if e == 0 {
+				e = tk.charEntry(part)
+				c.entries[r].Store(e)
+			}
+			switch {
+			case e>>charCount&3 == 1:
+				return append(dst, int32(e&0xFFFFFF))
+			case e>>charCount&3 == 2:
+				return append(dst, int32(e&0xFFFFFF), int32(e>>24&0xFFFFFF))
+			case e&charAlone != 0:
+				for i := 0; i < n; i++ {
+					dst = append(dst, tk.fallback[part[i]])
+				}
+				return dst
+			}
+		}
+	}
+	st.syms = tk.symbols(st.syms[:0], part)
+	return tk.mergeRun(st, st.syms, dst)
 }
 
 // wholeTokens records, two bits a token, whether a piece that holds
