@@ -470,7 +470,7 @@ func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 	}
 	if tk.byteLevel {
 		tk.chars = newCharParts(tk.vocab, f.mergeIDs)
-		tk.byteJoins = byteJoins(tk.vocab, f.mergeIDs)
+		tk.byteJoins, tk.bytePairs = byteJoins(tk.vocab, &tk.fallback, f.mergeIDs)
 	} else {
 		tk.fallbackCuts = fallbackCuts(tk.fallback, tk.byteFallback, len(tk.vocab), f.mergeIDs)
 	}
@@ -976,15 +976,20 @@ func fallbackCuts(fallback [256]int32, byteFallback bool, size int, mergeIDs []u
 // first of its right one. Between two bytes that no merge joins no merge
 // ever happens, so a byte-level piece may be merged in parts cut there
 // (see mergeCut). It returns nil if a merge holds a token without bytes.
-func byteJoins(vocab []string, mergeIDs []uint64) *[256][4]uint64 {
-	j := new([256][4]uint64)
+// pairs holds, the same way, the pairs of bytes whose own tokens (fallback)
+// a merge joins (see mergeBytes).
+func byteJoins(vocab []string, fallback *[256]int32, mergeIDs []uint64) (j, pairs *[256][4]uint64) {
+	j, pairs = new([256][4]uint64), new([256][4]uint64)
 	for _, k := range mergeIDs {
 		a, b := uint32(k>>32), uint32(k)
 		if int(a) >= len(vocab) || int(b) >= len(vocab) || vocab[a] == "" || vocab[b] == "" {
-			return nil
+			return nil, nil
 		}
 		x, y := vocab[a][len(vocab[a])-1], vocab[b][0]
 		j[x][y>>6] |= 1 << (y & 63)
+		if len(vocab[a]) == 1 && len(vocab[b]) == 1 && fallback[x] == int32(a) && fallback[y] == int32(b) {
+			pairs[x][y>>6] |= 1 << (y & 63)
+		}
 	}
-	return j
+	return j, pairs
 }

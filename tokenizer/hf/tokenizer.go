@@ -65,6 +65,9 @@ type Tokenizer struct {
 	// byteJoins holds the pairs of bytes some merge joins (byte-level
 	// models; see mergeCut), nil if not known.
 	byteJoins *[256][4]uint64
+	// bytePairs holds the pairs of bytes whose own tokens some merge
+	// joins, as byteJoins does (byte-level models), nil if not known.
+	bytePairs *[256][4]uint64
 
 	markText     string                   // the space mark as the text model cuts holds it: "▁", or " " when spaced
 	spaceRune    rune                     // markText as a rune
@@ -871,8 +874,60 @@ func (tk *Tokenizer) mergePart(st *mergeState, part string, dst []int32) []int32
 			}
 		}
 	}
+	if len(part) <= 3 && tk.bytePairs != nil && part[0] < 0xC2 && part[1] < 0xC2 && part[len(part)-1] < 0xC2 {
+		if out, ok := tk.mergeBytes(part, dst); ok {
+			return out
+		}
+	}
 	st.syms = tk.symbols(st.syms[:0], part)
 	return tk.mergeRun(st, st.syms, dst)
+}
+
+// mergeBytes merges a part of two or three bytes none of which leads a
+// character, whose symbols are its bytes' tokens, looking up only the
+// pairs bytePairs holds: the continuation bytes of rare characters,
+// which mostly merge with nothing. It reports false if both pairs of
+// three bytes merge (then mergeRun decides).
+func (tk *Tokenizer) mergeBytes(part string, dst []int32) ([]int32, bool) {
+	p := tk.bytePairs
+	fb := &tk.fallback
+	a, b := part[0], part[1]
+	l := p[a][b>>6]&(1<<(b&63)) != 0
+	if len(part) == 2 {
+		if l {
+			if v, ok := tk.merges.get(pairKey(fb[a], fb[b])); ok {
+				return append(dst, int32(uint32(v))), true
+			}
+		}
+		return append(dst, fb[a], fb[b]), true
+	}
+	c := part[2]
+	r := p[b][c>>6]&(1<<(c&63)) != 0
+	switch {
+	case l && r:
+		return dst, false
+	case l:
+		v, ok := tk.merges.get(pairKey(fb[a], fb[b]))
+		if !ok {
+			return dst, false
+		}
+		m := int32(uint32(v))
+		if v, ok := tk.merges.get(pairKey(m, fb[c])); ok {
+			return append(dst, int32(uint32(v))), true
+		}
+		return append(dst, m, fb[c]), true
+	case r:
+		v, ok := tk.merges.get(pairKey(fb[b], fb[c]))
+		if !ok {
+			return dst, false
+		}
+		m := int32(uint32(v))
+		if v, ok := tk.merges.get(pairKey(fb[a], m)); ok {
+			return append(dst, int32(uint32(v))), true
+		}
+		return append(dst, fb[a], m), true
+	}
+	return append(dst, fb[a], fb[b], fb[c]), true
 }
 
 // wholeTokens records, two bits a token, whether a piece that holds
