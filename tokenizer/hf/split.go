@@ -265,6 +265,26 @@ func matchDeepSeek(t []uint16, s string, i int) int {
 	return -1
 }
 
+// deadRun returns the end of the run of characters from i at which
+// DeepSeek V3's third pattern starts no match, each decoded once: a
+// character of none of the classes a match starts with (\p{L}, \p{M},
+// \p{P}, \p{S}, white space; every ASCII punctuation character is \p{P}
+// or \p{S}) starts one only before a letter or mark, as the optional
+// first character of a word (see matchDeepSeek). In text of unassigned
+// or private characters most of it is such runs.
+func deadRun(t []uint16, s string, i int) int {
+	c, n := classAt(t, s, i)
+	for n > 0 && c&(cL|cM|cP|cSym|cWS|cNL) == 0 {
+		c2, n2 := classAt(t, s, i+n)
+		if c2&(cL|cM) != 0 {
+			return i
+		}
+		i += n
+		c, n = c2, n2
+	}
+	return i
+}
+
 // matchTekken matches Tekken's pattern at i. Every character starts a
 // match. The word alternatives are tried as a backtracking engine tries
 // them: [^\r\n\p{L}\p{N}]?[Upper]*[Lower]+ with the optional character,

@@ -14,7 +14,8 @@ import (
 // for each pattern that has such words (with the model that uses it).
 func TestFastWords(t *testing.T) {
 	pieces := []string{"a", "Z", "q", "word", "Word", "WORD", " ", "  ", "'", "'s", "-", ".", "\n", "\r\n", "1", "42",
-		"é", "É", "ß", "ǅ", "ʰ", "\u0301", "\u0903", "क", "ि", "中", "я", "Я", "١", "\u00a0", "\u3000", "/", "_"}
+		"é", "É", "ß", "ǅ", "ʰ", "\u0301", "\u0903", "क", "ि", "中", "я", "Я", "١", "\u00a0", "\u3000", "/", "_",
+		"\x01", "\xff", "\u200d", "\ue000", "\U00050000", "\U000E0001", "\U0010FFFD", "\U0001F600"}
 	n := 5000
 	if testing.Short() || raceEnabled {
 		n = 500

@@ -78,7 +78,7 @@ type Tokenizer struct {
 
 	pool *sync.Pool // scratch space of merges, shared by copies
 
-	slowWords bool // tests: splitModel leaves ASCII words to match too (see fastWords)
+	slowWords bool // tests: splitModel leaves ASCII words to match too (see fastWords), and tries every character (see deadRun)
 }
 
 // normStep is one normalizer.
@@ -400,6 +400,9 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 		}
 		if j <= i {
 			i += widthAt(s, i)
+			if p == pDeepSeek && !tk.slowWords {
+				i = deadRun(t, s, i)
+			}
 			continue
 		}
 		if gap < i {
