@@ -85,3 +85,30 @@ func TestRunOf(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoSplits checks that DeepSeek V3's digits and CJK splits made in
+// one pass (twoSplits) give the ids of the two passes, on random text of
+// digits of several scripts, CJK, kana, letters, marks, emoji and spaces.
+func TestTwoSplits(t *testing.T) {
+	pieces := []string{"1", "42", "2024", "١٢", "४", "٣", "中", "文字", "ひら", "カタ", "ー", "〇", "a", "word", " ", "\n", ".", ",",
+		"é", "я", "\u0301", "\U0001F600", "\U00050000", "\xff", "全角１２３", "Ⅻ", "²"}
+	n := 3000
+	if testing.Short() || raceEnabled {
+		n = 300
+	}
+	tk := testTokenizer(t, "deepseek_v3")
+	slow := *tk
+	slow.slowSplits = true
+	rng := rand.New(rand.NewPCG(9, 10))
+	var b strings.Builder
+	for range n {
+		b.Reset()
+		for range 1 + rng.IntN(24) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := tk.Encode(s), slow.Encode(s); !slices.Equal(got, want) {
+			t.Fatalf("%q: one pass %v, two %v", s, got, want)
+		}
+	}
+}

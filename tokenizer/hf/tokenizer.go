@@ -78,7 +78,8 @@ type Tokenizer struct {
 
 	pool *sync.Pool // scratch space of merges, shared by copies
 
-	slowWords bool // tests: splitModel leaves ASCII words to match too (see fastWords), and tries every character (see deadRun)
+	slowSplits bool // tests: preTokenize makes each Split in a pass of its own (see twoSplits)
+	slowWords  bool // tests: splitModel leaves ASCII words to match too (see fastWords), and tries every character (see deadRun)
 }
 
 // normStep is one normalizer.
@@ -463,6 +464,10 @@ func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k 
 			tk.splitModel(st, s, p.pat, k) // the last step (DeepSeek V3's third)
 			return
 		}
+		if step+1 < len(tk.pre) && !tk.slowSplits && runSplits(p, &tk.pre[step+1]) {
+			tk.twoSplits(st, s, step, section, k) // DeepSeek V3's first two
+			return
+		}
 		// The matches of the pattern and the text between them, in
 		// order ("Isolated" behaviour). If p.first is not zero, every
 		// match starts with a character of one of its classes, and
@@ -548,6 +553,100 @@ func (tk *Tokenizer) preTokenize(st *mergeState, s string, step, section int, k 
 		}
 		splitString(s, p.repl, "MergedWithNext", func(piece string) { tk.preTokenize(st, piece, step+1, section, k) })
 	}
+}
+
+// runSplits reports whether the Split steps p and q may be made in one
+// pass (twoSplits): each matches runs of characters of its first classes
+// alone (the digits and CJK splits of DeepSeek V3), and no character
+// has a class of both, so that q finds no match inside a match of p.
+func runSplits(p, q *preStep) bool {
+	runs := func(p *preStep) bool {
+		return p.kind == "Split" && p.first != 0 && (p.pat == pDigits3 || p.pat == pCJK)
+	}
+	return runs(p) && runs(q) && p.first&q.first == 0
+}
+
+// twoSplits makes the Split steps step and step+1 (see runSplits) in one
+// pass over s, and the steps after them on each piece: it passes over
+// the characters of neither's first classes and matches the pattern of
+// the class it stops at. The pieces are those of the two passes one
+// after the other: the text between two matches of step holds no
+// character of its first classes, so step+1's matches in it are the
+// ones this pass finds, and a match of step holds none of step+1's.
+func (tk *Tokenizer) twoSplits(st *mergeState, s string, step, section int, k *sink) {
+	p, q := &tk.pre[step], &tk.pre[step+1]
+	t := tk.classes
+	first := p.first | q.first
+	// Eight ASCII characters at a time, as preTokenize passes them.
+	firstASCII := p.firstASCII || q.firstASCII
+	firstDigits := (!p.firstASCII || p.firstDigits) && (!q.firstASCII || q.firstDigits)
+	gap := 0
+	for i := 0; i < len(s); {
+		i = passOver(t, s, i, first, firstASCII, firstDigits)
+		if i == len(s) {
+			break
+		}
+		c, n := classAt(t, s, i)
+		pat := q.pat
+		if c&p.first != 0 {
+			pat = p.pat
+		}
+		if j := match(pat, t, s, i); j > i {
+			if gap < i {
+				tk.preTokenize(st, s[gap:i], step+2, section, k)
+			}
+			tk.preTokenize(st, s[i:j], step+2, section, k)
+			i, gap = j, j
+			continue
+		}
+		i += n
+	}
+	if gap < len(s) {
+		tk.preTokenize(st, s[gap:], step+2, section, k)
+	}
+}
+
+// passOver returns the index of the first character from i of s that
+// has a class of first, or len(s). firstASCII says whether an ASCII
+// character may, and firstDigits that those are the digits (see
+// preStep).
+func passOver(t []uint16, s string, i int, first uint16, firstASCII, firstDigits bool) int {
+	ascii := (*[utf8.RuneSelf]uint16)(t)
+	for i < len(s) {
+		if i+8 <= len(s) {
+			if w := vocabtab.Load64(s, i); w&0x8080808080808080 == 0 && (!firstASCII || firstDigits && !hasDigit(w)) {
+				i += 8
+				continue
+			}
+		}
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if ascii[b]&first != 0 {
+				return i
+			}
+			i++
+			continue
+		}
+		if b < 0xE0 && b >= 0xC2 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 && blockOr[b&0x1F]&first == 0 {
+			i += 2
+			continue
+		}
+		if b >= 0xE0 && b < 0xF0 && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 &&
+			blockOr[int(b&0x0F)<<6|int(s[i+1]&0x3F)]&first == 0 {
+			i += 3
+			continue
+		}
+		if w := blockSkip(s, i, first); w > 0 {
+			i += w
+			continue
+		}
+		c, n := classAtSlow(t, s, i)
+		if c&first != 0 {
+			return i
+		}
+		i += n
+	}
+	return i
 }
 
 // splitString splits s at each occurrence of lit with the given
