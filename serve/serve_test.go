@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,8 +50,15 @@ func newFixture(t *testing.T, cfg serve.Config) *fixture {
 }
 
 // newHistory makes a repository of the example catalog in three
-// commits, pgc's three versions.
+// commits, pgc's three versions: a copy of its own for each test, of one
+// made for the first.
 func newHistory(t *testing.T) (*gittest.Repo, []plumbing.Hash) {
+	t.Helper()
+	repo, c := sharedHistory(t)
+	return repo, slices.Clone(c)
+}
+
+var sharedHistory = gittest.Once(func(t testing.TB) (*gittest.Repo, []plumbing.Hash) {
 	t.Helper()
 	repo := gittest.New(t)
 	repo.CopyDir("../examples", "catalog")
@@ -61,7 +69,7 @@ func newHistory(t *testing.T) (*gittest.Repo, []plumbing.Hash) {
 	repo.Write(context1, orig+"\nAnother line.\n")
 	c3 := repo.Commit("pgc: another line")
 	return repo, []plumbing.Hash{c1, c2, c3}
-}
+})
 
 func startFixture(t *testing.T, repo *gittest.Repo, c []plumbing.Hash, cfg serve.Config) *fixture {
 	t.Helper()

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -236,4 +237,93 @@ func (r *Repo) Push(dir string) {
 		r.tb.Fatal(err)
 	}
 	copyRepo(r.tb, r.Git, dst)
+}
+
+// A Snapshot is a repository kept in memory, work tree and .git as they
+// were when it was taken, with the time of its next commit: tests that
+// each need the same history make it once and start from a copy.
+type Snapshot struct {
+	files map[string][]byte // by slash path under the work tree's root
+	dirs  []string          // every directory, parents first
+	when  time.Time
+}
+
+// Snapshot reads every file of r's work tree and repository into memory.
+func (r *Repo) Snapshot() *Snapshot {
+	r.tb.Helper()
+	s := &Snapshot{files: map[string][]byte{}, when: r.When}
+	err := filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(r.Dir, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir():
+			s.dirs = append(s.dirs, rel)
+		case d.Type().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			s.files[rel] = data
+		default:
+			return &fs.PathError{Op: "snapshot", Path: p, Err: fs.ErrInvalid}
+		}
+		return nil
+	})
+	if err != nil {
+		r.tb.Fatal(err)
+	}
+	return s
+}
+
+// Copy writes the snapshot into a temporary directory of tb's and opens
+// it: a repository of its own, as the one the snapshot was taken of was.
+func (s *Snapshot) Copy(tb testing.TB) *Repo {
+	tb.Helper()
+	dir := tb.TempDir()
+	for _, d := range s.dirs {
+		if err := os.Mkdir(filepath.Join(dir, filepath.FromSlash(d)), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for p, data := range s.files {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), data, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	r, err := git.PlainOpen(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &Repo{tb: tb, Dir: dir, Git: r, When: s.when}
+}
+
+// Once makes a repository with make the first time it is called, keeps a
+// snapshot of it, and returns a copy of that snapshot, with what make
+// returned, each time: a history made once for every test of a package.
+// make's repository belongs to the test of the first call.
+func Once[T any](make func(tb testing.TB) (*Repo, T)) func(tb testing.TB) (*Repo, T) {
+	var (
+		once sync.Once
+		snap *Snapshot
+		val  T
+		ok   bool
+	)
+	return func(tb testing.TB) (*Repo, T) {
+		tb.Helper()
+		once.Do(func() {
+			var r *Repo
+			r, val = make(tb)
+			snap, ok = r.Snapshot(), true
+		})
+		if !ok {
+			tb.Fatal("the repository shared by the tests could not be made: see the first test that asked for it")
+		}
+		return snap.Copy(tb), val
+	}
 }

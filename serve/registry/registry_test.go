@@ -23,8 +23,15 @@ const (
 // history makes a repository with the example catalog under catalog/ and
 // returns it with its commits: c1 adds the catalog, c2 changes pgc's
 // context, c3 changes a file no prompt reads, c4 breaks the catalog, c5
-// mends it with a third text of the context.
+// mends it with a third text of the context. Each test gets a copy of
+// its own of one made for the first.
 func history(t *testing.T) (*gittest.Repo, []plumbing.Hash) {
+	t.Helper()
+	repo, c := sharedHistory(t)
+	return repo, slices.Clone(c)
+}
+
+var sharedHistory = gittest.Once(func(t testing.TB) (*gittest.Repo, []plumbing.Hash) {
 	t.Helper()
 	repo := gittest.New(t)
 	repo.Write("README.md", "a repository with a catalog\n")
@@ -43,7 +50,7 @@ func history(t *testing.T) (*gittest.Repo, []plumbing.Hash) {
 	repo.Write(context1, orig+"\nAnother line.\n")
 	c5 := repo.Commit("mend it")
 	return repo, []plumbing.Hash{c0, c1, c2, c3, c4, c5}
-}
+})
 
 func open(t *testing.T, dir string) *registry.Registry {
 	t.Helper()
