@@ -5,10 +5,13 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,6 +29,8 @@ import (
 // its peak resident memory must stay within 64 MiB plus 16 times its
 // largest input, the bound docs/PERFORMANCE.md promises (not under the
 // race detector, which multiplies memory). It checks memory, never time.
+// Under the race detector, which checks no memory, each command runs in
+// the test process instead, as the scripts' commands do.
 func TestHostileInputs(t *testing.T) {
 	tessera, err := exec.LookPath("tessera") // the test binary, as TestMain installs it
 	if err != nil {
@@ -99,7 +104,20 @@ func TestHostileInputs(t *testing.T) {
 					// records and its replay, in order, aside).
 					t.Parallel()
 				}
-				cmd := exec.Command(tessera, append(r.args, "--max-file-bytes", "32MiB")...)
+				args := append(r.args, "--max-file-bytes", "32MiB")
+				if raceEnabled {
+					// Memory is not checked, so the command runs in the
+					// test process, sparing a race-enabled process's
+					// start (the arguments are absolute paths, and the
+					// environment is this process's).
+					var stderr bytes.Buffer
+					code, crash := runHere(args, &stderr)
+					if code != 0 && code != 1 || crash != "" || strings.Contains(stderr.String(), "panic") {
+						t.Fatalf("exit code %d:\n%s%s", code, clip(stderr.String()), crash)
+					}
+					return
+				}
+				cmd := exec.Command(tessera, args...)
 				cmd.Dir = dir
 				// A race-enabled child would sleep a second at exit.
 				cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
@@ -125,6 +143,18 @@ func TestHostileInputs(t *testing.T) {
 			})
 		}
 	}
+}
+
+// runHere runs tessera with args in the test process, with an empty
+// standard input and no standard output, and returns its exit code, or
+// the panic and its stack.
+func runHere(args []string, stderr io.Writer) (code int, crash string) {
+	defer func() {
+		if r := recover(); r != nil {
+			crash = fmt.Sprintf("panic: %v\n\n%s", r, debug.Stack())
+		}
+	}()
+	return runInput(context.Background(), args, strings.NewReader(""), io.Discard, stderr), ""
 }
 
 func clip(s string) string {
