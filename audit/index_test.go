@@ -690,7 +690,7 @@ func TestIndexConcurrent(t *testing.T) {
 	var cmds []*exec.Cmd
 	for p := range procs {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperIndexAppend$")
-		cmd.Env = append(os.Environ(), "AUDIT_INDEX_HELPER_LOG="+path, "AUDIT_INDEX_HELPER_ID=p"+strconv.Itoa(p), "AUDIT_INDEX_HELPER_N="+strconv.Itoa(perWriter))
+		cmd.Env = append(childEnv(), "AUDIT_INDEX_HELPER_LOG="+path, "AUDIT_INDEX_HELPER_ID=p"+strconv.Itoa(p), "AUDIT_INDEX_HELPER_N="+strconv.Itoa(perWriter))
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -793,6 +793,7 @@ func TestIndexTempLeftovers(t *testing.T) {
 	l := &Log{Path: filepath.Join(dir, "audit.jsonl")}
 	// A process that has exited: its id is free.
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = childEnv()
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}

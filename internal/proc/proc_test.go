@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +16,8 @@ func TestRunning(t *testing.T) {
 		t.Skip("no cheap way to ask about another process")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	// Without a race-enabled child's second of sleep at exit.
+	cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
