@@ -76,7 +76,7 @@ var conceptTable = [...]struct{ name, words string }{
 	{"persona", `mode* persona* role* pretend* roleplay* jailbreak* unrestricted* unfiltered* uncensored* unlimited* dan modo* papel finja* finge* fing* rol rôle personnage* semblant modus* rolle*
 		模式 角色 扮演 假装 身份 越狱 モード 役割 ロール なりきり 演じ ふり 脱獄 режим* рол* притвор* персон* джейлбрейк*`},
 	{"without", `without no none sem sin sans ohne 无需 不用 不需要 无须 无 没有 不必 なしで せず なし без`},
-	{"neg", `not don't dont never não nao nunca no ne pas jamais nicht nie niemals kein* 不要 别 勿 绝不 不 決して ない な не нет никогда ни`},
+	{"neg", `not don't dont never não nao nunca no ne pas jamais nor ni nem weder nicht nie niemals kein* 不要 别 勿 绝不 不 決して ない な не нет никогда ни`},
 	{"always", `always every each forever todo* toda* sempre siempre cada toujours chaque tous toutes immer jede* jeder* 每次 每个 总是 始终 永远 一律 毎回 常に 必ず 全て すべて всегда кажд* любой любые`},
 	{"delete", `delete* remove* drop* wipe* purge* erase* truncat* rm apag* remov* exclu* delet* borr* elimin* supprim* effac* retir* lösch* entfern* 删除 删掉 移除 清空 删 削除 消して 消す 消去 удал* стер* снес* стирай*`},
 	{"pass", `green pass passing succeed* verde vert grün 绿 成功 通过 緑 通る 成功 зелен* зелён* проход*`},
@@ -124,6 +124,9 @@ type lexicon struct {
 	stemKey int
 	cjk     map[string]uint8 // words in Chinese or Japanese script
 	cjkMax  int              // the longest of those, in runes
+	// neg and without are the concepts "neg" and "without", index + 1:
+	// both negate the concept after them.
+	neg, without uint8
 }
 
 // stem is a stem of the lexicon and its concept's index + 1.
@@ -139,6 +142,12 @@ var builtinLexicon = sync.OnceValue(func() *lexicon {
 	seen := map[string]bool{}
 	for i, c := range conceptTable {
 		id := uint8(i + 1)
+		switch c.name {
+		case "neg":
+			lx.neg = id
+		case "without":
+			lx.without = id
+		}
 		for _, w := range strings.Fields(c.words) {
 			switch r, _ := utf8.DecodeRuneInString(w); {
 			case isCJK(r):
@@ -194,11 +203,34 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
+// negBit marks a concept that a negation stands just before ("no
+// desactivar el 2FA", "ne pas désactiver la vérification TLS"): a rule
+// against an act names the act as an attack does, and this is what
+// tells the two apart.
+const negBit = 0x80
+
+// negScope is how many words after a negation the concept it negates
+// may stand: "don't ever disable", "no desactivar", "不要关闭".
+const negScope = 3
+
 // concepts appends to dst the concepts of text's words, in order, a
-// concept repeated at once kept once. text is lower-cased already.
+// concept repeated at once kept once. The first concept within negScope
+// words after a negation is marked negated. text is lower-cased
+// already.
 func (lx *lexicon) concepts(dst []uint8, text string) []uint8 {
+	word, negAt := 0, -negScope-1
 	add := func(id uint8) {
-		if id != 0 && (len(dst) == 0 || dst[len(dst)-1] != id) {
+		word++
+		switch {
+		case id == 0:
+			return
+		case id == lx.neg, id == lx.without:
+			negAt = word
+		case word-negAt <= negScope:
+			id |= negBit
+			negAt = -negScope - 1
+		}
+		if len(dst) == 0 || dst[len(dst)-1] != id {
 			dst = append(dst, id)
 		}
 	}

@@ -529,8 +529,9 @@ func (b *bigrams) has(lit string) bool {
 }
 
 // negatable are the signals a negation right before the match turns
-// into a rule against the act: "never paste secrets into tickets".
-var negatable = map[string]bool{"exfil": true, "leak": true, "privilege": true}
+// into a rule against the act: "never paste secrets into tickets",
+// "ne pas passer --trusted-host".
+var negatable = map[string]bool{"command": true, "exfil": true, "leak": true, "privilege": true}
 
 // negations are the words that, ending the text just before a match,
 // negate it.

@@ -15,9 +15,9 @@ import (
 var updateModel = flag.Bool("update", false, "train model.bin again from the training sets, choosing its thresholds on held-apart folds")
 
 // trainingSets are the evaluation sets the model learns from: every
-// set but the held-out one, eval/heldout14, which is never read here and
+// set but the held-out one, eval/heldout15, which is never read here and
 // measures the model after it is trained. eval/heldout and
-// eval/heldout3 to eval/heldout13 were held out in their turn; they
+// eval/heldout3 to eval/heldout14 were held out in their turn; they
 // joined the training sets once their final figures were reported
 // (docs/SECURITY.md).
 var trainingSets = []string{
@@ -41,14 +41,25 @@ var trainingSets = []string{
 	"../../preset/layered/testdata/eval/heldout10/injections.jsonl",
 	"../../preset/layered/testdata/eval/heldout12/injections.jsonl",
 	"../../preset/layered/testdata/eval/heldout13/injections.jsonl",
+	"../../preset/layered/testdata/eval/heldout14/injections.jsonl",
+	"../../preset/layered/testdata/eval/tune8/injections.jsonl",
 }
 
 // Training: stochastic gradient descent on the log loss with an L2
 // penalty, in a fixed order, so that the same sets give the same bytes.
+// The rate, the penalty and the epochs were chosen by leaving recent
+// sets out of training in turn and measuring each (heldout8, 10, 12, 13,
+// 14 and tune7): the mean catch rate went from 0.885 (rate 0.5, penalty
+// 1e-4, 12 epochs: too few steps, too little penalty) to 0.974, at the
+// same false alarms (0.000 to 0.019 on the held-out sets, 0.169 on
+// tune7's guarding notes). A rate of 4, a penalty of 2e-2 or 12 epochs
+// did worse, 32 epochs no better; a penalty of 1e-2 did as well but
+// put a French rule against --trusted-host over the threshold
+// (TestBenignInstructions).
 const (
-	trainEpochs = 12
-	trainRate   = 0.5
-	trainL2     = 1e-4
+	trainEpochs = 20
+	trainRate   = 2.0
+	trainL2     = 5e-3
 	// The combiner: gradient steps, their rate and the L2 penalty.
 	combSteps = 3000
 	combRate  = 0.5
