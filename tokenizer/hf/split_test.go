@@ -34,11 +34,7 @@ func TestFastWords(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		var b strings.Builder
 		for range n {
-			b.Reset()
-			for range 1 + rng.IntN(16) {
-				b.WriteString(pieces[rng.IntN(len(pieces))])
-			}
-			s := b.String()
+			s := joinRandom(rng, &b, pieces, 16)
 			fast, plain := sink{keep: true, pieces: []string{}}, sink{keep: true, pieces: []string{}}
 			tk.splitModel(st, s, c.pat, &fast)
 			slow.splitModel(st, s, c.pat, &plain)
@@ -71,11 +67,7 @@ func TestRunOf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	var b strings.Builder
 	for range 100_000 {
-		b.Reset()
-		for range 1 + rng.IntN(10) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		s := b.String()
+		s := joinRandom(rng, &b, pieces, 10)
 		for _, want := range wants {
 			for i := range min(len(s), 3) {
 				if got, exp := runOf(tab, s, i, want), ref(s, i, want); got != exp {
@@ -102,13 +94,18 @@ func TestTwoSplits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	var b strings.Builder
 	for range n {
-		b.Reset()
-		for range 1 + rng.IntN(24) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		s := b.String()
+		s := joinRandom(rng, &b, pieces, 24)
 		if got, want := tk.Encode(s), slow.Encode(s); !slices.Equal(got, want) {
 			t.Fatalf("%q: one pass %v, two %v", s, got, want)
 		}
 	}
+}
+
+// joinRandom joins one to most of pieces, chosen by rng, in b.
+func joinRandom(rng *rand.Rand, b *strings.Builder, pieces []string, most int) string {
+	b.Reset()
+	for range 1 + rng.IntN(most) {
+		b.WriteString(pieces[rng.IntN(len(pieces))])
+	}
+	return b.String()
 }
