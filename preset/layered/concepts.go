@@ -445,6 +445,13 @@ var inPackage = regexp.MustCompile(`(?i)(^|[^\p{L}])(in|im|inside|en|no|na|dans|
 // коммитом"), up to five words and the next mark: it is when, not what.
 var before = regexp.MustCompile(`(?i)(^|[^\p{L}])(before|avant|antes|bevor|перед)(\s+[^\s,.;:?!—–()]+){1,5}`)
 
+// forbidden finds what a task tells the agent not to do yet ("don't
+// change anything yet", "sem mexer no código", "no toques nada", "ne
+// modifie rien", "ändere noch nichts", "ничего пока не правь", "先别动代码",
+// "コードは変更しないで"): a limit on the work, not the work, so that a
+// task to look into something does not name the edit it rules out.
+var forbidden = regexp.MustCompile(`(?i)(^|[^\p{L}])(don'?t|do not|no need to|without (chang|touch|modif|edit)\p{L}*|sem (mexer|alterar|mudar|tocar)|sin (tocar|cambiar|modificar)|sans (rien )?(toucher|changer|modifier)|ohne (etwas |was )?(zu )?(ändern|anzufassen)|nichts|ничего|без (изменений|правок)|(no|não|nao)\s+(toques|toque|cambies|modifiques|mexa|mexe|altere|mude|muda|edites|hagas|faça|faca)|ne\s+(touche|modifie|change)|не\s+(трог|меня|прав|измен)\p{L}*)(\s+[^\s,.;:?!—–()]+){0,4}|(ändere|änder|fass)\p{L}*\s+(noch\s+)?nichts|(先|暂时|暫時)?(别|別|不要|不用)\p{Han}{0,4}|[\p{Han}\p{Katakana}ー]{0,6}[はをも]?(まだ)?(しないで|せずに|しない|触らないで|いじらないで|変えないで)`)
+
 // ofTask returns the concepts a task names, leaving out those that only
 // a purpose phrase, a clause of what comes after, a quoted text, the
 // folders of a path or a package named as a place name.
@@ -455,6 +462,7 @@ func (c *Concepts) ofTask(task string) []string {
 	web := webAddress.MatchString(task)
 	task = conjunction.ReplaceAllString(task, "$1,$2$3")
 	task = before.ReplaceAllString(task, "$1 ")
+	task = forbidden.ReplaceAllString(task, "$1 ")
 	task = quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " ")
 	task = inPackage.ReplaceAllString(task, "$1$2$3 $5")
 	out := c.of(folder.ReplaceAllString(task, " "), true)
@@ -501,16 +509,24 @@ var webAddress = regexp.MustCompile(`(?i)\bhttps?://|(^|[\s(<])(www\.)?[a-z0-9][
 // pipeline, is reviewed through its diff: "schau dir den Merge Request
 // an" wants the diff, not a tool that opens one. And what a task reads
 // beside the web is the page: "read Stripe's docs page" wants the tool
-// that fetches it, not one that reads files.
+// that fetches it, not one that reads files. SQL a change under review
+// holds ("review the PR, especially the SQL") is code to read, not a
+// database to query.
 func recorded(concepts []string, mode string) []string {
-	has := func(x string) bool { return slices.Contains(concepts, x) }
+	out := slices.Clone(concepts)
+	has := func(x string) bool { return slices.Contains(out, x) }
+	drop := func(x string) { out = slices.DeleteFunc(out, func(y string) bool { return y == x }) }
 	switch {
 	case mode == "act" && has("diff") && (has("commit") || has("pullrequest")):
-		return slices.DeleteFunc(slices.Clone(concepts), func(x string) bool { return x == "diff" })
+		drop("diff")
 	case mode == "review" && has("pullrequest") && !has("diff") && !has("ci"):
-		return append(slices.Clone(concepts), "diff")
-	case has(httpConcept) && has("read"):
-		return slices.DeleteFunc(slices.Clone(concepts), func(x string) bool { return x == "read" })
+		out = append(out, "diff")
 	}
-	return concepts
+	if mode == "review" && has("database") && (has("diff") || has("commit") || has("pullrequest")) {
+		drop("database")
+	}
+	if has(httpConcept) && has("read") {
+		drop("read")
+	}
+	return out
 }

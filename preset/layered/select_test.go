@@ -157,6 +157,20 @@ func TestSelectionWords(t *testing.T) {
 		{"Is the retry limit in config/worker.toml sane for the new queue?", "review", []string{"read_file"}, nil},
 		{"Was steht in deploy/rollout.sh, und warum braucht es sudo?", "plan", []string{"read_file"}, nil},
 		{"Change the timeout in config/worker.toml to 30 seconds", "act", []string{"edit_file"}, []string{"read_file", "create_file"}},
+		// An API or an endpoint of one's own service is not a page to
+		// fetch: only a web address, a page or its docs are.
+		{"Our orders API answers with 503 every few minutes since the deploy, find out why from the service logs", "plan", []string{"read_logs"}, []string{"http_get"}},
+		{"接口超时越来越多，先看看日志", "plan", []string{"read_logs"}, []string{"http_get"}},
+		// What a task rules out is not what it asks for: no diff to show.
+		{"Work out why the export job got slow, but don't change anything yet", "plan", nil, []string{"git_diff", "edit_file"}},
+		{"Regarde pourquoi le job d'export est devenu lent, sans rien modifier pour l'instant", "plan", nil, []string{"git_diff", "edit_file"}},
+		{"先分析一下导出任务为什么变慢了，先别改代码", "plan", nil, []string{"git_diff", "edit_file"}},
+		// "Without committing" is a state of the changes, not a limit.
+		{"muéstrame lo que llevo sin commitear en el paquete de pagos", "review", []string{"git_diff"}, nil},
+		// SQL in a change under review is code to read, not a database
+		// to query.
+		{"Reviewe den PR 31, vor allem die SQL-Abfragen im Repository-Layer", "review", []string{"git_diff"}, []string{"query_database"}},
+		{"看一下最近一次提交里改过的 SQL 有没有问题", "review", []string{"git_diff"}, []string{"query_database"}},
 	} {
 		sel, err := a.Select(context.Background(), Request{Task: tc.task, Mode: tc.mode})
 		if err != nil {
@@ -232,7 +246,7 @@ func TestConcepts(t *testing.T) {
 		{"ログを見てください", []string{"logs"}},
 		{"Создай новую ветку", []string{"create", "branch"}},
 		// A Latin word inside Chinese or Japanese text is a word.
-		{"天気APIの仕様", []string{"http"}},
+		{"天気APIのURLを開いて", []string{"http"}},
 	} {
 		got := c.Of(tc.text)
 		for _, w := range tc.want {
