@@ -212,7 +212,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		// stage of our Dockerfile makes the image big?", "what version
 		// of pgx is in go.mod?". One to act on it may create or edit it
 		// instead, which its own words say.
-		concepts = s.Concepts.with(concepts, fileConcept)
+		concepts = s.Concepts.with(s.Concepts.with(concepts, fileConcept), readConcept)
 	}
 	sel.Concepts = concepts
 	sel.Tools, sel.Passed.Tools = pick(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)

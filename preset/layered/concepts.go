@@ -284,9 +284,19 @@ func (c *Concepts) of(text string, task bool) []string {
 			}
 		}
 	}
+	// A word a term names whole is that term's: "readme" is a file,
+	// not also a word that starts like "read".
+	whole := make([]bool, len(words))
 	for _, t := range c.words {
 		for i, w := range words {
-			if !taken[i] && !slices.Contains(at[i], t.concept) && (w == t.term || !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term)) {
+			if !taken[i] && w == t.term {
+				whole[i] = true
+			}
+		}
+	}
+	for _, t := range c.words {
+		for i, w := range words {
+			if !taken[i] && !slices.Contains(at[i], t.concept) && (w == t.term || !whole[i] && !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term)) {
 				at[i] = append(at[i], t.concept)
 			}
 		}
@@ -432,7 +442,7 @@ var conjunction = regexp.MustCompile(`(?i)(\s)(and|then|e|y|et|puis|und|dann|и|
 // ("billing/" in "billing/tax.go", "fix/" in "fix/tz-offset"): they say
 // where, not what. The file name, whose extension may name a concept
 // (".csv", ".sql"), stays.
-var folder = regexp.MustCompile(`[\p{L}\p{N}_.-]+/`)
+var folder = regexp.MustCompile(`[\p{Latin}\p{Greek}\p{Cyrillic}\p{N}_.-]+/`)
 
 // inPackage finds a package named as the place of the work ("in the
 // billing package", "en el paquete de facturación", "im Paket export",
@@ -465,6 +475,13 @@ func (c *Concepts) ofTask(task string) []string {
 	task = forbidden.ReplaceAllString(task, "$1 ")
 	task = quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " ")
 	task = inPackage.ReplaceAllString(task, "$1$2$3 $5")
+	task = codeName.ReplaceAllStringFunc(task, func(m string) string {
+		if keepName(m) {
+			return m
+		}
+		sub := codeName.FindStringSubmatch(m)
+		return sub[1] + " " + sub[5]
+	})
 	out := c.of(folder.ReplaceAllString(task, " "), true)
 	if web {
 		out = c.with(out, httpConcept)
@@ -483,14 +500,32 @@ func (c *Concepts) with(out []string, x string) []string {
 	return out
 }
 
-// fileConcept is the concept of a file.
-const fileConcept = "file"
+// codeName finds a name the task gives rather than words it says: a
+// branch, a folder or an endpoint path without a file extension
+// ("fix/tz-offset", "feature/export-csv", "/api/v2/report", "docs/") and
+// a snake_case identifier ("data_cancelamento", "created_at"). Their
+// words say which one, not what to do: "add a column data_cancelamento"
+// names no data file, "a branch feature/export-csv" no CSV. A file
+// name keeps its extension, which the folder rule leaves.
+var codeName = regexp.MustCompile(`(^|[^A-Za-z0-9_./-])(([A-Za-z0-9_.-]*/)+[A-Za-z0-9_-]*|[A-Za-z0-9]+(_[A-Za-z0-9]+)+)($|[^A-Za-z0-9_./-])`)
+
+// keepName reports whether a match of codeName is a term after all:
+// "CI/CD" is continuous integration, not a path.
+func keepName(m string) bool {
+	return strings.EqualFold(strings.Trim(m, " \t\n,.;:!?()"), "ci/cd")
+}
+
+// fileConcept is the concept of a file, readConcept that of reading.
+const (
+	fileConcept = "file"
+	readConcept = "read"
+)
 
 // fileName finds the name of a file a task names ("go.mod",
 // "config/app.yaml", "Dockerfile", "rollout.sh"): a task to plan or
 // review that names one reads it, whatever its words (see Select). Data
 // files (CSV, Parquet, spreadsheets) are left to the data concept.
-var fileName = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_.-])([\p{L}\p{N}_-]+\.(ya?ml|json|toml|mod|sql|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto|lock)|dockerfile|makefile|jenkinsfile|procfile|docker-compose\.ya?ml)([^\p{L}\p{N}_]|$)`)
+var fileName = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_.-])([\p{L}\p{N}_-]+\.(ya?ml|json|toml|mod|sql|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto|lock)|dockerfile|makefile|jenkinsfile|procfile|readme|changelog|docker-compose\.ya?ml)([^\p{L}\p{N}_]|$)`)
 
 // httpConcept is the concept of the web.
 const httpConcept = "http"

@@ -167,6 +167,13 @@ func TestSelectionWords(t *testing.T) {
 		{"先分析一下导出任务为什么变慢了，先别改代码", "plan", nil, []string{"git_diff", "edit_file"}},
 		// "Without committing" is a state of the changes, not a limit.
 		{"muéstrame lo que llevo sin commitear en el paquete de pagos", "review", []string{"git_diff"}, nil},
+		// A branch name, a path and an identifier are names: their words
+		// name nothing.
+		{"Crie a branch feature/export-csv e faça commit do que está pronto", "act", []string{"git_branch", "git_commit"}, []string{"inspect_data"}},
+		{"Add a nullable deleted_at column to the invoices table with a migration", "act", []string{"migrate_database"}, []string{"inspect_data"}},
+		// A word a term names whole is that term's: a README is a file
+		// and docs, not something to read.
+		{"README と docs/ の誤字を全部直して", "act", []string{"edit_file"}, []string{"read_file"}},
 		// SQL in a change under review is code to read, not a database
 		// to query.
 		{"Reviewe den PR 31, vor allem die SQL-Abfragen im Repository-Layer", "review", []string{"git_diff"}, []string{"query_database"}},
