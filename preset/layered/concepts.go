@@ -460,7 +460,7 @@ var before = regexp.MustCompile(`(?i)(^|[^\p{L}])(before|avant|antes|bevor|пе�
 // modifie rien", "ändere noch nichts", "ничего пока не правь", "先别动代码",
 // "コードは変更しないで"): a limit on the work, not the work, so that a
 // task to look into something does not name the edit it rules out.
-var forbidden = regexp.MustCompile(`(?i)(^|[^\p{L}])(don'?t|do not|no need to|without (chang|touch|modif|edit)\p{L}*|sem (mexer|alterar|mudar|tocar)|sin (tocar|cambiar|modificar)|sans (rien )?(toucher|changer|modifier)|ohne (etwas |was )?(zu )?(ändern|anzufassen)|nichts|ничего|без (изменений|правок)|(no|não|nao)\s+(toques|toque|cambies|modifiques|mexa|mexe|altere|mude|muda|edites|hagas|faça|faca)|ne\s+(touche|modifie|change)|не\s+(трог|меня|прав|измен)\p{L}*)(\s+[^\s,.;:?!—–()]+){0,4}|(ändere|änder|fass)\p{L}*\s+(noch\s+)?nichts|(先|暂时|暫時)?(别|別|不要|不用)\p{Han}{0,4}|[\p{Han}\p{Katakana}ー]{0,6}[はをも]?(まだ)?(しないで|せずに|しない|触らないで|いじらないで|変えないで)`)
+var forbidden = regexp.MustCompile(`(?i)(^|[^\p{L}])(don'?t|do not|no need to|without (chang|touch|modif|edit)\p{L}*|sem (mexer|alterar|mudar|tocar)|sin (tocar|cambiar|modificar)|sans (rien )?(toucher|changer|modifier|corriger)|ohne (etwas |was )?(zu )?(ändern|anzufassen)|nichts|nix|ничего|без (изменений|правок)|(no|não|nao)\s+(toques|toque|cambies|modifiques|corrijas|corrige|corrija|mexa|mexe|altere|mude|muda|edites|hagas|faça|faca)|ne\s+(touche|modifie|change)|не\s+(трог|меня|прав|измен)\p{L}*)(\s+[^\s,.;:?!—–()]+){0,4}|(ändere|änder|fass)\p{L}*\s+(noch\s+)?nichts|(先|暂时|暫時)?(别|別|不要|不用)\p{Han}{0,4}|[\p{Han}\p{Katakana}ー]{0,6}[はをも]?(まだ)?(しないで|せずに|しない|触らないで|いじらないで|変えないで)`)
 
 // ofTask returns the concepts a task names, leaving out those that only
 // a purpose phrase, a clause of what comes after, a quoted text, the
