@@ -36,7 +36,8 @@ func (a *app) layeredEvalCmd() *cobra.Command {
                       scores.injection), overall and by language
   --selection FILE    one task a line: {"id", "lang", "task", "mode", "want": [tools]}
                       prints precision@K and recall@K of the tools and skills
-                      selected, and how many tasks selected nothing
+                      selected, how many tasks selected nothing, and how often
+                      the mode inferred from the task alone is the case's
 
 The detector is the one assembly uses: the built-in patterns, layered.yaml's
 injection_patterns and injection examples, and its injection_classifier
@@ -122,10 +123,18 @@ when it names one. --verbose lists the cases it got wrong.`,
 						}
 					}
 					fmt.Fprintf(a.stdout, "selection (%s): %d tasks, precision@%d %.3f, recall@%d %.3f, %d selected nothing\n", selection, len(r.Cases), k, r.MeanPrecision, k, r.MeanRecall, empty)
+					if r.ModeCases > 0 {
+						fmt.Fprintf(a.stdout, "mode inferred from the task alone: %d of %d right (%.3f)\n", r.ModeRight, r.ModeCases, float64(r.ModeRight)/float64(r.ModeCases))
+					}
 					if verbose {
 						for i, c := range r.Cases {
 							if c.Recall < 1 || c.Precision < 1 {
 								fmt.Fprintf(a.stdout, "%-4s %.2f %.2f got %v want %v\n", cases[i].ID, c.Precision, c.Recall, c.Got, cases[i].Want)
+							}
+						}
+						for i, c := range r.Cases {
+							if c.Inferred != "" && c.Inferred != cases[i].Mode {
+								fmt.Fprintf(a.stdout, "%-4s mode %s, inferred %s (%s)\n", cases[i].ID, cases[i].Mode, c.Inferred, c.InferredWhy)
 							}
 						}
 					}

@@ -576,9 +576,20 @@ func inferMode(s *Setup, req Request) (mode, why string, err error) {
 		return "act", "git changes", nil
 	}
 	words := embed.Words(req.Task)
-	// Act's own words come first: "check out a branch" is act, though
-	// "check" is a review word.
+	concepts := s.Concepts.ofTask(req.Task)
+	has := func(list []string) bool {
+		return slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(list, x) })
+	}
+	changes, runs := has(actConcepts), has(runConcepts)
+	// The modes' keywords first, act's own before the others: "check out
+	// a branch" is act, though "check" is a review word. A review word
+	// does not decide a task that changes something ("bump lodash and
+	// check it builds") or only looks at logs, data, the web or the code
+	// ("check their docs and tell me"): how the task is put does.
 	for _, m := range []string{"act", "plan", "review"} {
+		if m == "review" && has(lookConcepts) && !has(reviewConcepts) {
+			continue
+		}
 		for _, k := range keywordsOf(s, m) {
 			if hasIdeograph(k) && strings.Contains(req.Task, k) {
 				return m, fmt.Sprintf("keyword %q", k), nil
@@ -588,7 +599,85 @@ func inferMode(s *Setup, req Request) (mode, why string, err error) {
 			}
 		}
 	}
+	// No keyword decided: how the task is put. A look at a change is a
+	// review; a task that rules changes out, asks to be told something,
+	// asks a question or only looks, and changes and runs nothing, is
+	// planned.
+	switch {
+	case !changes && (has([]string{"diff"}) || has([]string{"pullrequest"}) && cue(req.Task, words, lookCues) != ""):
+		return "review", "looks at a change", nil
+	case forbidden.MatchString(req.Task):
+		return "plan", "a limit on the work", nil
+	}
+	if k := cue(req.Task, words, answerCues); k != "" && !(runs && !has(lookConcepts)) {
+		return "plan", fmt.Sprintf("asks for an answer (%q)", k), nil
+	}
+	if isQuestion(req.Task, words) && !changes {
+		return "plan", "a question", nil
+	}
+	if !changes && !runs && has(lookConcepts) {
+		return "plan", "only looks", nil
+	}
 	return "act", "default", nil
+}
+
+// cue returns the first of cues that task holds: a Chinese or Japanese
+// one anywhere, another as a run of its words. "" when none.
+func cue(task string, words, cues []string) string {
+	for _, k := range cues {
+		if hasIdeograph(k) && strings.Contains(task, k) || !hasIdeograph(k) && containsRun(words, embed.Words(k)) {
+			return k
+		}
+	}
+	return ""
+}
+
+// lookCues ask to look at something: at a pull request, a review.
+var lookCues = []string{"look", "see", "check", "glance", "go over", "olhada", "olha", "ve", "veja", "confere", "conferida", "revisa",
+	"mira", "ojo", "echale", "revisas", "comprueba", "regarde", "jette", "relis", "schau", "guck", "prufe", "pruf", "reviewe", "reviewen",
+	"глянь", "посмотри", "проверь", "看看", "看一下", "看下", "过一下", "見て", "チェック", "確認"}
+
+// actConcepts are the concepts of changing something: a question that
+// names one asks for the change ("can you fix the test?").
+var actConcepts = []string{"edit", "create", "delete", "commit", "branch", "format", "dependency", "refactor"}
+
+// reviewConcepts are what a review looks at: changes, their checks and
+// their risks.
+var reviewConcepts = []string{"diff", "pullrequest", "commit", "lint", "test", "ci", "migration", "security"}
+
+// runConcepts are the concepts of running something, which a task does
+// rather than looks at; lookConcepts those of looking.
+var (
+	runConcepts  = []string{"run", "test", "build", "lint", "shell", "docker", "migration"}
+	lookConcepts = []string{"read", "list", "search", "history", "logs", "http", "data", "database"}
+)
+
+// answerCues ask to be told something or for a plan: a task without a
+// mode keyword that holds one is planned, not acted on.
+var answerCues = []string{
+	"tell me", "let me know", "understand", "summarize", "summarise", "propose", "proposal", "suggest", "sketch", "plan", "approach", "estimate", "figure out", "what's going on", "dig into", "overview", "how would", "how should",
+	"me diz", "me diga", "me fala", "me passa", "proponha", "propoe", "sugira", "sugere", "plano", "planeje", "planejar", "entender", "resuma", "o que esta acontecendo",
+	"dime", "dinos", "decime", "resume", "propon", "propone", "proponer", "sugiere", "que pasa", "estimar",
+	"dis moi", "dites moi", "comprendre", "resume moi", "proposition", "suggere", "ce qui cloche", "comment tu t y prendrais",
+	"sag mir", "sagt mir", "verstehen", "zusammenfassen", "fass zusammen", "schlag vor", "vorschlag", "was ist da los", "abschatzen", "uberblick",
+	"скажи", "подскажи", "понять", "объясни", "предложи", "план", "разберись", "прикинь", "оцени", "распиши", "набросай", "разбор",
+	"告诉我", "理解", "总结", "方案", "计划", "思路", "建议", "规划", "怎么回事", "评估",
+	"教えて", "まとめ", "調べ", "理解", "方針", "計画", "提案", "相談", "把握",
+}
+
+// questionWords open a question in the supported languages (as
+// embed.Words reads them: lower case, without accents).
+var questionWords = []string{"where", "who", "why", "what", "whats", "which", "how", "when",
+	"onde", "quem", "qual", "quais", "quantos", "quantas", "quanto",
+	"donde", "quien", "cual", "cuales", "cuantos", "cuantas", "cuanto",
+	"qui", "pourquoi", "quel", "quelle", "quels", "quelles", "combien",
+	"wo", "wer", "warum", "wieso", "weshalb", "welche", "welcher", "welches", "wie",
+	"где", "кто", "почему", "зачем", "какой", "какая", "какие", "сколько", "откуда"}
+
+// isQuestion reports whether a task asks a question: a question mark,
+// or a question word first.
+func isQuestion(task string, words []string) bool {
+	return strings.ContainsAny(task, "?？") || len(words) > 0 && slices.Contains(questionWords, words[0])
 }
 
 // containsRun reports whether run occurs in words, word for word: a
@@ -612,7 +701,7 @@ func checkMode(mode string) error {
 
 // defaultKeywords infer the mode when layered.yaml gives none.
 var defaultKeywords = map[string][]string{
-	"act": {"check out", "checkout"},
+	"act": {"check out"},
 	"plan": {"research", "explore", "analyze", "analyse", "investigate",
 		"pesquisar", "pesquise", "analisar", "analise", "investigar", "investigue", "explorar",
 		"investiga", "analiza", "analizar", "explora",

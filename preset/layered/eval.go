@@ -28,6 +28,11 @@ type EvalResult struct {
 	// Recall the share of the wanted among the first K.
 	Precision float64 `json:"precision"`
 	Recall    float64 `json:"recall"`
+	// Inferred is the mode inferred from the task alone, as assembly
+	// infers it with no mode given, and InferredWhy the rule that
+	// decided; both empty when the case gives no mode.
+	Inferred    string `json:"inferred,omitempty"`
+	InferredWhy string `json:"inferred_why,omitempty"`
 }
 
 // EvalReport is an evaluation's outcome: each case's and the means.
@@ -36,12 +41,18 @@ type EvalReport struct {
 	Cases         []EvalResult `json:"cases"`
 	MeanPrecision float64      `json:"mean_precision"`
 	MeanRecall    float64      `json:"mean_recall"`
+	// ModeCases are the cases that give a mode, and ModeRight those
+	// whose mode, inferred from the task alone, is the one given.
+	ModeCases int `json:"mode_cases"`
+	ModeRight int `json:"mode_right"`
 }
 
 // Evaluate selects for every case and measures precision@k and recall@k
 // of the tools selected (and the skills, when the case wants one)
 // against those wanted. The mode's base tools count like any other
-// selection: a base tool nobody wanted lowers precision.
+// selection: a base tool nobody wanted lowers precision. A case that
+// gives a mode is selected in it, and the mode its task alone gives is
+// counted against it (ModeRight of ModeCases).
 func (a *Assembler) Evaluate(ctx context.Context, cases []EvalCase, k int) (*EvalReport, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("evaluate: k must be 1 or more, not %d", k)
@@ -74,6 +85,20 @@ func (a *Assembler) Evaluate(ctx context.Context, cases []EvalCase, k int) (*Eva
 			}
 		}
 		res := EvalResult{Task: c.Task, Got: got}
+		if c.Mode != "" && c.Mode != "auto" {
+			// Selection uses the case's mode; the mode a task alone
+			// gives is measured on its own, as assembly infers it
+			// when no mode is given.
+			mode, why, err := inferMode(a.Setup, Request{Task: c.Task})
+			if err != nil {
+				return nil, fmt.Errorf("evaluate %q: %w", c.Task, err)
+			}
+			res.Inferred, res.InferredWhy = mode, why
+			r.ModeCases++
+			if mode == c.Mode {
+				r.ModeRight++
+			}
+		}
 		if len(got) > 0 {
 			res.Precision = float64(hits) / float64(len(got))
 		}

@@ -121,6 +121,17 @@ func TestInferMode(t *testing.T) {
 		{req: Request{Task: "Analisar o desempenho"}, mode: "plan", why: `keyword "analisar"`},
 		{req: Request{Task: "Vérifier les tests"}, mode: "review", why: `keyword "vérifier"`},
 		{req: Request{Task: "reviewer notes"}, mode: "act", why: "default"},
+		// No keyword: how the task is put decides.
+		{req: Request{Task: "Where is parseInvoiceLine defined?"}, mode: "plan", why: "a question"},
+		{req: Request{Task: "the checkout service throws 500s since this morning, what's going on?"}, mode: "plan", why: `asks for an answer ("what's going on")`},
+		{req: Request{Task: "Look at last night's import logs and find the cause, don't fix anything yet"}, mode: "plan", why: "a limit on the work"},
+		{req: Request{Task: "先看看日志，给我一个排查思路"}, mode: "plan", why: `asks for an answer ("思路")`},
+		{req: Request{Task: "Zeig mir, was in der Tabelle orders für Kunde 4711 steht"}, mode: "plan", why: "only looks"},
+		{req: Request{Task: "глянь дифф перед коммитом"}, mode: "review", why: "looks at a change"},
+		{req: Request{Task: "compila el proyecto y dime qué errores salen"}, mode: "act", why: "default"},
+		{req: Request{Task: "Can you fix the flaky login test?"}, mode: "act", why: "default"},
+		// A review word does not make a look at the web a review.
+		{req: Request{Task: "check Stripe's docs and tell me the rate limit of their list endpoints"}, mode: "plan", why: `asks for an answer ("tell me")`},
 		{req: Request{Task: "x", Mode: "fix"}, errorsWith: `mode "fix": use plan, act, review or auto`},
 	} {
 		mode, why, err := inferMode(s, tt.req)
