@@ -4,5 +4,6 @@ package main
 
 // raceEnabled is true when the tests run with the race detector, which
 // multiplies each process's memory: TestHostileInputs then checks exit
-// codes but not peak memory.
+// codes but not peak memory, on smaller inputs (.ci/run runs the full
+// pass without -race).
 const raceEnabled = true
