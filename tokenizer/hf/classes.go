@@ -59,10 +59,26 @@ var (
 	// UAX #15's quick check of the segments that are not inert (see
 	// nfcSegments).
 	nfcQuick []uint16
+	// nfcJoinsMark has bit r set for each character of the Basic
+	// Multilingual Plane that a mark of nfcMaybeMark may join: each
+	// character with a canonical decomposition, and the first character
+	// of the decomposition of each that NFC keeps. Other characters
+	// compose with no mark after them (TestNFCMaybeMarks checks each
+	// pair against the norm package).
+	nfcJoinsMark []uint64
 )
 
 // nfcYes marks a character whose NFC_Quick_Check is Yes in nfcQuick.
 const nfcYes = 1 << 8
+
+// nfcMaybeMark marks, in nfcQuick, a character of nonzero combining
+// class whose NFC_Quick_Check is Maybe, which is in NFC alone and does
+// not decompose: a mark that may compose with the character before it,
+// such as the Devanagari nukta (U+093C), which composes with three
+// letters and is left apart after the others. Right after a character
+// that nfcJoinsMark does not hold, it composes with nothing, and
+// quickStep passes it.
+const nfcMaybeMark = 1 << 9
 
 // maxQuickRun bounds the run of characters of nonzero combining class
 // that quickStep passes. The norm package limits such runs to 30 (the
@@ -115,6 +131,12 @@ func table() []uint16 {
 		}
 		nfcInert = make([]uint64, bmp/64)
 		nfcQuick = make([]uint16, bmp)
+		nfcJoinsMark = make([]uint64, bmp/64)
+		joins := func(r rune) {
+			if r >= 0 && r < bmp {
+				nfcJoinsMark[r/64] |= 1 << (r % 64)
+			}
+		}
 		var buf [4]byte
 		var dbuf []byte // a character's decomposition
 		for r := rune(0); r < bmp; r++ {
@@ -124,6 +146,17 @@ func table() []uint16 {
 			n := utf8.EncodeRune(buf[:], r)
 			p := norm.NFC.Properties(buf[:n])
 			normal := norm.NFC.IsNormal(buf[:n])
+			if d := norm.NFD.Properties(buf[:n]).Decomposition(); d != nil {
+				// A character that decomposes may be the first of a
+				// pair that composes; if NFC keeps it, the first
+				// character of its decomposition is the first of the
+				// pair that makes it, or of one that makes its first.
+				joins(r)
+				if normal {
+					first, _ := utf8.DecodeRune(d)
+					joins(first)
+				}
+			}
 			if p.BoundaryBefore() && normal {
 				nfcInert[r/64] |= 1 << (r % 64)
 				continue // ends a segment: quickStep never sees it
@@ -138,9 +171,12 @@ func table() []uint16 {
 			q := uint16(p.CCC())
 			dbuf = norm.NFD.Append(dbuf[:0], buf[:n]...)
 			_, fn := utf8.DecodeRune(dbuf)
-			simple := string(dbuf) == string(buf[:n]) || q == 0 && norm.NFC.Properties(dbuf[:fn]).CCC() == 0
+			same := string(dbuf) == string(buf[:n])
+			simple := same || q == 0 && norm.NFC.Properties(dbuf[:fn]).CCC() == 0
 			if normal && simple && norm.NFC.QuickSpan(buf[:n]) == n {
 				q |= nfcYes
+			} else if normal && same && q != 0 {
+				q |= nfcMaybeMark
 			}
 			nfcQuick[r] = q
 		}
@@ -466,12 +502,26 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 		// quick check on the way: every character's NFC_Quick_Check
 		// Yes, and the nonzero combining classes in order. The
 		// segment's first character, inert or the text's first, has
-		// nothing before it to order against.
+		// nothing before it to order against. A mark that may compose
+		// (nfcMaybeMark) passes when the character right before it is
+		// known to compose with none (markAlone); prev is that
+		// character, -1 if unknown.
 		quick := r < bmp && n > 1
 		last, run := uint16(0), 0
 		if quick {
-			quick, last, run = quickStep(r, 0, 0)
+			prev := rune(-1)
+			if seg < i {
+				if b := s[seg]; b < utf8.RuneSelf {
+					if seg+1 == i {
+						prev = rune(b)
+					}
+				} else if p, pn := decodeAt(s, seg); pn > 1 && seg+pn == i {
+					prev = p
+				}
+			}
+			quick, last, run = quickStep(r, prev, 0, 0)
 		}
+		prev := r
 		j := i + n
 		for j < len(s) {
 			if s[j] < utf8.RuneSelf {
@@ -484,9 +534,10 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 			if quick {
 				quick = r < bmp && n > 1
 				if quick {
-					quick, last, run = quickStep(r, last, run)
+					quick, last, run = quickStep(r, prev, last, run)
 				}
 			}
+			prev = r
 			j += n
 		}
 		if w := s[seg:j]; !quick && norm.NFC.QuickSpanString(w) < len(w) {
@@ -508,14 +559,14 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 }
 
 // quickStep takes the character r (of the Basic Multilingual Plane, not
-// inert) into UAX #15's quick check of a segment: last is the combining
-// class of the character before it and run the number of characters of
-// nonzero class before it in a row. It reports whether the segment may
+// inert) into UAX #15's quick check of a segment: prev is the character
+// before it (-1 if unknown), last its combining class and run the number
+// of characters of nonzero class before it in a row. It reports whether the segment may
 // still be in NFC by the check, with the new last and run.
-func quickStep(r rune, last uint16, run int) (bool, uint16, int) {
+func quickStep(r, prev rune, last uint16, run int) (bool, uint16, int) {
 	q := nfcQuick[r]
 	ccc := q & 0xFF
-	if q&nfcYes == 0 || ccc != 0 && ccc < last {
+	if q&nfcYes == 0 && (q&nfcMaybeMark == 0 || last != 0 || !markAlone(prev)) || ccc != 0 && ccc < last {
 		return false, 0, 0
 	}
 	if ccc == 0 {
@@ -525,6 +576,13 @@ func quickStep(r rune, last uint16, run int) (bool, uint16, int) {
 		return false, 0, 0
 	}
 	return true, ccc, run
+}
+
+// markAlone reports whether a mark of nfcMaybeMark right after prev
+// composes with nothing: prev is a character of the Basic Multilingual
+// Plane that nfcJoinsMark does not hold (-1 for none known).
+func markAlone(prev rune) bool {
+	return prev >= 0 && prev < bmp && nfcJoinsMark[prev/64]&(1<<(prev%64)) == 0
 }
 
 // decodeAt decodes the character at i of s (s[i] >= 0x80) as

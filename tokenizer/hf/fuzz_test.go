@@ -217,6 +217,8 @@ func FuzzMergeCut(f *testing.F) {
 func FuzzNFC(f *testing.F) {
 	f.Add("a\u0301 \u0915\u093C\u094D \u0627\u0651\u064E \uAC00\u11A8")
 	f.Add("\xff\u0301\u0316\u0316")
+	f.Add("\xf7\u03010")
+	f.Add("फ़ ऩ \u093C \xf7\u093C क\u094D\u093C")
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := isNFC(s, nil), norm.NFC.IsNormalString(s); got != want {
 			t.Fatalf("%q: isNFC %v, norm %v", s, got, want)

@@ -2,6 +2,7 @@ package hf
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -283,6 +284,63 @@ func TestDecodeAt(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestNFCMaybeMarks checks what quickStep takes on trust for a mark of
+// nfcMaybeMark: after every character of class 0 that markAlone passes
+// and that is in NFC alone, the mark composes with nothing, by the norm package. It
+// checks the characters the marks compose with too: nfcJoinsMark holds
+// the first of each pair. Under the race detector, every 61st
+// character.
+func TestNFCMaybeMarks(t *testing.T) {
+	table()
+	var marks []rune
+	for r := rune(0x80); r < bmp; r++ {
+		if nfcQuick[r]&nfcMaybeMark != 0 {
+			marks = append(marks, r)
+		}
+	}
+	if !slices.Contains(marks, 0x93C) {
+		t.Fatalf("U+093C is not among the marks that may compose (%d marks)", len(marks))
+	}
+	step := rune(1)
+	if raceEnabled || testing.Short() {
+		step = 61
+	}
+	passed := 0
+	for p := rune(0); p < bmp; p += step {
+		if p >= 0xD800 && p < 0xE000 || !markAlone(p) || !norm.NFC.IsNormalString(string(p)) ||
+			norm.NFC.PropertiesString(string(p)).CCC() != 0 {
+			continue
+		}
+		passed++
+		for _, m := range marks {
+			if s := string(p) + string(m); !norm.NFC.IsNormalString(s) {
+				t.Fatalf("%q (U+%04X U+%04X): markAlone passes U+%04X, but norm composes the pair", s, p, m, p)
+			}
+		}
+	}
+	if passed < int(bmp/step)/2 {
+		t.Errorf("markAlone passes %d characters of %d", passed, bmp/step)
+	}
+	// The Devanagari letters the nukta composes with, and some it does
+	// not.
+	for _, c := range []struct {
+		r     rune
+		alone bool
+	}{{0x928, false}, {0x930, false}, {0x933, false}, {0x915, true}, {0x91C, true}, {0x92B, true}, {'a', false}} {
+		if got := markAlone(c.r); got != c.alone {
+			t.Errorf("markAlone(U+%04X) = %v, want %v", c.r, got, c.alone)
+		}
+	}
+	for _, s := range []string{"फ़", "क़िला", "ऩ", "न\u093C", "र\u093Cा", "ऴ", "a\u093C", "\u093C", "\xf7\u093C", "क\u094D\u093C", "क\u093C\u093C", "ज़्यादा"} {
+		if got, want := isNFC(s, nil), norm.NFC.IsNormalString(s); got != want {
+			t.Errorf("%q: isNFC %v, norm %v", s, got, want)
+		}
+		if got, want := toNFC(s, nil), norm.NFC.String(s); got != want {
+			t.Errorf("%q: toNFC %q, norm %q", s, got, want)
 		}
 	}
 }
