@@ -424,7 +424,16 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 		}
 		whole := uint32(vocabtab.None)
 		if len(piece) > 1 {
-			if id := tk.ids.ID(piece); id != vocabtab.None {
+			// A piece that starts with an ASCII character, mostly a
+			// word and its space, is mostly a token: looked up without
+			// the presence filter (see vocabtab.Likely).
+			id := uint32(vocabtab.None)
+			if piece[0] < utf8.RuneSelf {
+				id = tk.ids.Likely(piece)
+			} else {
+				id = tk.ids.ID(piece)
+			}
+			if id != vocabtab.None {
 				if tk.ignoreMerges {
 					k.one(int32(id))
 					continue
@@ -752,8 +761,9 @@ func (tk *Tokenizer) model(st *mergeState, piece string, k *sink, added *trie, l
 			if tk.asciiJoins[piece[i-1]][b>>6]&(1<<(b&63)) == 0 {
 				if part := piece[start:i]; !lead && len(part) > 1 {
 					// Most often a word that is a token: looked up
-					// here, without two calls in between.
-					id := tk.ids.ID(part)
+					// here, without two calls in between, and
+					// without the presence filter.
+					id := tk.ids.Likely(part)
 					if id != vocabtab.None && (tk.ignoreMerges || tk.whole.get(id) == wholeYes) {
 						k.one(int32(id))
 					} else {

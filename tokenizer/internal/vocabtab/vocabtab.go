@@ -174,6 +174,45 @@ func (t *Table) ID(s string) uint32 {
 	return t.longID(s)
 }
 
+// Likely is ID for strings that are mostly tokens (words that
+// pre-tokenizers cut): it reads the slots of three to sixteen bytes
+// without the presence filter, whose bit costs a second memory access
+// where the lookup mostly hits.
+func (t *Table) Likely(s string) uint32 {
+	n := len(s)
+	switch {
+	case n <= 2:
+		return t.ID(s)
+	case n <= 8:
+		k := ShortKey(s)
+		mask := len(t.short) - 1
+		want := uint32(n) << 24
+		for i := int(shortHash(k, n) >> t.shortShift); ; i = (i + 1) & mask {
+			sl := &t.short[i]
+			if sl.val == emptySlot {
+				return None
+			}
+			if sl.key == k && sl.val&0xFF000000 == want {
+				return sl.val & 0xFFFFFF
+			}
+		}
+	case n <= 16:
+		lo, hi := Load64(s, 0), Load64(s, n-8)
+		mask := len(t.mid) - 1
+		want := uint32(n) << 24
+		for i := int(midHash(lo, hi, n) >> t.midShift); ; i = (i + 1) & mask {
+			sl := &t.mid[i]
+			if sl.val == emptySlot {
+				return None
+			}
+			if sl.lo == lo && sl.hi == hi && sl.val&0xFF000000 == want {
+				return sl.val & 0xFFFFFF
+			}
+		}
+	}
+	return t.longID(s)
+}
+
 // Span returns the id of piece[i:j], 2 <= j-i, where buf holds the bytes
 // of piece followed by at least eight more. It is Short and the long
 // lookup in one call, for merge loops.

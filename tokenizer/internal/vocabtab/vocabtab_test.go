@@ -1,6 +1,7 @@
 package vocabtab
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -18,6 +19,9 @@ func TestTable(t *testing.T) {
 		if got := tab.ID(k); got != uint32(id) {
 			t.Errorf("ID(%q) = %d, want %d", k, got, id)
 		}
+		if got := tab.Likely(k); got != uint32(id) {
+			t.Errorf("Likely(%q) = %d, want %d", k, got, id)
+		}
 		if len(k) >= 2 {
 			buf := append([]byte("_"+k), make([]byte, 8)...)
 			if got := tab.Span(buf, "_"+k, 1, 1+len(k)); got != uint32(id) {
@@ -29,8 +33,47 @@ func TestTable(t *testing.T) {
 		if got := tab.ID(k); got != None {
 			t.Errorf("ID(%q) = %d, want None", k, got)
 		}
+		if got := tab.Likely(k); got != None {
+			t.Errorf("Likely(%q) = %d, want None", k, got)
+		}
 	}
 	if _, ok := New([]string{"ab", "cd", "ab"}); ok {
 		t.Error("New took a repeated key")
+	}
+}
+
+// TestLikely checks Likely against ID on a table of many keys (past the
+// filter's first bits) and on strings that are no key.
+func TestLikely(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	randomKey := func() string {
+		b := make([]byte, 1+rng.IntN(24))
+		for i := range b {
+			b[i] = "ab \x00\xff"[rng.IntN(5)]
+		}
+		return string(b)
+	}
+	seen := map[string]bool{}
+	var keys []string
+	for len(keys) < 20000 {
+		if k := randomKey(); !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	tab, ok := New(keys)
+	if !ok {
+		t.Fatal("New refused distinct keys")
+	}
+	for id, k := range keys {
+		if got := tab.Likely(k); got != uint32(id) {
+			t.Fatalf("Likely(%q) = %d, want %d", k, got, id)
+		}
+	}
+	for range 100000 {
+		k := randomKey()
+		if got, want := tab.Likely(k), tab.ID(k); got != want {
+			t.Fatalf("Likely(%q) = %d, ID %d", k, got, want)
+		}
 	}
 }
