@@ -31,6 +31,13 @@ import (
 //     what it prints, standard output and error together. A command that
 //     shows no output must succeed.
 //
+// A block whose every command is a plain tessera command (words and
+// quoted strings, no expansion, pipe or redirection but a final
+// "> /dev/null"; see plainCommands) runs in the test process instead,
+// a command at a time, as the scripts' commands do: the same directory,
+// environment and empty standard input, and the same checks of what it
+// prints and how it exits.
+//
 // In shown output, "…" stands for any text within a line and a line of
 // just "..." for any number of lines; trailing spaces are ignored.
 //
@@ -48,8 +55,13 @@ func TestDocShellBlocks(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("needs bash")
 	}
-	t.Parallel() // beside TestScripts: each block waits on its processes
-	repo := filepath.Join("..", "..")
+	// Absolute: the blocks' commands that run in the test process take
+	// its working directory in turns (see processState).
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Parallel() // beside TestHostileInputs: each block waits on its processes
 	files, err := filepath.Glob(filepath.Join(repo, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,12 @@ func TestHostileInputs(t *testing.T) {
 	if err != nil {
 		t.Skip("no tessera command on PATH:", err)
 	}
+	// Absolute, and before t.Parallel: the doc blocks' commands take
+	// the working directory in turns (see processState).
+	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if raceEnabled {
 		// Memory is not checked under the race detector (see below), so
 		// this test need not run alone: a child's peak would count this
@@ -52,10 +58,6 @@ func TestHostileInputs(t *testing.T) {
 		sizes = []int{1 << 20}
 	} else if os.Getenv("TESSERA_HEAVY") == "1" {
 		sizes = []int{1 << 20, 4 << 20, 159 << 20 / 10}
-	}
-	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, size := range sizes {
 		dir := t.TempDir()
@@ -150,10 +152,12 @@ func TestHostileInputs(t *testing.T) {
 	}
 }
 
-// runHere runs tessera with args in the test process, with an empty
-// standard input and no standard output, and returns its exit code, or
-// the panic and its stack.
+// runHere runs tessera with args in the test process, in its directory
+// and environment, with an empty standard input and no standard output,
+// and returns its exit code, or the panic and its stack.
 func runHere(args []string, stderr io.Writer) (code int, crash string) {
+	processState.RLock()
+	defer processState.RUnlock()
 	defer func() {
 		if r := recover(); r != nil {
 			crash = fmt.Sprintf("panic: %v\n\n%s", r, debug.Stack())

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"runtime/debug"
@@ -16,48 +17,62 @@ import (
 // process of its own would run: in the script's current directory, with
 // the script's environment (and PWD) as the whole environment, an empty
 // standard input, and its standard output and error kept for the checks
-// that follow. The working directory and the environment belong to the
-// process, so the runs take turns: each takes both for its time and gives
-// them back after. Nothing else in the test process may depend on them
-// while TestScripts runs, which is why TestScripts is not parallel.
+// that follow (see runAt).
 //
 // A race-enabled process costs some 55 ms of CPU before it does
 // anything; the scripts run some 550 commands. The built binary still
 // runs as a process where a script says "exec tessera" or
 // "exitcode N exec tessera", and after "stdin", which only a process
 // can read.
-type inProcess struct {
-	mu sync.Mutex
-}
+type inProcess struct{}
 
 // run runs tessera with args and returns its exit code. A panic fails
 // the script, with the stack.
 func (p *inProcess) run(ts *testscript.TestScript, args []string) int {
-	env := scriptEnv(ts)
-	dir := ts.MkAbs(".")
-	stdout, stderr := ts.Stdout(), ts.Stderr()
-
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	wd, err := os.Getwd()
+	code, crash, err := runAt(context.Background(), ts.MkAbs("."), scriptEnv(ts), args, ts.Stdout(), ts.Stderr())
 	ts.Check(err)
+	if crash != "" {
+		ts.Fatalf("tessera %s: %s", strings.Join(args, " "), crash)
+	}
+	return code
+}
+
+// processState guards the working directory and the environment, which
+// belong to the process. A run of tessera in the test process in a
+// directory and environment of its own (runAt) takes both for its time
+// and gives them back after, holding processState for writing; one in
+// the test process's own (TestHostileInputs's, with absolute paths)
+// holds it for reading. Nothing else in the test process may depend on
+// them while such runs go on: TestScripts is not parallel, and the
+// parallel tests that run tessera take processState.
+var processState sync.RWMutex
+
+// runAt runs tessera with args in the test process as a process of its
+// own would run in dir, with env (and PWD) as its whole environment and
+// an empty standard input, and returns its exit code, or the panic and
+// its stack.
+func runAt(ctx context.Context, dir string, env, args []string, stdout, stderr io.Writer) (code int, crash string, err error) {
+	processState.Lock()
+	defer processState.Unlock()
+	wd, err := os.Getwd()
+	if err != nil {
+		return 0, "", err
+	}
 	saved := os.Environ()
-	ts.Check(os.Chdir(dir))
+	if err := os.Chdir(dir); err != nil {
+		return 0, "", err
+	}
 	setEnviron(append(env, "PWD="+dir))
-	code, crash := func() (code int, crash string) {
+	code, crash = func() (code int, crash string) {
 		defer func() {
 			if r := recover(); r != nil {
 				crash = fmt.Sprintf("panic: %v\n\n%s", r, debug.Stack())
 			}
 		}()
-		return runInput(context.Background(), args, strings.NewReader(""), stdout, stderr), ""
+		return runInput(ctx, args, strings.NewReader(""), stdout, stderr), ""
 	}()
 	setEnviron(saved)
-	ts.Check(os.Chdir(wd))
-	if crash != "" {
-		ts.Fatalf("tessera %s: %s", strings.Join(args, " "), crash)
-	}
-	return code
+	return code, crash, os.Chdir(wd)
 }
 
 // setEnviron makes env, a list of KEY=VALUE (a later KEY wins), the
