@@ -83,7 +83,8 @@ func TestRunOf(t *testing.T) {
 // digits of several scripts, CJK, kana, letters, marks, emoji and spaces.
 func TestTwoSplits(t *testing.T) {
 	pieces := []string{"1", "42", "2024", "١٢", "४", "٣", "中", "文字", "ひら", "カタ", "ー", "〇", "a", "word", " ", "\n", ".", ",",
-		"é", "я", "\u0301", "\U0001F600", "\U00050000", "\xff", "全角１２３", "Ⅻ", "²"}
+		"é", "я", "\u0301", "\U0001F600", "\U00050000", "\xff", "全角１２３", "Ⅻ", "²",
+		"क", "ी", "्", "॰", "\ufffd", "\xef\xbf", "\xed\xa0\x80", "\xe0\x80\x80", "\u0966\u096f"}
 	n := 3000
 	if testing.Short() || raceEnabled {
 		n = 300

@@ -640,10 +640,21 @@ func passOver(t []uint16, s string, i int, first uint16, firstASCII, firstDigits
 			i += 2
 			continue
 		}
-		if b >= 0xE0 && b < 0xF0 && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 &&
-			blockOr[int(b&0x0F)<<6|int(s[i+1]&0x3F)]&first == 0 {
-			i += 3
-			continue
+		if b >= 0xE0 && b < 0xF0 && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+			if blockOr[int(b&0x0F)<<6|int(s[i+1]&0x3F)]&first == 0 {
+				i += 3
+				continue
+			}
+			// A block that holds some: the character's own class,
+			// decoded here (Devanagari's digits share the block of
+			// its vowel signs).
+			if r := rune(b&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F); r >= 0x800 && (r < 0xD800 || r >= 0xE000) {
+				if t[r]&first != 0 {
+					return i
+				}
+				i += 3
+				continue
+			}
 		}
 		if w := blockSkip(s, i, first); w > 0 {
 			i += w
