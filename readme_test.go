@@ -17,6 +17,9 @@ func TestReadmeGoSnippetsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds programs with the go command")
 	}
+	if raceEnabled {
+		t.Skip("runs the go command and programs built without the race detector, which has nothing to find here: run without -race (.ci/run does)")
+	}
 	root, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +68,9 @@ func TestReadmeGoSnippetsRun(t *testing.T) {
 func TestReadmeInstall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
+	}
+	if raceEnabled {
+		t.Skip("runs the go command and the command it installs, without the race detector, which has nothing to find here: run without -race (.ci/run does)")
 	}
 	readme := string(mustRead(t, "README.md"))
 	m := regexp.MustCompile(`(?m)^go install (\S+)$`).FindStringSubmatch(readme)
