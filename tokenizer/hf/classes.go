@@ -305,6 +305,14 @@ func classAtSlow(t []uint16, s string, i int) (uint16, int) {
 	if i >= len(s) {
 		return 0, 0
 	}
+	if b := s[i]; b >= 0xE0 && b < 0xF0 && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+		// Three bytes (most scripts of the Basic Multilingual
+		// Plane), decoded here: a character unless overlong or a
+		// surrogate.
+		if r := rune(b&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F); r >= 0x800 && (r < 0xD800 || r >= 0xE000) {
+			return t[r], 3
+		}
+	}
 	r, n := decodeAt(s, i)
 	if r == utf8.RuneError && n <= 1 {
 		return 0, 1
