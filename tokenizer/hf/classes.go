@@ -495,6 +495,16 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 			i++
 			continue
 		}
+		if b >= 0xE0 && b < 0xF0 && i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+			// Three bytes, inertSkip's commonest case, without its
+			// call: a character unless overlong or a surrogate.
+			if r := int(b&0x0F)<<12 | int(s[i+1]&0x3F)<<6 | int(s[i+2]&0x3F); r >= 0x800 && (r < 0xD800 || r >= 0xE000) &&
+				nfcInert[r/64]&(1<<(r%64)) != 0 {
+				seg = i
+				i += 3
+				continue
+			}
+		}
 		if w := inertSkip(s, i); w > 0 {
 			seg = i
 			i += w
