@@ -312,6 +312,14 @@ func classAtSlow(t []uint16, s string, i int) (uint16, int) {
 		if r := rune(b&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F); r >= 0x800 && (r < 0xD800 || r >= 0xE000) {
 			return t[r], 3
 		}
+	} else if b >= 0xF0 && b < 0xF5 && i+3 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 && s[i+3]&0xC0 == 0x80 {
+		// Four bytes: a character unless overlong or above U+10FFFF.
+		if r := rune(b&0x07)<<18 | rune(s[i+1]&0x3F)<<12 | rune(s[i+2]&0x3F)<<6 | rune(s[i+3]&0x3F); r >= 0x10000 && r <= utf8.MaxRune {
+			if r < tableLimit {
+				return t[r], 4
+			}
+			return hiClass(r), 4
+		}
 	}
 	r, n := decodeAt(s, i)
 	if r == utf8.RuneError && n <= 1 {
