@@ -441,6 +441,7 @@ func isInert(r rune) bool {
 type nfcScratch struct {
 	it  norm.Iter
 	buf []byte
+	ctx []byte // a segment and what follows it (see normalizeBefore)
 }
 
 // normalize returns w in NFC, in sc's buffer.
@@ -451,6 +452,21 @@ func (sc *nfcScratch) normalize(w string) []byte {
 		sc.buf = append(sc.buf, sc.it.Next()...)
 	}
 	return sc.buf
+}
+
+// normalizeBefore returns w in NFC, in sc's buffer, where w is followed
+// in the text by an inert character, not by the text's end: normalized
+// with three ASCII bytes after it, which compose with nothing and are
+// cut off again, so that a leading byte near w's end is not read as a
+// character cut short by the end of the text.
+func (sc *nfcScratch) normalizeBefore(w string) []byte {
+	sc.ctx = append(append(sc.ctx[:0], w...), "000"...)
+	sc.buf = sc.buf[:0]
+	sc.it.Init(norm.NFC, sc.ctx)
+	for !sc.it.Done() {
+		sc.buf = append(sc.buf, sc.it.Next()...)
+	}
+	return sc.buf[:len(sc.buf)-3]
 }
 
 // isNFC reports whether s is in NFC. Text is cut into segments at the
@@ -548,6 +564,7 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 			quick, last, run = quickStep(r, prev, 0, 0)
 		}
 		prev := r
+		invalid := n == 1 // the segment holds a byte that is no character
 		j := i + n
 		for j < len(s) {
 			if s[j] < utf8.RuneSelf {
@@ -557,6 +574,7 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 			if n > 1 && isInert(r) {
 				break
 			}
+			invalid = invalid || n == 1
 			if quick {
 				quick = r < bmp && n > 1
 				if quick {
@@ -566,7 +584,20 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 			prev = r
 			j += n
 		}
-		if w := s[seg:j]; !quick && norm.NFC.QuickSpanString(w) < len(w) {
+		if w := s[seg:j]; invalid && j < len(s) {
+			// The norm package takes the bytes after a leading byte
+			// that the text ends before the character's length as
+			// they are, unchecked; a segment that ends inside the
+			// text must not be read as the end (see normalizeBefore).
+			if nw := sc.normalizeBefore(w); string(nw) != w {
+				if out == nil {
+					return nil, false
+				}
+				ok = false
+				out = append(append(out, s[copied:seg]...), nw...)
+				copied = j
+			}
+		} else if !quick && norm.NFC.QuickSpanString(w) < len(w) {
 			if nw := sc.normalize(w); string(nw) != w {
 				if out == nil {
 					return nil, false
@@ -587,8 +618,9 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 // quickStep takes the character r (of the Basic Multilingual Plane, not
 // inert) into UAX #15's quick check of a segment: prev is the character
 // before it (-1 if unknown), last its combining class and run the number
-// of characters of nonzero class before it in a row. It reports whether the segment may
-// still be in NFC by the check, with the new last and run.
+// of characters of nonzero class before it in a row. It reports whether
+// the segment may still be in NFC by the check, with the new last and
+// run.
 func quickStep(r, prev rune, last uint16, run int) (bool, uint16, int) {
 	q := nfcQuick[r]
 	ccc := q & 0xFF
