@@ -575,7 +575,8 @@ func inferMode(s *Setup, req Request) (mode, why string, err error) {
 	if c := req.Context; c != nil && c.Git != nil && c.Git.Changed > 0 {
 		return "act", "git changes", nil
 	}
-	words := embed.Words(req.Task)
+	// A name is no keyword: "audit_log" is a table, not an audit.
+	words := embed.Words(codeName.ReplaceAllString(req.Task, "$1 $5"))
 	concepts := s.Concepts.ofTask(req.Task)
 	has := func(list []string) bool {
 		return slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(list, x) })
@@ -639,7 +640,7 @@ var lookCues = []string{"look", "see", "check", "glance", "go over", "olhada", "
 
 // actConcepts are the concepts of changing something: a question that
 // names one asks for the change ("can you fix the test?").
-var actConcepts = []string{"edit", "create", "delete", "commit", "branch", "format", "dependency", "refactor"}
+var actConcepts = []string{"edit", "create", "delete", "commit", "format", "dependency", "refactor"}
 
 // reviewConcepts are what a review looks at: changes, their checks and
 // their risks.
@@ -708,7 +709,7 @@ var defaultKeywords = map[string][]string{
 		"rechercher", "analyser", "analyse", "explorer", "enquêter", "étudier",
 		"untersuchen", "untersuche", "analysieren", "analysiere", "recherchieren", "erkunde",
 		"调查", "分析", "研究", "調査", "исследуй", "проанализируй", "изучи", "разберись"},
-	"review": {"review", "audit", "verify", "check",
+	"review": {"review", "audit", "verify", "check", "go over", "look over",
 		"revisar", "revise", "revisa", "verificar", "verifique", "verifica", "auditar",
 		"relire", "relis", "vérifier", "vérifie", "auditer",
 		"überprüfen", "überprüfe", "prüfen", "prüfe", "review",

@@ -130,6 +130,12 @@ func TestInferMode(t *testing.T) {
 		{req: Request{Task: "глянь дифф перед коммитом"}, mode: "review", why: "looks at a change"},
 		{req: Request{Task: "compila el proyecto y dime qué errores salen"}, mode: "act", why: "default"},
 		{req: Request{Task: "Can you fix the flaky login test?"}, mode: "act", why: "default"},
+		// A name is no keyword, and a branch named as a place is no change.
+		{req: Request{Task: "create a migration: a new table audit_log with id, user_id and action"}, mode: "act", why: "default"},
+		{req: Request{Task: "Schau dir die Änderungen auf Jonas' Branch an"}, mode: "review", why: "looks at a change"},
+		{req: Request{Task: "добавь в .gitignore папку .venv, а то вечно висит в диффе"}, mode: "act", why: "default"},
+		// "不用 npm" (no longer npm) is no limit on the work.
+		{req: Request{Task: "把 README 里的安装步骤更新一下，现在要用 pnpm 不用 npm 了"}, mode: "act", why: "default"},
 		// A review word does not make a look at the web a review.
 		{req: Request{Task: "check Stripe's docs and tell me the rate limit of their list endpoints"}, mode: "plan", why: `asks for an answer ("tell me")`},
 		{req: Request{Task: "x", Mode: "fix"}, errorsWith: `mode "fix": use plan, act, review or auto`},
