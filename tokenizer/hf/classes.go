@@ -584,12 +584,21 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 			prev = r
 			j += n
 		}
-		if w := s[seg:j]; invalid && j < len(s) {
+		if w := s[seg:j]; invalid {
 			// The norm package takes the bytes after a leading byte
 			// that the text ends before the character's length as
-			// they are, unchecked; a segment that ends inside the
-			// text must not be read as the end (see normalizeBefore).
-			if nw := sc.normalizeBefore(w); string(nw) != w {
+			// they are, unchecked: a segment that ends inside the
+			// text must not be read as the end (see normalizeBefore),
+			// and one that ends the text is normalized as norm's
+			// String does it, which its Iter does not.
+			var nw []byte
+			if j < len(s) {
+				nw = sc.normalizeBefore(w)
+			} else {
+				nw = norm.NFC.AppendString(sc.buf[:0], w)
+				sc.buf = nw
+			}
+			if string(nw) != w {
 				if out == nil {
 					return nil, false
 				}
