@@ -214,6 +214,12 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		// instead, which its own words say.
 		concepts = s.Concepts.with(s.Concepts.with(concepts, fileConcept), readConcept)
 	}
+	if mode == "act" && slices.Contains(concepts, "create") && !slices.Contains(concepts, "branch") && !slices.Contains(concepts, "dependency") && fileName.MatchString(req.Task) {
+		// What a task to act creates, when it names a file and neither a
+		// branch nor a dependency, is a file: "cria um docker-compose.yml
+		// com postgres e redis".
+		concepts = s.Concepts.with(concepts, fileConcept)
+	}
 	sel.Concepts = concepts
 	sel.Tools, sel.Passed.Tools = pick(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 	sel.Skills, sel.Passed.Skills = pick(a.weights(), s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)

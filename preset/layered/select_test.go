@@ -174,6 +174,9 @@ func TestSelectionWords(t *testing.T) {
 		// A word a term names whole is that term's: a README is a file
 		// and docs, not something to read.
 		{"README と docs/ の誤字を全部直して", "act", []string{"edit_file"}, []string{"read_file"}},
+		// What a task creates, when it names a file, is a file; "vs" compares.
+		{"crea un docker-compose.yml con mysql y rabbitmq para desarrollo local", "act", []string{"create_file"}, nil},
+		{"go over feature/rate-limit vs main, anything risky?", "review", []string{"git_diff"}, []string{"git_branch"}},
 		// SQL in a change under review is code to read, not a database
 		// to query.
 		{"Reviewe den PR 31, vor allem die SQL-Abfragen im Repository-Layer", "review", []string{"git_diff"}, []string{"query_database"}},
