@@ -1,11 +1,13 @@
 package hf
 
 import (
-	"github.com/tessera-dev/tessera/tokenizer/internal/vocabtab"
-	"golang.org/x/text/unicode/norm"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tessera-dev/tessera/tokenizer/internal/vocabtab"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Character classes the pre-tokenizer patterns test, one bit each.
@@ -442,6 +444,34 @@ type nfcScratch struct {
 	it  norm.Iter
 	buf []byte
 	ctx []byte // a segment and what follows it (see normalizeBefore)
+	out []byte // the text text returns, for texts up to maxNFCOut
+}
+
+// maxNFCOut is the length up to which text normalizes into the
+// scratch space's own buffer: longer texts get one of their own, so
+// that a scratch space kept in a pool holds no more than this.
+const maxNFCOut = 64 << 10
+
+// text returns s in NFC, as toNFC does, without allocating once the
+// scratch space's buffer is large enough: a text that is not in NFC
+// is normalized into sc.out, and the string returned shares its bytes,
+// so it is only good until the next call of text on sc. The caller
+// must not keep it, or any part of it, past that.
+func (sc *nfcScratch) text(s string) string {
+	at := nfcFirst(s, sc)
+	if at < 0 {
+		return s
+	}
+	if len(s) > maxNFCOut {
+		out, _ := nfcSegments(s, sc, make([]byte, 0, len(s)+len(s)/8), at)
+		return string(out)
+	}
+	if cap(sc.out) < len(s)+len(s)/8 {
+		sc.out = make([]byte, 0, len(s)+len(s)/4) // never nil, which would only check
+	}
+	out, _ := nfcSegments(s, sc, sc.out[:0], at)
+	sc.out = out
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 // normalize returns w in NFC, in sc's buffer.
@@ -480,8 +510,14 @@ func (sc *nfcScratch) normalizeBefore(w string) []byte {
 // compared, which, unlike norm's IsNormalString, allocates nothing once
 // sc's buffer is large enough.
 func isNFC(s string, sc *nfcScratch) bool {
-	_, ok := nfcSegments(s, sc, nil)
-	return ok
+	return nfcFirst(s, sc) < 0
+}
+
+// nfcFirst returns the start of the first segment of s (see isNFC) that
+// is not in NFC, or -1 if s is in NFC.
+func nfcFirst(s string, sc *nfcScratch) int {
+	_, bad := nfcSegments(s, sc, nil, 0)
+	return bad
 }
 
 // toNFC returns s in NFC: the segments (see isNFC) that are not are
@@ -489,25 +525,27 @@ func isNFC(s string, sc *nfcScratch) bool {
 // text gives, since no character combines across the inert character
 // that starts a segment; the rest is copied as it is.
 func toNFC(s string, sc *nfcScratch) string {
-	out, ok := nfcSegments(s, sc, make([]byte, 0, len(s)+len(s)/8))
-	if ok {
+	out, bad := nfcSegments(s, sc, make([]byte, 0, len(s)+len(s)/8), 0)
+	if bad < 0 {
 		return s
 	}
 	return string(out)
 }
 
-// nfcSegments checks the segments of s (see isNFC). With out nil it
+// nfcSegments checks the segments of s (see isNFC) from start, which is
+// 0 or the start of a segment (as nfcFirst gives it). With out nil it
 // stops at the first that is not in NFC; otherwise it appends s to out
-// with each such segment normalized, and returns it.
-func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
+// with each such segment normalized, and returns it. It returns too the
+// start of the first segment not in NFC, or -1 if there is none.
+func nfcSegments(s string, sc *nfcScratch, out []byte, start int) ([]byte, int) {
 	if sc == nil {
 		sc = new(nfcScratch)
 	}
 	table()
-	ok := true
-	copied := 0 // out holds s[:copied], normalized
-	seg := 0    // start of the current segment
-	for i := 0; i < len(s); {
+	bad := len(s) // the first segment not in NFC: len(s) for none yet
+	copied := 0   // out holds s[:copied], normalized
+	seg := start  // start of the current segment
+	for i := start; i < len(s); {
 		if i+8 <= len(s) && vocabtab.Load64(s, i)&0x8080808080808080 == 0 {
 			seg = i + 7 // eight ASCII characters
 			i += 8
@@ -600,28 +638,29 @@ func nfcSegments(s string, sc *nfcScratch, out []byte) ([]byte, bool) {
 			}
 			if string(nw) != w {
 				if out == nil {
-					return nil, false
+					return nil, seg
 				}
-				ok = false
+				bad = min(bad, seg)
 				out = append(append(out, s[copied:seg]...), nw...)
 				copied = j
 			}
 		} else if !quick && norm.NFC.QuickSpanString(w) < len(w) {
 			if nw := sc.normalize(w); string(nw) != w {
 				if out == nil {
-					return nil, false
+					return nil, seg
 				}
-				ok = false
+				bad = min(bad, seg)
 				out = append(append(out, s[copied:seg]...), nw...)
 				copied = j
 			}
 		}
 		seg, i = j, j
 	}
-	if out != nil && !ok {
-		out = append(out, s[copied:]...)
+	if bad == len(s) {
+		return out, -1
 	}
-	return out, ok
+	out = append(out, s[copied:]...)
+	return out, bad
 }
 
 // quickStep takes the character r (of the Basic Multilingual Plane, not

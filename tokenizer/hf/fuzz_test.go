@@ -212,7 +212,7 @@ func FuzzMergeCut(f *testing.F) {
 	})
 }
 
-// FuzzNFC checks isNFC and toNFC against the norm package on arbitrary
+// FuzzNFC checks isNFC, toNFC and nfcScratch's text against the norm package on arbitrary
 // text, invalid UTF-8 included.
 func FuzzNFC(f *testing.F) {
 	f.Add("a\u0301 \u0915\u093C\u094D \u0627\u0651\u064E \uAC00\u11A8")
@@ -225,8 +225,17 @@ func FuzzNFC(f *testing.F) {
 		if got, want := isNFC(s, nil), norm.NFC.IsNormalString(s); got != want {
 			t.Fatalf("%q: isNFC %v, norm %v", s, got, want)
 		}
-		if got, want := toNFC(s, nil), norm.NFC.String(s); got != want {
+		want := norm.NFC.String(s)
+		if got := toNFC(s, nil); got != want {
 			t.Fatalf("%q: toNFC %q, norm %q", s, got, want)
+		}
+		// The scratch space's text, with its buffer used before.
+		var sc nfcScratch
+		if got, w := sc.text("e\u0301"+s+s), norm.NFC.String("e\u0301"+s+s); got != w {
+			t.Fatalf("%q: text %q, norm %q", "e\u0301"+s+s, got, w)
+		}
+		if got := sc.text(s); got != want {
+			t.Fatalf("%q: text %q, norm %q", s, got, want)
 		}
 	})
 }

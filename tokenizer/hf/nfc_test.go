@@ -190,7 +190,8 @@ func TestInertSkip(t *testing.T) {
 // (nfcQuick, quickStep) against the norm package: random strings of
 // characters of the Basic Multilingual Plane that are not inert, mixed
 // with inert ones and ASCII, in runs long and short, must be in NFC for
-// isNFC exactly when norm says so, and toNFC must give norm's text.
+// isNFC exactly when norm says so, and toNFC and nfcScratch's text
+// must give norm's text.
 func TestNFCQuick(t *testing.T) {
 	table()
 	var inert, other []rune
@@ -210,6 +211,7 @@ func TestNFCQuick(t *testing.T) {
 		0x300, 0x301, 0x308, 0x323, 0x327, 0x5B0, 0x5B4, 0x5BC, 0xE48, 0xE34, 0x1161, 0x11A8, 0x3099}
 	rng := rand.New(rand.NewPCG(3, 4))
 	var b strings.Builder
+	var sc nfcScratch
 	n := 200_000
 	if lightRun() {
 		n = 20_000 // one goroutine, where the detector finds nothing: .ci/run runs it all without -race
@@ -242,6 +244,9 @@ func TestNFCQuick(t *testing.T) {
 		}
 		if got, want := toNFC(s, nil), norm.NFC.String(s); got != want {
 			t.Fatalf("%q: toNFC %q, norm %q", s, got, want)
+		}
+		if got, want := sc.text(s), norm.NFC.String(s); got != want { // sc's buffer reused
+			t.Fatalf("%q: text %q, norm %q", s, got, want)
 		}
 	}
 	// Runs of one mark, in order however long, around norm's limit of

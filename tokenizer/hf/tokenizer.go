@@ -320,9 +320,9 @@ func (tk *Tokenizer) encodePart(st *mergeState, s string, section int, k *sink) 
 	for _, n := range tk.norms {
 		switch n.kind {
 		case "NFC":
-			if !isNFC(s, &st.nfc) {
-				s = toNFC(s, &st.nfc)
-			}
+			// In st's buffer, if normalized: s is not kept past
+			// this call (the word cache copies its pieces).
+			s = st.nfc.text(s)
 		case "Replace":
 			if strings.Contains(s, n.old) {
 				s = strings.ReplaceAll(s, n.old, n.new)
@@ -411,7 +411,7 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 		}
 		piece := s[i:j]
 		if k.pieces != nil {
-			k.pieces = append(k.pieces, piece)
+			k.pieces = append(k.pieces, strings.Clone(piece)) // piece may be in st's buffer (see nfcScratch.text)
 		}
 		i, gap = j, j
 		// A byte-level piece of one byte is that byte's token; a piece
