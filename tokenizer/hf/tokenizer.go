@@ -424,6 +424,9 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 		}
 		whole := uint32(vocabtab.None)
 		if len(piece) > 1 {
+			if len(piece) <= 5 && piece[len(piece)-1] >= 0x80 && tk.charPiece(piece, k) {
+				continue
+			}
 			// A piece that starts with an ASCII character, mostly a
 			// word and its space, is mostly a token: looked up without
 			// the presence filter (see vocabtab.Likely).
