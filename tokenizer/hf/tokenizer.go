@@ -1093,7 +1093,7 @@ func (tk *Tokenizer) symbols(syms []int32, piece string) []int32 {
 	if tk.byteLevel {
 		i := 0
 		if len(piece) > 2 && piece[0] == ' ' && piece[1] >= utf8.RuneSelf {
-			if r, n := decodeAt(piece, 1); n > 1 {
+			if r, n := utf8.DecodeRuneInString(piece[1:]); n > 1 {
 				var ok bool
 				if syms, ok = tk.appendSpaced(syms, r, piece, n); ok {
 					i = 1 + n
@@ -1106,7 +1106,7 @@ func (tk *Tokenizer) symbols(syms []int32, piece string) []int32 {
 			// continuation byte (or 0xC0, 0xC1) is its own symbol
 			// without decoding, as utf8 would give it.
 			if b >= 0xC2 {
-				r, n := decodeAt(piece, i)
+				r, n := utf8.DecodeRuneInString(piece[i:])
 				if n > 1 {
 					var ok bool
 					if syms, ok = tk.appendChar(syms, r, piece, i, n); ok {
