@@ -258,33 +258,26 @@ func (c *charParts) above(ids []int32, top int64, rank func(*neighbourRanks) uin
 }
 
 // charPiece gives k the ids of piece if it is one character of the
-// first two planes, or a space and one, whose bytes merge alone into one
-// or two tokens (its entry's parts: the whole merge of a piece with no
-// neighbours), and reports whether it did. Without ignore_merges, a
-// piece that is a token is merged like any other, so its entry answers
-// for it too; a script whose marks the pattern cuts off (Devanagari with
-// Qwen 3's \p{L}+) gives pieces of a character in great number, each
-// found without the vocabulary's lookup.
+// first two planes whose bytes merge alone into one or two tokens (its
+// entry's parts: the whole merge of a piece with no neighbours), and
+// reports whether it did. Without ignore_merges, a piece that is a token
+// is merged like any other, so the entry answers for it too; a script
+// whose marks the pattern cuts off (Devanagari with Qwen 3's \p{L}+)
+// gives pieces of one character by the thousand, each found so without
+// the vocabulary's lookup.
 func (tk *Tokenizer) charPiece(piece string, k *sink) bool {
 	c := tk.chars
-	if c == nil || tk.ignoreMerges || len(piece) > 5 {
+	if c == nil || tk.ignoreMerges || len(piece) > 4 || piece[0] < 0xC2 {
 		return false
 	}
-	entries, at := c.entries, 0
-	if piece[0] == ' ' {
-		entries, at = c.spaced, 1
-	}
-	if piece[at] < 0xC2 {
+	r, n := decodeAt(piece, 0)
+	if n != len(piece) || r >= charPoints {
 		return false
 	}
-	r, n := decodeAt(piece, at)
-	if at+n != len(piece) || r >= charPoints {
-		return false
-	}
-	e := entries[r].Load()
+	e := c.entries[r].Load()
 	if e == 0 {
 		e = tk.charEntry(piece)
-		entries[r].Store(e)
+		c.entries[r].Store(e)
 	}
 	switch e >> charCount & 3 {
 	case 1:

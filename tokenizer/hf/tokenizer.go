@@ -424,9 +424,6 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 		}
 		whole := uint32(vocabtab.None)
 		if len(piece) > 1 {
-			if len(piece) <= 5 && piece[len(piece)-1] >= 0x80 && tk.charPiece(piece, k) {
-				continue
-			}
 			// A piece that starts with an ASCII character, mostly a
 			// word and its space, is mostly a token: looked up without
 			// the presence filter (see vocabtab.Likely).
@@ -434,6 +431,11 @@ func (tk *Tokenizer) splitModel(st *mergeState, s string, p uint8, k *sink) {
 			if piece[0] < utf8.RuneSelf {
 				id = tk.ids.Likely(piece)
 			} else {
+				// A piece of one character, most often a mark cut
+				// off its letters: its entry holds its ids.
+				if len(piece) <= 4 && tk.charPiece(piece, k) {
+					continue
+				}
 				id = tk.ids.ID(piece)
 			}
 			if id != vocabtab.None {
