@@ -171,7 +171,8 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	if strings.TrimSpace(req.Task) == "" {
 		return nil, fmt.Errorf("the task is empty: say what the agent should do")
 	}
-	mode, why, err := inferMode(s, req)
+	read := s.Concepts.ofTask(req.Task)
+	mode, why, err := inferModeOf(s, req, read, true)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	sel.Metrics.Embedder, sel.Metrics.EmbeddingCalls, sel.Metrics.EntriesEmbedded = e.Name(), calls.n, embedded
 
 	spec := s.ModeSpecs[mode]
-	concepts := recorded(s.Concepts.ofTask(req.Task), mode)
+	concepts := recorded(read, mode)
 	if mode != "act" && fileName.MatchString(req.Task) {
 		// A task to plan or review that names a file reads it: "which
 		// stage of our Dockerfile makes the image big?", "what version
@@ -563,9 +564,17 @@ var errNilSetup = errors.New("layered: no setup (nil *Setup): read one with Pars
 
 // inferMode returns the mode of req and the reason: the explicit mode;
 // else plan for an interactive session, act when git shows changes; else
-// the first mode (plan, then review) one of whose keywords is a word of
-// the task; else act. A nil setup is an error.
+// the first mode (act, plan, then review) one of whose keywords is a word
+// of the task; else how the task is put: review for a look at a change,
+// plan for a limit on the work, a request for an answer, a question or a
+// task that only looks; else act. A nil setup is an error.
 func inferMode(s *Setup, req Request) (mode, why string, err error) {
+	return inferModeOf(s, req, nil, false)
+}
+
+// inferModeOf is inferMode given the task's concepts (s.Concepts.ofTask of
+// req.Task) when known is set, so that Select reads a task once.
+func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, why string, err error) {
 	if s == nil {
 		return "", "", errNilSetup
 	}
@@ -583,7 +592,9 @@ func inferMode(s *Setup, req Request) (mode, why string, err error) {
 	}
 	// A name is no keyword: "audit_log" is a table, not an audit.
 	words := embed.Words(codeName.ReplaceAllString(req.Task, "$1 $5"))
-	concepts := s.Concepts.ofTask(req.Task)
+	if !known {
+		concepts = s.Concepts.ofTask(req.Task)
+	}
 	has := func(list []string) bool {
 		return slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(list, x) })
 	}
