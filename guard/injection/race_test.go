@@ -3,7 +3,8 @@
 package injection
 
 // raceEnabled is true under the race detector, where TestModelTrained
-// skips: training runs in one goroutine, so the detector has nothing to
-// find in it, and it makes it ten times slower. .ci/run runs it without
-// -race.
+// skips and TestPrefilter and TestEvaluationSet read part of their sets:
+// training and scoring run in one goroutine, so the detector has nothing
+// to find in them, and it makes them ten times slower. .ci/run runs the
+// package without -race as well.
 const raceEnabled = true
