@@ -591,7 +591,7 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 		return "act", "git changes", nil
 	}
 	// A name is no keyword: "audit_log" is a table, not an audit.
-	words := embed.Words(codeName.ReplaceAllString(req.Task, "$1 $5"))
+	words := embed.Words(withoutNames(req.Task))
 	if !known {
 		concepts = s.Concepts.ofTask(req.Task)
 	}
@@ -622,7 +622,7 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	// asks a question or only looks, and changes and runs nothing, is
 	// planned.
 	switch {
-	case !changes && (has([]string{"diff"}) || has([]string{"pullrequest"}) && cue(req.Task, words, lookCues) != ""):
+	case !changes && (slices.Contains(concepts, "diff") || slices.Contains(concepts, "pullrequest") && cue(req.Task, words, lookCues) != ""):
 		return "review", "looks at a change", nil
 	case forbidden.MatchString(req.Task):
 		return "plan", "a limit on the work", nil
@@ -639,21 +639,40 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	return "act", "default", nil
 }
 
-// cue returns the first of cues that task holds: a Chinese or Japanese
-// one anywhere, another as a run of its words. "" when none.
-func cue(task string, words, cues []string) string {
-	for _, k := range cues {
-		if hasIdeograph(k) && strings.Contains(task, k) || !hasIdeograph(k) && containsRun(words, embed.Words(k)) {
-			return k
+// cues are phrases a task may hold, each with its words as embed.Words
+// reads them (none for a Chinese or Japanese one), read once.
+type cues []struct {
+	text  string
+	words []string
+}
+
+// cuesOf makes cues of phrases.
+func cuesOf(phrases ...string) cues {
+	out := make(cues, len(phrases))
+	for i, p := range phrases {
+		out[i].text = p
+		if !hasIdeograph(p) {
+			out[i].words = embed.Words(p)
+		}
+	}
+	return out
+}
+
+// cue returns the first of cs that task holds: a Chinese or Japanese one
+// anywhere, another as a run of its words. "" when none.
+func cue(task string, words []string, cs cues) string {
+	for _, k := range cs {
+		if k.words == nil && strings.Contains(task, k.text) || k.words != nil && containsRun(words, k.words) {
+			return k.text
 		}
 	}
 	return ""
 }
 
 // lookCues ask to look at something: at a pull request, a review.
-var lookCues = []string{"look", "see", "check", "glance", "go over", "olhada", "olha", "ve", "veja", "confere", "conferida", "revisa",
+var lookCues = cuesOf("look", "see", "check", "glance", "go over", "olhada", "olha", "ve", "veja", "confere", "conferida", "revisa",
 	"mira", "ojo", "echale", "revisas", "comprueba", "regarde", "jette", "relis", "schau", "guck", "prufe", "pruf", "reviewe", "reviewen",
-	"глянь", "посмотри", "проверь", "看看", "看一下", "看下", "过一下", "見て", "チェック", "確認"}
+	"глянь", "посмотри", "проверь", "看看", "看一下", "看下", "过一下", "見て", "チェック", "確認")
 
 // actConcepts are the concepts of changing something: a question that
 // names one asks for the change ("can you fix the test?").
@@ -672,7 +691,7 @@ var (
 
 // answerCues ask to be told something or for a plan: a task without a
 // mode keyword that holds one is planned, not acted on.
-var answerCues = []string{
+var answerCues = cuesOf(
 	"tell me", "let me know", "understand", "summarize", "summarise", "propose", "proposal", "suggest", "sketch", "plan", "approach", "estimate", "figure out", "what's going on", "dig into", "overview", "how would", "how should",
 	"me diz", "me diga", "me fala", "me passa", "proponha", "propoe", "sugira", "sugere", "plano", "planeje", "planejar", "entender", "resuma", "o que esta acontecendo",
 	"dime", "dinos", "decime", "resume", "propon", "propone", "proponer", "sugiere", "que pasa", "estimar",
@@ -681,7 +700,7 @@ var answerCues = []string{
 	"скажи", "подскажи", "понять", "объясни", "предложи", "план", "разберись", "прикинь", "оцени", "распиши", "набросай", "разбор",
 	"告诉我", "理解", "总结", "方案", "计划", "思路", "建议", "规划", "怎么回事", "评估",
 	"教えて", "まとめ", "調べ", "理解", "方針", "計画", "提案", "相談", "把握",
-}
+)
 
 // questionWords open a question in the supported languages (as
 // embed.Words reads them: lower case, without accents).

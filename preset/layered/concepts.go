@@ -30,6 +30,8 @@ type Concepts struct {
 	// longest first.
 	ideographs []conceptTerm
 	names      []string
+	// terms are the words of words, to tell a word some term names whole.
+	terms map[string]bool
 }
 
 type conceptTerm struct {
@@ -50,7 +52,7 @@ func parseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("concepts: %w", err)
 	}
-	c := &Concepts{}
+	c := &Concepts{terms: map[string]bool{}}
 	add := func(concept string, terms []string) {
 		if !slices.Contains(c.names, concept) {
 			c.names = append(c.names, concept)
@@ -69,6 +71,7 @@ func parseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
 				case 0:
 				case 1:
 					c.words = append(c.words, conceptTerm{ws[0], concept, exact})
+					c.terms[ws[0]] = true
 				default:
 					c.runs = append(c.runs, conceptRun{ws, concept})
 				}
@@ -286,17 +289,9 @@ func (c *Concepts) of(text string, task bool) []string {
 	}
 	// A word a term names whole is that term's: "readme" is a file,
 	// not also a word that starts like "read".
-	whole := make([]bool, len(words))
 	for _, t := range c.words {
 		for i, w := range words {
-			if !taken[i] && w == t.term {
-				whole[i] = true
-			}
-		}
-	}
-	for _, t := range c.words {
-		for i, w := range words {
-			if !taken[i] && !slices.Contains(at[i], t.concept) && (w == t.term || !whole[i] && !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term)) {
+			if !taken[i] && !slices.Contains(at[i], t.concept) && (w == t.term || !c.terms[w] && !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term)) {
 				at[i] = append(at[i], t.concept)
 			}
 		}
@@ -475,13 +470,7 @@ func (c *Concepts) ofTask(task string) []string {
 	task = forbidden.ReplaceAllString(task, "$1 ")
 	task = quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " ")
 	task = inPackage.ReplaceAllString(task, "$1$2$3 $5")
-	task = codeName.ReplaceAllStringFunc(task, func(m string) string {
-		if keepName(m) {
-			return m
-		}
-		sub := codeName.FindStringSubmatch(m)
-		return sub[1] + " " + sub[5]
-	})
+	task = withoutNames(task)
 	out := c.of(folder.ReplaceAllString(task, " "), true)
 	if web {
 		out = c.with(out, httpConcept)
@@ -509,10 +498,16 @@ func (c *Concepts) with(out []string, x string) []string {
 // name keeps its extension, which the folder rule leaves.
 var codeName = regexp.MustCompile(`(^|[^A-Za-z0-9_./-])(([A-Za-z0-9_.-]*/)+[A-Za-z0-9_-]*|[A-Za-z0-9]+(_[A-Za-z0-9]+)+)($|[^A-Za-z0-9_./-])`)
 
-// keepName reports whether a match of codeName is a term after all:
-// "CI/CD" is continuous integration, not a path.
-func keepName(m string) bool {
-	return strings.EqualFold(strings.Trim(m, " \t\n,.;:!?()"), "ci/cd")
+// withoutNames leaves out of task the names codeName finds, but for
+// "CI/CD", which is continuous integration, not a path.
+func withoutNames(task string) string {
+	return codeName.ReplaceAllStringFunc(task, func(m string) string {
+		sub := codeName.FindStringSubmatch(m)
+		if strings.EqualFold(sub[2], "ci/cd") {
+			return m
+		}
+		return sub[1] + " " + sub[5]
+	})
 }
 
 // fileConcept is the concept of a file, readConcept that of reading.
