@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -78,10 +77,11 @@ func TestHelpExamplesRun(t *testing.T) {
 			if !strings.HasPrefix(line, "tessera ") {
 				continue
 			}
-			args, err := splitWords(line)
-			if err != nil {
-				t.Fatalf("%s: example %q: %v", c.CommandPath(), line, err)
+			cmds, ok := plainCommands(line + "\n")
+			if !ok || len(cmds) != 1 || cmds[0].discard {
+				t.Fatalf("%s: example %q is not one plain tessera command (words and quoted strings)", c.CommandPath(), line)
 			}
+			args := append([]string{"tessera"}, cmds[0].args...)
 			for i, a := range args {
 				if rest, ok := strings.CutPrefix(a, "/tmp/"); ok {
 					args[i] = filepath.Join(tmp, rest)
@@ -95,40 +95,6 @@ func TestHelpExamplesRun(t *testing.T) {
 			}
 		}
 	}
-}
-
-// splitWords splits a command line as a POSIX shell would, for the
-// quoting the examples use: words separated by spaces, "double quoted"
-// words kept whole.
-func splitWords(line string) ([]string, error) {
-	var (
-		words  []string
-		word   strings.Builder
-		inWord bool
-		quoted bool
-	)
-	for _, r := range line {
-		switch {
-		case r == '"':
-			quoted, inWord = !quoted, true
-		case r == ' ' && !quoted:
-			if inWord {
-				words = append(words, word.String())
-				word.Reset()
-				inWord = false
-			}
-		default:
-			word.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quoted {
-		return nil, fmt.Errorf("unbalanced quotes")
-	}
-	if inWord {
-		words = append(words, word.String())
-	}
-	return words, nil
 }
 
 // TestCLIDoc keeps the command reference in docs/CLI.md the one cobra
