@@ -1,5 +1,5 @@
-//go:build race
-
 package hf
 
-const raceEnabled = true
+import "github.com/tessera-dev/tessera/internal/racetest"
+
+const raceEnabled = racetest.Enabled

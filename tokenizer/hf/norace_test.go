@@ -1,5 +1,0 @@
-//go:build !race
-
-package hf
-
-const raceEnabled = false
