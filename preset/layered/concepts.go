@@ -341,6 +341,10 @@ func (c *Concepts) of(text string, task bool) []string {
 // error, nor "エラー処理" one.
 const noConcept = "none"
 
+// codeConcept is the concept of the project's code as a whole: "the
+// code of the handler", "在代码里", "コードを見て".
+const codeConcept = "code"
+
 // runConcept is the concept of running something.
 const runConcept = "run"
 
@@ -557,6 +561,11 @@ func recorded(concepts []string, mode string) []string {
 	}
 	if has(httpConcept) && has("read") {
 		drop("read")
+	}
+	if mode == "review" {
+		// The code a review names is the change under review ("does the
+		// new code pass the linter?"), not code to search.
+		drop(codeConcept)
 	}
 	return out
 }
