@@ -207,7 +207,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	sel.Metrics.Embedder, sel.Metrics.EmbeddingCalls, sel.Metrics.EntriesEmbedded = e.Name(), calls.n, embedded
 
 	spec := s.ModeSpecs[mode]
-	concepts := recorded(read, mode)
+	concepts := recorded(read, mode, cue(req.Task, embed.Words(req.Task), reviewCues) != "")
 	if mode != "act" && fileName.MatchString(req.Task) {
 		// A task to plan or review that names a file reads it: "which
 		// stage of our Dockerfile makes the image big?", "what version
@@ -673,6 +673,10 @@ func cue(task string, words []string, cs cues) string {
 var lookCues = cuesOf("look", "see", "check", "glance", "go over", "olhada", "olha", "ve", "veja", "confere", "conferida", "revisa",
 	"mira", "ojo", "echale", "revisas", "comprueba", "regarde", "jette", "relis", "schau", "guck", "prufe", "pruf", "reviewe", "reviewen",
 	"глянь", "посмотри", "проверь", "看看", "看一下", "看下", "过一下", "見て", "チェック", "確認")
+
+// reviewCues ask for a review itself, not only how a change's checks went.
+var reviewCues = cuesOf("review", "reviewe", "reviewen", "revisa", "revise", "revisar", "revisão", "revisao", "relis", "relire", "relisez",
+	"look over", "go over", "审查", "审核", "レビュー", "ревью", "отревьюй")
 
 // actConcepts are the concepts of changing something: a question that
 // names one asks for the change ("can you fix the test?").

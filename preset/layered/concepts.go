@@ -541,19 +541,24 @@ var webAddress = regexp.MustCompile(`(?i)\bhttps?://|(^|[\s(<])(www\.)?[a-z0-9][
 //
 // The other way round, a pull request a review task names, and not its
 // pipeline, is reviewed through its diff: "schau dir den Merge Request
-// an" wants the diff, not a tool that opens one. And what a task reads
+// an" wants the diff, not a tool that opens one. So are a commit, a
+// branch or code a review task names, and a pull request whose pipeline
+// it names too, when the task asks for a review itself (review is set:
+// "review PR #57 and see if CI passed") or names no check (CI, lint,
+// tests, a build): "is the pipeline of PR 412 green?" asks how the
+// checks went, not for the changes. And what a task reads
 // beside the web is the page: "read Stripe's docs page" wants the tool
 // that fetches it, not one that reads files. SQL a change under review
 // holds ("review the PR, especially the SQL") is code to read, not a
 // database to query.
-func recorded(concepts []string, mode string) []string {
+func recorded(concepts []string, mode string, review bool) []string {
 	out := slices.Clone(concepts)
 	has := func(x string) bool { return slices.Contains(out, x) }
 	drop := func(x string) { out = slices.DeleteFunc(out, func(y string) bool { return y == x }) }
 	switch {
 	case mode == "act" && has("diff") && (has("commit") || has("pullrequest")):
 		drop("diff")
-	case mode == "review" && has("pullrequest") && !has("diff") && !has("ci"):
+	case mode == "review" && !has("diff") && (has("pullrequest") && !has("ci") || (has("pullrequest") || has("commit") || has("branch") || has(codeConcept)) && (review || !has("ci") && !has("lint") && !has("test") && !has("build"))):
 		out = append(out, "diff")
 	}
 	if mode == "review" && has("database") && (has("diff") || has("commit") || has("pullrequest")) {
