@@ -352,7 +352,7 @@ func pick(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, 
 	have := map[string]bool{}
 	score := func(i int) (float64, string) {
 		c := &caps[i]
-		cos := embed.Cosine(task, vecs[i])
+		cos := similarity(task, vecs[i])
 		shared := share(concepts, concepts, c, idf, w.minor)
 		s := cos + w.concept*shared
 		why := fmt.Sprintf("similarity %.2f", cos)
@@ -423,7 +423,7 @@ func pick(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, 
 		}
 		marginal := func(c cand) float64 {
 			cp := &caps[c.i]
-			s := embed.Cosine(task, vecs[c.i]) + w.concept*share(uncovered(concepts, covered), concepts, cp, idf, w.minor)
+			s := similarity(task, vecs[c.i]) + w.concept*share(uncovered(concepts, covered), concepts, cp, idf, w.minor)
 			if !cp.inMode(mode) {
 				s *= w.otherMode
 			}
@@ -484,6 +484,16 @@ func pick(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, 
 		out = out[:max]
 	}
 	return out, passed
+}
+
+// similarity is the cosine of a task's and a capability's vectors, or 0
+// when it is negative: a capability whose words the task does not share
+// scores nothing for them, not less than nothing, so that what the two
+// share in concepts is not taken back by the noise of hashed words
+// ("прогони линтер и поправь замечания" shares edit with edit_file, at
+// a cosine of -0.17).
+func similarity(task, v embed.Vector) float64 {
+	return max2(embed.Cosine(task, v), 0)
 }
 
 // maxPassed bounds the capabilities not picked that a selection reports.
