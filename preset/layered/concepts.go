@@ -567,6 +567,12 @@ func recorded(concepts []string, mode string, review bool) []string {
 	if has(httpConcept) && has("read") {
 		drop("read")
 	}
+	if has("database") && has("column") && !has("data") {
+		// A column of a table is the database's, not a data file's:
+		// "how is the orders table laid out? which columns..." queries
+		// the database and loads no file.
+		drop("column")
+	}
 	if mode == "review" {
 		// The code a review names is the change under review ("does the
 		// new code pass the linter?"), not code to search.
