@@ -568,10 +568,13 @@ func recorded(concepts []string, mode string, review bool) []string {
 		drop("read")
 	}
 	if has("database") && has("column") && !has("data") {
-		// A column of a table is the database's, not a data file's:
-		// "how is the orders table laid out? which columns..." queries
-		// the database and loads no file.
+		// A column of a table is the database's, not a data file's: to
+		// look at ("how is the orders table laid out? which columns...")
+		// it is queried; to add, rename or drop one is a migration.
 		drop("column")
+		if mode == "act" && !has("migration") {
+			out = append(out, "migration")
+		}
 	}
 	if mode == "review" {
 		// The code a review names is the change under review ("does the
