@@ -657,24 +657,15 @@ func (tk *Tokenizer) buildVocab(f *rawFile, size int32, kr keyer) (keys []string
 	return keys, odd
 }
 
-// setWordBytes fills wordBytes: ASCII letters and digits, lower-case
-// first, most frequent in English first, each taken if asciiJoins joins it with itself and with every
-// byte taken before it, both ways round, and if it is neither a newline
-// nor the first byte of an added token. model passes over a run of them
-// without looking at pairs.
+// setWordBytes fills wordBytes: the ASCII letters, but for the first
+// byte of an added token. model passes over a run of them without
+// looking at pairs, so it makes no cut inside a word: such a cut only
+// ever shortened what merges (no merge crosses it, see model), and the
+// merge of the uncut word gives the same tokens. In English prose
+// nearly every pair of letters a word holds is in some token anyway.
 func (tk *Tokenizer) setWordBytes() {
-	joins := func(a, b byte) bool { return tk.asciiJoins[a][b>>6]&(1<<(b&63)) != 0 }
-	var taken []byte
-	for _, b := range []byte("etaoinshrdlcumwfgypbvkjxqzETAOINSHRDLCUMWFGYPBVKJXQZ0123456789") {
-		if tk.added != nil && tk.added.first[b] || !joins(b, b) {
-			continue
-		}
-		ok := true
-		for _, a := range taken {
-			ok = ok && joins(a, b) && joins(b, a)
-		}
-		if ok {
-			taken = append(taken, b)
+	for _, b := range []byte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		if tk.added == nil || !tk.added.first[b] {
 			tk.wordBytes[b] = true
 		}
 	}

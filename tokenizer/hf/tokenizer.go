@@ -73,7 +73,7 @@ type Tokenizer struct {
 	spaceRune    rune                     // markText as a rune
 	spaceJoins   runeSet                  // characters some token holds right before the space mark
 	asciiJoins   [utf8.RuneSelf][2]uint64 // bit b of row a: some token holds the ASCII characters a and b side by side (SentencePiece-style only)
-	wordBytes    [256]bool                // ASCII bytes any two of which asciiJoins joins, none a newline or an added token's first byte (see model)
+	wordBytes    [256]bool                // ASCII letters that start no added token: model makes no cut inside a run of them
 	newlineJoins runeSet                  // characters some token holds right after a newline
 
 	pool *sync.Pool // scratch space of merges, shared by copies
@@ -806,8 +806,8 @@ func (tk *Tokenizer) model(st *mergeState, piece string, k *sink, added *trie, l
 			}
 		}
 		if tk.wordBytes[b] {
-			// The rest of a run of word bytes (a word's letters): no
-			// cut between two of them, and none starts an added token.
+			// The rest of a run of word bytes (a word's letters): not
+			// cut inside (see setWordBytes), and none starts an added token.
 			for i+1 < len(piece) && tk.wordBytes[piece[i+1]] {
 				i++
 			}
