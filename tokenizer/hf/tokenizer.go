@@ -871,6 +871,12 @@ func (tk *Tokenizer) modelPiece(st *mergeState, piece string, k *sink) {
 			k.one(id)
 			return
 		}
+		if id := tk.fallback[piece[0]]; tk.byteFallback && id >= 0 {
+			// One that is no token (a newline for Llama 2): its
+			// byte's token, which symbols and merge would give.
+			k.one(id)
+			return
+		}
 	}
 	id := uint32(vocabtab.None)
 	if len(piece) > 1 {
