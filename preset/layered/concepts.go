@@ -567,6 +567,11 @@ func recorded(concepts []string, mode string, review bool) []string {
 	if has(httpConcept) && has("read") {
 		drop("read")
 	}
+	if has("docker") && has("database") && !has("column") && !has("migration") {
+		// A database beside a container is the container's ("the
+		// postgres container keeps restarting"), not one to query.
+		drop("database")
+	}
 	if has("database") && has("column") && !has("data") {
 		// A column of a table is the database's, not a data file's: to
 		// look at ("how is the orders table laid out? which columns...")
