@@ -341,6 +341,10 @@ func (c *Concepts) of(text string, task bool) []string {
 // error, nor "エラー処理" one.
 const noConcept = "none"
 
+// placed are the concepts of work done somewhere: a folder named beside
+// one is its place.
+var placed = []string{"format", "lint", "test", "build", "run", "create", "edit", "commit", "delete", "refactor", "docs"}
+
 // codeConcept is the concept of the project's code as a whole: "the
 // code of the handler", "在代码里", "コードを見て".
 const codeConcept = "code"
@@ -566,6 +570,12 @@ func recorded(concepts []string, mode string, review bool) []string {
 	}
 	if has(httpConcept) && has("read") {
 		drop("read")
+	}
+	if mode == "act" && has("list") && slices.ContainsFunc(out, func(x string) bool { return x != "list" && slices.Contains(placed, x) }) {
+		// A folder a task to act on names beside what it does there
+		// ("format every .py file in the scripts folder") is where,
+		// not a listing.
+		drop("list")
 	}
 	if has("docker") && has("database") && !has("column") && !has("migration") {
 		// A database beside a container is the container's ("the
