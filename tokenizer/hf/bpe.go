@@ -5,7 +5,11 @@ package hf
 // until no listed pair is left. Short pieces are merged by scanning, long
 // ones with a heap, so a piece of n symbols takes O(n log n).
 
-import "github.com/tessera-dev/tessera/tokenizer/internal/u64heap"
+import (
+	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/tokenizer/internal/u64heap"
+)
 
 // pairKey packs two token ids into a merge-table key.
 func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
@@ -120,11 +124,13 @@ func (tk *Tokenizer) merge3(syms []int32, dst []int32) []int32 {
 	return append(dst, s0, s1, s2)
 }
 
+// noMerge is a scan rank with no merge: above every merge's.
+const noMerge = ^uint64(0)
+
 // mergeScan merges a short piece: the rank of each adjacent pair is
 // looked up once, and after a merge only the two pairs it changed.
 func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
 	var ranks [scanLimit]uint64 // rank<<32 | merged id, or noMerge
-	const noMerge = ^uint64(0)
 	n := len(syms)
 	// A SentencePiece-style model's symbols are characters, most pairs
 	// of which in a word merge: looked up without the filter, whose bit
@@ -145,6 +151,13 @@ func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
 			ranks[i] = noMerge
 		}
 	}
+	return tk.scanRanks(syms, &ranks, dst)
+}
+
+// scanRanks is mergeScan once the ranks of the initial pairs are known:
+// ranks[i] is the merge of syms[i] and syms[i+1].
+func (tk *Tokenizer) scanRanks(syms []int32, ranks *[scanLimit]uint64, dst []int32) []int32 {
+	n := len(syms)
 	for n > 1 {
 		at, best := -1, noMerge
 		for i := 0; i+1 < n; i++ {
@@ -179,6 +192,75 @@ func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
 		}
 	}
 	return append(dst, syms[:n]...)
+}
+
+// asciiLow and asciiSpan bound the ASCII characters asciiMerges holds:
+// the printable ones, from the space.
+const (
+	asciiLow  = ' '
+	asciiSpan = utf8.RuneSelf - asciiLow
+)
+
+// asciiMerges holds, for a SentencePiece-style model, the merge of the
+// initial symbols of each two printable ASCII characters (the space,
+// standing for the space mark, included), so that a word of them starts
+// its merge without a lookup in the merge table per pair: 72 KiB, where
+// the merge table is megabytes.
+type asciiMerges struct {
+	sym   [asciiSpan]int32              // the character's symbol, -1 if it has none of its own (see mergeASCII)
+	ranks [asciiSpan * asciiSpan]uint64 // of a then b at a*asciiSpan+b: rank<<32 | merged id, or noMerge
+}
+
+// newASCIIMerges builds asciiMerges from the ASCII characters' tokens
+// (ascii) and the merge table. A character whose token is a byte
+// fallback token (cuts, see fallbackCuts) is left out.
+func newASCIIMerges(ascii *[utf8.RuneSelf]int32, merges *pairTable, cuts []uint64) *asciiMerges {
+	m := new(asciiMerges)
+	for c := range asciiSpan {
+		id := ascii[asciiLow+c]
+		if id >= 0 && cuts != nil && cuts[uint32(id)/64]&(1<<(uint32(id)%64)) != 0 {
+			id = -1
+		}
+		m.sym[c] = id
+	}
+	for a, sa := range m.sym {
+		for b, sb := range m.sym {
+			r := noMerge
+			if sa >= 0 && sb >= 0 {
+				if v, ok := merges.probe(pairKey(sa, sb)); ok {
+					r = v
+				}
+			}
+			m.ranks[a*asciiSpan+b] = r
+		}
+	}
+	return m
+}
+
+// mergeASCII merges a SentencePiece-style piece of 2 to scanLimit
+// printable ASCII characters as symbols and mergeScan would, taking the
+// initial symbols and their pairs' ranks from asciiMerges; it reports
+// false, having done nothing, if piece holds another byte (or one
+// without a symbol of its own).
+func (tk *Tokenizer) mergeASCII(piece string, dst []int32) ([]int32, bool) {
+	m := tk.asciiMerges
+	var syms [scanLimit]int32
+	var ranks [scanLimit]uint64
+	prev := uint(piece[0]) - asciiLow
+	if prev >= asciiSpan || m.sym[prev] < 0 {
+		return dst, false
+	}
+	syms[0] = m.sym[prev]
+	for i := 1; i < len(piece); i++ {
+		c := uint(piece[i]) - asciiLow
+		if c >= asciiSpan || m.sym[c] < 0 {
+			return dst, false
+		}
+		syms[i] = m.sym[c]
+		ranks[i-1] = m.ranks[prev*asciiSpan+c]
+		prev = c
+	}
+	return tk.scanRanks(syms[:len(piece)], &ranks, dst), true
 }
 
 // mergeHeap merges with a linked list and a heap of candidate pairs,

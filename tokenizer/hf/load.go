@@ -473,6 +473,7 @@ func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 		tk.byteJoins, tk.bytePairs = byteJoins(tk.vocab, &tk.fallback, f.mergeIDs)
 	} else {
 		tk.fallbackCuts = fallbackCuts(tk.fallback, tk.byteFallback, len(tk.vocab), f.mergeIDs)
+		tk.asciiMerges = newASCIIMerges(&tk.ascii, tk.merges, tk.fallbackCuts)
 	}
 
 	// Added tokens: matched literally before anything else.

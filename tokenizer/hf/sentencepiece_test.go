@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -185,6 +187,57 @@ func TestFallbackCuts(t *testing.T) {
 	for _, m := range []string{"gemma3", "gemini", "llama2"} {
 		if testTokenizer(t, m).fallbackCuts == nil {
 			t.Errorf("%s: no cut at fallback tokens", m)
+		}
+	}
+}
+
+// TestMergeASCII compares mergeASCII with the merge from symbols (the
+// path it stands in for) on random pieces of printable ASCII, spaces
+// and a few other bytes, for every SentencePiece-style model.
+func TestMergeASCII(t *testing.T) {
+	n := 20000
+	if testing.Short() || lightRun() {
+		n = 2000
+	}
+	const chars = " etaoinshrdlcumwfgypbvkjxqzETAOINSHRDLCUMWFGYPBVKJXQZ0123456789'.,;:-!?\"()[]{}<>/\\|_~`@#$%^&*+="
+	for _, m := range refModels {
+		if lightRun() && m != "llama2" {
+			continue
+		}
+		tk := testTokenizer(t, m)
+		if tk.asciiMerges == nil {
+			continue
+		}
+		rng := rand.New(rand.NewPCG(7, 8))
+		st := &mergeState{}
+		took := 0
+		for range n {
+			var b []byte
+			for range 2 + rng.IntN(scanLimit-1) {
+				switch rng.IntN(40) {
+				case 0:
+					b = append(b, byte(rng.IntN(0x20))) // a control character
+				case 1:
+					b = append(b, byte(0x80+rng.IntN(0x80))) // a byte of no ASCII character
+				case 2:
+					b = append(b, 0x7F)
+				default:
+					b = append(b, chars[rng.IntN(len(chars))])
+				}
+			}
+			s := string(b)
+			got, ok := tk.mergeASCII(s, nil)
+			if !ok {
+				continue
+			}
+			took++
+			st.syms = tk.symbols(st.syms[:0], s)
+			if want := tk.merge(st, nil); !slices.Equal(got, want) {
+				t.Fatalf("%s: %q: mergeASCII %v, symbols and merge %v", m, s, got, want)
+			}
+		}
+		if took < n/10 {
+			t.Errorf("%s: mergeASCII took %d of %d pieces", m, took, n)
 		}
 	}
 }

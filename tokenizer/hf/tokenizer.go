@@ -68,6 +68,9 @@ type Tokenizer struct {
 	// bytePairs holds the pairs of bytes whose own tokens some merge
 	// joins, as byteJoins does (byte-level models), nil if not known.
 	bytePairs *[256][4]uint64
+	// asciiMerges holds the merges of pairs of ASCII characters
+	// (SentencePiece-style models; see mergeASCII), else nil.
+	asciiMerges *asciiMerges
 
 	markText     string                   // the space mark as the text model cuts holds it: "▁", or " " when spaced
 	spaceRune    rune                     // markText as a rune
@@ -929,8 +932,14 @@ func (tk *Tokenizer) mergePiece(st *mergeState, piece string, whole uint32, k *s
 	if tk.byteJoins != nil && (len(piece) > cutPiece || len(piece) > 4 && (piece[0] >= 0xF0 || piece[1] >= 0xF0)) {
 		out = tk.mergeCut(st, piece, st.out[:0])
 	} else {
-		st.syms = tk.symbols(st.syms[:0], piece)
-		out = tk.merge(st, st.out[:0])
+		ok := false
+		if tk.asciiMerges != nil && len(piece) > 3 && len(piece) <= scanLimit {
+			out, ok = tk.mergeASCII(piece, st.out[:0])
+		}
+		if !ok {
+			st.syms = tk.symbols(st.syms[:0], piece)
+			out = tk.merge(st, st.out[:0])
+		}
 	}
 	if tk.unk >= 0 && tk.fuseUnk {
 		out = fuse(out, tk.unk)
