@@ -596,6 +596,11 @@ func recorded(concepts []string, mode string, review bool) []string {
 			out = append(out, "migration")
 		}
 	}
+	if mode == "act" && has("database") && has("create") && !has("data") && !has("migration") && !has("file") {
+		// What a task adds to a table is a migration: "add a nullable
+		// archived_at timestamp to the projects table".
+		out = append(out, "migration")
+	}
 	if mode == "review" {
 		// The code a review names is the change under review ("does the
 		// new code pass the linter?"), not code to search.
