@@ -808,12 +808,20 @@ func (tk *Tokenizer) model(st *mergeState, piece string, k *sink, added *trie, l
 				}
 			}
 		}
-		if tk.wordBytes[b] {
-			// The rest of a run of word bytes (a word's letters): not
-			// cut inside (see setWordBytes), and none starts an added token.
-			for i+1 < len(piece) && tk.wordBytes[piece[i+1]] {
-				i++
+		if !tk.wordBytes[b] {
+			// A space (or another ASCII character) before a word
+			// whose first letter a token holds after it: that
+			// letter's own pass, which would cut nothing, is left
+			// out, and the run goes on from it.
+			if j := i + 1; j >= len(piece) || !tk.wordBytes[piece[j]] || tk.asciiJoins[b][piece[j]>>6]&(1<<(piece[j]&63)) == 0 {
+				continue
 			}
+			i++
+		}
+		// The rest of a run of word bytes (a word's letters): not cut
+		// inside (see setWordBytes), and none starts an added token.
+		for i+1 < len(piece) && tk.wordBytes[piece[i+1]] {
+			i++
 		}
 	}
 	if start < len(piece) {
