@@ -640,7 +640,7 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	if k := cue(req.Task, words, answerCues); k != "" && !(runs && !has(lookConcepts)) {
 		return "plan", fmt.Sprintf("asks for an answer (%q)", k), nil
 	}
-	if isQuestion(req.Task, words) && !changes {
+	if isQuestion(req.Task, words) && !has(askedChanges) {
 		return "plan", "a question", nil
 	}
 	if !changes && !runs && has(lookConcepts) {
@@ -691,6 +691,11 @@ var reviewCues = cuesOf("review", "reviewe", "reviewen", "revisa", "revise", "re
 // actConcepts are the concepts of changing something: a question that
 // names one asks for the change ("can you fix the test?").
 var actConcepts = []string{"edit", "create", "delete", "commit", "format", "dependency", "refactor"}
+
+// askedChanges are the concepts of changing something that a question
+// asks for: a dependency a question names is asked about ("which
+// version of pgx is in go.mod?"), not changed.
+var askedChanges = []string{"edit", "create", "delete", "commit", "format", "refactor"}
 
 // reviewConcepts are what a review looks at: changes, their checks and
 // their risks.
