@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // Repo is a Git work tree made for a test.
@@ -239,6 +240,53 @@ func (r *Repo) Push(dir string) {
 	copyRepo(r.tb, r.Git, dst)
 }
 
+// Pack moves every loose object of r into one packfile, as git gc
+// would: a copy of the repository is then a few files written, not one
+// file and one directory per object.
+func (r *Repo) Pack() {
+	r.tb.Helper()
+	loose, ok := r.Git.Storer.(storer.LooseObjectStorer)
+	if !ok {
+		r.tb.Fatalf("pack: the storage %T keeps no loose objects", r.Git.Storer)
+	}
+	var hashes []plumbing.Hash
+	err := loose.ForEachObjectHash(func(h plumbing.Hash) error {
+		hashes = append(hashes, h)
+		return nil
+	})
+	if err != nil {
+		r.tb.Fatalf("pack: listing the loose objects: %v", err)
+	}
+	if len(hashes) == 0 {
+		return
+	}
+	var pack bytes.Buffer
+	if _, err := packfile.NewEncoder(&pack, r.Git.Storer, false).Encode(hashes, 0); err != nil {
+		r.tb.Fatalf("pack: encoding %d objects: %v", len(hashes), err)
+	}
+	if err := packfile.UpdateObjectStorage(r.Git.Storer, &pack); err != nil {
+		r.tb.Fatalf("pack: writing the packfile: %v", err)
+	}
+	for _, h := range hashes {
+		if err := loose.DeleteLooseObject(h); err != nil {
+			r.tb.Fatalf("pack: removing loose object %s: %v", h, err)
+		}
+	}
+	// The loose objects' directories, objects/00 to objects/ff, now empty.
+	objects := filepath.Join(r.Dir, git.GitDirName, "objects")
+	dirs, err := os.ReadDir(objects)
+	if err != nil {
+		r.tb.Fatalf("pack: %v", err)
+	}
+	for _, d := range dirs {
+		if d.IsDir() && len(d.Name()) == 2 {
+			if err := os.Remove(filepath.Join(objects, d.Name())); err != nil {
+				r.tb.Fatalf("pack: %v", err)
+			}
+		}
+	}
+}
+
 // A Snapshot is a repository kept in memory, work tree and .git as they
 // were when it was taken, with the time of its next commit: tests that
 // each need the same history make it once and start from a copy.
@@ -319,6 +367,7 @@ func Once[T any](make func(tb testing.TB) (*Repo, T)) func(tb testing.TB) (*Repo
 		once.Do(func() {
 			var r *Repo
 			r, val = make(tb)
+			r.Pack()
 			snap, ok = r.Snapshot(), true
 		})
 		if !ok {
