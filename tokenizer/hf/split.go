@@ -124,31 +124,41 @@ func matchSpace(t []uint16, s string, i int) int {
 // matchLlama matches Llama 3's pattern (digits = 3) or Qwen's (1) at i.
 // Every character starts a match.
 func matchLlama(t []uint16, s string, i, digits int) int {
-	// The common cases first: a word, or a space and a word, in ASCII.
-	if i < len(s) && s[i] < utf8.RuneSelf {
-		ascii := (*[utf8.RuneSelf]uint16)(t)
-		if ascii[s[i]]&cL != 0 {
-			return runOf(t, s, i+1, cL)
-		}
-		if s[i] == ' ' && i+1 < len(s) && s[i+1] < utf8.RuneSelf && ascii[s[i+1]]&cL != 0 {
-			return runOf(t, s, i+2, cL)
-		}
-	}
-	c, n := classAt(t, s, i)
-	if n == 0 {
+	if i >= len(s) {
 		return -1
 	}
-	if s[i] == '\'' {
-		if k := contraction(s, i); k > 0 {
-			return i + k
+	ascii := (*[utf8.RuneSelf]uint16)(t)
+	var c uint16
+	n := 1
+	if b := s[i]; b < utf8.RuneSelf {
+		// The common cases first: a word, or a space and a word, in
+		// ASCII.
+		if ascii[b]&cL != 0 {
+			return runOf(t, s, i+1, cL)
 		}
+		if b == ' ' && i+1 < len(s) && s[i+1] < utf8.RuneSelf && ascii[s[i+1]]&cL != 0 {
+			return runOf(t, s, i+2, cL)
+		}
+		if b == '\'' {
+			if k := contraction(s, i); k > 0 {
+				return i + k
+			}
+		}
+		c = ascii[b]
+	} else {
+		c, n = classAtSlow(t, s, i)
 	}
 	if c&cL != 0 {
 		return runOf(t, s, i+n, cL)
 	}
+	// The class of the character after it, read once for the two
+	// alternatives that look at it.
+	var next uint16
+	nextN := 0
 	if c&(cNL|cN) == 0 {
-		if c2, n2 := classAt(t, s, i+n); c2&cL != 0 {
-			return runOf(t, s, i+n+n2, cL)
+		next, nextN = classAt(t, s, i+n)
+		if next&cL != 0 {
+			return runOf(t, s, i+n+nextN, cL)
 		}
 	}
 	if c&cN != 0 {
@@ -162,12 +172,22 @@ func matchLlama(t []uint16, s string, i, digits int) int {
 		}
 		return j
 	}
-	j := i
+	// ` ?[^\s\p{L}\p{N}]+[\r\n]*`: its first character is the one at
+	// i, or the next after a space; when it is the one at i, the next
+	// one's class is known too.
+	j, cj, nj := i, c, n
+	known := c&(cWS|cL|cN|cNL) == 0 // then next holds the class after it
 	if s[i] == ' ' {
-		j++
+		j, cj, nj, known = i+1, next, nextN, false
 	}
-	if c2, n2 := classAt(t, s, j); n2 > 0 && c2&(cWS|cL|cN) == 0 {
-		j += n2
+	if nj > 0 && cj&(cWS|cL|cN) == 0 {
+		j += nj
+		if known {
+			if nextN == 0 || next&(cWS|cL|cN) != 0 {
+				return newlinesAfter(s, j)
+			}
+			j += nextN
+		}
 		for j < len(s) {
 			c3, n3 := classAt(t, s, j)
 			if n3 == 0 || c3&(cWS|cL|cN) != 0 {
@@ -175,12 +195,17 @@ func matchLlama(t []uint16, s string, i, digits int) int {
 			}
 			j += n3
 		}
-		for j < len(s) && (s[j] == '\r' || s[j] == '\n') {
-			j++
-		}
-		return j
+		return newlinesAfter(s, j)
 	}
 	return matchSpace(t, s, i)
+}
+
+// newlinesAfter returns the end of the run of \r and \n at j of s.
+func newlinesAfter(s string, j int) int {
+	for j < len(s) && (s[j] == '\r' || s[j] == '\n') {
+		j++
+	}
+	return j
 }
 
 // matchDigits3 matches \p{N}{1,3} at i.

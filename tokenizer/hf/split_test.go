@@ -110,3 +110,80 @@ func joinRandom(rng *rand.Rand, b *strings.Builder, pieces []string, most int) s
 	}
 	return b.String()
 }
+
+// TestMatchLlama checks matchLlama, which reads each character's class
+// once, against the pattern written alternative by alternative (each
+// reading the classes it needs), at every position of random strings of
+// ASCII, letters, marks, digits, spaces and punctuation of several
+// scripts and invalid bytes, for both patterns it matches.
+func TestMatchLlama(t *testing.T) {
+	tab := table()
+	ref := func(s string, i, digits int) int {
+		c, n := classAt(tab, s, i)
+		if n == 0 {
+			return -1
+		}
+		if s[i] == '\'' {
+			if k := contraction(s, i); k > 0 {
+				return i + k
+			}
+		}
+		if c&cL != 0 {
+			return runOf(tab, s, i+n, cL)
+		}
+		if c&(cNL|cN) == 0 {
+			if c2, n2 := classAt(tab, s, i+n); c2&cL != 0 {
+				return runOf(tab, s, i+n+n2, cL)
+			}
+		}
+		if c&cN != 0 {
+			j := i + n
+			for k := 1; k < digits; k++ {
+				c2, n2 := classAt(tab, s, j)
+				if c2&cN == 0 {
+					break
+				}
+				j += n2
+			}
+			return j
+		}
+		j := i
+		if s[i] == ' ' {
+			j++
+		}
+		if c2, n2 := classAt(tab, s, j); n2 > 0 && c2&(cWS|cL|cN) == 0 {
+			j += n2
+			for j < len(s) {
+				c3, n3 := classAt(tab, s, j)
+				if n3 == 0 || c3&(cWS|cL|cN) != 0 {
+					break
+				}
+				j += n3
+			}
+			for j < len(s) && (s[j] == '\r' || s[j] == '\n') {
+				j++
+			}
+			return j
+		}
+		return matchSpace(tab, s, i)
+	}
+	pieces := []string{"a", "Z", "word", " ", "  ", "'", "'s", "'LL", "-", ".", "!?", "\n", "\r\n", "\r", "1", "42", "\t",
+		"é", "ß", "\u0301", "\u0903", "\u093c", "क", "ि", "्", "।", "中", "я", "١", "\u00a0", "\u3000", "\u2028", "/", "_",
+		"\x01", "\xff", "\xe0\xa4", "\u200d", "\ue000", "\U0001F600", "\U000E0001"}
+	n := 20000
+	if testing.Short() || raceEnabled {
+		n = 2000
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	var b strings.Builder
+	for range n {
+		s := joinRandom(rng, &b, pieces, 12)
+		for i := 0; i < len(s); i++ {
+			for _, digits := range []int{1, 3} {
+				if got, want := matchLlama(tab, s, i, digits), ref(s, i, digits); got != want {
+					t.Fatalf("%q at %d (digits %d): %d, want %d", s, i, digits, got, want)
+				}
+			}
+		}
+	}
+}
