@@ -611,11 +611,13 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	changes, runs := has(actConcepts), has(runConcepts)
 	// The modes' keywords first, act's own before the others: "check out
 	// a branch" is act, though "check" is a review word. A review word
-	// does not decide a task that changes something ("bump lodash and
-	// check it builds") or only looks at logs, data, the web or the code
-	// ("check their docs and tell me"): how the task is put does.
+	// does not decide a task that changes something and names no change
+	// to look at ("bump lodash and check it builds", "npm audit flags
+	// it, update the package") or only looks at logs, data, the web or
+	// the code ("check their docs and tell me"): how the task is put
+	// does.
 	for _, m := range []string{"act", "plan", "review"} {
-		if m == "review" && has(lookConcepts) && !has(reviewConcepts) {
+		if m == "review" && (has(lookConcepts) && !has(reviewConcepts) || changes && !has(changeConcepts)) {
 			continue
 		}
 		for _, k := range keywordsOf(s, m) {
@@ -691,6 +693,9 @@ var reviewCues = cuesOf("review", "reviewe", "reviewen", "revisa", "revise", "re
 // actConcepts are the concepts of changing something: a question that
 // names one asks for the change ("can you fix the test?").
 var actConcepts = []string{"edit", "create", "delete", "commit", "format", "dependency", "refactor"}
+
+// changeConcepts are the changes a review looks at.
+var changeConcepts = []string{"diff", "pullrequest", "commit"}
 
 // askedChanges are the concepts of changing something that a question
 // asks for: a dependency a question names is asked about ("which
