@@ -1131,7 +1131,18 @@ func (tk *Tokenizer) symbols(syms []int32, piece string) []int32 {
 			// continuation byte (or 0xC0, 0xC1) is its own symbol
 			// without decoding, as utf8 would give it.
 			if b >= 0xC2 {
-				r, n := utf8.DecodeRuneInString(piece[i:])
+				var r rune
+				var n int
+				if b >= 0xE0 && b < 0xF0 && i+2 < len(piece) && piece[i+1]&0xC0 == 0x80 && piece[i+2]&0xC0 == 0x80 {
+					// Three bytes (most scripts), decoded here: a
+					// character unless overlong or a surrogate.
+					r, n = rune(b&0x0F)<<12|rune(piece[i+1]&0x3F)<<6|rune(piece[i+2]&0x3F), 3
+					if r < 0x800 || r >= 0xD800 && r < 0xE000 {
+						r, n = utf8.RuneError, 1
+					}
+				} else {
+					r, n = utf8.DecodeRuneInString(piece[i:])
+				}
 				if n > 1 {
 					var ok bool
 					if syms, ok = tk.appendChar(syms, r, piece, i, n); ok {
