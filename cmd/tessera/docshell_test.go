@@ -16,8 +16,9 @@ import (
 // doc would, so a doc cannot drift from the command.
 //
 // The blocks of one doc run in order, each from the top of one temporary
-// copy of the repository's examples (and the layered eval data the docs
-// name) that they share, as a reader's clone is; docs run in parallel.
+// copy of the repository's examples (and of the layered eval data, when
+// one of the doc's blocks names it; see docCopies) that they share, as a
+// reader's clone is; docs run in parallel.
 // The tessera on PATH is the test binary TestMain installs. "go run ./cmd/tessera"
 // runs that tessera too; any other go command fails the block. Paths
 // under /tmp/ are moved into a temporary directory of the doc's own.
@@ -85,7 +86,7 @@ func TestDocShellBlocks(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			work, tmp := filepath.Join(t.TempDir(), "work"), t.TempDir()
-			for _, dir := range []string{"examples", "preset/layered/testdata/eval"} {
+			for _, dir := range docCopies(blocks) {
 				if err := os.CopyFS(filepath.Join(work, dir), os.DirFS(filepath.Join(repo, dir))); err != nil {
 					t.Fatal(err)
 				}
@@ -104,6 +105,26 @@ func TestDocShellBlocks(t *testing.T) {
 	}
 }
 
+// docCopies returns the directories of the repository a doc's blocks
+// get a copy of: none when every block is skipped; else the examples,
+// and the layered eval data when a block names it. Each file copied is
+// an inode made, the bulk of a doc's setup.
+func docCopies(blocks []shellBlock) []string {
+	var dirs []string
+	for _, b := range blocks {
+		if b.skip != "" {
+			continue
+		}
+		if dirs == nil {
+			dirs = []string{"examples"}
+		}
+		if len(dirs) == 1 && strings.Contains(b.text, "preset/layered/testdata/eval") {
+			dirs = append(dirs, "preset/layered/testdata/eval")
+		}
+	}
+	return dirs
+}
+
 // TestDocShellConventions checks the conventions TestDocShellBlocks
 // reads: skip marks, output blocks, transcripts and the ellipses of
 // shown output.
@@ -116,6 +137,20 @@ func TestDocShellConventions(t *testing.T) {
 	}
 	if len(blocks) != 3 || blocks[0].skip != "needs network" || blocks[1].output == nil || *blocks[1].output != "hi" || blocks[2].lang != "console" {
 		t.Fatalf("blocks: %+v", blocks)
+	}
+	eval := shellBlock{text: "cat preset/layered/testdata/eval/catalog.yaml"}
+	for _, c := range []struct {
+		blocks []shellBlock
+		want   string
+	}{
+		{blocks[:1], ""},
+		{blocks, "examples"},
+		{append(blocks[:1:1], eval), "examples preset/layered/testdata/eval"},
+		{[]shellBlock{{skip: "x", text: eval.text}, blocks[1]}, "examples"},
+	} {
+		if got := strings.Join(docCopies(c.blocks), " "); got != c.want {
+			t.Errorf("docCopies(%+v) = %q, want %q", c.blocks, got, c.want)
+		}
 	}
 	cmds, wants := transcript(blocks[2].text)
 	if len(cmds) != 2 || cmds[0] != "echo a \\\n  b" || wants[0] != "a b\n" || wants[1] != "" {
