@@ -327,6 +327,11 @@ func (c *Concepts) of(text string, task bool) []string {
 			}
 		}
 	}
+	if !task && found[newConcept] {
+		// In a catalog's words, what is new is created: "Create a new
+		// file" names creation once.
+		found[newConcept], found[createConcept] = false, true
+	}
 	var out []string
 	for _, n := range c.names {
 		if found[n] && n != noConcept {
@@ -335,6 +340,14 @@ func (c *Concepts) of(text string, task bool) []string {
 	}
 	return out
 }
+
+// newConcept is the concept of something new, which a task may create
+// ("a new branch") or only look at ("the new Dockerfile"): selection
+// reads it as creation (see recorded), the mode does not.
+const newConcept = "new"
+
+// createConcept is the concept of creating something.
+const createConcept = "create"
 
 // noConcept names terms that name no concept: they take their words,
 // as any term of several words does, so that "error handling" is not an
@@ -567,6 +580,12 @@ func recorded(concepts []string, mode string, review bool) []string {
 	}
 	if mode == "review" && has("database") && (has("diff") || has("commit") || has("pullrequest")) {
 		drop("database")
+	}
+	if has(newConcept) {
+		drop(newConcept)
+		if !has(createConcept) {
+			out = append(out, createConcept)
+		}
 	}
 	if has(httpConcept) && has("read") {
 		drop("read")
