@@ -519,9 +519,15 @@ func (c *Concepts) with(out []string, x string) []string {
 // name keeps its extension, which the folder rule leaves.
 var codeName = regexp.MustCompile(`(^|[^A-Za-z0-9_./-])(([A-Za-z0-9_.-]*/)+[A-Za-z0-9_-]*|[A-Za-z0-9]+(_[A-Za-z0-9]+)+)($|[^A-Za-z0-9_./-])`)
 
+// snakeFile finds a file name whose stem is a snake_case identifier
+// ("0042_add_index.sql", "export_pdf.py"): the stem is a name, as
+// codeName's identifiers are, and the extension stays.
+var snakeFile = regexp.MustCompile(`(^|[^A-Za-z0-9_./-])[A-Za-z0-9]+(_[A-Za-z0-9]+)+(\.[A-Za-z0-9]+)`)
+
 // withoutNames leaves out of task the names codeName finds, but for
 // "CI/CD", which is continuous integration, not a path.
 func withoutNames(task string) string {
+	task = snakeFile.ReplaceAllString(task, "$1 $3")
 	return codeName.ReplaceAllStringFunc(task, func(m string) string {
 		sub := codeName.FindStringSubmatch(m)
 		if strings.EqualFold(sub[2], "ci/cd") {
