@@ -471,6 +471,13 @@ var inPackage = regexp.MustCompile(`(?i)(^|[^\p{L}])(in|im|inside|en|no|na|dans|
 // коммитом"), up to five words and the next mark: it is when, not what.
 var before = regexp.MustCompile(`(?i)(^|[^\p{L}])(before|avant|antes|bevor|перед)(\s+[^\s,.;:?!—–()]+){1,5}`)
 
+// hypothetical finds a clause of what may be done later, up to five
+// words and the next mark ("I'm thinking of deleting the old ones",
+// "pra decidir se vale criar um job", "ce que ça casserait si on change
+// sa signature", "物理削除バッチを作るかどうか"): what is weighed, not the
+// work asked for.
+var hypothetical = regexp.MustCompile(`(?i)(^|[^\p{L}])(thinking (of|about)|planning to|decide if|decide whether|pensando en|pensando em|decidir se|decidir si|si on|se a gente|ob wir|ob man|wenn wir|если мы|если)(\s+[^\s,.;:?!—–()]+){1,5}|(如果|要不要)[^，。,.?？]{1,12}|[^、。,.?？]{1,12}(かどうか)`)
+
 // forbidden finds what a task tells the agent not to do yet ("don't
 // change anything yet", "sem mexer no código", "no toques nada", "ne
 // modifie rien", "ändere noch nichts", "ничего пока не правь", "先别动代码",
@@ -488,6 +495,7 @@ func (c *Concepts) ofTask(task string) []string {
 	web := webAddress.MatchString(task)
 	task = conjunction.ReplaceAllString(task, "$1,$2$3")
 	task = before.ReplaceAllString(task, "$1 ")
+	task = hypothetical.ReplaceAllString(task, "$1 ")
 	task = forbidden.ReplaceAllString(task, "$1 ")
 	task = quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " ")
 	task = inPackage.ReplaceAllString(task, "$1$2$3 $5")
