@@ -634,7 +634,10 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	// asks a question or only looks, and changes and runs nothing, is
 	// planned.
 	switch {
-	case !changes && (slices.Contains(concepts, "diff") || slices.Contains(concepts, "pullrequest") && cue(req.Task, words, lookCues) != ""):
+	case !changes && (slices.Contains(concepts, "diff") || slices.Contains(concepts, "pullrequest") && cue(req.Task, words, lookCues) != ""),
+		// A commit looked at is a change to review, not one to make:
+		// "посмотри коммит 7c2d9e0, норм или нет?".
+		!has(madeChanges) && slices.Contains(concepts, "commit") && cue(req.Task, words, lookCues) != "":
 		return "review", "looks at a change", nil
 	case forbidden.MatchString(req.Task):
 		return "plan", "a limit on the work", nil
@@ -696,6 +699,10 @@ var actConcepts = []string{"edit", "create", "delete", "commit", "format", "depe
 
 // changeConcepts are the changes a review looks at.
 var changeConcepts = []string{"diff", "pullrequest", "commit"}
+
+// madeChanges are the concepts of changing something but a commit,
+// which a task may name only to look at it.
+var madeChanges = []string{"edit", "create", "delete", "format", "dependency", "refactor"}
 
 // askedChanges are the concepts of changing something that a question
 // asks for: a dependency a question names is asked about ("which
