@@ -642,6 +642,11 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	case forbidden.MatchString(req.Task):
 		return "plan", "a limit on the work", nil
 	}
+	if !changes && slices.Contains(concepts, "lint") && !has([]string{"ci", "build"}) && (cue(req.Task, words, answerCues) != "" || cue(req.Task, words, lookCues) != "") {
+		// "прогони линтер и скажи, что стоит исправить": the linter's
+		// findings, reported, are a review of the code.
+		return "review", "lints and reports", nil
+	}
 	if k := cue(req.Task, words, answerCues); k != "" && !(runs && !has(lookConcepts)) {
 		return "plan", fmt.Sprintf("asks for an answer (%q)", k), nil
 	}
