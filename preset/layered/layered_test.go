@@ -130,6 +130,19 @@ func TestInferMode(t *testing.T) {
 		{req: Request{Task: "глянь дифф перед коммитом"}, mode: "review", why: "looks at a change"},
 		{req: Request{Task: "compila el proyecto y dime qué errores salen"}, mode: "act", why: "default"},
 		{req: Request{Task: "Can you fix the flaky login test?"}, mode: "act", why: "default"},
+		// A review word does not decide a task that changes something and
+		// names no change to look at.
+		{req: Request{Task: "bump lodash to the latest version, npm audit flags the one we have"}, mode: "act", why: "default"},
+		{req: Request{Task: "go.mod の依存を最新に上げて、ビルドが通るか確認して"}, mode: "act", why: "default"},
+		// A commit looked at is reviewed; the linter's findings reported are a review.
+		{req: Request{Task: "посмотри плиз коммит 7c2d9e0 — там переписали ретраи. норм или нет?"}, mode: "review", why: "looks at a change"},
+		{req: Request{Task: "прогони линтер по всему репо и скажи, что из этого реально стоит чинить"}, mode: "review", why: "lints and reports"},
+		// A question about a dependency, what is new, a file name's stem and
+		// what may be done later change nothing.
+		{req: Request{Task: "какая версия pgx указана в go.mod?"}, mode: "plan", why: "a question"},
+		{req: Request{Task: "review the new Dockerfile, the image got huge"}, mode: "review", why: `keyword "review"`},
+		{req: Request{Task: "jette un œil à 0042_add_index.sql et dis-moi si ça verrouille la table"}, mode: "plan", why: `asks for an answer ("dis moi")`},
+		{req: Request{Task: "¿Qué hay en scripts/? Estoy pensando en borrar los viejos"}, mode: "plan", why: "a question"},
 		// A name is no keyword, and a branch named as a place is no change.
 		{req: Request{Task: "create a migration: a new table audit_log with id, user_id and action"}, mode: "act", why: "default"},
 		{req: Request{Task: "Schau dir die Änderungen auf Jonas' Branch an"}, mode: "review", why: "looks at a change"},

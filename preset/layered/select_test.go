@@ -105,7 +105,27 @@ func TestSelectionWords(t *testing.T) {
 		{"Schau dir bitte den PR zum Login nochmal an, bevor ich merge", "review", nil, []string{"list_dir"}},
 		// A PR under review is its diff.
 		{"relis la PR de Julien sur le module de paiement", "review", []string{"git_diff"}, nil},
-		{"прогони линтер и поправь замечания", "act", []string{"run_linter"}, nil},
+		{"прогони линтер и поправь замечания", "act", []string{"run_linter", "edit_file"}, nil},
+		// The project's code brings what searches it, but not in a review,
+		// where the code is the change.
+		{"Regarde les journaux du service et le code du handler, puis propose une solution", "plan", []string{"read_logs", "search_code"}, nil},
+		{"Revisa el código nuevo del PR 88, ¿tiene sentido?", "review", []string{"git_diff"}, []string{"search_code"}},
+		{"The api container keeps dying with exit code 137. Bump its memory limit in docker-compose.yml", "act", []string{"docker"}, []string{"format_code", "search_code"}},
+		// A review of a commit or a branch is its diff, one of a pipeline is not.
+		{"Review für MR !231 bitte. Die Pipeline ist rot, liegt das am MR?", "review", []string{"ci_status", "git_diff"}, nil},
+		{"Comprueba si el pipeline de la rama release está en verde", "review", []string{"ci_status"}, []string{"git_diff"}},
+		// A table's column is the database's; a container's database is the container's.
+		{"Wie ist die Tabelle bestellungen in der Entwicklungsdatenbank aufgebaut? Ich will eine Spalte umbenennen", "plan", []string{"query_database"}, []string{"inspect_data"}},
+		{"add a nullable archived_at timestamp to the projects table", "act", []string{"migrate_database"}, []string{"query_database", "create_file"}},
+		{"Warum startet der Postgres-Container nicht mehr?", "plan", []string{"docker"}, []string{"query_database"}},
+		// A folder beside what is done there is its place; the CI a
+		// formatter is run for is why.
+		{"Formate tous les fichiers .py du dossier api avec black puis fais un commit", "act", []string{"format_code", "git_commit"}, []string{"list_dir"}},
+		{"formata os .py que eu mexi, o black do CI reclamou", "act", []string{"format_code"}, []string{"ci_status"}},
+		// "make sure" builds nothing; error handling and messages are no bug.
+		{"bump lodash to latest and make sure nothing breaks", "act", []string{"manage_dependencies", "run_tests"}, []string{"build_project"}},
+		{"Schau dir bitte den letzten Commit an und prüf, ob die Fehlerbehandlung so passt", "review", []string{"git_diff"}, []string{"run_tests"}},
+
 		{"给订单表的 created_at 加个索引", "act", []string{"migrate_database"}, nil},
 		{"l'appli renvoie des 502 depuis le déploiement, tu peux regarder ?", "plan", []string{"read_logs"}, nil},
 		// "Who changed" asks for history: "changed" is not an edit.
