@@ -690,7 +690,7 @@ func cue(task string, words []string, cs cues) string {
 }
 
 // lookCues ask to look at something: at a pull request, a review.
-var lookCues = cuesOf("look", "see", "check", "glance", "go over", "olhada", "olha", "ve", "veja", "confere", "conferida", "revisa",
+var lookCues = cuesOf("look", "see", "check", "glance", "go over", "olhada", "olha", "veja", "confere", "conferida", "revisa",
 	"mira", "ojo", "echale", "revisas", "comprueba", "regarde", "jette", "relis", "schau", "guck", "prufe", "pruf", "reviewe", "reviewen",
 	"глянь", "посмотри", "проверь", "看看", "看一下", "看下", "过一下", "見て", "チェック", "確認")
 
