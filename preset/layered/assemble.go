@@ -650,7 +650,13 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	if k := cue(req.Task, words, answerCues); k != "" && !(runs && !has(lookConcepts)) {
 		return "plan", fmt.Sprintf("asks for an answer (%q)", k), nil
 	}
-	if isQuestion(req.Task, words) && !has(askedChanges) {
+	asked := askedChanges
+	if has([]string{"history"}) {
+		// Who changed something, and when, is asked about a change made:
+		// "qui a modifié la fonction calculer_tva en dernier ?".
+		asked = askedChanges[1:]
+	}
+	if isQuestion(req.Task, words) && !has(asked) {
 		return "plan", "a question", nil
 	}
 	if !changes && !runs && has(lookConcepts) {
@@ -712,6 +718,7 @@ var madeChanges = []string{"edit", "create", "delete", "format", "dependency", "
 // askedChanges are the concepts of changing something that a question
 // asks for: a dependency a question names is asked about ("which
 // version of pgx is in go.mod?"), not changed.
+// Edit comes first, for a question about the history to leave out.
 var askedChanges = []string{"edit", "create", "delete", "commit", "format", "refactor"}
 
 // reviewConcepts are what a review looks at: changes, their checks and
