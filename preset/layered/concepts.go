@@ -469,7 +469,7 @@ var inPackage = regexp.MustCompile(`(?i)(^|[^\p{L}])(in|im|inside|en|no|na|dans|
 // before finds a clause that says what comes after the task ("before I
 // commit", "avant que je fasse le commit", "bevor ich merge", "перед
 // коммитом"), up to five words and the next mark: it is when, not what.
-var before = regexp.MustCompile(`(?i)(^|[^\p{L}])(before|avant|antes|bevor|перед)(\s+[^\s,.;:?!—–()]+){1,5}`)
+var before = regexp.MustCompile(`(?i)(^|[^\p{L}])(before|avant|antes|bevor|перед)(\s+[^\s,.;:?!—–()]+){1,5}|(^|[^\p{L}])(since|seit|desde|depuis)(\s+[^\s,.;:?!—–()]+){1,2}|([^\s,.;:?!—–()]+\s+){0,4}(später|later|plus tard|más tarde|mais tarde|позже)|(以后再|后面再|後で)\p{Han}{0,4}`)
 
 // hypothetical finds a clause of what may be done later, up to five
 // words and the next mark ("I'm thinking of deleting the old ones",
