@@ -659,7 +659,9 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	if isQuestion(req.Task, words) && !has(asked) {
 		return "plan", "a question", nil
 	}
-	if !changes && !runs && has(lookConcepts) {
+	// Documentation looked at is read, not written: "mira en la
+	// documentación de Stripe cómo se hacen los reembolsos".
+	if !changes && !runs && (has(lookConcepts) || slices.Contains(concepts, "docs") && cue(req.Task, words, lookCues) != "") {
 		return "plan", "only looks", nil
 	}
 	return "act", "default", nil

@@ -143,6 +143,11 @@ func TestInferMode(t *testing.T) {
 		{req: Request{Task: "review the new Dockerfile, the image got huge"}, mode: "review", why: `keyword "review"`},
 		{req: Request{Task: "jette un œil à 0042_add_index.sql et dis-moi si ça verrouille la table"}, mode: "plan", why: `asks for an answer ("dis moi")`},
 		{req: Request{Task: "¿Qué hay en scripts/? Estoy pensando en borrar los viejos"}, mode: "plan", why: "a question"},
+		{req: Request{Task: "qui a modifie la fonction calculer_tva en dernier ?"}, mode: "plan", why: "a question"},
+		{req: Request{Task: "Wo wird der Rabatt berechnet? Finde die Stelle, ändern tun wir das später."}, mode: "plan", why: "a question"},
+		{req: Request{Task: "Mira en la documentación de la API de Stripe cómo se hacen los reembolsos parciales"}, mode: "plan", why: "only looks"},
+		// "I've" holds no "vê" (look).
+		{req: Request{Task: "cut a branch called fix/tz-offset and commit the stuff I've got staged"}, mode: "act", why: "default"},
 		// A name is no keyword, and a branch named as a place is no change.
 		{req: Request{Task: "create a migration: a new table audit_log with id, user_id and action"}, mode: "act", why: "default"},
 		{req: Request{Task: "Schau dir die Änderungen auf Jonas' Branch an"}, mode: "review", why: "looks at a change"},
