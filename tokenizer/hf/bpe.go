@@ -130,6 +130,13 @@ const noMerge = ^uint64(0)
 // mergeScan merges a short piece: the rank of each adjacent pair is
 // looked up once, and after a merge only the two pairs it changed.
 func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
+	return tk.scan(syms, nil, "", dst)
+}
+
+// scan is mergeScan, and mergeASCII's merge when pairs is not nil: then
+// syms are the symbols of piece's characters, and the ranks of their
+// pairs are read from pairs instead of looked up.
+func (tk *Tokenizer) scan(syms []int32, pairs *asciiMerges, piece string, dst []int32) []int32 {
 	var ranks [scanLimit]uint64 // rank<<32 | merged id, or noMerge
 	n := len(syms)
 	// A SentencePiece-style model's symbols are characters, most pairs
@@ -138,6 +145,10 @@ func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
 	// model's bytes of rare characters mostly do not (the random text).
 	probe := !tk.byteLevel
 	for i := 0; i+1 < n; i++ {
+		if pairs != nil {
+			ranks[i] = pairs.ranks[(uint(piece[i])-asciiLow)*asciiSpan+uint(piece[i+1])-asciiLow]
+			continue
+		}
 		var v uint64
 		var ok bool
 		if probe {
@@ -151,13 +162,6 @@ func (tk *Tokenizer) mergeScan(syms []int32, dst []int32) []int32 {
 			ranks[i] = noMerge
 		}
 	}
-	return tk.scanRanks(syms, &ranks, dst)
-}
-
-// scanRanks is mergeScan once the ranks of the initial pairs are known:
-// ranks[i] is the merge of syms[i] and syms[i+1].
-func (tk *Tokenizer) scanRanks(syms []int32, ranks *[scanLimit]uint64, dst []int32) []int32 {
-	n := len(syms)
 	for n > 1 {
 		at, best := -1, noMerge
 		for i := 0; i+1 < n; i++ {
@@ -245,22 +249,14 @@ func newASCIIMerges(ascii *[utf8.RuneSelf]int32, merges *pairTable, cuts []uint6
 func (tk *Tokenizer) mergeASCII(piece string, dst []int32) ([]int32, bool) {
 	m := tk.asciiMerges
 	var syms [scanLimit]int32
-	var ranks [scanLimit]uint64
-	prev := uint(piece[0]) - asciiLow
-	if prev >= asciiSpan || m.sym[prev] < 0 {
-		return dst, false
-	}
-	syms[0] = m.sym[prev]
-	for i := 1; i < len(piece); i++ {
+	for i := 0; i < len(piece); i++ {
 		c := uint(piece[i]) - asciiLow
 		if c >= asciiSpan || m.sym[c] < 0 {
 			return dst, false
 		}
 		syms[i] = m.sym[c]
-		ranks[i-1] = m.ranks[prev*asciiSpan+c]
-		prev = c
 	}
-	return tk.scanRanks(syms[:len(piece)], &ranks, dst), true
+	return tk.scan(syms[:len(piece)], m, piece, dst), true
 }
 
 // mergeHeap merges with a linked list and a heap of candidate pairs,

@@ -941,7 +941,11 @@ func (tk *Tokenizer) mergePiece(st *mergeState, piece string, whole uint32, k *s
 		out = tk.mergeCut(st, piece, st.out[:0])
 	} else {
 		ok := false
-		if tk.asciiMerges != nil && len(piece) > 3 && len(piece) <= scanLimit {
+		if tk.asciiMerges != nil && len(piece) > 3 && len(piece) <= scanLimit &&
+			uint(piece[0])-asciiLow < asciiSpan && uint(piece[1])-asciiLow < asciiSpan {
+			// Its first two bytes are printable ASCII: most likely
+			// a word of them (a text of another script has a space
+			// and a letter of its own).
 			out, ok = tk.mergeASCII(piece, st.out[:0])
 		}
 		if !ok {
