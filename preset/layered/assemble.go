@@ -215,7 +215,18 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		// instead, which its own words say.
 		concepts = s.Concepts.with(s.Concepts.with(concepts, fileConcept), readConcept)
 	}
-	if mode == "act" && slices.Contains(concepts, "create") && !slices.Contains(concepts, "branch") && !slices.Contains(concepts, "dependency") && fileName.MatchString(req.Task) {
+	inside := mode == "act" && inFile.MatchString(req.Task) && !manifest.MatchString(req.Task)
+	if inside {
+		// What a task to act does inside a file it names changes that
+		// file: "ajoute un healthcheck dans docker-compose.yml", "在
+		// docker-compose.yml 里加一个 redis 服务".
+		if !slices.Contains(concepts, "branch") {
+			// ... and what it adds there is no new file.
+			concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == createConcept })
+		}
+		concepts = s.Concepts.with(concepts, "edit")
+	}
+	if mode == "act" && !inside && slices.Contains(concepts, "create") && !slices.Contains(concepts, "branch") && !slices.Contains(concepts, "dependency") && fileName.MatchString(req.Task) {
 		// What a task to act creates, when it names a file and neither a
 		// branch nor a dependency, is a file: "cria um docker-compose.yml
 		// com postgres e redis".

@@ -471,6 +471,16 @@ var inPackage = regexp.MustCompile(`(?i)(^|[^\p{L}])(in|im|inside|en|no|na|dans|
 // коммитом"), up to five words and the next mark: it is when, not what.
 var before = regexp.MustCompile(`(?i)(^|[^\p{L}])(before|avant|antes|bevor|перед)(\s+[^\s,.;:?!—–()]+){1,5}|(^|[^\p{L}])(since|seit|desde|depuis)(\s+[^\s,.;:?!—–()]+){1,2}|([^\s,.;:?!—–()]+\s+){0,4}(später|later|plus tard|más tarde|mais tarde|позже)|(以后再|后面再|後で)\p{Han}{0,4}`)
 
+// inFile finds a file named as the place of the work: "in
+// docker-compose.yml", "dans config/http.yaml", "no arquivo app.py",
+// "в .gitignore", "在 settings.py 里", "settings.py の".
+var inFile = regexp.MustCompile(`(?i)(^|[^\p{L}])(in|into|inside|dans|en|em|no|na|nos|nas|im|in der|in die|ins|в|во)\s+(the\s+|le\s+|la\s+|el\s+|o\s+|a\s+|den\s+|die\s+|das\s+|der\s+)?([\p{L}\p{N}_./-]*/)?([\p{L}\p{N}_-]+\.(ya?ml|json|toml|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto)|\.gitignore|\.env|dockerfile|makefile|readme|changelog)([^\p{L}\p{N}_]|$)|在\s*[\p{L}\p{N}_./-]+\.(ya?ml|json|toml|sh|py|go|js|ts|md|txt|env)\s*(里|中|里面)|(dockerfile|readme|[\p{L}\p{N}_./-]+\.(ya?ml|json|toml|sh|py|go|js|ts|md|txt|env))\s*(里的|里|中的|の中の|の)`)
+
+// manifest finds a dependency manifest or lock file ("package.json",
+// "requirements.txt", "go.mod"): what a task changes inside one is a
+// dependency, which the tool that manages them changes.
+var manifest = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_.-])(requirements[\p{L}\p{N}_.-]*\.txt|package(-lock)?\.json|go\.(mod|sum)|pyproject\.toml|cargo\.(toml|lock)|pom\.xml|build\.gradle(\.kts)?|gemfile(\.lock)?|poetry\.lock|yarn\.lock|pnpm-lock\.yaml)([^\p{L}\p{N}_]|$)`)
+
 // hypothetical finds a clause of what may be done later, up to five
 // words and the next mark ("I'm thinking of deleting the old ones",
 // "pra decidir se vale criar um job", "ce que ça casserait si on change

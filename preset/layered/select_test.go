@@ -122,6 +122,11 @@ func TestSelectionWords(t *testing.T) {
 		// formatter is run for is why.
 		{"Formate tous les fichiers .py du dossier api avec black puis fais un commit", "act", []string{"format_code", "git_commit"}, []string{"list_dir"}},
 		{"formata os .py que eu mexi, o black do CI reclamou", "act", []string{"format_code"}, []string{"ci_status"}},
+		// What a task does inside a file it names changes the file; a
+		// manifest's dependencies are the dependency tool's.
+		{"добавь в .gitignore папку .venv и *.log", "act", []string{"edit_file"}, []string{"create_file"}},
+		{"settings.py の DEBUG を False にして、ALLOWED_HOSTS に api.example.jp を追加してください", "act", []string{"edit_file"}, []string{"create_file"}},
+		{"把 requirements.txt 里的 requests 升到 2.32，然后跑一下 pytest 确认没挂", "act", []string{"manage_dependencies", "run_tests"}, []string{"edit_file"}},
 		// "make sure" builds nothing; error handling and messages are no bug.
 		{"bump lodash to latest and make sure nothing breaks", "act", []string{"manage_dependencies", "run_tests"}, []string{"build_project"}},
 		{"Schau dir bitte den letzten Commit an und prüf, ob die Fehlerbehandlung so passt", "review", []string{"git_diff"}, []string{"run_tests"}},
