@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"fmt"
-	"io"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A plainCmd is a doc block's command that the test process can run as
@@ -105,40 +100,6 @@ func plainCommands(script string) (cmds []plainCmd, ok bool) {
 		return nil, false
 	}
 	return cmds, true
-}
-
-// runPlain runs a block's plain commands in the test process, one at a
-// time, in work with the doc's environment and an empty standard input,
-// and returns what bash would have printed: for a console block each
-// command's output between the markers, with its exit code; for another
-// block the output up to the first command that fails (set -e), and an
-// error naming its exit code.
-func runPlain(t *testing.T, lang string, cmds []plainCmd, work string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var out bytes.Buffer
-	for _, c := range cmds {
-		if lang == "console" {
-			fmt.Fprintf(&out, "\n%s\n", docMarker)
-		}
-		var stdout io.Writer = &out
-		if c.discard {
-			stdout = io.Discard
-		}
-		code, crash, err := runAt(ctx, work, docEnv(work), c.args, stdout, &out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if crash != "" {
-			t.Fatalf("tessera %s: %s", strings.Join(c.args, " "), crash)
-		}
-		if lang == "console" {
-			fmt.Fprintf(&out, "\n%d\n", code)
-		} else if code != 0 {
-			return out.String(), fmt.Errorf("exit status %d", code)
-		}
-	}
-	return out.String(), nil
 }
 
 func TestPlainCommands(t *testing.T) {

@@ -48,8 +48,8 @@ func (b shellBlock) run(t *testing.T, work, tmp string) {
 	}
 	var out string
 	var err error
-	if cmds, ok := b.plain(tmp); ok {
-		out, err = runPlain(t, b.lang, cmds, work)
+	if steps, ok := b.steps(tmp); ok {
+		out, err = runSteps(t, b.lang, steps, work)
 	} else {
 		out, err = runBash(tmpRE.ReplaceAllString(script.String(), "${1}"+tmp+"/"), work)
 	}
@@ -81,26 +81,6 @@ func (b shellBlock) run(t *testing.T, work, tmp string) {
 			t.Errorf("%s:%d: $ %s\nprints\n%s\nand the doc shows\n%s", b.file, b.line, cmds[i], p, wants[i])
 		}
 	}
-}
-
-// plain returns the block's commands, with tmp standing for /tmp, when
-// every one is a plain tessera command (see plainCommands): the test
-// process runs them, as the scripts' commands, sparing a race-enabled
-// process's start apiece (some 80 ms of CPU) and bash's.
-func (b shellBlock) plain(tmp string) ([]plainCmd, bool) {
-	if b.lang != "console" {
-		return plainCommands(tmpRE.ReplaceAllString(b.text, "${1}"+tmp+"/"))
-	}
-	cmds, _ := transcript(b.text)
-	var all []plainCmd
-	for _, c := range cmds {
-		pc, ok := plainCommands(tmpRE.ReplaceAllString(c, "${1}"+tmp+"/"))
-		if !ok || len(pc) != 1 {
-			return nil, false
-		}
-		all = append(all, pc[0])
-	}
-	return all, len(all) > 0
 }
 
 // runBash runs script with bash in work and returns what it prints,

@@ -34,10 +34,13 @@ import (
 //
 // A block whose every command is a plain tessera command (words and
 // quoted strings, no expansion, pipe or redirection but a final
-// "> /dev/null"; see plainCommands) runs in the test process instead,
-// a command at a time, as the scripts' commands do: the same directory,
-// environment and empty standard input, and the same checks of what it
-// prints and how it exits.
+// "> /dev/null"; see plainCommands), "cd DIR" or a line that changes
+// nothing of the shell's own (see selfContained) runs a command at a
+// time instead (see shellBlock.steps): tessera's in the test process,
+// as the scripts' commands do, and each other line in bash alone, in
+// the directory the cds before it left: the same environment and empty
+// standard input, and the same checks of what it prints and how it
+// exits.
 //
 // In shown output, "…" stands for any text within a line and a line of
 // just "..." for any number of lines; trailing spaces are ignored.
