@@ -15,8 +15,8 @@ import (
 var updateModel = flag.Bool("update", false, "train model.bin again from the training sets, choosing its thresholds on held-apart folds")
 
 // trainingSets are the evaluation sets the model learns from: every
-// set but the held-out one, eval/heldout17, which is never read here and
-// measures the model after it is trained. eval/heldout and
+// set but the held-out ones, eval/heldout17 and eval/heldout19, which are
+// never read here and measure the model after it is trained. eval/heldout and
 // eval/heldout3 to eval/heldout14 were held out in their turn; they
 // joined the training sets once their final figures were reported
 // (docs/SECURITY.md). eval/heldout15 did not: trained on it too, the
