@@ -447,7 +447,7 @@ var purpose = regexp.MustCompile(`(?i)(^|[^\p{L}])(for (the|a|an|this|that|my|ou
 // the task gives ("title it 「ログ出力の整理」", "with the message
 // "fix the login""), which is what a tool writes, not what it is for.
 // Backquotes, which hold a command or a name of code, are not quotes.
-var quoted = regexp.MustCompile(`"[^"\n]{1,80}"|“[^”\n]{1,80}”|„[^“”\n]{1,80}[“”]|«[^»\n]{1,80}»|「[^」\n]{1,80}」|『[^』\n]{1,80}』`)
+var quoted = regexp.MustCompile(`(^|\s)'[^'\n]{1,80}'($|[\s,.;:!?)])|"[^"\n]{1,80}"|“[^”\n]{1,80}”|„[^“”\n]{1,80}[“”]|«[^»\n]{1,80}»|「[^」\n]{1,80}」|『[^』\n]{1,80}』`)
 
 // conjunction finds a word that joins two parts of a task: a purpose
 // phrase ends before it, so that in "создай ветку для фикса и закомить"
