@@ -62,6 +62,14 @@ const (
 	// charAlone marks a character whose bytes merge with nothing when
 	// alone (an entry without parts).
 	charAlone = 1 << 60
+
+	// charFirst marks a character of three bytes whose first merge
+	// alone (of its first two bytes, or with charFirstRight of its last
+	// two) may be made before the merge starts, beside any bytes: the
+	// two symbols it leaves are where the merge may start when its
+	// parts may not (see firstMerge).
+	charFirst      = 1 << 50
+	charFirstRight = 1 << 51
 )
 
 // charParts holds what starting from characters' parts needs.
@@ -243,7 +251,77 @@ func (tk *Tokenizer) charEntry(s string) uint64 {
 			e |= 1 << (charRight + k)
 		}
 	}
+	const every = (1<<byteClasses-1)<<charLeft | (1<<byteClasses-1)<<charRight
+	if n == 3 && s[0] >= 0xE0 && e&every != every {
+		e |= tk.firstEntry(s)
+	}
 	return e
+}
+
+// firstEntry returns the charFirst bits of the entry of the character s
+// of three bytes: the argument above for the first merge of its bytes
+// alone, whose rank is then top, with the tokens on each side of it (a
+// byte's, and the token the merge makes when it holds the first or the
+// last byte). Where it holds whatever the neighbours, and the parts do
+// not, the merge may start from the token it makes and the third byte's
+// (Devanagari, whose characters follow each other with tokens across
+// them, most of whose parts may not start the merge beside another).
+func (tk *Tokenizer) firstEntry(s string) uint64 {
+	fb := &tk.fallback
+	l, lok := tk.merges.get(pairKey(fb[s[0]], fb[s[1]]))
+	r, rok := tk.merges.get(pairKey(fb[s[1]], fb[s[2]]))
+	var left, right []int32
+	var top int64
+	var e uint64
+	switch {
+	case lok && (!rok || l <= r):
+		top = int64(l >> 32)
+		left = []int32{fb[s[0]], int32(uint32(l))}
+		right = []int32{fb[s[2]]}
+		e = charFirst
+	case rok:
+		top = int64(r >> 32)
+		left = []int32{fb[s[0]]}
+		right = []int32{fb[s[2]], int32(uint32(r))}
+		e = charFirst | charFirstRight
+	default:
+		return 0
+	}
+	c := tk.chars
+	for k := range byteClasses {
+		if !c.above(left, top, func(r *neighbourRanks) uint32 { return r.before[k] }) ||
+			!c.above(right, top, func(r *neighbourRanks) uint32 { return r.after[k] }) {
+			return 0
+		}
+	}
+	return e
+}
+
+// firstMerge appends the two symbols of the character r, s[i:i+3],
+// after its first merge when appendChar could not append its parts and
+// its entry allows it (see charFirst), and reports whether it did: the
+// merge is looked up again, cheaper than keeping its token in the entry.
+// A call of its own, so that appendChar, made for every character, calls
+// nothing.
+func (tk *Tokenizer) firstMerge(syms []int32, r rune, s string, i int) ([]int32, bool) {
+	c := tk.chars
+	if c == nil || r >= charPoints {
+		return syms, false
+	}
+	e := c.entries[r].Load()
+	if e&charFirst == 0 {
+		return syms, false
+	}
+	fb := &tk.fallback
+	a, b, d := fb[s[i]], fb[s[i+1]], fb[s[i+2]]
+	if e&charFirstRight == 0 {
+		if v, ok := tk.merges.get(pairKey(a, b)); ok {
+			return append(syms, int32(uint32(v)), d), true
+		}
+	} else if v, ok := tk.merges.get(pairKey(b, d)); ok {
+		return append(syms, a, int32(uint32(v))), true
+	}
+	return syms, false
 }
 
 // above reports whether rank(the ranks of each token) is above top.

@@ -1153,6 +1153,12 @@ func (tk *Tokenizer) symbols(syms []int32, piece string) []int32 {
 						i += n
 						continue
 					}
+					if n == 3 {
+						if syms, ok = tk.firstMerge(syms, r, piece, i); ok {
+							i += n
+							continue
+						}
+					}
 					// Its bytes, each a symbol.
 					for _, c := range []byte(piece[i : i+n]) {
 						syms = append(syms, tk.fallback[c])
