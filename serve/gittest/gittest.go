@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Repo is a Git work tree made for a test.
@@ -189,21 +190,35 @@ func Clone(tb testing.TB, dir string) *Repo {
 }
 
 // copyRepo copies every object, branch and tag of src into dst. The
-// objects go in one packfile, not one file each: a copy of a catalog's
-// history is then a few files written, not hundreds.
+// objects go in packfiles, not one file each: a copy of a catalog's
+// history is then a few files written, not hundreds. Between two
+// repositories on disk, src's packfiles are copied as they are (encoding
+// them again costs more than the rest of a clone) and only its loose
+// objects are packed; any other storage has every object packed anew.
 func copyRepo(tb testing.TB, src, dst *git.Repository) {
 	tb.Helper()
-	objs, err := src.Storer.IterEncodedObjects(plumbing.AnyObject)
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var hashes []plumbing.Hash
-	err = objs.ForEach(func(o plumbing.EncodedObject) error {
-		hashes = append(hashes, o.Hash())
+	add := func(h plumbing.Hash) error {
+		hashes = append(hashes, h)
 		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
+	}
+	srcDisk, ok := src.Storer.(*filesystem.Storage)
+	dstDisk, ok2 := dst.Storer.(*filesystem.Storage)
+	if ok && ok2 {
+		if err := copyPacks(srcDisk, dstDisk); err != nil {
+			tb.Fatalf("copying the packfiles: %v", err)
+		}
+		if err := srcDisk.ForEachObjectHash(add); err != nil {
+			tb.Fatalf("listing the loose objects: %v", err)
+		}
+	} else {
+		objs, err := src.Storer.IterEncodedObjects(plumbing.AnyObject)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := objs.ForEach(func(o plumbing.EncodedObject) error { return add(o.Hash()) }); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	if len(hashes) > 0 {
 		var pack bytes.Buffer
@@ -227,6 +242,45 @@ func copyRepo(tb testing.TB, src, dst *git.Repository) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// copyPacks copies the packfiles of src, each with its index, into dst
+// (those dst has already are left as they are), and has dst read its
+// packfiles' indexes again.
+func copyPacks(src, dst *filesystem.Storage) error {
+	packs, err := src.ObjectPacks()
+	if err != nil {
+		return err
+	}
+	from := filepath.Join(src.Filesystem().Root(), "objects", "pack")
+	to := filepath.Join(dst.Filesystem().Root(), "objects", "pack")
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		return err
+	}
+	for _, h := range packs {
+		for _, ext := range []string{".idx", ".pack"} {
+			name := "pack-" + h.String() + ext
+			if _, err := os.Stat(filepath.Join(to, name)); err == nil {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(from, name))
+			if err != nil {
+				return err
+			}
+			// Written whole under a temporary name and renamed, the
+			// index before the pack: a reader that lists the packs
+			// (by their .pack) finds each one whole, with its index.
+			tmp := filepath.Join(to, "tmp-"+name)
+			if err := os.WriteFile(tmp, data, 0o644); err != nil {
+				return err
+			}
+			if err := os.Rename(tmp, filepath.Join(to, name)); err != nil {
+				return err
+			}
+		}
+	}
+	dst.Reindex()
+	return nil
 }
 
 // Push copies r's objects, branches and tags to the repository at dir,
