@@ -636,13 +636,13 @@ func (tk *Tokenizer) buildVocab(f *rawFile, size int32, kr keyer) (keys []string
 	if kr.spaced {
 		// The keys with spaces for marks, in a block of their own.
 		spaced := make([]byte, 0, total)
-		ends := make([]int, len(keys))
+		ends := make([]int32, len(keys)) // a vocabulary's bytes are far below 2 GiB
 		for id, t := range keys {
 			spaced, _ = appendKey(kr, spaced, t)
-			ends[id] = len(spaced)
+			ends[id] = int32(len(spaced))
 		}
 		all := string(spaced)
-		start := 0
+		start := int32(0)
 		for id := range keys {
 			keys[id] = all[start:ends[id]]
 			start = ends[id]
