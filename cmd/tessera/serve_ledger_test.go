@@ -44,9 +44,7 @@ func TestServeLedger(t *testing.T) {
 }
 
 func testLedger(t *testing.T, dbURL string) {
-	repo := gittest.New(t)
-	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
-	c1 := repo.Commit("add the catalog")
+	repo, c1 := catalogRepo(t)
 	repo.Write("catalog/seed/prompts/pgc-contexts/project_discovery.v1.txt", "a second text\n")
 	c2 := repo.Commit("pgc: a second text")
 	bare := repo.Bare()

@@ -37,9 +37,7 @@ func TestServeCheckNotGit(t *testing.T) {
 // catalog's neighbour): the remote's history is what is served, and the
 // flag wins over the variable, which wins over the file.
 func TestServeCheckRemote(t *testing.T) {
-	repo := gittest.New(t)
-	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
-	repo.Commit("add the catalog")
+	repo, _ := catalogRepo(t)
 	bare := repo.Bare()
 	clone := gittest.Clone(t, bare)
 	dev := gittest.Clone(t, bare)
@@ -90,9 +88,7 @@ func TestServeCheckRemote(t *testing.T) {
 // render through one is replayed through the other.
 func TestServeReplicasPostgres(t *testing.T) {
 	db := pgtest.Fresh(t)
-	repo := gittest.New(t)
-	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
-	repo.Commit("add the catalog")
+	repo, _ := catalogRepo(t)
 	repo.Write("catalog/seed/prompts/pgc-contexts/project_discovery.v1.txt", "a second text\n")
 	repo.Commit("pgc: a second text")
 	bare := repo.Bare()

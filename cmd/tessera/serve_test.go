@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/tessera-dev/tessera/serve/gittest"
 )
 
@@ -73,6 +75,21 @@ func startServe(t *testing.T, tessera string, env []string, args ...string) (str
 	}
 }
 
+// catalogRepo returns a repository of its own holding the examples
+// under catalog/ in one commit, "add the catalog", and that commit: a
+// copy of one made once for the package's tests (see gittest.Once).
+func catalogRepo(t *testing.T) (*gittest.Repo, plumbing.Hash) {
+	t.Helper()
+	return sharedCatalog(t)
+}
+
+var sharedCatalog = gittest.Once(func(tb testing.TB) (*gittest.Repo, plumbing.Hash) {
+	tb.Helper()
+	repo := gittest.New(tb)
+	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
+	return repo, repo.Commit("add the catalog")
+})
+
 // call sends a request with the test's admin key and decodes a 200
 // answer into v.
 func call(t *testing.T, method, url, body string, v any) {
@@ -110,9 +127,7 @@ func TestServeBinary(t *testing.T) {
 	if err != nil {
 		t.Skip("no tessera on PATH")
 	}
-	repo := gittest.New(t)
-	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
-	repo.Commit("add the catalog")
+	repo, _ := catalogRepo(t)
 	root := filepath.Join(repo.Dir, "catalog")
 	const pgc = "/api/public/v2/prompts/pm_discovery.v1%2Fpgc"
 
@@ -170,9 +185,7 @@ func TestServeGracefulStop(t *testing.T) {
 	if err != nil {
 		t.Skip("no tessera on PATH")
 	}
-	repo := gittest.New(t)
-	repo.CopyDir(filepath.Join("..", "..", "examples"), "catalog")
-	repo.Commit("add the catalog")
+	repo, _ := catalogRepo(t)
 	cmd := exec.CommandContext(t.Context(), tessera, "serve", "--root", filepath.Join(repo.Dir, "catalog"), "--poll", "0", "--db", "memory", "--addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "TESSERA_PUBLIC_KEY=pk-test", "TESSERA_SECRET_KEY=sk-test-0123456789abcdef", "GORACE=atexit_sleep_ms=0")
 	stderr, err := cmd.StderrPipe()
