@@ -208,11 +208,12 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 
 	spec := s.ModeSpecs[mode]
 	concepts := recorded(read, mode, cue(req.Task, embed.Words(req.Task), reviewCues) != "")
-	if mode != "act" && fileName.MatchString(req.Task) {
+	if mode != "act" && fileName.MatchString(req.Task) && !slices.Contains(concepts, "data") {
 		// A task to plan or review that names a file reads it: "which
 		// stage of our Dockerfile makes the image big?", "what version
 		// of pgx is in go.mod?". One to act on it may create or edit it
-		// instead, which its own words say.
+		// instead, which its own words say; a data file ("users.json")
+		// is the data tool's to load.
 		concepts = s.Concepts.with(s.Concepts.with(concepts, fileConcept), readConcept)
 	}
 	inside := mode == "act" && inFile.MatchString(req.Task) && !manifest.MatchString(req.Task)
