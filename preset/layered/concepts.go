@@ -358,6 +358,10 @@ const noConcept = "none"
 // one is its place.
 var placed = []string{"format", "lint", "test", "build", "run", "create", "edit", "commit", "delete", "refactor", "docs"}
 
+// fixedConcepts are what a task to commit a fix may name as still to
+// fix: a failing test, build or lint, a bug, a file.
+var fixedConcepts = []string{"test", "build", "lint", "debug", "file"}
+
 // codeConcept is the concept of the project's code as a whole: "the
 // code of the handler", "在代码里", "コードを見て".
 const codeConcept = "code"
@@ -604,6 +608,13 @@ func recorded(concepts []string, mode string, review bool) []string {
 	}
 	if mode == "review" && has("database") && (has("diff") || has("commit") || has("pullrequest")) {
 		drop("database")
+	}
+	if mode == "act" && (has("commit") || has("pullrequest")) && has("edit") && !slices.ContainsFunc(out, func(x string) bool { return slices.Contains(fixedConcepts, x) }) {
+		// The fix a task commits or opens a pull request with is made
+		// ("commit the timezone patch sitting in the working tree",
+		// "さっき直した分、コミットして"): unless the task names what is
+		// still to fix (a test, a build, a bug, a file), no edit is left.
+		drop("edit")
 	}
 	if has(newConcept) {
 		drop(newConcept)

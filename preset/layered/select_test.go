@@ -127,6 +127,9 @@ func TestSelectionWords(t *testing.T) {
 		{"добавь в .gitignore папку .venv и *.log", "act", []string{"edit_file"}, []string{"create_file"}},
 		{"settings.py の DEBUG を False にして、ALLOWED_HOSTS に api.example.jp を追加してください", "act", []string{"edit_file"}, []string{"create_file"}},
 		{"把 requirements.txt 里的 requests 升到 2.32，然后跑一下 pytest 确认没挂", "act", []string{"manage_dependencies", "run_tests"}, []string{"edit_file"}},
+		// The fix a task commits is made; one it names as a bug is still to make.
+		{"Check out a fresh branch called fix/tz-offset and commit the timezone patch that's sitting in the working tree", "act", []string{"git_branch", "git_commit"}, []string{"edit_file"}},
+		{"corrige el error del login y abre un PR", "act", []string{"open_pull_request", "edit_file"}, nil},
 		// "make sure" builds nothing; error handling and messages are no bug.
 		{"bump lodash to latest and make sure nothing breaks", "act", []string{"manage_dependencies", "run_tests"}, []string{"build_project"}},
 		{"Schau dir bitte den letzten Commit an und prüf, ob die Fehlerbehandlung so passt", "review", []string{"git_diff"}, []string{"run_tests"}},
