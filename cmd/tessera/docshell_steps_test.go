@@ -195,7 +195,7 @@ func runSteps(t *testing.T, lang string, steps []docStep, work string) (string, 
 			}
 			var crash string
 			var err error
-			code, crash, err = runAt(ctx, dir, docEnv(work), s.tessera.args, stdout, &out)
+			code, crash, err = runAt(ctx, dir, docEnv(work), s.tessera.args, strings.NewReader(""), stdout, &out)
 			if err != nil {
 				t.Fatal(err)
 			}

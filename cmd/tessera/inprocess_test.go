@@ -9,27 +9,30 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // inProcess runs tessera for the scripts in the test process, as a
 // process of its own would run: in the script's current directory, with
-// the script's environment (and PWD) as the whole environment, an empty
-// standard input, and its standard output and error kept for the checks
-// that follow (see runAt).
+// the script's environment (and PWD) as the whole environment, the
+// standard input a "stdin" command set for it (else an empty one), and
+// its standard output and error kept for the checks that follow (see
+// runAt).
 //
 // A race-enabled process costs some 55 ms of CPU before it does
 // anything; the scripts run some 550 commands. The built binary still
 // runs as a process where a script says "exec tessera" or
-// "exitcode N exec tessera", and after "stdin", which only a process
-// can read.
+// "exitcode N exec tessera".
 type inProcess struct{}
 
-// run runs tessera with args and returns its exit code. A panic fails
-// the script, with the stack.
+// run runs tessera with args and returns its exit code, having taken
+// the standard input a "stdin" command set (see takeStdin). A panic
+// fails the script, with the stack.
 func (p *inProcess) run(ts *testscript.TestScript, args []string) int {
-	code, crash, err := runAt(context.Background(), ts.MkAbs("."), scriptEnv(ts), args, ts.Stdout(), ts.Stderr())
+	stdin := strings.NewReader(takeStdin(ts))
+	code, crash, err := runAt(context.Background(), ts.MkAbs("."), scriptEnv(ts), args, stdin, ts.Stdout(), ts.Stderr())
 	ts.Check(err)
 	if crash != "" {
 		ts.Fatalf("tessera %s: %s", strings.Join(args, " "), crash)
@@ -49,9 +52,9 @@ var processState sync.RWMutex
 
 // runAt runs tessera with args in the test process as a process of its
 // own would run in dir, with env (and PWD) as its whole environment and
-// an empty standard input, and returns its exit code, or the panic and
-// its stack.
-func runAt(ctx context.Context, dir string, env, args []string, stdout, stderr io.Writer) (code int, crash string, err error) {
+// stdin as its standard input, and returns its exit code, or the panic
+// and its stack.
+func runAt(ctx context.Context, dir string, env, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int, crash string, err error) {
 	processState.Lock()
 	defer processState.Unlock()
 	wd, err := os.Getwd()
@@ -69,7 +72,7 @@ func runAt(ctx context.Context, dir string, env, args []string, stdout, stderr i
 				crash = fmt.Sprintf("panic: %v\n\n%s", r, debug.Stack())
 			}
 		}()
-		return runInput(ctx, args, strings.NewReader(""), stdout, stderr), ""
+		return runInput(ctx, args, stdin, stdout, stderr), ""
 	}()
 	setEnviron(saved)
 	return code, crash, os.Chdir(wd)
@@ -116,13 +119,16 @@ func scriptEnv(ts *testscript.TestScript) []string {
 	return env
 }
 
-// pendingStdin reports whether a "stdin" command has set the standard
-// input of the next command, which only a process can read (testscript
-// keeps it for its exec).
-func pendingStdin(ts *testscript.TestScript) bool {
+// takeStdin returns the standard input a "stdin" command set for the
+// next command, and clears it, as testscript does once its exec has used
+// it: the next command reads none. testscript keeps it in an unexported
+// field, read with reflect and cleared through its address.
+func takeStdin(ts *testscript.TestScript) string {
 	f := reflect.ValueOf(ts).Elem().FieldByName("stdin")
-	if f.Kind() != reflect.String {
+	if f.Kind() != reflect.String || !f.CanAddr() {
 		ts.Fatalf("cannot read the script's pending stdin: testscript.TestScript has no stdin string field any more")
 	}
-	return f.String() != ""
+	stdin := f.String()
+	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().SetString("")
+	return stdin
 }

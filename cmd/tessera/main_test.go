@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 // Scripts may use, beyond testscript's own commands:
 //
 //	exitcode N tessera ARGS...  run tessera, fail unless it exits with N (in the
-//	                            test process, see inProcess; after stdin, as a process)
+//	                            test process, with a pending stdin; see inProcess)
 //	exitcode N exec PROG ARGS...  the same, always as a process (the built binary, for tessera)
 //	bom FILE                    prepend a UTF-8 byte-order mark to FILE
 //	writebytes FILE 'TEXT'      write TEXT, Go escapes such as \n and \xff decoded, to FILE
@@ -108,7 +108,7 @@ func TestScripts(t *testing.T) {
 // cmdExitCode runs a command like exec does, keeping its standard output
 // and error for the stdout and stderr checks that follow, and fails unless
 // it exits with exactly the given code. tessera runs in the test process
-// unless "exec" comes first or a standard input is pending.
+// unless "exec" comes first.
 func (p *inProcess) cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! exitcode")
@@ -120,7 +120,7 @@ func (p *inProcess) cmdExitCode(ts *testscript.TestScript, neg bool, args []stri
 	if err != nil {
 		ts.Fatalf("exitcode: %q is not a number", args[0])
 	}
-	if args[1] == "tessera" && !pendingStdin(ts) {
+	if args[1] == "tessera" {
 		if got := p.run(ts, args[2:]); got != want {
 			ts.Fatalf("tessera exited with code %d, want %d", got, want)
 		}
