@@ -735,10 +735,11 @@ func splitString(s, lit, behavior string, emit func(string)) {
 // the same merges (no merge can join symbols across it: the token it
 // made would hold the two characters beside the cut) and keeps each
 // part short: between two ASCII characters that no token holds side by
-// side (asciiJoins), after a newline that no token holds before the
-// character after it (newlineJoins), and before a space mark that no
-// token holds after the character before it (spaceJoins). In prose
-// nearly every part is then a word and its space mark, a token.
+// side (asciiJoins), but for two letters (see setWordBytes), after a
+// newline that no token holds before the character after it
+// (newlineJoins), and before a space mark that no token holds after the
+// character before it (spaceJoins). In prose nearly every part is then
+// a word and its space mark, a token.
 //
 // If added is not nil, piece is a whole text that needs no
 // normalizing, and added tokens are found in the same pass (see encode).
