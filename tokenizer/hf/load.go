@@ -505,6 +505,9 @@ func build(f *rawFile, spaces bool) (*Tokenizer, error) {
 		return nil, err
 	}
 	tk.family = detectFamily(tk, f)
+	if !tk.byteLevel && !tk.ignoreMerges && len(tk.vocab) <= markWholeMax {
+		tk.markWhole()
+	}
 	return tk, nil
 }
 

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/tokenizer/internal/vocabtab"
 )
 
 // spVocab is a small SentencePiece-style vocabulary: the byte tokens, the
@@ -238,6 +241,43 @@ func TestMergeASCII(t *testing.T) {
 		}
 		if took < n/10 {
 			t.Errorf("%s: mergeASCII took %d of %d pieces", m, took, n)
+		}
+	}
+}
+
+// TestMarkWhole checks the tokens markWhole marks at load against the
+// merge of their bytes: marked exactly where the piece merges into the
+// token alone, never for a token that is not ASCII.
+func TestMarkWhole(t *testing.T) {
+	for _, m := range refModels {
+		tk := testTokenizer(t, m)
+		if tk.byteLevel || tk.ignoreMerges || len(tk.vocab) > markWholeMax {
+			continue
+		}
+		st := &mergeState{}
+		marked := 0
+		for id, tok := range tk.ids.Keys() {
+			if len(tok) < 3 || len(tok) > 8 {
+				continue
+			}
+			v := tk.ids.LikelyMarked(tok)
+			if v == vocabtab.None || v&^vocabtab.Marked != uint32(id) {
+				t.Fatalf("%s: LikelyMarked(%q) = %#x, want id %d", m, tok, v, id)
+			}
+			k := sink{keep: true}
+			tk.mergePiece(st, tok, vocabtab.None, &k)
+			want := len(k.out) == 1 && k.out[0] == id
+			ascii := strings.IndexFunc(tok, func(r rune) bool { return r >= utf8.RuneSelf }) < 0
+			if got := v >= vocabtab.Marked; got != (want && ascii) {
+				t.Errorf("%s: %q marked %v, merges into %v", m, tok, got, k.out)
+			}
+			if v >= vocabtab.Marked {
+				marked++
+			}
+		}
+		t.Logf("%s: %d tokens marked", m, marked)
+		if marked == 0 {
+			t.Errorf("%s: no token marked", m)
 		}
 	}
 }

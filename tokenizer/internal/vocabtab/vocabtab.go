@@ -46,8 +46,9 @@ const seenBits = 21
 
 // shortSlot holds a token of three to eight bytes: its bytes in key (the
 // first in the lowest byte, zeros after the last) and its id and length
-// in val, id | length<<24. An empty slot has val emptySlot, zero, which
-// no token's val is (its length is at least three).
+// in val, id | length<<24, with Marked set if MarkShort marked it. An
+// empty slot has val emptySlot, zero, which no token's val is (its length
+// is at least three).
 type shortSlot struct {
 	key uint64
 	val uint32
@@ -192,7 +193,7 @@ func (t *Table) Likely(s string) uint32 {
 			if sl.val == emptySlot {
 				return None
 			}
-			if sl.key == k && sl.val&0xFF000000 == want {
+			if sl.key == k && sl.val&lenBits == want {
 				return sl.val & 0xFFFFFF
 			}
 		}
@@ -211,6 +212,58 @@ func (t *Table) Likely(s string) uint32 {
 		}
 	}
 	return t.longID(s)
+}
+
+// Marked is added to the id LikelyMarked returns for a token MarkShort
+// marked: such an id v is the token's id v-Marked, and v-Marked <= MaxID
+// holds for no other answer.
+const Marked = 1 << 30
+
+// lenBits are the bits of a short slot's val that hold the token's
+// length; the bit above them is MarkShort's.
+const lenBits = 0x3F000000
+
+// MarkShort calls mark with the id and bytes of each token of three to
+// eight bytes, and marks each one for which it returns true (see
+// LikelyMarked). It must be called before the table is shared.
+func (t *Table) MarkShort(mark func(id uint32, tok string) bool) {
+	for i := range t.short {
+		sl := &t.short[i]
+		if sl.val == emptySlot {
+			continue
+		}
+		if id := sl.val & 0xFFFFFF; mark(id, t.keys[id]) {
+			sl.val |= Marked
+		}
+	}
+}
+
+// Keys returns the tokens' bytes, indexed by id ("" for an unused id).
+// The caller must not change them.
+func (t *Table) Keys() []string { return t.keys }
+
+// LikelyMarked is Likely, but the id of a token of three to eight bytes
+// that MarkShort marked comes with Marked added.
+func (t *Table) LikelyMarked(s string) uint32 {
+	n := len(s)
+	switch {
+	case n <= 2:
+		return t.ID(s)
+	case n <= 8:
+		k := ShortKey(s)
+		mask := len(t.short) - 1
+		want := uint32(n) << 24
+		for i := int(shortHash(k, n) >> t.shortShift); ; i = (i + 1) & mask {
+			sl := &t.short[i]
+			if sl.val == emptySlot {
+				return None
+			}
+			if sl.key == k && sl.val&lenBits == want {
+				return sl.val&0xFFFFFF + sl.val&Marked
+			}
+		}
+	}
+	return t.Likely(s)
 }
 
 // Span returns the id of piece[i:j], 2 <= j-i, where buf holds the bytes
@@ -244,7 +297,7 @@ func (t *Table) Short(k uint64, n int) uint32 {
 		if s.val == emptySlot {
 			return None
 		}
-		if s.key == k && s.val&0xFF000000 == want {
+		if s.key == k && s.val&lenBits == want {
 			return s.val & 0xFFFFFF
 		}
 	}

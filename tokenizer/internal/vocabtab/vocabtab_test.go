@@ -77,3 +77,47 @@ func TestLikely(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkShort marks every other token of three to eight bytes and
+// checks LikelyMarked, Likely and ID on every token and on strings that
+// are none.
+func TestMarkShort(t *testing.T) {
+	keys := []string{"a", "ab", "abc", "abcd", "abcdefgh", "abcdefghi", "bcd", "xyz\x00", "", "bcdefghi"}
+	tab, ok := New(keys)
+	if !ok {
+		t.Fatal("New failed")
+	}
+	mark := func(id uint32, tok string) bool { return id%2 == 0 }
+	tab.MarkShort(func(id uint32, tok string) bool {
+		if keys[id] != tok || len(tok) < 3 || len(tok) > 8 {
+			t.Errorf("MarkShort called with %d, %q", id, tok)
+		}
+		return mark(id, tok)
+	})
+	for id, tok := range keys {
+		if tok == "" {
+			continue
+		}
+		want := uint32(id)
+		if len(tok) >= 3 && len(tok) <= 8 && mark(want, tok) {
+			want += Marked
+		}
+		if got := tab.LikelyMarked(tok); got != want {
+			t.Errorf("LikelyMarked(%q) = %#x, want %#x", tok, got, want)
+		}
+		if got := tab.Likely(tok); got != uint32(id) {
+			t.Errorf("Likely(%q) = %d, want %d", tok, got, id)
+		}
+		if got := tab.ID(tok); got != uint32(id) {
+			t.Errorf("ID(%q) = %d, want %d", tok, got, id)
+		}
+	}
+	for _, s := range []string{"abd", "abcdefg", "zzzzzzzz", "abcdefghij"} {
+		if got := tab.LikelyMarked(s); got != None {
+			t.Errorf("LikelyMarked(%q) = %#x, want None", s, got)
+		}
+	}
+	if None-Marked <= MaxID {
+		t.Error("None looks marked")
+	}
+}
