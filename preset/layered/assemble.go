@@ -670,7 +670,7 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	if has([]string{"history"}) {
 		// Who changed something, and when, is asked about a change made:
 		// "qui a modifié la fonction calculer_tva en dernier ?".
-		asked = askedChanges[1:]
+		asked = askedOfHistory
 	}
 	if isQuestion(req.Task, words) && !has(asked) {
 		return "plan", "a question", nil
@@ -731,13 +731,22 @@ var changeConcepts = []string{"diff", "pullrequest", "commit"}
 
 // madeChanges are the concepts of changing something but a commit,
 // which a task may name only to look at it.
-var madeChanges = []string{"edit", "create", "delete", "format", "dependency", "refactor"}
+var madeChanges = except(actConcepts, "commit")
 
 // askedChanges are the concepts of changing something that a question
 // asks for: a dependency a question names is asked about ("which
-// version of pgx is in go.mod?"), not changed.
-// Edit comes first, for a question about the history to leave out.
-var askedChanges = []string{"edit", "create", "delete", "commit", "format", "refactor"}
+// version of pgx is in go.mod?"), not changed. A question about the
+// history asks about a change made, so an edit it names is asked about
+// too (askedOfHistory).
+var (
+	askedChanges   = except(actConcepts, "dependency")
+	askedOfHistory = except(askedChanges, "edit")
+)
+
+// except returns list without the concepts drop names, in a new slice.
+func except(list []string, drop ...string) []string {
+	return slices.DeleteFunc(slices.Clone(list), func(x string) bool { return slices.Contains(drop, x) })
+}
 
 // reviewConcepts are what a review looks at: changes, their checks and
 // their risks.

@@ -626,9 +626,9 @@ func recorded(concepts []string, mode string, review bool) []string {
 		drop("read")
 	}
 	if mode == "plan" && (has(httpConcept) || has("docs")) && has("diff") && !has("branch") && !has("commit") {
-		// What a plan compares beside the web or documentation is pages and the code
-		// ("compare their guide with what we have in handlers/"), not
-		// a diff of the repository.
+		// What a plan compares beside the web or documentation is
+		// pages and the code ("compare their guide with what we have
+		// in handlers/"), not a diff of the repository.
 		drop("diff")
 	}
 	if mode == "act" && has("list") && slices.ContainsFunc(out, func(x string) bool { return x != "list" && slices.Contains(placed, x) }) {
