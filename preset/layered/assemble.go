@@ -809,7 +809,7 @@ func checkMode(mode string) error {
 // defaultKeywords infer the mode when layered.yaml gives none.
 var defaultKeywords = map[string][]string{
 	"act": {"check out"},
-	"plan": {"research", "explore", "analyze", "analyse", "investigate",
+	"plan": {"plan", "planen", "planejar", "planeje", "planificar", "planifica", "planifier", "planifie", "спланируй", "计划", "計画", "research", "explore", "analyze", "analyse", "investigate",
 		"pesquisar", "pesquise", "analisar", "analise", "investigar", "investigue", "explorar",
 		"investiga", "analiza", "analizar", "explora",
 		"rechercher", "analyser", "analyse", "explorer", "enquêter", "étudier",

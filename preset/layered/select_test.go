@@ -78,6 +78,36 @@ func TestReportedSelections(t *testing.T) {
 	}
 }
 
+// TestDefaultModeWords checks the mode a catalog without mode keywords
+// infers from the defaults: a plan asked for is planned, in every
+// language, though the task also names what the plan is for; a rename
+// is a change, and "everywhere" is searched for.
+func TestDefaultModeWords(t *testing.T) {
+	a := &Assembler{Setup: evalSetup(t)}
+	for _, tc := range []struct {
+		task, mode string
+		want       []string
+	}{
+		{"Wo wird die Klasse RechnungsExporter überall verwendet? Ich will das Umbenennen planen.", "plan", []string{"search_code"}},
+		{"想把依赖管理从 requirements.txt 换成 poetry，给个迁移计划", "plan", nil},
+		{"Plan the move from Celery to Redis Streams", "plan", nil},
+		{"Renomme la fonction `calcTva` en `computeVat` partout dans le projet", "act", []string{"search_code"}},
+	} {
+		sel, err := a.Select(context.Background(), Request{Task: tc.task})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sel.Mode != tc.mode {
+			t.Errorf("%q: mode %s (%s), want %s", tc.task, sel.Mode, sel.ModeReason, tc.mode)
+		}
+		for _, w := range tc.want {
+			if got := picked(sel); !slices.Contains(got, w) {
+				t.Errorf("%q: picked %v, want %s among them", tc.task, got, w)
+			}
+		}
+	}
+}
+
 // TestSelectionWords are tasks of the tuning sets that selection got
 // wrong before concepts weighed where a capability names them and
 // stems stopped catching another concept's words: each must pick every
