@@ -538,8 +538,12 @@ func (c *Concepts) with(out []string, x string) []string {
 // a snake_case identifier ("data_cancelamento", "created_at"). Their
 // words say which one, not what to do: "add a column data_cancelamento"
 // names no data file, "a branch feature/export-csv" no CSV. A file
-// name keeps its extension, which the folder rule leaves.
-var codeName = regexp.MustCompile(`(^|[^A-Za-z0-9_./-])(([A-Za-z0-9_.-]*/)+[A-Za-z0-9_-]*|[A-Za-z0-9]+(_[A-Za-z0-9]+)+)($|[^A-Za-z0-9_./-])`)
+// name keeps its extension, which the folder rule leaves. So is a
+// camelCase identifier ("formatDate", "calcTva") and a PascalCase one
+// of three words or more ("LegacyPaymentClient"): "make formatDate take
+// a time zone" formats nothing. Two words stay ("PostgreSQL",
+// "GitHub"), since a product's name may name a tool.
+var codeName = regexp.MustCompile(`(^|[^A-Za-z0-9_./-])(([A-Za-z0-9_.-]*/)+[A-Za-z0-9_-]*|[A-Za-z0-9]+(_[A-Za-z0-9]+)+|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)($|[^A-Za-z0-9_./-])`)
 
 // snakeFile finds a file name whose stem is a snake_case identifier
 // ("0042_add_index.sql", "export_pdf.py"): the stem is a name, as
@@ -547,12 +551,14 @@ var codeName = regexp.MustCompile(`(^|[^A-Za-z0-9_./-])(([A-Za-z0-9_.-]*/)+[A-Za
 var snakeFile = regexp.MustCompile(`(^|[^A-Za-z0-9_./-])[A-Za-z0-9]+(_[A-Za-z0-9]+)+(\.[A-Za-z0-9]+)`)
 
 // withoutNames leaves out of task the names codeName finds, but for
-// "CI/CD", which is continuous integration, not a path.
+// "CI/CD", which is continuous integration, not a path, and a test's
+// camelCase name ("TestWebhookRetry", "testParsesDates"), which names a
+// test.
 func withoutNames(task string) string {
 	task = snakeFile.ReplaceAllString(task, "$1 $3")
 	return codeName.ReplaceAllStringFunc(task, func(m string) string {
 		sub := codeName.FindStringSubmatch(m)
-		if strings.EqualFold(sub[2], "ci/cd") {
+		if strings.EqualFold(sub[2], "ci/cd") || isTestName(sub[2]) {
 			return m
 		}
 		return sub[1] + " " + sub[5]
@@ -667,4 +673,10 @@ func recorded(concepts []string, mode string, review bool) []string {
 		drop(codeConcept)
 	}
 	return out
+}
+
+// isTestName reports whether name is a test function's camelCase name:
+// "Test" or "test" followed by a capital letter.
+func isTestName(name string) bool {
+	return len(name) > 4 && (name[:4] == "Test" || name[:4] == "test") && name[4] >= 'A' && name[4] <= 'Z'
 }

@@ -119,6 +119,10 @@ func TestSelectionWords(t *testing.T) {
 		want, not  []string
 	}{
 		{"Fix the failing invoice tests", "act", []string{"run_tests", "edit_file"}, nil},
+		// A camelCase identifier names code, not what to do with it; a
+		// test's name still names a test.
+		{"make formatDate in utils/date.ts take a time zone, then run its unit tests", "act", []string{"edit_file", "run_tests"}, []string{"format_code"}},
+		{"TestWebhookRetry is flaky again, figure out why and fix it", "act", []string{"run_tests", "edit_file"}, nil},
 		{"Arregla el test que falla en el servicio de pagos", "act", []string{"run_tests", "edit_file"}, nil},
 		// "correcao" is not the Spanish "corre" (run).
 		{"cria uma branch nova pra correcao do login", "act", []string{"git_branch"}, []string{"run_tests", "run_shell"}},
