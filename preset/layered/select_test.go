@@ -119,6 +119,9 @@ func TestSelectionWords(t *testing.T) {
 		want, not  []string
 	}{
 		{"Fix the failing invoice tests", "act", []string{"run_tests", "edit_file"}, nil},
+		// Historical orders are data, not the repository's history.
+		{"帮我在 scripts/ 下新建一个 backfill_orders.py，用来把历史订单缺失的 region 字段补上", "act", []string{"create_file"}, []string{"git_log"}},
+		{"看一下 payments/webhook.go 的提交历史，谁改的超时", "plan", []string{"git_log"}, nil},
 		// A camelCase identifier names code, not what to do with it; a
 		// test's name still names a test.
 		{"make formatDate in utils/date.ts take a time zone, then run its unit tests", "act", []string{"edit_file", "run_tests"}, []string{"format_code"}},
