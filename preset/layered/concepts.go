@@ -518,8 +518,19 @@ func (c *Concepts) ofTask(task string) []string {
 	if web {
 		out = c.with(out, httpConcept)
 	}
+	if authorsCommit.MatchString(task) {
+		out = c.with(out, historyConcept)
+	}
 	return out
 }
+
+// historyConcept is the concept of the repository's history.
+const historyConcept = "history"
+
+// authorsCommit finds a commit named by whose it is ("Marta's last
+// commit", "o último commit do Rafael", "den letzten Commit von Jonas",
+// "последний коммит Саши"): the history finds it before its diff is read.
+var authorsCommit = regexp.MustCompile(`(\p{Lu}\p{Ll}+'s\s+(\p{Ll}+\s+){0,2}commits?|([Cc]ommits?|[Кк]оммит\p{L}*)\s+(de|do|da|del|von|vom|of|by|от)\s+\p{Lu}\p{Ll}+|[Кк]оммит\p{L}*\s+\p{Lu}\p{Ll}+)`)
 
 // with adds concept x to out, in the order of c's concepts, when c has
 // it and out does not.

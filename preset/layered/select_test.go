@@ -119,6 +119,11 @@ func TestSelectionWords(t *testing.T) {
 		want, not  []string
 	}{
 		{"Fix the failing invoice tests", "act", []string{"run_tests", "edit_file"}, nil},
+		// A commit named by whose it is is found in the history first.
+		{"Kannst du den letzten Commit von Jonas reviewen?", "review", []string{"git_diff", "git_log"}, nil},
+		{"Проверь последний коммит Андрея", "review", []string{"git_diff", "git_log"}, nil},
+		{"look over Marta's last commit", "review", []string{"git_diff", "git_log"}, nil},
+		{"look over the last commit", "review", []string{"git_diff"}, []string{"git_log"}},
 		// Historical orders are data, not the repository's history.
 		{"帮我在 scripts/ 下新建一个 backfill_orders.py，用来把历史订单缺失的 region 字段补上", "act", []string{"create_file"}, []string{"git_log"}},
 		{"看一下 payments/webhook.go 的提交历史，谁改的超时", "plan", []string{"git_log"}, nil},
