@@ -119,6 +119,11 @@ func TestSelectionWords(t *testing.T) {
 		want, not  []string
 	}{
 		{"Fix the failing invoice tests", "act", []string{"run_tests", "edit_file"}, nil},
+		// Whether something is still used, and where it is called from, is
+		// searched for.
+		{"Ajoute pydantic 2 aux dépendances et retire marshmallow, on ne l'utilise plus nulle part", "act", []string{"manage_dependencies", "search_code"}, nil},
+		{"Что делает функция `reconcileLedger` и откуда её вызывают?", "plan", []string{"search_code"}, nil},
+		{"项目里还有哪些地方在调用已经废弃的 LegacyPaymentClient？", "plan", []string{"search_code"}, []string{"query_database"}},
 		// A commit named by whose it is is found in the history first.
 		{"Kannst du den letzten Commit von Jonas reviewen?", "review", []string{"git_diff", "git_log"}, nil},
 		{"Проверь последний коммит Андрея", "review", []string{"git_diff", "git_log"}, nil},
