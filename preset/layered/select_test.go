@@ -121,6 +121,7 @@ func TestSelectionWords(t *testing.T) {
 		{"Fix the failing invoice tests", "act", []string{"run_tests", "edit_file"}, nil},
 		// What a task writes is created.
 		{"Schreib mir ein kleines Bash-Skript, das alte Logdateien unter tmp/ löscht, und führ es einmal aus", "act", []string{"create_file", "run_shell"}, nil},
+		{"src/components/Button.tsx と同じ感じで IconButton.tsx を作って", "act", []string{"create_file"}, []string{"build_project"}},
 		// Whether something is still used, and where it is called from, is
 		// searched for.
 		{"Ajoute pydantic 2 aux dépendances et retire marshmallow, on ne l'utilise plus nulle part", "act", []string{"manage_dependencies", "search_code"}, nil},
