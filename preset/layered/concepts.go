@@ -507,6 +507,7 @@ var forbidden = regexp.MustCompile(`(?i)(^|[^\p{L}])(don'?t|do not|no need to|wi
 // the concept of the web, httpConcept, whatever its words.
 func (c *Concepts) ofTask(task string) []string {
 	web := webAddress.MatchString(task)
+	task = fullURL.ReplaceAllString(task, " ") // its words are the address's
 	task = conjunction.ReplaceAllString(task, "$1,$2$3")
 	task = before.ReplaceAllString(task, "$1 ")
 	task = hypothetical.ReplaceAllString(task, "$1 ")
@@ -515,7 +516,10 @@ func (c *Concepts) ofTask(task string) []string {
 	task = inPackage.ReplaceAllString(task, "$1$2$3 $5")
 	task = withoutNames(task)
 	out := c.of(folder.ReplaceAllString(task, " "), true)
-	if web {
+	if web && !(slices.Contains(out, "edit") || slices.Contains(out, createConcept)) || web && (slices.Contains(out, readConcept) || slices.Contains(out, "docs")) {
+		// An address a task writes into a file and reads nothing from
+		// is a value ("set the staging URL to https://stg2.example.com",
+		// "add api.example.jp to ALLOWED_HOSTS"), not a page to fetch.
 		out = c.with(out, httpConcept)
 	}
 	if authorsCommit.MatchString(task) {
@@ -523,6 +527,9 @@ func (c *Concepts) ofTask(task string) []string {
 	}
 	return out
 }
+
+// fullURL finds a web address written out with its scheme.
+var fullURL = regexp.MustCompile(`(?i)\bhttps?://[^\s)>\]}"'，。、）]+`)
 
 // historyConcept is the concept of the repository's history.
 const historyConcept = "history"
