@@ -122,7 +122,7 @@ func TestSelectionWords(t *testing.T) {
 		// An address a task writes into a file is a value, not a page.
 		{"把 config/ 下面所有 YAML 里的 staging 地址换成新的 https://stg2.internal.example.com", "act", []string{"edit_file"}, []string{"ci_status", "http_get"}},
 		{"settings.py の DEBUG を False にして、ALLOWED_HOSTS に api.example.jp を追加してください", "act", []string{"edit_file"}, []string{"ci_status", "http_get"}},
-		{"Lee la doc de Stripe sobre webhooks (https://docs.stripe.com/webhooks) y corrige nuestro handler", "act", []string{"http_get", "edit_file"}, nil},
+		{"Lee la doc de Stripe sobre webhooks (https://docs.stripe.com/webhooks) y dime qué cambiar en nuestro handler", "plan", []string{"http_get"}, nil},
 		// What a task writes is created.
 		{"Schreib mir ein kleines Bash-Skript, das alte Logdateien unter tmp/ löscht, und führ es einmal aus", "act", []string{"create_file", "run_shell"}, nil},
 		{"src/components/Button.tsx と同じ感じで IconButton.tsx を作って", "act", []string{"create_file"}, []string{"build_project"}},
