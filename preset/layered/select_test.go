@@ -123,6 +123,10 @@ func TestSelectionWords(t *testing.T) {
 		{"把 config/ 下面所有 YAML 里的 staging 地址换成新的 https://stg2.internal.example.com", "act", []string{"edit_file"}, []string{"ci_status", "http_get"}},
 		{"settings.py の DEBUG を False にして、ALLOWED_HOSTS に api.example.jp を追加してください", "act", []string{"edit_file"}, []string{"ci_status", "http_get"}},
 		{"Lee la doc de Stripe sobre webhooks (https://docs.stripe.com/webhooks) y dime qué cambiar en nuestro handler", "plan", []string{"http_get"}, nil},
+		// Switching to a branch changes no file; French "brancher" is to
+		// plug something in.
+		{"cambia a la rama release/2.4 y lanza los tests de regresion", "act", []string{"git_branch", "run_tests"}, []string{"edit_file"}},
+		{"Crée un fichier config/sentry.yaml pour brancher Sentry", "act", []string{"create_file"}, []string{"git_branch"}},
 		// What a task writes is created.
 		{"Schreib mir ein kleines Bash-Skript, das alte Logdateien unter tmp/ löscht, und führ es einmal aus", "act", []string{"create_file", "run_shell"}, nil},
 		{"src/components/Button.tsx と同じ感じで IconButton.tsx を作って", "act", []string{"create_file"}, []string{"build_project"}},
