@@ -127,6 +127,8 @@ func TestSelectionWords(t *testing.T) {
 		// plug something in.
 		{"cambia a la rama release/2.4 y lanza los tests de regresion", "act", []string{"git_branch", "run_tests"}, []string{"edit_file"}},
 		{"Crée un fichier config/sentry.yaml pour brancher Sentry", "act", []string{"create_file"}, []string{"git_branch"}},
+		// A command of a tool with no tool of its own is a shell's.
+		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
 		{"Schreib mir ein kleines Bash-Skript, das alte Logdateien unter tmp/ löscht, und führ es einmal aus", "act", []string{"create_file", "run_shell"}, nil},
 		{"src/components/Button.tsx と同じ感じで IconButton.tsx を作って", "act", []string{"create_file"}, []string{"build_project"}},
