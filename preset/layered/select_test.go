@@ -127,6 +127,9 @@ func TestSelectionWords(t *testing.T) {
 		// plug something in.
 		{"cambia a la rama release/2.4 y lanza los tests de regresion", "act", []string{"git_branch", "run_tests"}, []string{"edit_file"}},
 		{"Crée un fichier config/sentry.yaml pour brancher Sentry", "act", []string{"create_file"}, []string{"git_branch"}},
+		// Official documentation and release notes are on the web.
+		{"Haz un plan para pasar de Spring Boot 2.7 a 3.3; antes mira la guía de migración oficial", "plan", []string{"http_get"}, []string{"read_file"}},
+		{"Хочу обновить Django с 3.2 до 4.2. Глянь release notes и прикинь, что у нас отвалится", "plan", []string{"http_get"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
