@@ -649,7 +649,14 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	// review; a task that rules changes out, asks to be told something,
 	// asks a question or only looks, and changes and runs nothing, is
 	// planned.
+	// What goes wrong in the running service, looked for in its logs
+	// beside the commits, is investigated, not reviewed: "look at the
+	// logs and what was committed since and tell me what could cause
+	// it".
+	investigates := !has(madeChanges) && has([]string{"logs"}) && has([]string{"history", "diff", "commit"})
 	switch {
+	case investigates:
+		return "plan", "looks for a cause", nil
 	case !changes && (slices.Contains(concepts, "diff") || slices.Contains(concepts, "pullrequest") && cue(req.Task, words, lookCues) != ""),
 		// A commit looked at is a change to review, not one to make:
 		// "посмотри коммит 7c2d9e0, норм или нет?".
