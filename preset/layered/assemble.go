@@ -653,6 +653,12 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	// beside the commits, is investigated, not reviewed: "look at the
 	// logs and what was committed since and tell me what could cause
 	// it".
+	// A pull request the task opens is a change made: "abre um PR dessa
+	// branch pra develop", "pousse ma branche et ouvre une merge request
+	// avec un résumé des changements".
+	if slices.Contains(concepts, "pullrequest") && cue(req.Task, words, openCues) != "" && cue(req.Task, words, reviewCues) == "" {
+		return "act", "opens a pull request", nil
+	}
 	investigates := !has(madeChanges) && has([]string{"logs"}) && has([]string{"history", "diff", "commit"})
 	switch {
 	case investigates:
@@ -724,6 +730,10 @@ func cue(task string, words []string, cs cues) string {
 var lookCues = cuesOf("look", "see", "check", "glance", "go over", "olhada", "olha", "veja", "confere", "conferida", "revisa",
 	"mira", "ojo", "echale", "revisas", "comprueba", "regarde", "jette", "relis", "schau", "guck", "prufe", "pruf", "reviewe", "reviewen",
 	"глянь", "посмотри", "проверь", "看看", "看一下", "看下", "过一下", "見て", "チェック", "確認")
+
+// openCues open, raise or push a pull request.
+var openCues = cuesOf("open", "raise", "submit", "abre", "abra", "abrir", "sobe", "suba", "subir", "sube", "ouvre", "ouvrir", "ouvrez", "pousse",
+	"öffne", "eröffne", "erstelle", "erstell", "открой", "создай", "заведи", "开个", "开一个", "提个", "提一个", "提交一个", "出して", "作成して", "立てて")
 
 // reviewCues ask for a review itself, not only how a change's checks went.
 var reviewCues = cuesOf("review", "reviewe", "reviewen", "revisa", "revise", "revisar", "revisão", "revisao", "relis", "relire", "relisez",

@@ -128,6 +128,9 @@ func TestInferMode(t *testing.T) {
 		{req: Request{Task: "先看看日志，给我一个排查思路"}, mode: "plan", why: `asks for an answer ("思路")`},
 		{req: Request{Task: "Zeig mir, was in der Tabelle orders für Kunde 4711 steht"}, mode: "plan", why: "only looks"},
 		{req: Request{Task: "глянь дифф перед коммитом"}, mode: "review", why: "looks at a change"},
+		// A pull request the task opens is a change made.
+		{req: Request{Task: "abre um PR dessa branch pra develop com o título \"Ajuste no cálculo de juros\""}, mode: "act", why: "opens a pull request"},
+		{req: Request{Task: "sobe um PR dessa branch pra main com uma descricao do que mudou"}, mode: "act", why: "opens a pull request"},
 		// A cause looked for in the logs beside the commits is investigated.
 		{req: Request{Task: "The export job got slow since Tuesday. Look at the logs and the recent commits and tell me what could cause it"}, mode: "plan", why: "looks for a cause"},
 		{req: Request{Task: "compila el proyecto y dime qué errores salen"}, mode: "act", why: "default"},
