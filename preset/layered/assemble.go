@@ -629,11 +629,13 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	// a branch" is act, though "check" is a review word. A review word
 	// does not decide a task that changes something and names no change
 	// to look at ("bump lodash and check it builds", "npm audit flags
-	// it, update the package") or only looks at logs, data, the web or
-	// the code ("check their docs and tell me"): how the task is put
-	// does.
+	// it, update the package"), nor one that runs something and then
+	// checks what it did ("lance les migrations et vérifie que la
+	// colonne existe"), unless it asks for a review itself, or only
+	// looks at logs, data, the web or the code ("check their docs and
+	// tell me"): how the task is put does.
 	for _, m := range []string{"act", "plan", "review"} {
-		if m == "review" && (has(lookConcepts) && !has(reviewConcepts) || changes && !has(changeConcepts)) {
+		if m == "review" && (has(lookConcepts) && !has(reviewConcepts) || (changes || cue(req.Task, words, runCues) != "" && cue(req.Task, words, reviewCues) == "") && !has(changeConcepts)) {
 			continue
 		}
 		for _, k := range keywordsOf(s, m) {
@@ -730,6 +732,10 @@ func cue(task string, words []string, cs cues) string {
 var lookCues = cuesOf("look", "see", "check", "glance", "go over", "olhada", "olha", "veja", "confere", "conferida", "revisa",
 	"mira", "ojo", "echale", "revisas", "comprueba", "regarde", "jette", "relis", "schau", "guck", "prufe", "pruf", "reviewe", "reviewen",
 	"глянь", "посмотри", "проверь", "看看", "看一下", "看下", "过一下", "見て", "チェック", "確認")
+
+// runCues run, start or build something.
+var runCues = cuesOf("run", "start", "launch", "roda", "rode", "rodar", "ejecuta", "ejecutar", "corre", "lance", "lancer", "lancez",
+	"führ", "starte", "запусти", "прогони", "собери", "跑", "运行", "执行", "流して", "実行", "走らせ")
 
 // openCues open, raise or push a pull request.
 var openCues = cuesOf("open", "raise", "submit", "abre", "abra", "abrir", "sobe", "suba", "subir", "sube", "ouvre", "ouvrir", "ouvrez", "pousse",
