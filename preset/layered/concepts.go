@@ -490,7 +490,7 @@ var manifest = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_.-])(requirements[\p{L}\p
 // "pra decidir se vale criar um job", "ce que ça casserait si on change
 // sa signature", "物理削除バッチを作るかどうか"): what is weighed, not the
 // work asked for.
-var hypothetical = regexp.MustCompile(`(?i)(^|[^\p{L}])(thinking (of|about)|planning to|decide if|decide whether|pensando en|pensando em|decidir se|decidir si|si on|se a gente|ob wir|ob man|wenn wir|если мы|если)(\s+[^\s,.;:?!—–()]+){1,5}|(如果|要不要)[^，。,.?？]{1,12}|[^、。,.?？]{1,12}(かどうか)`)
+var hypothetical = regexp.MustCompile(`(?i)(^|[^\p{L}])(thinking (of|about)|planning to|decide if|decide whether|decide (which|what)|decidir (quais|qual|qué|que|cuáles|cuales|o que|lo que)|décider (si|quels?|quelles?|ce qu)|saber si se puede|saber se (dá|da|pode)|si se puede|entscheiden, (ob|welche)|решим|решить, (что|какие)|pensando en|pensando em|decidir se|decidir si|si on|se a gente|ob wir|ob man|wenn wir|если мы|если)(\s+[^\s,.;:?!—–()]+){1,5}|(如果|要不要)[^，。,.?？]{1,12}|[^、。,.?？]{1,12}(かどうか)`)
 
 // forbidden finds what a task tells the agent not to do yet ("don't
 // change anything yet", "sem mexer no código", "no toques nada", "ne

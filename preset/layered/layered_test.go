@@ -128,6 +128,8 @@ func TestInferMode(t *testing.T) {
 		{req: Request{Task: "先看看日志，给我一个排查思路"}, mode: "plan", why: `asks for an answer ("思路")`},
 		{req: Request{Task: "Zeig mir, was in der Tabelle orders für Kunde 4711 steht"}, mode: "plan", why: "only looks"},
 		{req: Request{Task: "глянь дифф перед коммитом"}, mode: "review", why: "looks at a change"},
+		// What a task may decide to do later is no work to do now.
+		{req: Request{Task: "Quais arquivos tem na pasta scripts/? Quero decidir quais a gente pode apagar."}, mode: "plan", why: "a question"},
 		// What a task runs and then checks is done, not reviewed.
 		{req: Request{Task: "run the migrations on the dev database and check that the column siret exists"}, mode: "act", why: "default"},
 		// A pull request the task opens is a change made.
