@@ -687,6 +687,12 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 		// "qui a modifié la fonction calculer_tva en dernier ?".
 		asked = askedOfHistory
 	}
+	if cue(req.Task, words, requestCues) != "" {
+		// A question that asks for something to be done asks for the
+		// change, a dependency's too: "kannst du golang.org/x/net in
+		// der go.mod auf die neueste Version heben?".
+		asked = actConcepts
+	}
 	if isQuestion(req.Task, words) && !has(asked) {
 		return "plan", "a question", nil
 	}
@@ -732,6 +738,11 @@ func cue(task string, words []string, cs cues) string {
 var lookCues = cuesOf("look", "see", "check", "glance", "go over", "olhada", "olha", "veja", "confere", "conferida", "revisa",
 	"mira", "ojo", "echale", "revisas", "comprueba", "regarde", "jette", "relis", "schau", "guck", "prufe", "pruf", "reviewe", "reviewen",
 	"глянь", "посмотри", "проверь", "看看", "看一下", "看下", "过一下", "見て", "チェック", "確認")
+
+// requestCues ask for something to be done.
+var requestCues = cuesOf("can you", "could you", "would you", "kannst du", "könntest du", "können sie", "peux-tu", "tu peux", "pourrais-tu",
+	"vous pouvez", "pouvez-vous", "puedes", "podrías", "podes", "pode", "você pode", "consegue", "можешь", "можете", "сможешь",
+	"能不能", "可以帮", "能帮", "してもらえ", "してくれ", "お願いできますか")
 
 // runCues run, start or build something.
 var runCues = cuesOf("run", "start", "launch", "roda", "rode", "rodar", "ejecuta", "ejecutar", "corre", "lance", "lancer", "lancez",

@@ -130,6 +130,10 @@ func TestInferMode(t *testing.T) {
 		{req: Request{Task: "глянь дифф перед коммитом"}, mode: "review", why: "looks at a change"},
 		// What a task may decide to do later is no work to do now.
 		{req: Request{Task: "Quais arquivos tem na pasta scripts/? Quero decidir quais a gente pode apagar."}, mode: "plan", why: "a question"},
+		// A question that asks for the work asks for the change; one
+		// that asks about a dependency is planned.
+		{req: Request{Task: "kannst du golang.org/x/net in der go.mod auf die neueste Version heben?"}, mode: "act", why: "default"},
+		{req: Request{Task: "which version of pgx is in go.mod?"}, mode: "plan", why: "a question"},
 		// What a task runs and then checks is done, not reviewed.
 		{req: Request{Task: "run the migrations on the dev database and check that the column siret exists"}, mode: "act", why: "default"},
 		// A pull request the task opens is a change made.
