@@ -666,6 +666,17 @@ func recorded(concepts []string, mode string, review bool) []string {
 		// black complained"): the formatter or linter does the work.
 		drop("ci")
 	}
+	if has("docker") && has("dependency") {
+		// What a task updates, bumps or installs beside a container is
+		// the image's or the compose file's ("обнови Dockerfile на
+		// python:3.12-slim", "bump its memory limit in
+		// docker-compose.yml", "apt-get install"): an edit, not a
+		// package of the project.
+		drop("dependency")
+		if mode == "act" && !has("edit") {
+			out = append(out, "edit")
+		}
+	}
 	if has("docker") && has("database") && !has("column") && !has("migration") {
 		// A database beside a container is the container's ("the
 		// postgres container keeps restarting"), not one to query.

@@ -130,6 +130,9 @@ func TestSelectionWords(t *testing.T) {
 		// Official documentation and release notes are on the web.
 		{"Haz un plan para pasar de Spring Boot 2.7 a 3.3; antes mira la guía de migración oficial", "plan", []string{"http_get"}, []string{"read_file"}},
 		{"Хочу обновить Django с 3.2 до 4.2. Глянь release notes и прикинь, что у нас отвалится", "plan", []string{"http_get"}, nil},
+		// What is updated beside a container is the image's, an edit.
+		{"обнови Dockerfile на базовый образ python:3.12-slim и пересобери образ", "act", []string{"docker", "edit_file"}, []string{"manage_dependencies"}},
+		{"The api container keeps dying with exit code 137. Bump its memory limit in docker-compose.yml", "act", []string{"docker", "edit_file"}, []string{"manage_dependencies"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
