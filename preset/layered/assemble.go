@@ -225,6 +225,10 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 			// ... and what it adds there is no new file.
 			concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == createConcept })
 		}
+		// The packages it names there are what the file says, not
+		// dependencies to change: "把 README 里的安装步骤更新一下，现在要用
+		// pnpm 不用 npm 了" (a manifest is the dependency tool's, above).
+		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "dependency" })
 		concepts = s.Concepts.with(concepts, "edit")
 	}
 	if mode == "act" && !inside && slices.Contains(concepts, "create") && !slices.Contains(concepts, "branch") && !slices.Contains(concepts, "dependency") && fileName.MatchString(req.Task) {

@@ -133,6 +133,9 @@ func TestSelectionWords(t *testing.T) {
 		// What is updated beside a container is the image's, an edit.
 		{"обнови Dockerfile на базовый образ python:3.12-slim и пересобери образ", "act", []string{"docker", "edit_file"}, []string{"manage_dependencies"}},
 		{"The api container keeps dying with exit code 137. Bump its memory limit in docker-compose.yml", "act", []string{"docker", "edit_file"}, []string{"manage_dependencies"}},
+		// Packages named inside a file that is not a manifest are its text.
+		{"把 README 里的安装步骤更新一下，现在要用 pnpm 不用 npm 了", "act", []string{"edit_file"}, []string{"manage_dependencies"}},
+		{"Seit dem Update von der Zahlungs-Lib schlagen die Tests in payment_test.go fehl, bitte reparieren", "act", []string{"run_tests", "edit_file"}, []string{"manage_dependencies"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
