@@ -237,6 +237,12 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		// com postgres e redis".
 		concepts = s.Concepts.with(concepts, fileConcept)
 	}
+	if mode == "act" && slices.Contains(concepts, "debug") && !slices.Contains(concepts, "logs") && sourceFile.MatchString(req.Task) {
+		// A bug or an error a task to act finds in a source file it names
+		// is fixed in the code, not looked for in the logs: "patch the
+		// off-by-one-hour bug in scheduler/cron.go".
+		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "debug" })
+	}
 	sel.Concepts = concepts
 	sel.Tools, sel.Passed.Tools = pick(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 	sel.Skills, sel.Passed.Skills = pick(a.weights(), s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)

@@ -595,6 +595,10 @@ const (
 // files (CSV, Parquet, spreadsheets) are left to the data concept.
 var fileName = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_.-])([\p{L}\p{N}_-]+\.(ya?ml|json|toml|mod|sql|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto|lock)|dockerfile|makefile|jenkinsfile|procfile|readme|changelog|docker-compose\.ya?ml)([^\p{L}\p{N}_]|$)`)
 
+// sourceFile finds the name of a source file ("cron.go",
+// "LoginViewModel.kt", "src/server.rs").
+var sourceFile = regexp.MustCompile(`(?i)[\p{L}\p{N}_-]\.(go|py|js|ts|tsx|jsx|rb|java|kt|rs|swift|c|cc|cpp|h|cs|php|scala)([^\p{L}\p{N}_]|$)`)
+
 // httpConcept is the concept of the web.
 const httpConcept = "http"
 

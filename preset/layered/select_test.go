@@ -136,6 +136,9 @@ func TestSelectionWords(t *testing.T) {
 		// Packages named inside a file that is not a manifest are its text.
 		{"把 README 里的安装步骤更新一下，现在要用 pnpm 不用 npm 了", "act", []string{"edit_file"}, []string{"manage_dependencies"}},
 		{"Seit dem Update von der Zahlungs-Lib schlagen die Tests in payment_test.go fehl, bitte reparieren", "act", []string{"run_tests", "edit_file"}, []string{"manage_dependencies"}},
+		// A bug in a source file named is fixed in the code.
+		{"check out a new branch fix/tz-offset off develop and patch the off-by-one-hour bug in scheduler/cron.go", "act", []string{"git_branch", "edit_file"}, []string{"read_logs"}},
+		{"新建一个分支 hotfix/pay-callback，然后把 callback.go 里签名校验的 bug 修掉", "act", []string{"git_branch", "edit_file"}, []string{"read_logs"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
