@@ -207,7 +207,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	sel.Metrics.Embedder, sel.Metrics.EmbeddingCalls, sel.Metrics.EntriesEmbedded = e.Name(), calls.n, embedded
 
 	spec := s.ModeSpecs[mode]
-	concepts := recorded(read, mode, cue(req.Task, embed.Words(req.Task), reviewCues) != "")
+	concepts := recorded(read, mode, cue(req.Task, embed.Words(req.Task), reviewCues) != "", summary.MatchString(req.Task))
 	if mode != "act" && fileName.MatchString(req.Task) && !slices.Contains(concepts, "data") {
 		// A task to plan or review that names a file reads it: "which
 		// stage of our Dockerfile makes the image big?", "what version

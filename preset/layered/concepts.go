@@ -531,6 +531,13 @@ func (c *Concepts) ofTask(task string) []string {
 // fullURL finds a web address written out with its scheme.
 var fullURL = regexp.MustCompile(`(?i)\bhttps?://[^\s)>\]}"'，。、）]+`)
 
+// summary finds a summary or a description of the changes ("avec un
+// résumé des changements", "com uma descricao do que mudou",
+// "summarize what changed"): a task that writes one reads the diff,
+// though it commits or opens a pull request with the changes (see
+// recorded).
+var summary = regexp.MustCompile(`(?i)(summary|summari[sz]e|description|describe|résumé|resumo|resumen|descri[cç][aã]o|descripci[oó]n|zusammenfassung|beschreibung|описани\p{L}*|опиши)\s+(\p{L}+\s+){0,2}(of the |of my |of what |des |do que |de lo que |das |der |what |что )?(changes?|changed|changements|modifications|modifs|mudanças|mudou|alterações|cambios|cambió|änderungen|geändert|изменени\p{L}*|поменял\p{L}*)|(改动|变更|修改内容|変更点|変更内容)(的)?(总结|说明|描述|概要|まとめ)`)
+
 // historyConcept is the concept of the repository's history.
 const historyConcept = "history"
 
@@ -624,12 +631,12 @@ var webAddress = regexp.MustCompile(`(?i)\bhttps?://|(^|[\s(<])(www\.)?[a-z0-9][
 // that fetches it, not one that reads files. SQL a change under review
 // holds ("review the PR, especially the SQL") is code to read, not a
 // database to query.
-func recorded(concepts []string, mode string, review bool) []string {
+func recorded(concepts []string, mode string, review, summarizes bool) []string {
 	out := slices.Clone(concepts)
 	has := func(x string) bool { return slices.Contains(out, x) }
 	drop := func(x string) { out = slices.DeleteFunc(out, func(y string) bool { return y == x }) }
 	switch {
-	case mode == "act" && has("diff") && (has("commit") || has("pullrequest")):
+	case mode == "act" && has("diff") && (has("commit") || has("pullrequest")) && !summarizes:
 		drop("diff")
 	case mode == "review" && !has("diff") && (has("pullrequest") && !has("ci") || (has("pullrequest") || has("commit") || has("branch") || has(codeConcept)) && (review || !has("ci") && !has("lint") && !has("test") && !has("build"))):
 		out = append(out, "diff")

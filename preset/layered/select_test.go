@@ -139,6 +139,10 @@ func TestSelectionWords(t *testing.T) {
 		// A bug in a source file named is fixed in the code.
 		{"check out a new branch fix/tz-offset off develop and patch the off-by-one-hour bug in scheduler/cron.go", "act", []string{"git_branch", "edit_file"}, []string{"read_logs"}},
 		{"新建一个分支 hotfix/pay-callback，然后把 callback.go 里签名校验的 bug 修掉", "act", []string{"git_branch", "edit_file"}, []string{"read_logs"}},
+		// A summary of the changes is written from the diff; a short
+		// description is not.
+		{"pousse ma branche et ouvre une merge request vers develop avec un résumé des changements", "act", []string{"open_pull_request", "git_diff"}, nil},
+		{"Open a PR for my branch with a short description of the fix", "act", []string{"open_pull_request"}, []string{"git_diff"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
