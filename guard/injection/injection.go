@@ -30,6 +30,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/tessera-dev/tessera/internal/lazyre"
 )
 
 // Detector scores texts for prompt injection.
@@ -156,37 +158,12 @@ func Bank() ([]Pattern, error) {
 // compiled is a pattern ready to match.
 type compiled struct {
 	Pattern
-	re     *lazyRE
-	unless *lazyRE // nil when every match counts
+	re     *lazyre.Regexp
+	unless *lazyre.Regexp // nil when every match counts
 	weight float64
 	// need are sets of strings such that every match holds one of each
 	// set; nil when none is known (see requiredLiteralSets).
 	need [][]string
-}
-
-// lazyRE is a regular expression compiled the first time it is matched:
-// most of the built-in bank's patterns never pass their prefilter in a
-// process, and compiling all of them was most of a command's start.
-// Safe for concurrent use.
-type lazyRE struct {
-	src  string
-	once sync.Once
-	re   *regexp.Regexp
-}
-
-// get returns the compiled expression. Its source was checked when the
-// bank was read (see compile), and TestBankCompiles compiles every one
-// of the built-in bank's.
-func (l *lazyRE) get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
-	return l.re
-}
-
-// compiledRE is a lazyRE compiled now.
-func compiledRE(re *regexp.Regexp) *lazyRE {
-	l := &lazyRE{src: re.String(), re: re}
-	l.once.Do(func() {})
-	return l
 }
 
 // builtin is the built-in bank, read once per process and never
@@ -207,17 +184,17 @@ func compile(bank []Pattern, where string, eager bool) ([]compiled, error) {
 	w := Weights()
 	out := make([]compiled, 0, len(bank))
 	var errs []error
-	prepare := func(src string) (*lazyRE, error) {
+	prepare := func(src string) (*lazyre.Regexp, error) {
 		if eager {
 			re, err := regexp.Compile(src)
 			if err != nil {
 				return nil, err
 			}
-			return compiledRE(re), nil
+			return lazyre.Of(re), nil
 		}
 		// The built-in bank: TestBankCompiles compiles every
 		// expression, so none is parsed here but for its literals.
-		return &lazyRE{src: src}, nil
+		return lazyre.New(src), nil
 	}
 	for i, p := range bank {
 		re, err := prepare(p.Re)
@@ -237,7 +214,7 @@ func compile(bank []Pattern, where string, eager bool) ([]compiled, error) {
 			errs = append(errs, fmt.Errorf("%s: pattern %d (%s): weight %v: give a weight above 0 and at most 1 for a signal of your own", where, i+1, p.Signal, weight))
 			continue
 		}
-		var unless *lazyRE
+		var unless *lazyre.Regexp
 		if p.Unless != "" {
 			if unless, err = prepare(p.Unless); err != nil {
 				errs = append(errs, fmt.Errorf("%s: pattern %d (%s): unless: %w", where, i+1, p.Signal, err))
@@ -408,7 +385,7 @@ func (d *Builtin) Score(text string) Verdict {
 			if !holdsAll(p.need, &pairs, v.text) {
 				continue
 			}
-			if loc := p.re.get().FindStringIndex(v.text); loc != nil && !(negatable[p.Signal] && negated(v.text[:loc[0]])) && (p.unless == nil || !p.unless.get().MatchString(v.text[loc[0]:loc[1]])) {
+			if loc := p.re.Get().FindStringIndex(v.text); loc != nil && !(negatable[p.Signal] && negated(v.text[:loc[0]])) && (p.unless == nil || !p.unless.Get().MatchString(v.text[loc[0]:loc[1]])) {
 				sig := Signal{Name: p.Signal, Weight: p.weight, View: v.how, Match: clip(v.text[loc[0]:loc[1]])}
 				if framed && within(loc, quotes) {
 					sig.Weight, sig.Quoted = round(sig.Weight*quotedFactor), true
@@ -580,19 +557,19 @@ const quotedFactor = 0.25
 // discussion finds, outside the quotation marks, a text that discusses
 // an attack instead of making one: an example, a training, a past
 // incident, advice to treat such text as data.
-var discussion = regexp.MustCompile(`example|e\.g\.|for instance|training|attack|contained|containing|\bsaid\b|\bwrote\b|hidden text|tra[íi]a|conten[íi]a|dec[íi]a|continha|dizia|contenait|disait|\bstand\b|hie(ß|ss)|содержал|скрыт|разбор|случа|нашли|写着|写了|書かれ|phishing|injection|malicious|lesson|incident|suspicious|treat (it|this|such|them) as|ejemplo|ataque|treinamento|exemplo|formaci[óo]n|formation|exemple|attaque|schulung|beispiel|angriff|lessons learned|пример|атак|обучени|инцидент|例子|示例|攻击|培训|反面|攻撃|研修|訓練|例えば|事例|p[oó]s-?mortem|post-?mortem|tentando enganar|fixture|恶意|悪意|фикстур|вредонос|inyecci[óo]n|inje[çc][ãa]o|injektion|テストデータ|テスト用|测试用|用于测试|red.?team|レッドチーム|红队|test ?case|caso de prueba|caso de teste|cas de test|testfall|テストケース|测试用例|障害報告|de prop[óo]sito|volontairement|absichtlich|намеренно|わざと|故意|phrases comme|frases como|phrases like|s[äa]tze wie|фразы (вроде|типа)|escribi[óo]|escreveu|a [ée]crit|schrieb|написал|intentando enga[ñn]ar|en essayant de tromper|something like|algo como|algo así como|quelque chose comme|so etwas wie|что-то вроде|インシデント|仕込まれ|复盘|事故|藏了|藏在|想骗|诱导`)
+var discussion = lazyre.New(`example|e\.g\.|for instance|training|attack|contained|containing|\bsaid\b|\bwrote\b|hidden text|tra[íi]a|conten[íi]a|dec[íi]a|continha|dizia|contenait|disait|\bstand\b|hie(ß|ss)|содержал|скрыт|разбор|случа|нашли|写着|写了|書かれ|phishing|injection|malicious|lesson|incident|suspicious|treat (it|this|such|them) as|ejemplo|ataque|treinamento|exemplo|formaci[óo]n|formation|exemple|attaque|schulung|beispiel|angriff|lessons learned|пример|атак|обучени|инцидент|例子|示例|攻击|培训|反面|攻撃|研修|訓練|例えば|事例|p[oó]s-?mortem|post-?mortem|tentando enganar|fixture|恶意|悪意|фикстур|вредонос|inyecci[óo]n|inje[çc][ãa]o|injektion|テストデータ|テスト用|测试用|用于测试|red.?team|レッドチーム|红队|test ?case|caso de prueba|caso de teste|cas de test|testfall|テストケース|测试用例|障害報告|de prop[óo]sito|volontairement|absichtlich|намеренно|わざと|故意|phrases comme|frases como|phrases like|s[äa]tze wie|фразы (вроде|типа)|escribi[óo]|escreveu|a [ée]crit|schrieb|написал|intentando enga[ñn]ar|en essayant de tromper|something like|algo como|algo así como|quelque chose comme|so etwas wie|что-то вроде|インシデント|仕込まれ|复盘|事故|藏了|藏在|想骗|诱导`)
 
 // refusal finds an instruction to refuse an act, and notify one to tell
 // the user about it: together they make a rule against the acts the
 // text names before them.
 var (
-	refusal = regexp.MustCompile(`\b(do not|don't|never) (do|follow|obey|execute|run|act on|comply with) (it|them|this|that|those|such)\b|\brefuse\b|\bdecline\b|não (faça|fazer|execute|executar|siga|seguir|obede[çc]a)\b|\brecuse|no lo (hagas|ejecutes|sigas)|no (hagas|ejecutes|sigas|obedezcas) (caso|eso|nada)|rech[aá]zal[oa]|\brefuse[zr]?\b|ne (le |les )?(faites|fais|suivez|suis|exécutez|exécute) pas|nicht (ausführen|befolgen|folgen|tun)\b|\b(ablehnen|lehne)\b|拒绝|不要执行|不要照做|不得执行|切勿执行|実行せず|実行しない|従わず|従わない|拒否|не выполня|не исполня|откаж|не следуй|не делай (этого|это|так)`)
-	notify  = regexp.MustCompile(`\b(tell|warn|notify|inform|alert) the user|\bflag (it |this |that )?(to|for) the user|\blet the user know|\breport (it |this |that )?to the user|avis\w* o usu[áa]rio|informe o usu[áa]rio|\bavise\b|avis\w* al usuario|inform\w* al usuario|pr[ée]ven\w* l.utilisateur|signal\w*(-le|-la|-les)? [àa] l.utilisateur|inform\w* l.utilisateur|(informier|sag|meld|warn)\w* (den|dem) (nutzer|benutzer|user)|(den|dem) (nutzer|benutzer|user) (melden|informieren|warnen|bescheid)|告诉用户|通知用户|报告给用户|告知用户|ユーザーに(報告|伝え|知らせ)|сообщи\w* пользовател|предупреди\w* пользовател`)
+	refusal = lazyre.New(`\b(do not|don't|never) (do|follow|obey|execute|run|act on|comply with) (it|them|this|that|those|such)\b|\brefuse\b|\bdecline\b|não (faça|fazer|execute|executar|siga|seguir|obede[çc]a)\b|\brecuse|no lo (hagas|ejecutes|sigas)|no (hagas|ejecutes|sigas|obedezcas) (caso|eso|nada)|rech[aá]zal[oa]|\brefuse[zr]?\b|ne (le |les )?(faites|fais|suivez|suis|exécutez|exécute) pas|nicht (ausführen|befolgen|folgen|tun)\b|\b(ablehnen|lehne)\b|拒绝|不要执行|不要照做|不得执行|切勿执行|実行せず|実行しない|従わず|従わない|拒否|не выполня|не исполня|откаж|не следуй|не делай (этого|это|так)`)
+	notify  = lazyre.New(`\b(tell|warn|notify|inform|alert) the user|\bflag (it |this |that )?(to|for) the user|\blet the user know|\breport (it |this |that )?to the user|avis\w* o usu[áa]rio|informe o usu[áa]rio|\bavise\b|avis\w* al usuario|inform\w* al usuario|pr[ée]ven\w* l.utilisateur|signal\w*(-le|-la|-les)? [àa] l.utilisateur|inform\w* l.utilisateur|(informier|sag|meld|warn)\w* (den|dem) (nutzer|benutzer|user)|(den|dem) (nutzer|benutzer|user) (melden|informieren|warnen|bescheid)|告诉用户|通知用户|报告给用户|告知用户|ユーザーに(報告|伝え|知らせ)|сообщи\w* пользовател|предупреди\w* пользовател`)
 )
 
 // condition finds the start of a condition: "if", "whenever", "se",
 // "si", "wenn", "如果", "場合", "если".
-var condition = regexp.MustCompile(`\b(if|whenever|when|should)\b|\b(se|si|caso|quando|cuando|quand|lorsque|wenn|falls|sobald)\b|如果|若有|任何|一旦|場合|ものは|たら|なら|если|когда|\bпри\b`)
+var condition = lazyre.New(`\b(if|whenever|when|should)\b|\b(se|si|caso|quando|cuando|quand|lorsque|wenn|falls|sobald)\b|如果|若有|任何|一旦|場合|ものは|たら|なら|если|когда|\bпри\b`)
 
 // maxRule is the furthest, in bytes, a rule's condition may stand before
 // its refusal.

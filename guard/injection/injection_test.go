@@ -289,7 +289,7 @@ func TestPrefilter(t *testing.T) {
 			var b bigrams
 			b.of(v.text)
 			for _, p := range d.patterns {
-				if p.re.get().MatchString(v.text) && !holdsAll(p.need, &b, v.text) {
+				if p.re.Get().MatchString(v.text) && !holdsAll(p.need, &b, v.text) {
 					t.Errorf("%q matches %s but lacks one of its literals %q", v.text, p.Re, p.need)
 				}
 			}
@@ -371,11 +371,11 @@ func TestBankCompiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, p := range bank {
-		if _, err := regexp.Compile(p.re.src); err != nil {
+		if _, err := regexp.Compile(p.re.String()); err != nil {
 			t.Errorf("pattern %d (%s): %v", i+1, p.Signal, err)
 		}
 		if p.unless != nil {
-			if _, err := regexp.Compile(p.unless.src); err != nil {
+			if _, err := regexp.Compile(p.unless.String()); err != nil {
 				t.Errorf("pattern %d (%s): unless: %v", i+1, p.Signal, err)
 			}
 		}

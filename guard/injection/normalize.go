@@ -5,13 +5,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/tessera-dev/tessera/internal/lazyre"
 )
 
 // A view is one reading of a text that the patterns are matched against:
@@ -367,8 +368,8 @@ func printable(b []byte) bool {
 // reversedCue and rot13Cue find a text's request to read it backwards
 // or in ROT13.
 var (
-	reversedCue = regexp.MustCompile(`backwards|reversed|in reverse|à l.envers|a l.envers|al rev[ée]s|ao contr[áa]rio|de tr[áa]s para (a )?frente|r[üu]ckw[äa]rts|задом наперёд|задом наперед|наоборот|задом-наперёд|倒着|反过来|逆から|逆さ`)
-	rot13Cue    = regexp.MustCompile(`rot-?13|c[ée]sar|caesar|цезар`)
+	reversedCue = lazyre.New(`backwards|reversed|in reverse|à l.envers|a l.envers|al rev[ée]s|ao contr[áa]rio|de tr[áa]s para (a )?frente|r[üu]ckw[äa]rts|задом наперёд|задом наперед|наоборот|задом-наперёд|倒着|反过来|逆から|逆さ`)
+	rot13Cue    = lazyre.New(`rot-?13|c[ée]sar|caesar|цезар`)
 )
 
 // reversedNeeds and rot13Needs are strings one of which every match of

@@ -3,7 +3,6 @@ package layered
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -12,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/tessera-dev/tessera/embed"
+	"github.com/tessera-dev/tessera/internal/lazyre"
 )
 
 // Concepts find the concepts of a software agent's work that a text
@@ -445,59 +445,59 @@ func conceptIDF(caps ...[]Capability) map[string]float64 {
 // den Fix", "для этого исправления", "为这个修复", "この修正用に". What it
 // names is why the task is done, not what the task asks for: "create a
 // branch for the fix" asks for a branch, not an edit.
-var purpose = regexp.MustCompile(`(?i)(^|[^\p{L}])(for (the|a|an|this|that|my|our|these|those)|para (el|la|los|las|este|esta|ese|esa|essa|esse|isso)|pra (essa|esse|esta|este|a|o)|pour (le|la|les|ce|cette|ces|un|une)|f(ü|ue)r (den|die|das|einen|eine|diesen|diese|dieses)|для( этого| этой| этих| нового| новой)?)\s+[\p{L}\p{N}_.-]+(\s+[\p{L}\p{N}_.-]+){0,2}|(为|為)(这个|這個|了这个|此)\p{Han}{1,4}|[^\s、。,]{1,10}(用に|のために|のための)`)
+var purpose = lazyre.New(`(?i)(^|[^\p{L}])(for (the|a|an|this|that|my|our|these|those)|para (el|la|los|las|este|esta|ese|esa|essa|esse|isso)|pra (essa|esse|esta|este|a|o)|pour (le|la|les|ce|cette|ces|un|une)|f(ü|ue)r (den|die|das|einen|eine|diesen|diese|dieses)|для( этого| этой| этих| нового| новой)?)\s+[\p{L}\p{N}_.-]+(\s+[\p{L}\p{N}_.-]+){0,2}|(为|為)(这个|這個|了这个|此)\p{Han}{1,4}|[^\s、。,]{1,10}(用に|のために|のための)`)
 
 // quoted finds a text in quotation marks: a title, a message or a name
 // the task gives ("title it 「ログ出力の整理」", "with the message
 // "fix the login""), which is what a tool writes, not what it is for.
 // Backquotes, which hold a command or a name of code, are not quotes.
-var quoted = regexp.MustCompile(`(^|\s)'[^'\n]{1,80}'($|[\s,.;:!?)])|"[^"\n]{1,80}"|“[^”\n]{1,80}”|„[^“”\n]{1,80}[“”]|«[^»\n]{1,80}»|「[^」\n]{1,80}」|『[^』\n]{1,80}』`)
+var quoted = lazyre.New(`(^|\s)'[^'\n]{1,80}'($|[\s,.;:!?)])|"[^"\n]{1,80}"|“[^”\n]{1,80}”|„[^“”\n]{1,80}[“”]|«[^»\n]{1,80}»|「[^」\n]{1,80}」|『[^』\n]{1,80}』`)
 
 // conjunction finds a word that joins two parts of a task: a purpose
 // phrase ends before it, so that in "создай ветку для фикса и закомить"
 // the commit is asked for, not a purpose.
-var conjunction = regexp.MustCompile(`(?i)(\s)(and|then|e|y|et|puis|und|dann|и|затем|потом)(\s)`)
+var conjunction = lazyre.New(`(?i)(\s)(and|then|e|y|et|puis|und|dann|и|затем|потом)(\s)`)
 
 // folder finds the folders of a path or the prefix of a branch name
 // ("billing/" in "billing/tax.go", "fix/" in "fix/tz-offset"): they say
 // where, not what. The file name, whose extension may name a concept
 // (".csv", ".sql"), stays.
-var folder = regexp.MustCompile(`[\p{Latin}\p{Greek}\p{Cyrillic}\p{N}_.-]+/`)
+var folder = lazyre.New(`[\p{Latin}\p{Greek}\p{Cyrillic}\p{N}_.-]+/`)
 
 // inPackage finds a package named as the place of the work ("in the
 // billing package", "en el paquete de facturación", "im Paket export",
 // "в пакете orders", "по новому пакету"): the code's package, not a
 // dependency to manage.
-var inPackage = regexp.MustCompile(`(?i)(^|[^\p{L}])(in|im|inside|en|no|na|dans|в|во|по)(\s+[\p{L}\p{N}_.-]+)?\s+(packages?|paquetes?|pacotes?|paket|pakets|paquets?|пакет\p{L}*)([^\p{L}\p{N}._-]|[._-]\s|[._-]?$)`)
+var inPackage = lazyre.New(`(?i)(^|[^\p{L}])(in|im|inside|en|no|na|dans|в|во|по)(\s+[\p{L}\p{N}_.-]+)?\s+(packages?|paquetes?|pacotes?|paket|pakets|paquets?|пакет\p{L}*)([^\p{L}\p{N}._-]|[._-]\s|[._-]?$)`)
 
 // before finds a clause that says what comes after the task ("before I
 // commit", "avant que je fasse le commit", "bevor ich merge", "перед
 // коммитом"), up to five words and the next mark: it is when, not what.
-var before = regexp.MustCompile(`(?i)(^|[^\p{L}])(before|avant|antes|bevor|перед)(\s+[^\s,.;:?!—–()]+){1,5}|(^|[^\p{L}])(since|seit|desde|depuis)(\s+[^\s,.;:?!—–()]+){1,2}|([^\s,.;:?!—–()]+\s+){0,4}(später|later|plus tard|más tarde|mais tarde|позже)|(以后再|后面再|後で)\p{Han}{0,4}`)
+var before = lazyre.New(`(?i)(^|[^\p{L}])(before|avant|antes|bevor|перед)(\s+[^\s,.;:?!—–()]+){1,5}|(^|[^\p{L}])(since|seit|desde|depuis)(\s+[^\s,.;:?!—–()]+){1,2}|([^\s,.;:?!—–()]+\s+){0,4}(später|later|plus tard|más tarde|mais tarde|позже)|(以后再|后面再|後で)\p{Han}{0,4}`)
 
 // inFile finds a file named as the place of the work: "in
 // docker-compose.yml", "dans config/http.yaml", "no arquivo app.py",
 // "в .gitignore", "在 settings.py 里", "settings.py の".
-var inFile = regexp.MustCompile(`(?i)(^|[^\p{L}])(in|into|inside|dans|en|em|no|na|nos|nas|im|in der|in die|ins|в|во)\s+(the\s+|le\s+|la\s+|el\s+|o\s+|a\s+|den\s+|die\s+|das\s+|der\s+)?([\p{L}\p{N}_./-]*/)?([\p{L}\p{N}_-]+\.(ya?ml|json|toml|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto)|\.gitignore|\.env|dockerfile|makefile|readme|changelog)([^\p{L}\p{N}_]|$)|在\s*[\p{L}\p{N}_./-]+\.(ya?ml|json|toml|sh|py|go|js|ts|md|txt|env)\s*(里|中|里面)|(dockerfile|readme|[\p{L}\p{N}_./-]+\.(ya?ml|json|toml|sh|py|go|js|ts|md|txt|env))\s*(里的|里|中的|の中の|の)`)
+var inFile = lazyre.New(`(?i)(^|[^\p{L}])(in|into|inside|dans|en|em|no|na|nos|nas|im|in der|in die|ins|в|во)\s+(the\s+|le\s+|la\s+|el\s+|o\s+|a\s+|den\s+|die\s+|das\s+|der\s+)?([\p{L}\p{N}_./-]*/)?([\p{L}\p{N}_-]+\.(ya?ml|json|toml|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto)|\.gitignore|\.env|dockerfile|makefile|readme|changelog)([^\p{L}\p{N}_]|$)|在\s*[\p{L}\p{N}_./-]+\.(ya?ml|json|toml|sh|py|go|js|ts|md|txt|env)\s*(里|中|里面)|(dockerfile|readme|[\p{L}\p{N}_./-]+\.(ya?ml|json|toml|sh|py|go|js|ts|md|txt|env))\s*(里的|里|中的|の中の|の)`)
 
 // manifest finds a dependency manifest or lock file ("package.json",
 // "requirements.txt", "go.mod"): what a task changes inside one is a
 // dependency, which the tool that manages them changes.
-var manifest = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_.-])(requirements[\p{L}\p{N}_.-]*\.txt|package(-lock)?\.json|go\.(mod|sum)|pyproject\.toml|cargo\.(toml|lock)|pom\.xml|build\.gradle(\.kts)?|gemfile(\.lock)?|poetry\.lock|yarn\.lock|pnpm-lock\.yaml)([^\p{L}\p{N}_]|$)`)
+var manifest = lazyre.New(`(?i)(^|[^\p{L}\p{N}_.-])(requirements[\p{L}\p{N}_.-]*\.txt|package(-lock)?\.json|go\.(mod|sum)|pyproject\.toml|cargo\.(toml|lock)|pom\.xml|build\.gradle(\.kts)?|gemfile(\.lock)?|poetry\.lock|yarn\.lock|pnpm-lock\.yaml)([^\p{L}\p{N}_]|$)`)
 
 // hypothetical finds a clause of what may be done later, up to five
 // words and the next mark ("I'm thinking of deleting the old ones",
 // "pra decidir se vale criar um job", "ce que ça casserait si on change
 // sa signature", "物理削除バッチを作るかどうか"): what is weighed, not the
 // work asked for.
-var hypothetical = regexp.MustCompile(`(?i)(^|[^\p{L}])(thinking (of|about)|planning to|decide if|decide whether|decide (which|what)|decidir (quais|qual|qué|que|cuáles|cuales|o que|lo que)|décider (si|quels?|quelles?|ce qu)|saber si se puede|saber se (dá|da|pode)|si se puede|entscheiden, (ob|welche)|решим|решить, (что|какие)|pensando en|pensando em|decidir se|decidir si|si on|se a gente|ob wir|ob man|wenn wir|если мы|если)(\s+[^\s,.;:?!—–()]+){1,5}|(如果|要不要)[^，。,.?？]{1,12}|[^、。,.?？]{1,12}(かどうか)`)
+var hypothetical = lazyre.New(`(?i)(^|[^\p{L}])(thinking (of|about)|planning to|decide if|decide whether|decide (which|what)|decidir (quais|qual|qué|que|cuáles|cuales|o que|lo que)|décider (si|quels?|quelles?|ce qu)|saber si se puede|saber se (dá|da|pode)|si se puede|entscheiden, (ob|welche)|решим|решить, (что|какие)|pensando en|pensando em|decidir se|decidir si|si on|se a gente|ob wir|ob man|wenn wir|если мы|если)(\s+[^\s,.;:?!—–()]+){1,5}|(如果|要不要)[^，。,.?？]{1,12}|[^、。,.?？]{1,12}(かどうか)`)
 
 // forbidden finds what a task tells the agent not to do yet ("don't
 // change anything yet", "sem mexer no código", "no toques nada", "ne
 // modifie rien", "ändere noch nichts", "ничего пока не правь", "先别动代码",
 // "コードは変更しないで"): a limit on the work, not the work, so that a
 // task to look into something does not name the edit it rules out.
-var forbidden = regexp.MustCompile(`(?i)(^|[^\p{L}])(don'?t|do not|no need to|without (chang|touch|modif|edit)\p{L}*|sem (mexer|alterar|mudar|tocar)|sin (tocar|cambiar|modificar)|sans (rien )?(toucher|changer|modifier|corriger)|ohne (etwas |was )?(zu )?(ändern|anzufassen)|nichts|nix|ничего|без (изменений|правок)|(no|não|nao)\s+(toques|toque|cambies|modifiques|corrijas|corrige|corrija|mexa|mexe|altere|mude|muda|edites|hagas|faça|faca)|ne\s+(touche|modifie|change)|не\s+(трог|меня|прав|измен)\p{L}*)(\s+[^\s,.;:?!—–()]+){0,4}|(ändere|änder|fass)\p{L}*\s+(noch\s+)?nichts|(先|暂时|暫時)?(别|別|不要|不用)(急着|急著)?(动|動|改|碰|修|提交|推|合并|删|刪)\p{Han}{0,3}|[\p{Han}\p{Katakana}ー]{0,6}[はをも]?(まだ)?(しないで|せずに|しない|触らないで|いじらないで|変えないで)`)
+var forbidden = lazyre.New(`(?i)(^|[^\p{L}])(don'?t|do not|no need to|without (chang|touch|modif|edit)\p{L}*|sem (mexer|alterar|mudar|tocar)|sin (tocar|cambiar|modificar)|sans (rien )?(toucher|changer|modifier|corriger)|ohne (etwas |was )?(zu )?(ändern|anzufassen)|nichts|nix|ничего|без (изменений|правок)|(no|não|nao)\s+(toques|toque|cambies|modifiques|corrijas|corrige|corrija|mexa|mexe|altere|mude|muda|edites|hagas|faça|faca)|ne\s+(touche|modifie|change)|не\s+(трог|меня|прав|измен)\p{L}*)(\s+[^\s,.;:?!—–()]+){0,4}|(ändere|änder|fass)\p{L}*\s+(noch\s+)?nichts|(先|暂时|暫時)?(别|別|不要|不用)(急着|急著)?(动|動|改|碰|修|提交|推|合并|删|刪)\p{Han}{0,3}|[\p{Han}\p{Katakana}ー]{0,6}[はをも]?(まだ)?(しないで|せずに|しない|触らないで|いじらないで|変えないで)`)
 
 // ofTask returns the concepts a task names, leaving out those that only
 // a purpose phrase, a clause of what comes after, a quoted text, the
@@ -529,14 +529,14 @@ func (c *Concepts) ofTask(task string) []string {
 }
 
 // fullURL finds a web address written out with its scheme.
-var fullURL = regexp.MustCompile(`(?i)\bhttps?://[^\s)>\]}"'，。、）]+`)
+var fullURL = lazyre.New(`(?i)\bhttps?://[^\s)>\]}"'，。、）]+`)
 
 // summary finds a summary or a description of the changes ("avec un
 // résumé des changements", "com uma descricao do que mudou",
 // "summarize what changed"): a task that writes one reads the diff,
 // though it commits or opens a pull request with the changes (see
 // recorded).
-var summary = regexp.MustCompile(`(?i)(summary|summari[sz]e|description|describe|résumé|resumo|resumen|descri[cç][aã]o|descripci[oó]n|zusammenfassung|beschreibung|описани\p{L}*|опиши)\s+(\p{L}+\s+){0,2}(of the |of my |of what |des |do que |de lo que |das |der |what |что )?(changes?|changed|changements|modifications|modifs|mudanças|mudou|alterações|cambios|cambió|änderungen|geändert|изменени\p{L}*|поменял\p{L}*)|(改动|变更|修改内容|変更点|変更内容)(的)?(总结|说明|描述|概要|まとめ)`)
+var summary = lazyre.New(`(?i)(summary|summari[sz]e|description|describe|résumé|resumo|resumen|descri[cç][aã]o|descripci[oó]n|zusammenfassung|beschreibung|описани\p{L}*|опиши)\s+(\p{L}+\s+){0,2}(of the |of my |of what |des |do que |de lo que |das |der |what |что )?(changes?|changed|changements|modifications|modifs|mudanças|mudou|alterações|cambios|cambió|änderungen|geändert|изменени\p{L}*|поменял\p{L}*)|(改动|变更|修改内容|変更点|変更内容)(的)?(总结|说明|描述|概要|まとめ)`)
 
 // historyConcept is the concept of the repository's history.
 const historyConcept = "history"
@@ -544,7 +544,7 @@ const historyConcept = "history"
 // authorsCommit finds a commit named by whose it is ("Marta's last
 // commit", "o último commit do Rafael", "den letzten Commit von Jonas",
 // "последний коммит Саши"): the history finds it before its diff is read.
-var authorsCommit = regexp.MustCompile(`(\p{Lu}\p{Ll}+'s\s+(\p{Ll}+\s+){0,2}commits?|([Cc]ommits?|[Кк]оммит\p{L}*)\s+(de|do|da|del|von|vom|of|by|от)\s+\p{Lu}\p{Ll}+|[Кк]оммит\p{L}*\s+\p{Lu}\p{Ll}+)`)
+var authorsCommit = lazyre.New(`(\p{Lu}\p{Ll}+'s\s+(\p{Ll}+\s+){0,2}commits?|([Cc]ommits?|[Кк]оммит\p{L}*)\s+(de|do|da|del|von|vom|of|by|от)\s+\p{Lu}\p{Ll}+|[Кк]оммит\p{L}*\s+\p{Lu}\p{Ll}+)`)
 
 // with adds concept x to out, in the order of c's concepts, when c has
 // it and out does not.
@@ -568,12 +568,12 @@ func (c *Concepts) with(out []string, x string) []string {
 // of three words or more ("LegacyPaymentClient"): "make formatDate take
 // a time zone" formats nothing. Two words stay ("PostgreSQL",
 // "GitHub"), since a product's name may name a tool.
-var codeName = regexp.MustCompile(`(^|[^A-Za-z0-9_./-])(([A-Za-z0-9_.-]*/)+[A-Za-z0-9_-]*|[A-Za-z0-9]+(_[A-Za-z0-9]+)+|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)($|[^A-Za-z0-9_./-])`)
+var codeName = lazyre.New(`(^|[^A-Za-z0-9_./-])(([A-Za-z0-9_.-]*/)+[A-Za-z0-9_-]*|[A-Za-z0-9]+(_[A-Za-z0-9]+)+|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*)($|[^A-Za-z0-9_./-])`)
 
 // snakeFile finds a file name whose stem is a snake_case identifier
 // ("0042_add_index.sql", "export_pdf.py"): the stem is a name, as
 // codeName's identifiers are, and the extension stays.
-var snakeFile = regexp.MustCompile(`(^|[^A-Za-z0-9_./-])[A-Za-z0-9]+(_[A-Za-z0-9]+)+(\.[A-Za-z0-9]+)`)
+var snakeFile = lazyre.New(`(^|[^A-Za-z0-9_./-])[A-Za-z0-9]+(_[A-Za-z0-9]+)+(\.[A-Za-z0-9]+)`)
 
 // withoutNames leaves out of task the names codeName finds, but for
 // "CI/CD", which is continuous integration, not a path, and a test's
@@ -600,18 +600,18 @@ const (
 // "config/app.yaml", "Dockerfile", "rollout.sh"): a task to plan or
 // review that names one reads it, whatever its words (see Select). Data
 // files (CSV, Parquet, spreadsheets) are left to the data concept.
-var fileName = regexp.MustCompile(`(?i)(^|[^\p{L}\p{N}_.-])([\p{L}\p{N}_-]+\.(ya?ml|json|toml|mod|sql|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto|lock)|dockerfile|makefile|jenkinsfile|procfile|readme|changelog|docker-compose\.ya?ml)([^\p{L}\p{N}_]|$)`)
+var fileName = lazyre.New(`(?i)(^|[^\p{L}\p{N}_.-])([\p{L}\p{N}_-]+\.(ya?ml|json|toml|mod|sql|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto|lock)|dockerfile|makefile|jenkinsfile|procfile|readme|changelog|docker-compose\.ya?ml)([^\p{L}\p{N}_]|$)`)
 
 // sourceFile finds the name of a source file ("cron.go",
 // "LoginViewModel.kt", "src/server.rs").
-var sourceFile = regexp.MustCompile(`(?i)[\p{L}\p{N}_-]\.(go|py|js|ts|tsx|jsx|rb|java|kt|rs|swift|c|cc|cpp|h|cs|php|scala)([^\p{L}\p{N}_]|$)`)
+var sourceFile = lazyre.New(`(?i)[\p{L}\p{N}_-]\.(go|py|js|ts|tsx|jsx|rb|java|kt|rs|swift|c|cc|cpp|h|cs|php|scala)([^\p{L}\p{N}_]|$)`)
 
 // httpConcept is the concept of the web.
 const httpConcept = "http"
 
 // webAddress finds a URL, or a host name under a common top-level
 // domain; a file name ("package.json", "config.go") is not one.
-var webAddress = regexp.MustCompile(`(?i)\bhttps?://|(^|[\s(<])(www\.)?[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.(com|org|net|io|dev|app|cloud|ai|co|ru|jp|cn|de|fr|es|br|pt|uk|eu)(/[^\s]*)?([\s)>,;:!?]|\.?$)`)
+var webAddress = lazyre.New(`(?i)\bhttps?://|(^|[\s(<])(www\.)?[a-z0-9][a-z0-9-]*(\.[a-z0-9-]+)*\.(com|org|net|io|dev|app|cloud|ai|co|ru|jp|cn|de|fr|es|br|pt|uk|eu)(/[^\s]*)?([\s)>,;:!?]|\.?$)`)
 
 // recorded leaves the diff concept out of an act task's concepts when the
 // task also names a commit or a pull request: the changes such a task
