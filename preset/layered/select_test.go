@@ -625,50 +625,58 @@ func TestClassifier(t *testing.T) {
 }
 
 // TestSecondAnnotator checks a second person's tools for heldout16 and
-// heldout11 (testdata/eval/agreement) and logs how they score against
-// the authors' lists: the agreement between two people that a
-// selector's figures are read against.
+// heldout11, and another's for heldout23 (testdata/eval/agreement), and
+// logs how they score against the authors' lists: the agreement between
+// two people that a selector's figures are read against.
 func TestSecondAnnotator(t *testing.T) {
-	var gold []EvalCase
-	for _, set := range []string{"heldout16", "heldout11"} {
-		gold = append(gold, readCases(t, filepath.Join("testdata", "eval", set, "selection.jsonl"))...)
-	}
-	data, err := os.ReadFile(filepath.Join("testdata", "eval", "agreement", "second.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	tools := map[string]bool{}
 	for _, c := range evalSetup(t).Tools {
 		tools[c.Name] = true
 	}
-	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) != len(gold) {
-		t.Fatalf("%d lines for %d tasks", len(lines), len(gold))
-	}
-	var precision, recall float64
-	for i, line := range lines {
-		var second struct {
-			ID   string   `json:"id"`
-			Want []string `json:"want"`
+	for _, a := range []struct {
+		file string
+		sets []string
+	}{
+		{"second.jsonl", []string{"heldout16", "heldout11"}},
+		{"heldout23.jsonl", []string{"heldout23"}},
+	} {
+		var gold []EvalCase
+		for _, set := range a.sets {
+			gold = append(gold, readCases(t, filepath.Join("testdata", "eval", set, "selection.jsonl"))...)
 		}
-		if err := json.Unmarshal([]byte(line), &second); err != nil {
-			t.Fatalf("line %d: %v", i+1, err)
+		data, err := os.ReadFile(filepath.Join("testdata", "eval", "agreement", a.file))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if second.ID != gold[i].ID || len(second.Want) < 1 || len(second.Want) > 3 {
-			t.Fatalf("line %d: %s with %d tools, want %s with one to three", i+1, second.ID, len(second.Want), gold[i].ID)
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		if len(lines) != len(gold) {
+			t.Fatalf("%s: %d lines for %d tasks", a.file, len(lines), len(gold))
 		}
-		hits := 0
-		for _, w := range second.Want {
-			if !tools[w] {
-				t.Errorf("line %d: %q is no tool of the catalog", i+1, w)
+		var precision, recall float64
+		for i, line := range lines {
+			var second struct {
+				ID   string   `json:"id"`
+				Want []string `json:"want"`
 			}
-			if slices.Contains(gold[i].Want, w) {
-				hits++
+			if err := json.Unmarshal([]byte(line), &second); err != nil {
+				t.Fatalf("%s:%d: %v", a.file, i+1, err)
 			}
+			if second.ID != gold[i].ID || len(second.Want) < 1 || len(second.Want) > 3 {
+				t.Fatalf("%s:%d: %s with %d tools, want %s with one to three", a.file, i+1, second.ID, len(second.Want), gold[i].ID)
+			}
+			hits := 0
+			for _, w := range second.Want {
+				if !tools[w] {
+					t.Errorf("%s:%d: %q is no tool of the catalog", a.file, i+1, w)
+				}
+				if slices.Contains(gold[i].Want, w) {
+					hits++
+				}
+			}
+			precision += float64(hits) / float64(len(second.Want))
+			recall += float64(hits) / float64(len(gold[i].Want))
 		}
-		precision += float64(hits) / float64(len(second.Want))
-		recall += float64(hits) / float64(len(gold[i].Want))
+		n := float64(len(gold))
+		t.Logf("%s, the second person against the authors, %d tasks: precision@3 %.3f, recall@3 %.3f", a.file, len(gold), precision/n, recall/n)
 	}
-	n := float64(len(gold))
-	t.Logf("the second person against the authors, %d tasks: precision@3 %.3f, recall@3 %.3f", len(gold), precision/n, recall/n)
 }
