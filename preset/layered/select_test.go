@@ -143,6 +143,8 @@ func TestSelectionWords(t *testing.T) {
 		// description is not.
 		{"pousse ma branche et ouvre une merge request vers develop avec un résumé des changements", "act", []string{"open_pull_request", "git_diff"}, nil},
 		{"Open a PR for my branch with a short description of the fix", "act", []string{"open_pull_request"}, []string{"git_diff"}},
+		// A job gone red is the pipeline's.
+		{"the nightly job on main went red right after Dmitri's merge, pull up the failing job output and fix it", "act", []string{"ci_status", "edit_file"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
