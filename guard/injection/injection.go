@@ -406,7 +406,8 @@ func (d *Builtin) Score(text string) Verdict {
 	var sigs []Signal
 	for _, s := range fired {
 		sigs = append(sigs, s)
-		if s.View == "text" {
+		if s.View == "text" || s.View == "simplified" {
+			// Traditional Chinese is a way to write, not to hide.
 			plainOnly = false
 		}
 	}

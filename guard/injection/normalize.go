@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/tessera-dev/tessera/internal/hanfold"
 	"github.com/tessera-dev/tessera/internal/lazyre"
 )
 
@@ -34,7 +35,9 @@ const maxViewBytes = 64 << 10
 // normalised (fullwidth and mathematical letters become plain ones),
 // without zero-width, bidirectional and other format characters, and
 // lower-cased; then, when they differ from it, the reading with Cyrillic
-// and Greek look-alikes folded to Latin letters, the reading with words
+// and Greek look-alikes folded to Latin letters, the reading with
+// Traditional Chinese characters folded to Simplified ones (package
+// hanfold), the reading with words
 // spelled out letter by letter joined, and the decoding of every base64,
 // hex or percent-encoded run long enough to hold an instruction, itself
 // read the same way (once: an encoding inside an encoding is not
@@ -52,6 +55,14 @@ func appendViews(out []view, text string, decode bool) []view {
 	out = append(out, view{"text", base})
 	if f := fold(base); f != base {
 		out = append(out, view{"folded", f})
+	}
+	if !hasKana(base) {
+		if s := hanfold.Simplified(base); s != base {
+			// Traditional Chinese, read in the simplified characters
+			// the patterns are written in; Japanese, whose kanji share
+			// many traditional forms, is left as written.
+			out = append(out, view{"simplified", s})
+		}
 	}
 	if j := squash(joinSpaced(raw)); j != base {
 		out = append(out, view{"joined", j})
@@ -439,4 +450,15 @@ func unleet(s string) string {
 		return s
 	}
 	return strings.Join(words, " ")
+}
+
+// hasKana reports whether s holds a hiragana or katakana character:
+// Japanese, not Chinese.
+func hasKana(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana) {
+			return true
+		}
+	}
+	return false
 }
