@@ -145,6 +145,8 @@ func TestSelectionWords(t *testing.T) {
 		{"Open a PR for my branch with a short description of the fix", "act", []string{"open_pull_request"}, []string{"git_diff"}},
 		// A job gone red is the pipeline's.
 		{"the nightly job on main went red right after Dmitri's merge, pull up the failing job output and fix it", "act", []string{"ci_status", "edit_file"}, nil},
+		// Traditional Chinese finds the terms written in simplified.
+		{"幫我查看昨晚支付服務的日誌，找出報錯的原因", "plan", []string{"read_logs"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
