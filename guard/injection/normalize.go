@@ -56,7 +56,7 @@ func appendViews(out []view, text string, decode bool) []view {
 	if f := fold(base); f != base {
 		out = append(out, view{"folded", f})
 	}
-	if !hasKana(base) {
+	if !hanfold.HasKana(base) {
 		if s := hanfold.Simplified(base); s != base {
 			// Traditional Chinese, read in the simplified characters
 			// the patterns are written in; Japanese, whose kanji share
@@ -450,15 +450,4 @@ func unleet(s string) string {
 		return s
 	}
 	return strings.Join(words, " ")
-}
-
-// hasKana reports whether s holds a hiragana or katakana character:
-// Japanese, not Chinese.
-func hasKana(s string) bool {
-	for _, r := range s {
-		if unicode.In(r, unicode.Hiragana, unicode.Katakana) {
-			return true
-		}
-	}
-	return false
 }

@@ -62,3 +62,14 @@ func Simplified(s string) string {
 	}
 	return string(b)
 }
+
+// HasKana reports whether s holds a hiragana or katakana character:
+// Japanese, whose kanji callers leave as written, not Chinese.
+func HasKana(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana) {
+			return true
+		}
+	}
+	return false
+}

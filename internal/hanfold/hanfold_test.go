@@ -72,3 +72,11 @@ func BenchmarkSimplified(b *testing.B) {
 		Simplified(s)
 	}
 }
+
+func TestHasKana(t *testing.T) {
+	for s, want := range map[string]bool{"設定を確認": true, "カタカナ": true, "設定確認": false, "设定": false, "abc": false} {
+		if got := HasKana(s); got != want {
+			t.Errorf("HasKana(%q) = %v", s, got)
+		}
+	}
+}

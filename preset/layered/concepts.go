@@ -66,7 +66,7 @@ func parseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
 			case t == "":
 			case hasIdeograph(t):
 				c.ideographs = append(c.ideographs, conceptTerm{t, concept, false})
-				if f := hanfold.Simplified(t); f != t && !hasKana(t) {
+				if f := hanfold.Simplified(t); f != t && !hanfold.HasKana(t) {
 					// As a Chinese text is read (see of); the term as
 					// written still finds a Japanese one.
 					c.ideographs = append(c.ideographs, conceptTerm{f, concept, false})
@@ -316,7 +316,7 @@ func (c *Concepts) of(text string, task bool) []string {
 		// "把修改提交上去" the changes are what is committed ("修改提交"),
 		// and "修改" no longer names an edit.
 		lower := strings.ToLower(text)
-		if !hasKana(lower) {
+		if !hanfold.HasKana(lower) {
 			// Traditional Chinese is read in the simplified characters
 			// most terms are written in ("測試" is "测试"); Japanese, whose
 			// kanji share many traditional forms, as written.
@@ -731,15 +731,4 @@ func recorded(concepts []string, mode string, review, summarizes bool) []string 
 // "Test" or "test" followed by a capital letter.
 func isTestName(name string) bool {
 	return len(name) > 4 && (name[:4] == "Test" || name[:4] == "test") && name[4] >= 'A' && name[4] <= 'Z'
-}
-
-// hasKana reports whether s holds a hiragana or katakana character:
-// Japanese, not Chinese.
-func hasKana(s string) bool {
-	for _, r := range s {
-		if unicode.In(r, unicode.Hiragana, unicode.Katakana) {
-			return true
-		}
-	}
-	return false
 }
