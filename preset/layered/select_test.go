@@ -147,6 +147,10 @@ func TestSelectionWords(t *testing.T) {
 		{"the nightly job on main went red right after Dmitri's merge, pull up the failing job output and fix it", "act", []string{"ci_status", "edit_file"}, nil},
 		// Traditional Chinese finds the terms written in simplified.
 		{"幫我查看昨晚支付服務的日誌，找出報錯的原因", "plan", []string{"read_logs"}, nil},
+		// A new version is no new file; to roll a package back is the
+		// dependency tool's.
+		{"откати lodash до 4.17.20, новая версия ломает сборку", "act", []string{"manage_dependencies"}, []string{"create_file"}},
+		{"o workflow do GitHub Actions tá falhando no job de deploy, vê o output e conserta o yaml", "act", []string{"ci_status", "edit_file"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
