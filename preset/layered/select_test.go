@@ -633,7 +633,8 @@ func TestClassifier(t *testing.T) {
 }
 
 // TestSecondAnnotator checks a second person's tools for heldout16 and
-// heldout11, and another's for heldout23 (testdata/eval/agreement), and
+// heldout11, and others' for heldout23 and heldout24
+// (testdata/eval/agreement), and
 // logs how they score against the authors' lists: the agreement between
 // two people that a selector's figures are read against.
 func TestSecondAnnotator(t *testing.T) {
@@ -647,6 +648,7 @@ func TestSecondAnnotator(t *testing.T) {
 	}{
 		{"second.jsonl", []string{"heldout16", "heldout11"}},
 		{"heldout23.jsonl", []string{"heldout23"}},
+		{"heldout24.jsonl", []string{"heldout24"}},
 	} {
 		var gold []EvalCase
 		for _, set := range a.sets {
