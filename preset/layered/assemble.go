@@ -237,6 +237,13 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		// com postgres e redis".
 		concepts = s.Concepts.with(concepts, fileConcept)
 	}
+	if mode == "plan" && (slices.Contains(concepts, "search") || slices.Contains(concepts, "list")) && cue(req.Task, embed.Words(req.Task), proposalCues) != "" {
+		// A plan to change the code proposed from where it stands reads
+		// what it finds there, not only where it is: "look at how the
+		// middleware is organised today and propose how to add rate
+		// limiting".
+		concepts = s.Concepts.with(concepts, readConcept)
+	}
 	if mode == "act" && slices.Contains(concepts, "debug") && !slices.Contains(concepts, "logs") && sourceFile.MatchString(req.Task) {
 		// A bug or an error a task to act finds in a source file it names
 		// is fixed in the code, not looked for in the logs: "patch the
@@ -815,6 +822,12 @@ var answerCues = cuesOf(
 	"告诉我", "理解", "总结", "方案", "计划", "思路", "建议", "规划", "怎么回事", "评估",
 	"教えて", "まとめ", "調べ", "理解", "方針", "計画", "提案", "相談", "把握",
 )
+
+// proposalCues ask for a plan or a proposal of a change.
+var proposalCues = cuesOf("propose", "proposal", "suggest", "sketch", "plan", "approach", "how would", "how should",
+	"proponha", "propoe", "sugira", "sugere", "plano", "planeje", "propon", "propone", "proponer", "sugiere",
+	"proposition", "propose moi", "suggere", "demarche", "schlag vor", "vorschlag", "konzept",
+	"предложи", "план", "набросай", "方案", "计划", "建议", "规划", "方針", "計画", "提案", "設計")
 
 // questionWords open a question in the supported languages (as
 // embed.Words reads them: lower case, without accents).

@@ -151,6 +151,8 @@ func TestSelectionWords(t *testing.T) {
 		// dependency tool's.
 		{"откати lodash до 4.17.20, новая версия ломает сборку", "act", []string{"manage_dependencies"}, []string{"create_file"}},
 		{"o workflow do GitHub Actions tá falhando no job de deploy, vê o output e conserta o yaml", "act", []string{"ci_status", "edit_file"}, nil},
+		// A plan proposed from where the code stands reads what it finds.
+		{"Thinking of moving our cron jobs into k8s CronJobs. Can you see what's in deploy/cron and sketch a plan?", "plan", []string{"list_dir", "read_file"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
