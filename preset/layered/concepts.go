@@ -490,7 +490,7 @@ var before = lazyre.New(`(?i)(^|[^\p{L}])(before|avant|antes|bevor|перед)(\
 // inFile finds a file named as the place of the work: "in
 // docker-compose.yml", "dans config/http.yaml", "no arquivo app.py",
 // "в .gitignore", "在 settings.py 里", "settings.py の".
-var inFile = lazyre.New(`(?i)(^|[^\p{L}])(in|into|inside|dans|en|em|no|na|nos|nas|im|in der|in die|ins|в|во)\s+(the\s+|le\s+|la\s+|el\s+|o\s+|a\s+|den\s+|die\s+|das\s+|der\s+)?([\p{L}\p{N}_./-]*/)?([\p{L}\p{N}_-]+\.(ya?ml|json|toml|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto)|\.gitignore|\.env|dockerfile|makefile|readme|changelog)([^\p{L}\p{N}_]|$)|在\s*[\p{L}\p{N}_./-]+\.(ya?ml|json|toml|sh|py|go|js|ts|md|txt|env)\s*(里|中|里面)|(dockerfile|readme|[\p{L}\p{N}_./-]+\.(ya?ml|json|toml|sh|py|go|js|ts|md|txt|env))\s*(里的|里|中的|の中の|の)`)
+var inFile = lazyre.New(`(?i)(^|[^\p{L}])(in|into|inside|dans|en|em|no|na|nos|nas|im|in der|in die|ins|в|во)\s+(the\s+|le\s+|la\s+|el\s+|o\s+|a\s+|den\s+|die\s+|das\s+|der\s+)?([\p{L}\p{N}_./-]*/)?([\p{L}\p{N}_-]+\.(ya?ml|json|toml|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto)|\.gitignore|\.env|dockerfile|makefile|readme|changelog)([^\p{L}\p{N}_]|$)|在\s*[\p{L}\p{N}_./-]+\.(ya?ml|json|toml|sh|py|go|js|ts|md|txt|env)\s*(里|中|里面)|(dockerfile|readme|[\p{L}\p{N}_./-]+\.(ya?ml|json|toml|sh|py|go|js|ts|md|txt|env|plist|xml|kt|swift|java|rb|rs|gradle|properties))\s*(里的|里|中的|の中の|の|に)`)
 
 // manifest finds a dependency manifest or lock file ("package.json",
 // "requirements.txt", "go.mod"): what a task changes inside one is a

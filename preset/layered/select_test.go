@@ -153,6 +153,13 @@ func TestSelectionWords(t *testing.T) {
 		{"o workflow do GitHub Actions tá falhando no job de deploy, vê o output e conserta o yaml", "act", []string{"ci_status", "edit_file"}, nil},
 		// A plan proposed from where the code stands reads what it finds.
 		{"Thinking of moving our cron jobs into k8s CronJobs. Can you see what's in deploy/cron and sketch a plan?", "plan", []string{"list_dir", "read_file"}, nil},
+		// What a task adds to a file it names in Japanese edits it;
+		// someone's modifs and правки are a change to review.
+		{"App Store の審査でリジェクトされた。Info.plist にカメラ利用目的の説明文を追加しといて", "act", []string{"edit_file"}, []string{"create_file"}},
+		{"docker-compose.yml に postgres 16 のサービスを追加して、コンテナが起動するか確認して", "act", []string{"docker", "edit_file"}, []string{"create_file"}},
+		{"Проверь, пожалуйста, правки Саши в api/openapi.yaml", "review", []string{"git_diff"}, nil},
+		{"Tu peux relire mes modifs en cours sur le module d'export ?", "review", []string{"git_diff"}, nil},
+		{"el linter se queja de unos 40 warnings en app/android/, limpialos porfa", "act", []string{"run_linter", "edit_file"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
