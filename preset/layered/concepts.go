@@ -723,6 +723,17 @@ func recorded(concepts []string, mode string, review, summarizes bool) []string 
 		// The code a review names is the change under review ("does the
 		// new code pass the linter?"), not code to search.
 		drop(codeConcept)
+		if has("edit") && !has("lint") && !has("test") {
+			// ... and so is the change a review names in a word of
+			// editing ("昨日マージされたキャッシュ周りの変更をレビュー"):
+			// a review makes none. Beside the linter or the tests, such
+			// a word is what they may find to fix ("скажи, что стоит
+			// исправить").
+			drop("edit")
+			if !has("diff") {
+				out = append(out, "diff")
+			}
+		}
 	}
 	return out
 }

@@ -160,6 +160,11 @@ func TestSelectionWords(t *testing.T) {
 		{"Проверь, пожалуйста, правки Саши в api/openapi.yaml", "review", []string{"git_diff"}, nil},
 		{"Tu peux relire mes modifs en cours sur le module d'export ?", "review", []string{"git_diff"}, nil},
 		{"el linter se queja de unos 40 warnings en app/android/, limpialos porfa", "act", []string{"run_linter", "edit_file"}, nil},
+		// A change a review names in a word of editing is its diff; who
+		// touched something is the history's.
+		{"昨日マージされたキャッシュ周りの変更、パフォーマンス的に問題ないかレビューお願いします", "review", []string{"git_diff"}, []string{"edit_file"}},
+		{"¿quién tocó el cálculo de intereses en los últimos dos meses y qué cambió exactamente?", "review", []string{"git_log", "git_diff"}, nil},
+		{"прогони линтер по новому пакету и скажи, что стоит исправить", "review", []string{"run_linter"}, []string{"git_diff"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
