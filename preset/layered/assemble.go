@@ -237,6 +237,13 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		// com postgres e redis".
 		concepts = s.Concepts.with(concepts, fileConcept)
 	}
+	if mode != "act" && dirName.MatchString(req.Task) && !slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(workedIn, x) }) {
+		// A folder a task to plan or review names ("data/events/",
+		// "deploy/") is looked into, what lies there listed, unless it
+		// is where other work is done: linted, tested, changed,
+		// searched ("passe golangci-lint sur le paquet api/").
+		concepts = s.Concepts.with(concepts, "list")
+	}
 	if mode == "plan" && (slices.Contains(concepts, "search") || slices.Contains(concepts, "list")) && cue(req.Task, embed.Words(req.Task), proposalCues) != "" {
 		// A plan to change the code proposed from where it stands reads
 		// what it finds there, not only where it is: "look at how the
@@ -822,6 +829,10 @@ var answerCues = cuesOf(
 	"告诉我", "理解", "总结", "方案", "计划", "思路", "建议", "规划", "怎么回事", "评估",
 	"教えて", "まとめ", "調べ", "理解", "方針", "計画", "提案", "相談", "把握",
 )
+
+// workedIn are the concepts of work a folder named beside them is the
+// place of, not a folder to list.
+var workedIn = []string{"lint", "test", "build", "format", "diff", "history", "commit", "search", "http", "security"}
 
 // proposalCues ask for a plan or a proposal of a change.
 var proposalCues = cuesOf("propose", "proposal", "suggest", "sketch", "plan", "approach", "how would", "how should",

@@ -618,6 +618,10 @@ var fileName = lazyre.New(`(?i)(^|[^\p{L}\p{N}_.-])([\p{L}\p{N}_-]+\.(ya?ml|json
 // "LoginViewModel.kt", "src/server.rs").
 var sourceFile = lazyre.New(`(?i)[\p{L}\p{N}_-]\.(go|py|js|ts|tsx|jsx|rb|java|kt|rs|swift|c|cc|cpp|h|cs|php|scala)([^\p{L}\p{N}_]|$)`)
 
+// dirName finds a folder's name written with its closing slash
+// ("deploy/", "data/events/", "/data/clickstream/").
+var dirName = lazyre.New("(^|[\\s(«\"'`])[\\p{L}\\p{N}_.-]*(/[\\p{L}\\p{N}_.-]+)*/($|[\\s)»\"'`,.;:?!，。、？])")
+
 // httpConcept is the concept of the web.
 const httpConcept = "http"
 

@@ -29,6 +29,7 @@ func TestExpressionsCompile(t *testing.T) {
 		fileName,
 		sourceFile,
 		webAddress,
+		dirName,
 	} {
 		func() {
 			defer func() {

@@ -165,6 +165,9 @@ func TestSelectionWords(t *testing.T) {
 		{"昨日マージされたキャッシュ周りの変更、パフォーマンス的に問題ないかレビューお願いします", "review", []string{"git_diff"}, []string{"edit_file"}},
 		{"¿quién tocó el cálculo de intereses en los últimos dos meses y qué cambió exactamente?", "review", []string{"git_log", "git_diff"}, nil},
 		{"прогони линтер по новому пакету и скажи, что стоит исправить", "review", []string{"run_linter"}, []string{"git_diff"}},
+		// A folder a plan names is listed, unless other work is done there.
+		{"J'ai un gros CSV quelque part dans /data/clickstream/ et je voudrais savoir quels champs sont exploitables", "plan", []string{"list_dir", "inspect_data"}, nil},
+		{"passe golangci-lint sur le paquet api/ et fais-moi un retour, sans rien corriger pour l'instant", "review", []string{"run_linter"}, []string{"list_dir"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
