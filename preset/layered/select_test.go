@@ -168,6 +168,9 @@ func TestSelectionWords(t *testing.T) {
 		// A folder a plan names is listed, unless other work is done there.
 		{"J'ai un gros CSV quelque part dans /data/clickstream/ et je voudrais savoir quels champs sont exploitables", "plan", []string{"list_dir", "inspect_data"}, nil},
 		{"passe golangci-lint sur le paquet api/ et fais-moi un retour, sans rien corriger pour l'instant", "review", []string{"run_linter"}, []string{"list_dir"}},
+		// "auth" is authentication, not the authors of the history.
+		{"Schau dir bitte den letzten Commit an und sag mir, ob da was Sicherheitsrelevantes drin ist", "review", []string{"git_diff"}, []string{"git_log"}},
+		{"Bitte golang.org/x/net auf die aktuelle Version heben, Dependabot meckert wegen einer CVE", "act", []string{"manage_dependencies"}, []string{"git_log"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
