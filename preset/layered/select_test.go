@@ -171,6 +171,8 @@ func TestSelectionWords(t *testing.T) {
 		// "auth" is authentication, not the authors of the history.
 		{"Schau dir bitte den letzten Commit an und sag mir, ob da was Sicherheitsrelevantes drin ist", "review", []string{"git_diff"}, []string{"git_log"}},
 		{"Bitte golang.org/x/net auf die aktuelle Version heben, Dependabot meckert wegen einer CVE", "act", []string{"manage_dependencies"}, []string{"git_log"}},
+		// The HTTP client is the code's, not a page to fetch.
+		{"c'est qui qui a touché à la config de retry du client HTTP, et pourquoi ?", "plan", []string{"git_log"}, []string{"http_get"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
