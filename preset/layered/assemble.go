@@ -694,6 +694,11 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 		// "посмотри коммит 7c2d9e0, норм или нет?".
 		!has(madeChanges) && slices.Contains(concepts, "commit") && cue(req.Task, words, lookCues) != "":
 		return "review", "looks at a change", nil
+	case forbidden.MatchString(req.Task) && has([]string{"lint", "test"}):
+		// The checks a task runs while it rules changes out are a
+		// review: "lint the checkout module and tell me if anything
+		// looks off, don't fix anything yet".
+		return "review", "checks and changes nothing", nil
 	case forbidden.MatchString(req.Task):
 		return "plan", "a limit on the work", nil
 	}

@@ -136,6 +136,8 @@ func TestInferMode(t *testing.T) {
 		{req: Request{Task: "which version of pgx is in go.mod?"}, mode: "plan", why: "a question"},
 		// What a task runs and then checks is done, not reviewed.
 		{req: Request{Task: "run the migrations on the dev database and check that the column siret exists"}, mode: "act", why: "default"},
+		// Checks run while changes are ruled out are a review.
+		{req: Request{Task: "Could you lint the checkout module and tell me if anything looks off? Don't fix anything yet."}, mode: "review", why: "checks and changes nothing"},
 		// A pull request the task opens is a change made.
 		{req: Request{Task: "abre um PR dessa branch pra develop com o título \"Ajuste no cálculo de juros\""}, mode: "act", why: "opens a pull request"},
 		{req: Request{Task: "sobe um PR dessa branch pra main com uma descricao do que mudou"}, mode: "act", why: "opens a pull request"},
