@@ -173,6 +173,10 @@ func TestSelectionWords(t *testing.T) {
 		{"Bitte golang.org/x/net auf die aktuelle Version heben, Dependabot meckert wegen einer CVE", "act", []string{"manage_dependencies"}, []string{"git_log"}},
 		// The HTTP client is the code's, not a page to fetch.
 		{"c'est qui qui a touché à la config de retry du client HTTP, et pourquoi ?", "plan", []string{"git_log"}, []string{"http_get"}},
+		// Katakana "lint", "comitten", and what is unused, nowhere used.
+		{"リントエラー直してコミットまでお願い", "act", []string{"run_linter", "git_commit"}, nil},
+		{"gofmt über alle geänderten Dateien laufen lassen und dann comitten", "act", []string{"format_code", "git_commit"}, nil},
+		{"Spalte legacy_user_id aus der users-Tabelle entfernen, wird nirgends mehr genutzt", "act", []string{"migrate_database", "search_code"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
