@@ -482,6 +482,11 @@ var folder = lazyre.New(`[\p{Latin}\p{Greek}\p{Cyrillic}\p{N}_.-]+/`)
 // dependency to manage.
 var inPackage = lazyre.New(`(?i)(^|[^\p{L}])(in|im|inside|en|no|na|dans|в|во|по)(\s+[\p{L}\p{N}_.-]+)?\s+(packages?|paquetes?|pacotes?|paket|pakets|paquets?|пакет\p{L}*)([^\p{L}\p{N}._-]|[._-]\s|[._-]?$)`)
 
+// cjkPackage finds a package named, in Chinese or Japanese, as the
+// place of the work ("auth パッケージの", "payment 包里的"): the code's
+// package, as inPackage's.
+var cjkPackage = lazyre.New(`([\p{L}\p{N}_.-]+)\s*(パッケージ(の中の|の中|内の|の)|包(里的|里|中的|中))`)
+
 // before finds a clause that says what comes after the task ("before I
 // commit", "avant que je fasse le commit", "bevor ich merge", "перед
 // коммитом"), up to five words and the next mark: it is when, not what.
@@ -526,6 +531,7 @@ func (c *Concepts) ofTask(task string) []string {
 	task = forbidden.ReplaceAllString(task, "$1 ")
 	task = quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " ")
 	task = inPackage.ReplaceAllString(task, "$1$2$3 $5")
+	task = cjkPackage.ReplaceAllString(task, "$1 ")
 	task = withoutNames(task)
 	out := c.of(folder.ReplaceAllString(task, " "), true)
 	if web && !(slices.Contains(out, "edit") || slices.Contains(out, createConcept)) || web && (slices.Contains(out, readConcept) || slices.Contains(out, "docs")) {

@@ -30,6 +30,7 @@ func TestExpressionsCompile(t *testing.T) {
 		sourceFile,
 		webAddress,
 		dirName,
+		cjkPackage,
 	} {
 		func() {
 			defer func() {

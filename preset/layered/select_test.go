@@ -177,6 +177,8 @@ func TestSelectionWords(t *testing.T) {
 		{"リントエラー直してコミットまでお願い", "act", []string{"run_linter", "git_commit"}, nil},
 		{"gofmt über alle geänderten Dateien laufen lassen und dann comitten", "act", []string{"format_code", "git_commit"}, nil},
 		{"Spalte legacy_user_id aus der users-Tabelle entfernen, wird nirgends mehr genutzt", "act", []string{"migrate_database", "search_code"}, nil},
+		// A package named as the place of the work in Japanese is the code's.
+		{"auth パッケージの使われていない関数を削除して", "act", []string{"search_code"}, []string{"manage_dependencies"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
