@@ -487,6 +487,15 @@ var inPackage = lazyre.New(`(?i)(^|[^\p{L}])(in|im|inside|en|no|na|dans|в|во|
 // package, as inPackage's.
 var cjkPackage = lazyre.New(`([\p{L}\p{N}_.-]+)\s*(パッケージ(の中の|の中|内の|の)|包(里的|里|中的|中))`)
 
+// makeTarget finds a make target written as a command ("`make proto`",
+// "`make release`"): one that builds, tests, lints or formats names
+// that work (see buildTargets); any other is a command of the shell's,
+// not a build.
+var makeTarget = lazyre.New("(?i)(`)make\\s+([a-z][a-z0-9_-]*)")
+
+// buildTargets are the make targets that name the work they do.
+var buildTargets = []string{"build", "all", "test", "tests", "check", "lint", "vet", "fmt", "format", "compile", "dist"}
+
 // before finds a clause that says what comes after the task ("before I
 // commit", "avant que je fasse le commit", "bevor ich merge", "перед
 // коммитом"), up to five words and the next mark: it is when, not what.
@@ -532,6 +541,13 @@ func (c *Concepts) ofTask(task string) []string {
 	task = quoted.ReplaceAllString(purpose.ReplaceAllString(task, " "), " ")
 	task = inPackage.ReplaceAllString(task, "$1$2$3 $5")
 	task = cjkPackage.ReplaceAllString(task, "$1 ")
+	task = makeTarget.ReplaceAllStringFunc(task, func(m string) string {
+		sub := makeTarget.FindStringSubmatch(m)
+		if slices.Contains(buildTargets, strings.ToLower(sub[2])) {
+			return m
+		}
+		return sub[1] + "shell " + sub[2]
+	})
 	task = withoutNames(task)
 	out := c.of(folder.ReplaceAllString(task, " "), true)
 	if web && !(slices.Contains(out, "edit") || slices.Contains(out, createConcept)) || web && (slices.Contains(out, readConcept) || slices.Contains(out, "docs")) {

@@ -31,6 +31,7 @@ func TestExpressionsCompile(t *testing.T) {
 		webAddress,
 		dirName,
 		cjkPackage,
+		makeTarget,
 	} {
 		func() {
 			defer func() {

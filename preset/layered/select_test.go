@@ -179,6 +179,9 @@ func TestSelectionWords(t *testing.T) {
 		{"Spalte legacy_user_id aus der users-Tabelle entfernen, wird nirgends mehr genutzt", "act", []string{"migrate_database", "search_code"}, nil},
 		// A package named as the place of the work in Japanese is the code's.
 		{"auth パッケージの使われていない関数を削除して", "act", []string{"search_code"}, []string{"manage_dependencies"}},
+		// A make target that names no build is a shell command.
+		{"Lance `make release` et montre-moi la sortie", "act", []string{"run_shell"}, []string{"build_project"}},
+		{"Haz `make build` y ve corrigiendo los errores", "act", []string{"build_project"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
