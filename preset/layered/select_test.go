@@ -182,6 +182,9 @@ func TestSelectionWords(t *testing.T) {
 		// A make target that names no build is a shell command.
 		{"Lance `make release` et montre-moi la sortie", "act", []string{"run_shell"}, []string{"build_project"}},
 		{"Haz `make build` y ve corrigiendo los errores", "act", []string{"build_project"}, nil},
+		// Static analysis is the linter's; which files lie where, a listing.
+		{"fais tourner l'analyse statique sur le code python et dis-moi ce qui te parait grave", "review", []string{"run_linter"}, nil},
+		{"社内ツールのリポジトリ、どこにどのファイルがあるか全体像を教えて", "plan", []string{"list_dir"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
