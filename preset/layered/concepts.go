@@ -678,6 +678,11 @@ func recorded(concepts []string, mode string, review, summarizes bool) []string 
 		drop("diff")
 	case mode == "review" && !has("diff") && (has("pullrequest") && !has("ci") || (has("pullrequest") || has("commit") || has("branch") || has(codeConcept)) && (review || !has("ci") && !has("lint") && !has("test") && !has("build"))):
 		out = append(out, "diff")
+		if !has("ci") {
+			// The pull request is read through its diff; its checks,
+			// which the task does not name, are not asked for.
+			drop("pullrequest")
+		}
 	}
 	if mode == "review" && has("database") && (has("diff") || has("commit") || has("pullrequest")) {
 		drop("database")

@@ -185,6 +185,9 @@ func TestSelectionWords(t *testing.T) {
 		// Static analysis is the linter's; which files lie where, a listing.
 		{"fais tourner l'analyse statique sur le code python et dis-moi ce qui te parait grave", "review", []string{"run_linter"}, nil},
 		{"社内ツールのリポジトリ、どこにどのファイルがあるか全体像を教えて", "plan", []string{"list_dir"}, nil},
+		// A pull request under review is read through its diff, not its checks.
+		{"relis la MR de Julien sur le module d'authentification, surtout la gestion des tokens", "review", []string{"git_diff"}, []string{"ci_status"}},
+		{"Review für MR !231 bitte. Die Pipeline ist rot, liegt das am MR?", "review", []string{"ci_status", "git_diff"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
