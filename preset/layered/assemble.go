@@ -237,6 +237,13 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		// com postgres e redis".
 		concepts = s.Concepts.with(concepts, fileConcept)
 	}
+	if mode == "plan" && slices.Contains(concepts, "ci") && !ciState.MatchString(req.Task) {
+		// A plan about the pipeline that asks nothing of how its runs
+		// went ("we're moving from Jenkins to GitHub Actions, how would
+		// you go about it?") reads its configuration, not its status.
+		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "ci" })
+		concepts = s.Concepts.with(s.Concepts.with(concepts, fileConcept), readConcept)
+	}
 	if mode != "act" && dirName.MatchString(req.Task) && !slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(workedIn, x) }) {
 		// A folder a task to plan or review names ("data/events/",
 		// "deploy/") is looked into, what lies there listed, unless it

@@ -32,6 +32,7 @@ func TestExpressionsCompile(t *testing.T) {
 		dirName,
 		cjkPackage,
 		makeTarget,
+		ciState,
 	} {
 		func() {
 			defer func() {

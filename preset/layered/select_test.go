@@ -188,6 +188,10 @@ func TestSelectionWords(t *testing.T) {
 		// A pull request under review is read through its diff, not its checks.
 		{"relis la MR de Julien sur le module d'authentification, surtout la gestion des tokens", "review", []string{"git_diff"}, []string{"ci_status"}},
 		{"Review für MR !231 bitte. Die Pipeline ist rot, liegt das am MR?", "review", []string{"ci_status", "git_diff"}, nil},
+		// A plan about the pipeline that asks nothing of its runs reads its
+		// configuration; one about how its runs went asks their status.
+		{"Wir wollen von Jenkins auf GitHub Actions umziehen. Schau dir an, was das Jenkinsfile alles macht, und skizziere einen Plan", "plan", []string{"read_file"}, []string{"ci_status"}},
+		{"¿en que estado esta el pipeline del PR 212?", "plan", []string{"ci_status"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
