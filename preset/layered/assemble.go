@@ -840,6 +840,8 @@ var answerCues = cuesOf(
 	"скажи", "подскажи", "понять", "объясни", "предложи", "план", "разберись", "прикинь", "оцени", "распиши", "набросай", "разбор",
 	"告诉我", "理解", "总结", "方案", "计划", "思路", "建议", "规划", "怎么回事", "评估",
 	"教えて", "まとめ", "調べ", "理解", "方針", "計画", "提案", "相談", "把握",
+	"want to know", "quero saber", "quiero saber", "je veux savoir", "voudrait savoir", "voudrais savoir", "ich will wissen", "ich möchte wissen",
+	"хочу знать", "хочу понять", "想知道", "知りたい", "explain", "expliquer", "expliquez", "erkläre", "erklär", "説明して",
 )
 
 // workedIn are the concepts of work a folder named beside them is the

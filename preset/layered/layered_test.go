@@ -136,6 +136,9 @@ func TestInferMode(t *testing.T) {
 		{req: Request{Task: "which version of pgx is in go.mod?"}, mode: "plan", why: "a question"},
 		// What a task runs and then checks is done, not reviewed.
 		{req: Request{Task: "run the migrations on the dev database and check that the column siret exists"}, mode: "act", why: "default"},
+		// Wanting to know, or an explanation, is asked for.
+		{req: Request{Task: "On voudrait savoir qui a touché au module de facturation ces six derniers mois, et pourquoi"}, mode: "plan", why: `asks for an answer ("voudrait savoir")`},
+		{req: Request{Task: "決済モジュールの最近の変更履歴を見せて。誰がいつ何を変えたか知りたい"}, mode: "plan", why: `asks for an answer ("知りたい")`},
 		// Checks run while changes are ruled out are a review.
 		{req: Request{Task: "Could you lint the checkout module and tell me if anything looks off? Don't fix anything yet."}, mode: "review", why: "checks and changes nothing"},
 		// A pull request the task opens is a change made.
