@@ -823,10 +823,11 @@ func except(list []string, drop ...string) []string {
 var reviewConcepts = []string{"diff", "pullrequest", "commit", "lint", "test", "ci", "migration", "security"}
 
 // runConcepts are the concepts of running something, which a task does
-// rather than looks at; lookConcepts those of looking.
+// rather than looks at; lookConcepts those of looking, a pipeline's runs
+// among them ("mira el job y dime qué pasa" looks at what ran).
 var (
 	runConcepts  = []string{"run", "test", "build", "lint", "shell", "docker", "migration"}
-	lookConcepts = []string{"read", "list", "search", "history", "logs", "http", "data", "database"}
+	lookConcepts = []string{"read", "list", "search", "history", "logs", "http", "data", "database", "ci"}
 )
 
 // answerCues ask to be told something or for a plan: a task without a

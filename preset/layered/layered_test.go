@@ -139,6 +139,8 @@ func TestInferMode(t *testing.T) {
 		// Wanting to know, or an explanation, is asked for.
 		{req: Request{Task: "On voudrait savoir qui a touché au module de facturation ces six derniers mois, et pourquoi"}, mode: "plan", why: `asks for an answer ("voudrait savoir")`},
 		{req: Request{Task: "決済モジュールの最近の変更履歴を見せて。誰がいつ何を変えたか知りたい"}, mode: "plan", why: `asks for an answer ("知りたい")`},
+		// The pipeline looked at and reported on is planned.
+		{req: Request{Task: "los tests de integracion fallan en CI pero en local pasan, mira el job y dime qué pasa"}, mode: "plan", why: `asks for an answer ("dime")`},
 		// Checks run while changes are ruled out are a review.
 		{req: Request{Task: "Could you lint the checkout module and tell me if anything looks off? Don't fix anything yet."}, mode: "review", why: "checks and changes nothing"},
 		// A pull request the task opens is a change made.
