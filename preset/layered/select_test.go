@@ -192,6 +192,8 @@ func TestSelectionWords(t *testing.T) {
 		// configuration; one about how its runs went asks their status.
 		{"Wir wollen von Jenkins auf GitHub Actions umziehen. Schau dir an, was das Jenkinsfile alles macht, und skizziere einen Plan", "plan", []string{"read_file"}, []string{"ci_status"}},
 		{"¿en que estado esta el pipeline del PR 212?", "plan", []string{"ci_status"}, nil},
+		// Which commit did it is the history's question.
+		{"why is the android build red on CI since yesterday? dont change anything, just tell me what broke and which commit did it", "plan", []string{"ci_status", "git_log"}, nil},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
