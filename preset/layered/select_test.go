@@ -196,6 +196,9 @@ func TestSelectionWords(t *testing.T) {
 		{"why is the android build red on CI since yesterday? dont change anything, just tell me what broke and which commit did it", "plan", []string{"ci_status", "git_log"}, nil},
 		// What a task tracks down or finds (encuentra) is searched for.
 		{"el /health da 500 en prod desde hace un rato. Revisa los logs de la última hora, encuentra el fallo y arreglalo", "act", []string{"read_logs", "search_code", "edit_file"}, nil},
+		// A version raised in Japanese is a dependency's, not a container started.
+		{"react-router を v6 に上げて、ビルドが通るところまで直しておいて", "act", []string{"manage_dependencies", "build_project"}, nil},
+		{"composeでローカルのpostgresとredisを立ち上げて、マイグレーションを流しておいて", "act", []string{"docker", "migrate_database"}, []string{"manage_dependencies"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
