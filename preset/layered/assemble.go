@@ -648,7 +648,9 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 		return "act", "git changes", nil
 	}
 	// A name is no keyword: "audit_log" is a table, not an audit.
-	words := embed.Words(withoutNames(req.Task))
+	// Static analysis is the linter's, not an analysis to plan:
+	// "fais tourner l'analyse statique" holds no plan keyword.
+	words := embed.Words(staticAnalysis.ReplaceAllString(withoutNames(req.Task), " lint "))
 	if !known {
 		concepts = s.Concepts.ofTask(req.Task)
 	}

@@ -33,6 +33,7 @@ func TestExpressionsCompile(t *testing.T) {
 		cjkPackage,
 		makeTarget,
 		ciState,
+		staticAnalysis,
 	} {
 		func() {
 			defer func() {

@@ -91,6 +91,7 @@ func TestDefaultModeWords(t *testing.T) {
 		{"Wo wird die Klasse RechnungsExporter überall verwendet? Ich will das Umbenennen planen.", "plan", []string{"search_code"}},
 		{"想把依赖管理从 requirements.txt 换成 poetry，给个迁移计划", "plan", nil},
 		{"Plan the move from Celery to Redis Streams", "plan", nil},
+		{"fais tourner l'analyse statique sur le code python et dis-moi ce qui te parait grave", "review", []string{"run_linter"}},
 		{"Renomme la fonction `calcTva` en `computeVat` partout dans le projet", "act", []string{"search_code"}},
 	} {
 		sel, err := a.Select(context.Background(), Request{Task: tc.task})
