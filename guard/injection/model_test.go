@@ -80,7 +80,12 @@ const (
 	// in turn (heldout7, 8, 10, 12) still gave at most 0.019 false alarms
 	// and two to four points more catches, but a rule that names the
 	// attack it forbids (TestBenignInstructions) crossed the threshold.
-	combinerFPR = 0.02
+	// At 0.02 the folds caught 0.961 of attacks, and sets written later
+	// gave 0.019 to 0.025 false alarms (heldout17, 19, 25): the false-
+	// alarm target (0.02) was met with no margin and the catch target
+	// (0.90) with six points. 0.015 shares the margin out: 0.937 caught
+	// on the folds.
+	combinerFPR = 0.015
 )
 
 type example struct {
