@@ -712,6 +712,12 @@ func recorded(concepts []string, mode string, review, summarizes bool) []string 
 	if has(httpConcept) && has("read") {
 		drop("read")
 	}
+	if has("data") && has("read") && !has(fileConcept) {
+		// What a task reads beside a data file or data set is that data,
+		// which the data tool loads ("sample_orders.csv を読み込んで、列の
+		// 型を見せて").
+		drop("read")
+	}
 	if mode == "plan" && (has(httpConcept) || has("docs")) && has("diff") && !has("branch") && !has("commit") {
 		// What a plan compares beside the web or documentation is
 		// pages and the code ("compare their guide with what we have

@@ -202,6 +202,8 @@ func TestSelectionWords(t *testing.T) {
 		{"composeでローカルのpostgresとredisを立ち上げて、マイグレーションを流しておいて", "act", []string{"docker", "migrate_database"}, []string{"manage_dependencies"}},
 		// The output of what a task runs is shown, not a file read.
 		{"запусти скрипт scripts/backfill_invoices.sh на деве и покажи вывод", "act", []string{"run_shell"}, []string{"read_file"}},
+		// What is read beside a data file is the data, the data tool's.
+		{"sample_orders.csv を読み込んで、列の型と欠損値をざっと見せて", "act", []string{"inspect_data"}, []string{"read_file"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
