@@ -712,6 +712,13 @@ func recorded(concepts []string, mode string, review, summarizes bool) []string 
 	if has(httpConcept) && has("read") {
 		drop("read")
 	}
+	if mode != "act" && has("search") && has("database") && !has("column") && !has("migration") && !has("data") && !has("list") {
+		// Where the code does something with the database ("où est-ce
+		// qu'on configure le timeout de connexion à postgres ?",
+		// "数据库连接是在哪里初始化的？") is searched for in the code; no
+		// row is queried.
+		drop("database")
+	}
 	if has("data") && has("read") && !has(fileConcept) {
 		// What a task reads beside a data file or data set is that data,
 		// which the data tool loads ("sample_orders.csv を読み込んで、列の

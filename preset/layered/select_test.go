@@ -206,6 +206,9 @@ func TestSelectionWords(t *testing.T) {
 		{"sample_orders.csv を読み込んで、列の型と欠損値をざっと見せて", "act", []string{"inspect_data"}, []string{"read_file"}},
 		// How much work a change is counts no rows.
 		{"Queremos trocar o Moment pelo date-fns. Onde o moment é usado hoje e quanto trabalho isso dá?", "plan", []string{"search_code"}, []string{"query_database"}},
+		// Where the code uses the database is searched for, not queried.
+		{"ou est-ce qu'on configure le timeout de connexion a postgres ?", "plan", []string{"search_code"}, []string{"query_database"}},
+		{"这个项目用的是哪个 ORM？数据库连接是在哪里初始化的？", "plan", []string{"search_code"}, []string{"query_database"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
