@@ -826,10 +826,11 @@ var reviewConcepts = []string{"diff", "pullrequest", "commit", "lint", "test", "
 
 // runConcepts are the concepts of running something, which a task does
 // rather than looks at; lookConcepts those of looking, a pipeline's runs
-// among them ("mira el job y dime qué pasa" looks at what ran).
+// ("mira el job y dime qué pasa" looks at what ran) and documentation
+// ("外部APIのドキュメントを見て、レート制限を確認して") among them.
 var (
 	runConcepts  = []string{"run", "test", "build", "lint", "shell", "docker", "migration"}
-	lookConcepts = []string{"read", "list", "search", "history", "logs", "http", "data", "database", "ci"}
+	lookConcepts = []string{"read", "list", "search", "history", "logs", "http", "data", "database", "ci", "docs"}
 )
 
 // answerCues ask to be told something or for a plan: a task without a
