@@ -712,6 +712,12 @@ func recorded(concepts []string, mode string, review, summarizes bool) []string 
 	if has(httpConcept) && has("read") {
 		drop("read")
 	}
+	if mode != "act" && has("ci") && has("test") && !has("run") {
+		// The tests a task to plan or review names beside the pipeline
+		// are the ones it ran ("is the pipeline green? if not, is the
+		// failing test flaky?"): the CI status shows them.
+		drop("test")
+	}
 	if mode != "act" && has("search") && has("database") && !has("column") && !has("migration") && !has("data") && !has("list") {
 		// Where the code does something with the database ("où est-ce
 		// qu'on configure le timeout de connexion à postgres ?",

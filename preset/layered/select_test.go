@@ -211,6 +211,8 @@ func TestSelectionWords(t *testing.T) {
 		{"这个项目用的是哪个 ORM？数据库连接是在哪里初始化的？", "plan", []string{"search_code"}, []string{"query_database"}},
 		// A listing page or a list endpoint is the product's, not a folder.
 		{"revisa o ultimo commit do Rafael, acho que ele quebrou a paginação da listagem de pedidos", "review", []string{"git_diff"}, []string{"list_dir"}},
+		// The tests a plan or a review names beside the pipeline ran there.
+		{"Le job e2e de la PR 57 est rouge après trois relances : test instable ou vraie régression ?", "review", []string{"ci_status"}, []string{"run_tests"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
