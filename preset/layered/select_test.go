@@ -213,6 +213,8 @@ func TestSelectionWords(t *testing.T) {
 		{"revisa o ultimo commit do Rafael, acho que ele quebrou a paginação da listagem de pedidos", "review", []string{"git_diff"}, []string{"list_dir"}},
 		// The tests a plan or a review names beside the pipeline ran there.
 		{"Le job e2e de la PR 57 est rouge après trois relances : test instable ou vraie régression ?", "review", []string{"ci_status"}, []string{"run_tests"}},
+		// An index out of range is a bug, not a database index.
+		{"线上报错 `panic: runtime error: index out of range [3] with length 3`，查下日志定位一下然后修掉", "act", []string{"read_logs", "edit_file"}, []string{"migrate_database"}},
 		// A command of a tool with no tool of its own is a shell's.
 		{"执行一下 kubectl rollout restart deployment/api -n staging，把输出贴给我", "act", []string{"run_shell"}, []string{"run_tests"}},
 		// What a task writes is created.
