@@ -207,7 +207,8 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	sel.Metrics.Embedder, sel.Metrics.EmbeddingCalls, sel.Metrics.EntriesEmbedded = e.Name(), calls.n, embedded
 
 	spec := s.ModeSpecs[mode]
-	concepts := recorded(read, mode, cue(req.Task, embed.Words(req.Task), reviewCues) != "", summary.MatchString(req.Task))
+	words := embed.Words(req.Task) // the task's words, read once for its cues
+	concepts := recorded(read, mode, cue(req.Task, words, reviewCues) != "", summary.MatchString(req.Task))
 	if mode != "act" && fileName.MatchString(req.Task) && !slices.Contains(concepts, "data") {
 		// A task to plan or review that names a file reads it: "which
 		// stage of our Dockerfile makes the image big?", "what version
@@ -251,7 +252,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		// searched ("passe golangci-lint sur le paquet api/").
 		concepts = s.Concepts.with(concepts, "list")
 	}
-	if mode == "plan" && (slices.Contains(concepts, "search") || slices.Contains(concepts, "list")) && cue(req.Task, embed.Words(req.Task), proposalCues) != "" {
+	if mode == "plan" && (slices.Contains(concepts, "search") || slices.Contains(concepts, "list")) && cue(req.Task, words, proposalCues) != "" {
 		// A plan to change the code proposed from where it stands reads
 		// what it finds there, not only where it is: "look at how the
 		// middleware is organised today and propose how to add rate
