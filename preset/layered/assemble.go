@@ -207,9 +207,33 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	sel.Metrics.Embedder, sel.Metrics.EmbeddingCalls, sel.Metrics.EntriesEmbedded = e.Name(), calls.n, embedded
 
 	spec := s.ModeSpecs[mode]
-	words := embed.Words(req.Task) // the task's words, read once for its cues
-	concepts := recorded(read, mode, cue(req.Task, words, reviewCues) != "", summary.MatchString(req.Task))
-	if mode != "act" && fileName.MatchString(req.Task) && !slices.Contains(concepts, "data") {
+	sel.Concepts = s.taskConcepts(req.Task, read, mode)
+	concepts := sel.Concepts
+	sel.Tools, sel.Passed.Tools = pick(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
+	if s.Scores.Ranker > 0 && s.ranker != nil {
+		in := rankFeatures(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, sel.Tools, spec.Tools, false)
+		sel.Tools, sel.Passed.Tools = s.ranker.rerank(in, s.Tools, concepts, mode, sel.Tools, s.Scores.Ranker, s.Limits.MaxTools)
+	}
+	sel.Skills, sel.Passed.Skills = pick(a.weights(), s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
+
+	n := len(c.Memories)
+	verdicts, err := a.detect(ctx, sel, c)
+	if err != nil {
+		return nil, err
+	}
+	sel.Context.Memories = a.keep(sel, "memories", c.Memories, entryVecs[:n], verdicts[:n], vecs.injection, task, s.Limits.MaxMemories)
+	sel.Context.Activity = a.keep(sel, "activity", c.Activity, entryVecs[n:], verdicts[n:], vecs.injection, task, s.Limits.MaxActivity)
+	return sel, nil
+}
+
+// taskConcepts are the concepts a task to be done in mode names, as
+// selection weighs them: the concepts read holds (what ofTask read in
+// the task), with what the mode and the task's files, folders and cues
+// add or take away.
+func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
+	words := embed.Words(task) // the task's words, read once for its cues
+	concepts := recorded(read, mode, cue(task, words, reviewCues) != "", summary.MatchString(task))
+	if mode != "act" && fileName.MatchString(task) && !slices.Contains(concepts, "data") {
 		// A task to plan or review that names a file reads it: "which
 		// stage of our Dockerfile makes the image big?", "what version
 		// of pgx is in go.mod?". One to act on it may create or edit it
@@ -217,7 +241,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		// is the data tool's to load.
 		concepts = s.Concepts.with(s.Concepts.with(concepts, fileConcept), readConcept)
 	}
-	inside := mode == "act" && inFile.MatchString(req.Task) && !manifest.MatchString(req.Task)
+	inside := mode == "act" && inFile.MatchString(task) && !manifest.MatchString(task)
 	if inside {
 		// What a task to act does inside a file it names changes that
 		// file: "ajoute un healthcheck dans docker-compose.yml", "在
@@ -232,51 +256,40 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "dependency" })
 		concepts = s.Concepts.with(concepts, "edit")
 	}
-	if mode == "act" && !inside && slices.Contains(concepts, "create") && !slices.Contains(concepts, "branch") && !slices.Contains(concepts, "dependency") && fileName.MatchString(req.Task) {
+	if mode == "act" && !inside && slices.Contains(concepts, "create") && !slices.Contains(concepts, "branch") && !slices.Contains(concepts, "dependency") && fileName.MatchString(task) {
 		// What a task to act creates, when it names a file and neither a
 		// branch nor a dependency, is a file: "cria um docker-compose.yml
 		// com postgres e redis".
 		concepts = s.Concepts.with(concepts, fileConcept)
 	}
-	if mode == "plan" && slices.Contains(concepts, "ci") && !ciState.MatchString(req.Task) {
+	if mode == "plan" && slices.Contains(concepts, "ci") && !ciState.MatchString(task) {
 		// A plan about the pipeline that asks nothing of how its runs
 		// went ("we're moving from Jenkins to GitHub Actions, how would
 		// you go about it?") reads its configuration, not its status.
 		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "ci" })
 		concepts = s.Concepts.with(s.Concepts.with(concepts, fileConcept), readConcept)
 	}
-	if mode != "act" && dirName.MatchString(req.Task) && !slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(workedIn, x) }) {
+	if mode != "act" && dirName.MatchString(task) && !slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(workedIn, x) }) {
 		// A folder a task to plan or review names ("data/events/",
 		// "deploy/") is looked into, what lies there listed, unless it
 		// is where other work is done: linted, tested, changed,
 		// searched ("passe golangci-lint sur le paquet api/").
 		concepts = s.Concepts.with(concepts, "list")
 	}
-	if mode == "plan" && (slices.Contains(concepts, "search") || slices.Contains(concepts, "list")) && cue(req.Task, words, proposalCues) != "" {
+	if mode == "plan" && (slices.Contains(concepts, "search") || slices.Contains(concepts, "list")) && cue(task, words, proposalCues) != "" {
 		// A plan to change the code proposed from where it stands reads
 		// what it finds there, not only where it is: "look at how the
 		// middleware is organised today and propose how to add rate
 		// limiting".
 		concepts = s.Concepts.with(concepts, readConcept)
 	}
-	if mode == "act" && slices.Contains(concepts, "debug") && !slices.Contains(concepts, "logs") && sourceFile.MatchString(req.Task) {
+	if mode == "act" && slices.Contains(concepts, "debug") && !slices.Contains(concepts, "logs") && sourceFile.MatchString(task) {
 		// A bug or an error a task to act finds in a source file it names
 		// is fixed in the code, not looked for in the logs: "patch the
 		// off-by-one-hour bug in scheduler/cron.go".
 		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "debug" })
 	}
-	sel.Concepts = concepts
-	sel.Tools, sel.Passed.Tools = pick(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
-	sel.Skills, sel.Passed.Skills = pick(a.weights(), s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
-
-	n := len(c.Memories)
-	verdicts, err := a.detect(ctx, sel, c)
-	if err != nil {
-		return nil, err
-	}
-	sel.Context.Memories = a.keep(sel, "memories", c.Memories, entryVecs[:n], verdicts[:n], vecs.injection, task, s.Limits.MaxMemories)
-	sel.Context.Activity = a.keep(sel, "activity", c.Activity, entryVecs[n:], verdicts[n:], vecs.injection, task, s.Limits.MaxActivity)
-	return sel, nil
+	return concepts
 }
 
 // InjectionDetector returns the detector the assembler scores untrusted

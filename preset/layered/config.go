@@ -42,6 +42,7 @@ type Setup struct {
 	// layered.yaml's concepts:).
 	Concepts   *Concepts
 	conceptIDF map[string]float64 // see conceptIDF
+	ranker     *toolRanker        // the ranker laid out for Tools
 	// ModeSpecs are each mode's keywords, base tools and base skills.
 	ModeSpecs map[string]ModeSpec
 	// Tools and Skills are the capability manifests.
@@ -103,6 +104,9 @@ type Scores struct {
 	// untrusted entry is dropped; the default is
 	// injection.DefaultThreshold.
 	Injection float64 `yaml:"injection"`
+	// Ranker is the probability (0 to 1) at which the learned ranker
+	// picks a tool; 0 turns the ranker off, and the rules alone pick.
+	Ranker float64 `yaml:"ranker"`
 }
 
 // Classifier is a prompt-injection classifier served over HTTP in the
@@ -186,6 +190,7 @@ type scoresDoc struct {
 	MemoryMin    *float64 `yaml:"memory_min"`
 	InjectionMin *float64 `yaml:"injection_min"`
 	Injection    *float64 `yaml:"injection"`
+	Ranker       *float64 `yaml:"ranker"`
 }
 
 type nodeOf struct{ n *yaml.Node }
@@ -205,7 +210,7 @@ var (
 // lexical embedder). Never written to.
 var (
 	defaultLimits = Limits{MaxTools: 10, MaxSkills: 3, MaxMemories: 3, MaxActivity: 3}
-	defaultScores = Scores{Min: 0.2, MemoryMin: 0.15, InjectionMin: 0.5, Injection: injection.DefaultThreshold}
+	defaultScores = Scores{Min: 0.2, MemoryMin: 0.15, InjectionMin: 0.5, Injection: injection.DefaultThreshold, Ranker: defaultRankerThreshold}
 )
 
 // ReadFunc reads the file name of a setup (a slash-separated path in the
@@ -271,6 +276,12 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 			at("scores."+f.key, "scores.%s: %v is not a cosine similarity: want a number from -1 to 1", f.key, *f.v)
 		}
 		*f.dst = *f.v
+	}
+	if v := doc.Scores.Ranker; v != nil {
+		if math.IsNaN(*v) || *v < 0 || *v >= 1 {
+			at("scores.ranker", "scores.ranker: %v is not a probability the ranker can pick at: want 0 (rules alone) or more, and under 1", *v)
+		}
+		s.Scores.Ranker = *v
 	}
 	if n := doc.ModesNode.n; n != nil {
 		if n.Kind != yaml.MappingNode {
@@ -380,6 +391,11 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 		}
 	}
 	s.conceptIDF = conceptIDF(s.Tools, s.Skills)
+	m, err := defaultRanker()
+	if err != nil {
+		return nil, fmt.Errorf("layered: the built-in ranker: %w", err)
+	}
+	s.ranker = newToolRanker(m, s.Tools)
 	if len(doc.InjectionPatterns) > 0 {
 		if _, err := injection.New(doc.InjectionPatterns, nil); err != nil {
 			at("injection_patterns", "%v: fix the pattern, or remove it", err)

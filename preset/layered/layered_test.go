@@ -21,7 +21,7 @@ import (
 	"github.com/tessera-dev/tessera/tokenizer"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden from current output")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden from current output, and defaults/ranker.json from training")
 
 const exampleDir = "../../examples/layered"
 

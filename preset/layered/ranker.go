@@ -1,0 +1,264 @@
+package layered
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tessera-dev/tessera/embed"
+)
+
+// The ranker is a logistic model that gives, for a task and one tool,
+// the probability that a person picking tools for the task would pick
+// it. Its features are the rules' own (how similar the tool is to the
+// task, what concepts the two share, whether the tool is of the task's
+// mode, whether and where the rules picked it) and pairs of what the
+// task names (each of its concepts, its mode) with each concept the tool
+// names. None names a tool or a catalog: the pairs are of concepts, the
+// built-in vocabulary every catalog's tools are read with, so what the
+// model learned on the project's evaluation catalog (which tasks that
+// name "debug" also need a tool that reads logs) carries to a catalog
+// whose tools it never saw. It is trained on the project's tuning sets
+// (defaults/ranker.json, made again by TestRankerTrained -update).
+
+// defaultRankerThreshold is scores.ranker's default: the probability at
+// which the ranker picks a tool, chosen on the training sets' held-apart
+// folds (TestRankerFolds).
+const defaultRankerThreshold = 0.35
+
+// rankDense are the names of a candidate's dense features, in order.
+var rankDense = []string{"similarity", "share", "in_mode", "rule_pick", "rule_position", "rule_relative", "base"}
+
+// rankModel is the ranker's weights as defaults/ranker.json holds them:
+// the dense features' by name, the pairs' by key ("edit|test": a task
+// naming edit, a tool naming test; "mode:act|test", "any|test",
+// "none|test" for a task that names no concept; a concept written "~y"
+// is one only the tool's description names).
+type rankModel struct {
+	Bias  float64            `json:"bias"`
+	Dense map[string]float64 `json:"dense"`
+	Pairs map[string]float64 `json:"pairs"`
+}
+
+// defaultRanker is the built-in model, read once.
+var defaultRanker = sync.OnceValues(func() (*rankModel, error) {
+	data, err := defaults.ReadFile("defaults/ranker.json")
+	if err != nil {
+		return nil, err
+	}
+	return parseRankModel(data)
+})
+
+// parseRankModel reads a ranker model, every dense feature present.
+func parseRankModel(data []byte) (*rankModel, error) {
+	var m rankModel
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("ranker.json: %w", err)
+	}
+	for _, d := range rankDense {
+		if _, ok := m.Dense[d]; !ok {
+			return nil, fmt.Errorf("ranker.json: dense: no weight for %q", d)
+		}
+	}
+	if len(m.Dense) != len(rankDense) {
+		return nil, fmt.Errorf("ranker.json: dense: %d weights, want %d (%v)", len(m.Dense), len(rankDense), rankDense)
+	}
+	return &m, nil
+}
+
+// toolRanker is a rankModel laid out for one catalog's tools: what each
+// tool gets whatever the task (base), for the task's mode, for each
+// concept the task names, and for a task that names none.
+type toolRanker struct {
+	dense   []float64
+	base    []float64
+	mode    []map[string]float64
+	concept []map[string]float64
+	none    []float64
+}
+
+// newToolRanker lays m out for caps.
+func newToolRanker(m *rankModel, caps []Capability) *toolRanker {
+	r := &toolRanker{
+		base:    make([]float64, len(caps)),
+		mode:    make([]map[string]float64, len(caps)),
+		concept: make([]map[string]float64, len(caps)),
+		none:    make([]float64, len(caps)),
+	}
+	for _, d := range rankDense {
+		r.dense = append(r.dense, m.Dense[d])
+	}
+	// by is every pair's weight grouped by the tool's side.
+	by := map[string]map[string]float64{}
+	for k, w := range m.Pairs {
+		left, right, ok := strings.Cut(k, "|")
+		if !ok {
+			continue
+		}
+		if by[right] == nil {
+			by[right] = map[string]float64{}
+		}
+		by[right][left] = w
+	}
+	for i := range caps {
+		c := &caps[i]
+		r.base[i] = m.Bias
+		r.mode[i], r.concept[i] = map[string]float64{}, map[string]float64{}
+		for _, y := range c.concepts {
+			for left, w := range by[rankSide(c, y)] {
+				switch {
+				case left == "any":
+					r.base[i] += w
+				case left == "none":
+					r.none[i] += w
+				case strings.HasPrefix(left, "mode:"):
+					r.mode[i][left[len("mode:"):]] += w
+				default:
+					r.concept[i][left] += w
+				}
+			}
+		}
+	}
+	return r
+}
+
+// rankSide is how a pair names the tool's concept y: "~y" when only its
+// description names it.
+func rankSide(c *Capability, y string) string {
+	if slices.Contains(c.major, y) {
+		return y
+	}
+	return "~" + y
+}
+
+// rankInput is what the ranker sees of one tool for one task.
+type rankInput struct {
+	dense []float64
+	pairs []string // only for training: the pairs' keys
+}
+
+// rankFeatures describes every tool of caps for a task as the ranker
+// sees it: the dense features, and, when keys is set, the pairs' keys.
+func rankFeatures(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64, mode string, picks []Pick, base []string, keys bool) []rankInput {
+	out := make([]rankInput, len(caps))
+	var best float64
+	for _, p := range picks {
+		best = max2(best, p.Score)
+	}
+	for i := range caps {
+		c := &caps[i]
+		cos := similarity(task, vecs[i])
+		shared := share(concepts, concepts, c, idf, w.minor)
+		in, s := 0.0, cos+w.concept*shared
+		if c.inMode(mode) {
+			in = 1
+		} else {
+			s *= w.otherMode
+		}
+		var picked, pos, rel, b float64
+		if j := slices.IndexFunc(picks, func(p Pick) bool { return p.Name == c.Name }); j >= 0 {
+			picked, pos = 1, 1/float64(j+1)
+		}
+		if best > 0 {
+			rel = s / best
+		}
+		if slices.Contains(base, c.Name) {
+			b = 1
+		}
+		x := rankInput{dense: []float64{cos, shared, in, picked, pos, rel, b}}
+		if keys {
+			for _, y := range c.concepts {
+				side := rankSide(c, y)
+				x.pairs = append(x.pairs, "mode:"+mode+"|"+side, "any|"+side)
+				for _, t := range concepts {
+					x.pairs = append(x.pairs, t+"|"+side)
+				}
+				if len(concepts) == 0 {
+					x.pairs = append(x.pairs, "none|"+side)
+				}
+			}
+		}
+		out[i] = x
+	}
+	return out
+}
+
+// z is the ranker's log-odds that tool i is needed, given its dense
+// features, the task's concepts and its mode.
+func (r *toolRanker) z(i int, dense []float64, concepts []string, mode string) float64 {
+	z := r.base[i] + r.mode[i][mode]
+	for j, v := range dense {
+		z += r.dense[j] * v
+	}
+	for _, t := range concepts {
+		z += r.concept[i][t]
+	}
+	if len(concepts) == 0 {
+		z += r.none[i]
+	}
+	return z
+}
+
+// rerank picks the tools by the ranker: the mode's base tools first, as
+// the rules pick them, then the others whose probability reaches th, the
+// most probable first, up to max; the most probable is picked even under
+// th when nothing else is and the rules scored it above zero, so that no
+// task is left without a tool while one fits. passed are the best of
+// those not picked, with why.
+func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string, mode string, rules []Pick, th float64, max int) (out, passed []Pick) {
+	type cand struct {
+		i int
+		p float64
+	}
+	out = []Pick{}
+	var cands []cand
+	for i := range caps {
+		if j := slices.IndexFunc(rules, func(p Pick) bool { return p.Name == caps[i].Name && p.Base }); j >= 0 {
+			out = append(out, rules[j])
+			continue
+		}
+		cands = append(cands, cand{i, sigmoid(r.z(i, in[i].dense, concepts, mode))})
+	}
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].p > cands[b].p })
+	why := func(c cand) string {
+		d := in[c.i].dense
+		s := fmt.Sprintf("learned %.2f: similarity %.2f", c.p, d[0])
+		if d[1] > 0 {
+			s += fmt.Sprintf(", concepts %.2f", d[1])
+		}
+		if d[2] == 0 {
+			s += ", of another mode"
+		}
+		return s
+	}
+	for n, c := range cands {
+		lone := n == 0 && len(out) == 0 && c.p < th && in[c.i].dense[5] > 0
+		cp := &caps[c.i]
+		p := Pick{Name: cp.Name, Description: cp.Description, Score: round(c.p), Why: why(c)}
+		switch {
+		case max >= 0 && len(out) >= max:
+			p.Why += "; over the limit"
+		case lone:
+			p.Why += fmt.Sprintf("; under scores.ranker %.2f, but the best there is", th)
+			out = append(out, p)
+			continue
+		case c.p >= th:
+			out = append(out, p)
+			continue
+		default:
+			p.Why += fmt.Sprintf("; under scores.ranker %.2f", th)
+		}
+		if len(passed) < maxPassed {
+			passed = append(passed, p)
+		}
+	}
+	return out, passed
+}
+
+func sigmoid(z float64) float64 {
+	return 1 / (1 + math.Exp(-z))
+}
