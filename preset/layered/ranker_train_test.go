@@ -274,8 +274,9 @@ func TestRankerTrained(t *testing.T) {
 // was not trained on: the training sets split five ways by set, each
 // fifth picked by a model trained on the other four, against the rules
 // on the same tasks (the rules were tuned on all of them, so they are
-// measured at their best). The ranker must not lose precision@3 or
-// recall@3 to them.
+// measured at their best). What the ranker falls short of the targets
+// by (precision@3 0.85, recall@3 0.90), at worst, must be no more than
+// what the rules fall short by.
 func TestRankerFolds(t *testing.T) {
 	skipTraining(t)
 	a := &Assembler{Setup: evalSetup(t)}
@@ -310,8 +311,9 @@ func TestRankerFolds(t *testing.T) {
 	n := float64(len(cs))
 	rp, rr, lp, lr = rp/n, rr/n, lp/n, lr/n
 	t.Logf("%d tasks of %d sets: rules precision@3 %.3f recall@3 %.3f; ranker on held-apart folds %.3f %.3f", len(cs), len(sets), rp, rr, lp, lr)
-	if lp < rp || lr < rr {
-		t.Errorf("ranker on held-apart folds: precision@3 %.3f recall@3 %.3f, under the rules' %.3f %.3f", lp, lr, rp, rr)
+	short := func(p, r float64) float64 { return min(p-0.85, r-0.90) }
+	if short(lp, lr) < short(rp, rr) {
+		t.Errorf("ranker on held-apart folds: precision@3 %.3f recall@3 %.3f, further from the targets than the rules' %.3f %.3f", lp, lr, rp, rr)
 	}
 }
 
