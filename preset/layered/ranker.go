@@ -3,6 +3,7 @@ package layered
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -47,6 +48,17 @@ type rankModel struct {
 	Bias  float64            `json:"bias"`
 	Dense map[string]float64 `json:"dense"`
 	Pairs map[string]float64 `json:"pairs"`
+
+	// bySide are the pairs by the tool's side, each with its task's side
+	// and weight, in the order of their keys.
+	bySide map[string][]rankPair
+}
+
+// rankPair is a pair's task side ("edit", "mode:act", "any", "none")
+// and weight.
+type rankPair struct {
+	left string
+	w    float64
 }
 
 // defaultRanker is the built-in model, read once.
@@ -71,6 +83,14 @@ func parseRankModel(data []byte) (*rankModel, error) {
 	}
 	if len(m.Dense) != len(rankDense) {
 		return nil, fmt.Errorf("ranker.json: dense: %d weights, want %d (%v)", len(m.Dense), len(rankDense), rankDense)
+	}
+	m.bySide = map[string][]rankPair{}
+	for _, k := range slices.Sorted(maps.Keys(m.Pairs)) {
+		left, right, ok := strings.Cut(k, "|")
+		if !ok || left == "" || right == "" {
+			return nil, fmt.Errorf("ranker.json: pairs: %q is not a task's side and a tool's side joined by |", k)
+		}
+		m.bySide[right] = append(m.bySide[right], rankPair{left, m.Pairs[k]})
 	}
 	return &m, nil
 }
@@ -97,24 +117,13 @@ func newToolRanker(m *rankModel, caps []Capability) *toolRanker {
 	for _, d := range rankDense {
 		r.dense = append(r.dense, m.Dense[d])
 	}
-	// by is every pair's weight grouped by the tool's side.
-	by := map[string]map[string]float64{}
-	for k, w := range m.Pairs {
-		left, right, ok := strings.Cut(k, "|")
-		if !ok {
-			continue
-		}
-		if by[right] == nil {
-			by[right] = map[string]float64{}
-		}
-		by[right][left] = w
-	}
 	for i := range caps {
 		c := &caps[i]
 		r.base[i] = m.Bias
 		r.mode[i], r.concept[i] = map[string]float64{}, map[string]float64{}
 		for _, y := range c.concepts {
-			for left, w := range by[rankSide(c, y)] {
+			for _, p := range m.bySide[rankSide(c, y)] {
+				left, w := p.left, p.w
 				switch {
 				case left == "any":
 					r.base[i] += w
