@@ -159,6 +159,7 @@ type rankInput struct {
 // sees it: the dense features, and, when keys is set, the pairs' keys.
 func rankFeatures(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64, mode string, picks []Pick, base []string, keys bool) []rankInput {
 	out := make([]rankInput, len(caps))
+	buf := make([]float64, len(caps)*len(rankDense))
 	var best float64
 	for _, p := range picks {
 		best = max2(best, p.Score)
@@ -183,7 +184,9 @@ func rankFeatures(w weights, caps []Capability, vecs []embed.Vector, task embed.
 		if slices.Contains(base, c.Name) {
 			b = 1
 		}
-		x := rankInput{dense: []float64{cos, shared, in, picked, pos, rel, b}}
+		d := buf[i*len(rankDense) : (i+1)*len(rankDense) : (i+1)*len(rankDense)]
+		copy(d, []float64{cos, shared, in, picked, pos, rel, b})
+		x := rankInput{dense: d}
 		if keys {
 			for _, y := range c.concepts {
 				side := rankSide(c, y)
@@ -250,23 +253,26 @@ func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string
 		return s
 	}
 	for n, c := range cands {
-		lone := n == 0 && len(out) == 0 && c.p < th && in[c.i].dense[5] > 0
-		cp := &caps[c.i]
-		p := Pick{Name: cp.Name, Description: cp.Description, Score: round(c.p), Why: why(c)}
+		var suffix string
+		take := false
 		switch {
 		case max >= 0 && len(out) >= max:
-			p.Why += "; over the limit"
-		case lone:
-			p.Why += fmt.Sprintf("; under scores.ranker %.2f, but the best there is", th)
-			out = append(out, p)
-			continue
+			suffix = "; over the limit"
+		case n == 0 && len(out) == 0 && c.p < th && in[c.i].dense[5] > 0:
+			suffix, take = fmt.Sprintf("; under scores.ranker %.2f, but the best there is", th), true
 		case c.p >= th:
-			out = append(out, p)
-			continue
+			take = true
 		default:
-			p.Why += fmt.Sprintf("; under scores.ranker %.2f", th)
+			suffix = fmt.Sprintf("; under scores.ranker %.2f", th)
 		}
-		if len(passed) < maxPassed {
+		if !take && len(passed) >= maxPassed {
+			continue
+		}
+		cp := &caps[c.i]
+		p := Pick{Name: cp.Name, Description: cp.Description, Score: round(c.p), Why: why(c) + suffix}
+		if take {
+			out = append(out, p)
+		} else {
 			passed = append(passed, p)
 		}
 	}
