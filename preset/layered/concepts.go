@@ -33,6 +33,12 @@ type Concepts struct {
 	names      []string
 	// terms are the words of words, to tell a word some term names whole.
 	terms map[string]bool
+	// byWord, byStem and byLen index words: by the term, by the first
+	// four bytes of a stem (a term of four bytes or more, not exact), and
+	// by a term's length in letters (for misspellings, which differ by a
+	// letter at most), each in the order of words.
+	byWord, byStem map[string][]int32
+	byLen          map[int][]int32
 }
 
 type conceptTerm struct {
@@ -101,7 +107,33 @@ func parseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
 		add(name, extra[name])
 	}
 	slices.SortStableFunc(c.ideographs, func(a, b conceptTerm) int { return len(b.term) - len(a.term) })
+	c.byWord, c.byStem, c.byLen = map[string][]int32{}, map[string][]int32{}, map[int][]int32{}
+	for i, t := range c.words {
+		c.byWord[t.term] = append(c.byWord[t.term], int32(i))
+		if !t.exact && len(t.term) >= 4 {
+			c.byStem[t.term[:4]] = append(c.byStem[t.term[:4]], int32(i))
+		}
+		if n := utf8.RuneCountInString(t.term); n >= minTypoLen {
+			c.byLen[n] = append(c.byLen[n], int32(i))
+		}
+	}
 	return c, nil
+}
+
+// named returns, in the order of c.words, the terms that name w: those
+// written as w, and, unless some term is w as written, the stems w starts
+// with. buf is reused for the result.
+func (c *Concepts) named(w string, buf []int32) []int32 {
+	buf = append(buf[:0], c.byWord[w]...)
+	if len(w) >= 4 && !c.terms[w] {
+		for _, k := range c.byStem[w[:4]] {
+			if strings.HasPrefix(w, c.words[k].term) && c.words[k].term != w {
+				buf = append(buf, k)
+			}
+		}
+		slices.Sort(buf)
+	}
+	return buf
 }
 
 func mapsKeys(m map[string][]string) func(func(string) bool) {
@@ -123,13 +155,17 @@ const minTypoLen = 5
 // typo): the first in the order the concepts define them. A word some
 // term names as written, or shorter than minTypoLen, stays as it is.
 func (c *Concepts) correct(words []string) {
+	var cands []int32
 	for i, w := range words {
 		if utf8.RuneCountInString(w) < minTypoLen || c.names1(w) {
 			continue
 		}
-		for _, t := range c.words {
-			if utf8.RuneCountInString(t.term) >= minTypoLen && typo(w, t.term) {
-				words[i] = t.term
+		n := utf8.RuneCountInString(w)
+		cands = append(append(append(cands[:0], c.byLen[n-1]...), c.byLen[n]...), c.byLen[n+1]...)
+		slices.Sort(cands)
+		for _, k := range cands {
+			if t := c.words[k].term; typo(w, t) {
+				words[i] = t
 				break
 			}
 		}
@@ -151,9 +187,14 @@ func (c *Concepts) correct(words []string) {
 // names1 reports whether some term, or word of a term of several words,
 // names w as written.
 func (c *Concepts) names1(w string) bool {
-	for _, t := range c.words {
-		if w == t.term || !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term) {
-			return true
+	if len(c.byWord[w]) > 0 {
+		return true
+	}
+	if len(w) >= 4 {
+		for _, k := range c.byStem[w[:4]] {
+			if strings.HasPrefix(w, c.words[k].term) {
+				return true
+			}
 		}
 	}
 	for _, r := range c.runs {
@@ -295,10 +336,15 @@ func (c *Concepts) of(text string, task bool) []string {
 	}
 	// A word a term names whole is that term's: "readme" is a file,
 	// not also a word that starts like "read".
-	for _, t := range c.words {
-		for i, w := range words {
-			if !taken[i] && !slices.Contains(at[i], t.concept) && (w == t.term || !c.terms[w] && !t.exact && len(t.term) >= 4 && strings.HasPrefix(w, t.term)) {
-				at[i] = append(at[i], t.concept)
+	var buf []int32
+	for i, w := range words {
+		if taken[i] {
+			continue
+		}
+		buf = c.named(w, buf)
+		for _, k := range buf {
+			if x := c.words[k].concept; !slices.Contains(at[i], x) {
+				at[i] = append(at[i], x)
 			}
 		}
 	}

@@ -1,0 +1,87 @@
+package layered
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/embed"
+)
+
+// builtinConcepts are the built-in concepts.
+func builtinConcepts(t testing.TB) *Concepts {
+	t.Helper()
+	data, err := defaults.ReadFile("defaults/concepts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := parseConcepts(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// checkIndex checks that the terms the index finds for w, and the term
+// correct writes for it, are those a scan of every term finds.
+func checkIndex(t *testing.T, c *Concepts, w string) {
+	var want []int32
+	for k, term := range c.words {
+		if w == term.term || !c.terms[w] && !term.exact && len(term.term) >= 4 && strings.HasPrefix(w, term.term) {
+			want = append(want, int32(k))
+		}
+	}
+	if got := c.named(w, nil); !slices.Equal(got, want) {
+		t.Fatalf("%q: the index names terms %v, a scan %v", w, got, want)
+	}
+	fixed := w
+	if utf8.RuneCountInString(w) >= minTypoLen && !c.names1(w) {
+		for _, term := range c.words {
+			if utf8.RuneCountInString(term.term) >= minTypoLen && typo(w, term.term) {
+				fixed = term.term
+				break
+			}
+		}
+	}
+	got := []string{w}
+	c.correct(got)
+	if fixed == w && got[0] != w {
+		// A term of several words may still correct it: not a word
+		// term's slip, so no scan of words disagrees.
+		for _, r := range c.runs {
+			if slices.Contains(r.words, got[0]) {
+				return
+			}
+		}
+	}
+	if got[0] != fixed {
+		t.Fatalf("%q: corrected to %q, a scan of the terms to %q", w, got[0], fixed)
+	}
+}
+
+// TestConceptIndex checks the index of the built-in concepts' words
+// against a scan of them, for every word of the evaluation tasks.
+func TestConceptIndex(t *testing.T) {
+	c := builtinConcepts(t)
+	for _, set := range rankSets(t) {
+		for _, tc := range readCases(t, "testdata/eval/"+set+"/selection.jsonl") {
+			for _, w := range embed.Words(tc.Task) {
+				checkIndex(t, c, w)
+			}
+		}
+	}
+}
+
+// FuzzConceptIndex checks the index against a scan for any word.
+func FuzzConceptIndex(f *testing.F) {
+	for _, s := range []string{"comit", "chnaged", "readme", "corrigir", "тетсы", "reveiw", "evrything", "compilar", "reads"} {
+		f.Add(s)
+	}
+	c := builtinConcepts(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, w := range embed.Words(text) {
+			checkIndex(t, c, w)
+		}
+	})
+}
