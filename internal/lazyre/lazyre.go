@@ -17,6 +17,7 @@ type Regexp struct {
 	src  string
 	once sync.Once
 	re   *regexp.Regexp
+	pre  *prefilter // nil: run the expression on every text
 }
 
 // New returns the expression src, to be compiled when first used. src
@@ -31,37 +32,68 @@ func New(src string) *Regexp {
 // Of returns re, already compiled.
 func Of(re *regexp.Regexp) *Regexp {
 	l := &Regexp{src: re.String(), re: re}
-	l.once.Do(func() {})
+	l.once.Do(func() { l.pre = newPrefilter(l.src) })
 	return l
 }
 
 // Get returns the compiled expression, compiling it the first time.
 func (l *Regexp) Get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	l.once.Do(func() {
+		l.re = regexp.MustCompile(l.src)
+		l.pre = newPrefilter(l.src)
+	})
 	return l.re
+}
+
+// may reports whether s may hold a match, compiling the expression the
+// first time: false when s holds none of the literals every match holds.
+func (l *Regexp) may(s string) bool {
+	l.Get()
+	return l.pre == nil || l.pre.may(s)
 }
 
 // String returns the expression's source.
 func (l *Regexp) String() string { return l.src }
 
 // MatchString reports whether s holds a match.
-func (l *Regexp) MatchString(s string) bool { return l.Get().MatchString(s) }
+func (l *Regexp) MatchString(s string) bool { return l.may(s) && l.re.MatchString(s) }
 
 // ReplaceAllString is [regexp.Regexp.ReplaceAllString].
 func (l *Regexp) ReplaceAllString(src, repl string) string {
-	return l.Get().ReplaceAllString(src, repl)
+	if !l.may(src) {
+		return src
+	}
+	return l.re.ReplaceAllString(src, repl)
 }
 
 // ReplaceAllStringFunc is [regexp.Regexp.ReplaceAllStringFunc].
 func (l *Regexp) ReplaceAllStringFunc(src string, repl func(string) string) string {
-	return l.Get().ReplaceAllStringFunc(src, repl)
+	if !l.may(src) {
+		return src
+	}
+	return l.re.ReplaceAllStringFunc(src, repl)
 }
 
 // FindStringSubmatch is [regexp.Regexp.FindStringSubmatch].
-func (l *Regexp) FindStringSubmatch(s string) []string { return l.Get().FindStringSubmatch(s) }
+func (l *Regexp) FindStringSubmatch(s string) []string {
+	if !l.may(s) {
+		return nil
+	}
+	return l.re.FindStringSubmatch(s)
+}
 
 // FindStringIndex is [regexp.Regexp.FindStringIndex].
-func (l *Regexp) FindStringIndex(s string) []int { return l.Get().FindStringIndex(s) }
+func (l *Regexp) FindStringIndex(s string) []int {
+	if !l.may(s) {
+		return nil
+	}
+	return l.re.FindStringIndex(s)
+}
 
 // FindAllStringIndex is [regexp.Regexp.FindAllStringIndex].
-func (l *Regexp) FindAllStringIndex(s string, n int) [][]int { return l.Get().FindAllStringIndex(s, n) }
+func (l *Regexp) FindAllStringIndex(s string, n int) [][]int {
+	if !l.may(s) {
+		return nil
+	}
+	return l.re.FindAllStringIndex(s, n)
+}
