@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -50,6 +51,17 @@ type conceptRun struct {
 	words   []string
 	concept string
 }
+
+// builtinConcepts are the built-in concepts (defaults/concepts.yaml),
+// read once a process: Concepts never change once read, so every setup
+// without concepts of its own shares them.
+var builtinConcepts = sync.OnceValues(func() (*Concepts, error) {
+	data, err := defaults.ReadFile("defaults/concepts.yaml")
+	if err != nil {
+		return nil, err
+	}
+	return parseConcepts(data, nil)
+})
 
 // parseConcepts reads concepts written as a mapping of each concept's
 // name to its words; extra are more of them (layered.yaml's concepts:),

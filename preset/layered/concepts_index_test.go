@@ -9,14 +9,10 @@ import (
 	"github.com/tessera-dev/tessera/embed"
 )
 
-// builtinConcepts are the built-in concepts.
-func builtinConcepts(t testing.TB) *Concepts {
+// readBuiltinConcepts are the built-in concepts.
+func readBuiltinConcepts(t testing.TB) *Concepts {
 	t.Helper()
-	data, err := defaults.ReadFile("defaults/concepts.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := parseConcepts(data, nil)
+	c, err := builtinConcepts()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +59,7 @@ func checkIndex(t *testing.T, c *Concepts, w string) {
 // TestConceptIndex checks the index of the built-in concepts' words
 // against a scan of them, for every word of the evaluation tasks.
 func TestConceptIndex(t *testing.T) {
-	c := builtinConcepts(t)
+	c := readBuiltinConcepts(t)
 	for _, set := range rankSets(t) {
 		for _, tc := range readCases(t, "testdata/eval/"+set+"/selection.jsonl") {
 			for _, w := range embed.Words(tc.Task) {
@@ -78,7 +74,7 @@ func FuzzConceptIndex(f *testing.F) {
 	for _, s := range []string{"comit", "chnaged", "readme", "corrigir", "тетсы", "reveiw", "evrything", "compilar", "reads"} {
 		f.Add(s)
 	}
-	c := builtinConcepts(f)
+	c := readBuiltinConcepts(f)
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, w := range embed.Words(text) {
 			checkIndex(t, c, w)

@@ -380,8 +380,13 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 			at("concepts", "concepts: want a mapping of each concept to a list of its words: %v", err)
 		}
 	}
-	conceptsData, _ := defaults.ReadFile("defaults/concepts.yaml")
-	if s.Concepts, err = parseConcepts(conceptsData, extra); err != nil {
+	if len(extra) == 0 {
+		s.Concepts, err = builtinConcepts()
+	} else {
+		conceptsData, _ := defaults.ReadFile("defaults/concepts.yaml")
+		s.Concepts, err = parseConcepts(conceptsData, extra)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("layered: the built-in concepts: %w", err)
 	}
 	for _, caps := range [][]Capability{s.Tools, s.Skills} {
