@@ -211,7 +211,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	concepts := sel.Concepts
 	sel.Tools, sel.Passed.Tools = pick(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 	if s.Scores.Ranker > 0 && s.ranker != nil {
-		in := rankFeatures(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, sel.Tools, spec.Tools, false)
+		in := rankFeatures(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, sel.Tools, spec.Tools, s.Scores.Min, false)
 		sel.Tools, sel.Passed.Tools = s.ranker.rerank(in, s.Tools, concepts, mode, sel.Tools, s.Scores.Ranker, s.Limits.MaxTools)
 	}
 	sel.Skills, sel.Passed.Skills = pick(a.weights(), s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)

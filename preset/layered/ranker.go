@@ -157,35 +157,40 @@ type rankInput struct {
 
 // rankFeatures describes every tool of caps for a task as the ranker
 // sees it: the dense features, and, when keys is set, the pairs' keys.
-func rankFeatures(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64, mode string, picks []Pick, base []string, keys bool) []rankInput {
+// A tool's score relative to the best is relative to min (scores.min)
+// when the best is under it: being the best of tools that barely fit
+// says little.
+func rankFeatures(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64, mode string, picks []Pick, base []string, min float64, keys bool) []rankInput {
 	out := make([]rankInput, len(caps))
-	buf := make([]float64, len(caps)*len(rankDense))
-	var best float64
-	for _, p := range picks {
-		best = max2(best, p.Score)
+	n := len(rankDense)
+	buf := make([]float64, len(caps)*n)
+	scores := make([]float64, len(caps))
+	best := min
+	for i := range caps {
+		c := &caps[i]
+		d := buf[i*n : (i+1)*n : (i+1)*n]
+		d[0] = similarity(task, vecs[i])
+		d[1] = share(concepts, concepts, c, idf, w.minor)
+		scores[i] = d[0] + w.concept*d[1]
+		if c.inMode(mode) {
+			d[2] = 1
+		} else {
+			scores[i] *= w.otherMode
+		}
+		best = max2(best, scores[i])
 	}
 	for i := range caps {
 		c := &caps[i]
-		cos := similarity(task, vecs[i])
-		shared := share(concepts, concepts, c, idf, w.minor)
-		in, s := 0.0, cos+w.concept*shared
-		if c.inMode(mode) {
-			in = 1
-		} else {
-			s *= w.otherMode
-		}
-		var picked, pos, rel, b float64
+		d := buf[i*n : (i+1)*n : (i+1)*n]
 		if j := slices.IndexFunc(picks, func(p Pick) bool { return p.Name == c.Name }); j >= 0 {
-			picked, pos = 1, 1/float64(j+1)
+			d[3], d[4] = 1, 1/float64(j+1)
 		}
 		if best > 0 {
-			rel = s / best
+			d[5] = scores[i] / best
 		}
 		if slices.Contains(base, c.Name) {
-			b = 1
+			d[6] = 1
 		}
-		d := buf[i*len(rankDense) : (i+1)*len(rankDense) : (i+1)*len(rankDense)]
-		copy(d, []float64{cos, shared, in, picked, pos, rel, b})
 		x := rankInput{dense: d}
 		if keys {
 			for _, y := range c.concepts {

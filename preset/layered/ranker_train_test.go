@@ -75,7 +75,7 @@ func rankData(t *testing.T, a *Assembler, sets []string) []rankCase {
 			w := a.weights()
 			picks, _ := pick(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF, c.Mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 			skills, _ := pick(w, s.Skills, vecs.skills, task, concepts, s.conceptIDF, c.Mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
-			rc := rankCase{set: set, c: c, inputs: rankFeatures(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF, c.Mode, picks, spec.Tools, true)}
+			rc := rankCase{set: set, c: c, inputs: rankFeatures(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF, c.Mode, picks, spec.Tools, s.Scores.Min, true)}
 			for _, p := range picks {
 				rc.rules = append(rc.rules, p.Name)
 			}
