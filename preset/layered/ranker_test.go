@@ -1,6 +1,8 @@
 package layered
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,4 +42,23 @@ func FuzzParseRankModel(f *testing.F) {
 		r := newToolRanker(m, caps)
 		_ = r.z(0, make([]float64, len(rankDense)), []string{"edit"}, "act")
 	})
+}
+
+// TestRankerWeakFit: beside the mode's base tools, a tool that barely
+// fits the task is not picked for being the best of the rest. The
+// example catalog has no branch tool: "check out a new branch" gets the
+// act mode's base tools alone, and the rules alone agree.
+func TestRankerWeakFit(t *testing.T) {
+	for _, ranker := range []float64{defaultRankerThreshold, 0} {
+		s := exampleSetup(t)
+		s.Scores.Ranker = ranker
+		a := &Assembler{Setup: s}
+		sel, err := a.Select(context.Background(), Request{Task: "check out a new branch for the fix"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := picked(sel); !slices.Equal(got, []string{"read_file", "edit_file"}) {
+			t.Errorf("scores.ranker %v: picked %v, want the base tools read_file and edit_file alone (passed over: %+v)", ranker, got, sel.Passed.Tools)
+		}
+	}
 }
