@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/tessera-dev/tessera/internal/shuffle"
 )
 
 var updateModel = flag.Bool("update", false, "train model.bin again from the training sets, choosing its thresholds on held-apart folds")
@@ -133,29 +135,10 @@ func examples(cs []Case) []example {
 	return ex
 }
 
-// order is a fixed permutation of n items (a linear congruential walk),
-// so that training sees attacks and benign notes mixed, the same way
-// every run.
-func order(n int) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	x := uint64(88172645463325252)
-	for i := n - 1; i > 0; i-- {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		j := int(x % uint64(i+1))
-		idx[i], idx[j] = idx[j], idx[i]
-	}
-	return idx
-}
-
 //go:norace
 func train(ex []example) (w []float64, bias float64) {
 	w = make([]float64, 1<<modelBits)
-	idx := order(len(ex))
+	idx := shuffle.Order(len(ex))
 	for e := 0; e < trainEpochs; e++ {
 		rate := trainRate / (1 + float64(e))
 		for _, i := range idx {

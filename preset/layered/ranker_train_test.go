@@ -2,6 +2,7 @@ package layered
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"math"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tessera-dev/tessera/embed"
 	"github.com/tessera-dev/tessera/internal/racetest"
+	"github.com/tessera-dev/tessera/internal/shuffle"
 	"github.com/tessera-dev/tessera/preset/layered/untrusted"
 )
 
@@ -124,7 +126,7 @@ func trainRanker(cs []rankCase) *rankModel {
 			ex = append(ex, example{x, c.label[i]})
 		}
 	}
-	idx := shuffled(len(ex))
+	idx := shuffle.Order(len(ex))
 	for e := range rankEpochs {
 		r := rankRate / (1 + 0.5*float64(e))
 		for _, i := range idx {
@@ -159,23 +161,6 @@ func trainRanker(cs []rankCase) *rankModel {
 	return m
 }
 
-// shuffled is 0..n-1 in a fixed pseudo-random order.
-func shuffled(n int) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	x := uint64(88172645463325252)
-	for i := n - 1; i > 0; i-- {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		j := int(x % uint64(i+1))
-		idx[i], idx[j] = idx[j], idx[i]
-	}
-	return idx
-}
-
 // rankPick is what the ranker picks for c, as Select does with no base
 // tools: the most probable, then every other at th or more.
 func rankPick(m *rankModel, c rankCase, names []string, th float64) []string {
@@ -187,15 +172,7 @@ func rankPick(m *rankModel, c rankCase, names []string, th float64) []string {
 	for i, x := range c.inputs {
 		ss = append(ss, scored{i, sigmoid(m.zOf(x))})
 	}
-	slices.SortStableFunc(ss, func(a, b scored) int {
-		switch {
-		case a.p > b.p:
-			return -1
-		case a.p < b.p:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(ss, func(a, b scored) int { return cmp.Compare(b.p, a.p) })
 	out := []string{names[ss[0].i]}
 	for _, s := range ss[1:] {
 		if s.p >= th {
