@@ -53,6 +53,12 @@ var heldOut27Sets = []string{
 	"../../preset/layered/testdata/eval/heldout27/injections-2.jsonl",
 }
 
+// heldOut31Set is the held-out set written after heldout27 (attacks
+// planted where an agent reads: comments, changelogs, logs, tickets),
+// measured once in the round that added the layered preset's ranker,
+// with the detector unchanged; never tuned or trained on.
+const heldOut31Set = "../../preset/layered/testdata/eval/heldout31/injections.jsonl"
+
 // readSet reads an evaluation set.
 func readSet(t *testing.T, path string) []Case {
 	t.Helper()
@@ -106,7 +112,8 @@ func TestEvaluationSet(t *testing.T) {
 	if *heldOut {
 		parts = append(parts, part{"held out", held}, part{"seventeenth held-out set", readSet(t, heldOut17Set)}, part{"nineteenth held-out set", readSet(t, heldOut19Set)},
 			part{"twenty-fifth held-out set", append(readSet(t, heldOut25Sets[0]), readSet(t, heldOut25Sets[1])...)},
-			part{"twenty-seventh held-out set", append(readSet(t, heldOut27Sets[0]), readSet(t, heldOut27Sets[1])...)})
+			part{"twenty-seventh held-out set", append(readSet(t, heldOut27Sets[0]), readSet(t, heldOut27Sets[1])...)},
+			part{"thirty-first held-out set", readSet(t, heldOut31Set)})
 	}
 	for _, p := range parts {
 		r, err := Evaluate(context.Background(), d, p.cases, DefaultThreshold)
