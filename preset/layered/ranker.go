@@ -227,9 +227,9 @@ func (r *toolRanker) z(i int, dense []float64, concepts []string, mode string) f
 
 // rerank picks the tools by the ranker: the mode's base tools first, as
 // the rules pick them, then the others whose probability reaches th, the
-// most probable first, up to max; the most probable is picked even under
-// th when nothing else is and the rules scored it above zero, so that no
-// task is left without a tool while one fits. passed are the best of
+// most probable first, up to max. When none is picked so, the most
+// probable of those the rules score above zero is, so that no task is
+// left without a tool while one fits it at all. passed are the best of
 // those not picked, with why.
 func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string, mode string, rules []Pick, th float64, max int) (out, passed []Pick) {
 	type cand struct {
@@ -257,13 +257,19 @@ func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string
 		}
 		return s
 	}
+	// lone is the candidate picked when no base tool is and none reaches
+	// th: the most probable of those the rules score above zero.
+	lone := -1
+	if len(out) == 0 && (len(cands) == 0 || cands[0].p < th) {
+		lone = slices.IndexFunc(cands, func(c cand) bool { return in[c.i].dense[5] > 0 })
+	}
 	for n, c := range cands {
 		var suffix string
 		take := false
 		switch {
 		case max >= 0 && len(out) >= max:
 			suffix = "; over the limit"
-		case n == 0 && len(out) == 0 && c.p < th && in[c.i].dense[5] > 0:
+		case n == lone:
 			suffix, take = fmt.Sprintf("; under scores.ranker %.2f, but the best there is", th), true
 		case c.p >= th:
 			take = true

@@ -62,3 +62,30 @@ func TestRankerWeakFit(t *testing.T) {
 		}
 	}
 }
+
+// TestRankerNeverSilent: when no tool reaches the threshold and the mode
+// brings none, the most probable of the tools the rules score above zero
+// is picked, though a tool the rules score at zero is more probable; a
+// task no tool fits at all gets none, as with the rules.
+func TestRankerNeverSilent(t *testing.T) {
+	caps := []Capability{{Name: "prior"}, {Name: "fits"}, {Name: "other"}}
+	r := &toolRanker{dense: make([]float64, len(rankDense)), base: []float64{-1, -2, -3}, mode: make([]map[string]float64, 3), concept: make([]map[string]float64, 3), none: make([]float64, 3)}
+	in := func(rel ...float64) []rankInput {
+		out := make([]rankInput, len(rel))
+		for i, v := range rel {
+			out[i].dense = make([]float64, len(rankDense))
+			out[i].dense[5] = v
+		}
+		return out
+	}
+	out, passed := r.rerank(in(0, 0.4, 0), caps, nil, "act", nil, 0.5, 10)
+	if len(out) != 1 || out[0].Name != "fits" || !strings.Contains(out[0].Why, "the best there is") {
+		t.Errorf("picked %+v, want fits alone, as the best there is", out)
+	}
+	if len(passed) != 2 || passed[0].Name != "prior" {
+		t.Errorf("passed %+v, want prior then other", passed)
+	}
+	if out, _ := r.rerank(in(0, 0, 0), caps, nil, "act", nil, 0.5, 10); len(out) != 0 {
+		t.Errorf("picked %+v for a task no tool fits, want none", out)
+	}
+}
