@@ -132,7 +132,8 @@ var examples = map[string]string{
 	"tessera agent check verify":  `  tessera agent check verify examples/agent/replies/verdict.json`,
 	"tessera agent check execute": `  tessera agent check execute examples/agent/replies/blocked.txt`,
 	"tessera layered": `  tessera layered assemble --root examples "Fix the failing invoice tests" --context examples/layered/context.yaml --json
-  tessera layered embed --root examples --out /tmp/layered-vectors.json`,
+  tessera layered embed --root examples --out /tmp/layered-vectors.json
+  tessera layered fit --root examples --selection examples/layered/tasks.jsonl --out /tmp/layered-ranker.json`,
 	"tessera layered assemble": `  # the prompt, as tessera assemble --layered-task prints it
   tessera layered assemble --root examples "Fix the failing invoice tests" --context examples/layered/context.yaml
 
@@ -143,6 +144,11 @@ var examples = map[string]string{
 
   # with the cases it got wrong, as JSON
   tessera layered eval --root examples --injections preset/layered/testdata/eval/heldout/injections.jsonl --json`,
+	"tessera layered fit": `  # the ranker fitted to the example catalog's labelled tasks, written beside it, not into the setup
+  tessera layered fit --root examples --selection examples/layered/tasks.jsonl --out /tmp/layered-ranker.json
+
+  # the folds' figures, task by task
+  tessera layered fit --root examples --selection examples/layered/tasks.jsonl --out /tmp/layered-ranker.json --json`,
 	"tessera layered embed": `  # the manifests' vectors, made with the embedder layered.yaml names (here the lexical one)
   tessera layered embed --root examples --out /tmp/layered-vectors.json`,
 	"tessera serve": `  # read the Git history once and list what would be served, with each prompt's version

@@ -396,9 +396,9 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 		}
 	}
 	s.conceptIDF = conceptIDF(s.Tools, s.Skills)
-	m, err := defaultRanker()
+	m, err := readRanker(rd)
 	if err != nil {
-		return nil, fmt.Errorf("layered: the built-in ranker: %w", err)
+		return nil, err
 	}
 	s.ranker = newToolRanker(m, s.Tools)
 	if len(doc.InjectionPatterns) > 0 {
@@ -426,4 +426,26 @@ func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 // decoder that reads it (see yamldoc.Schema.JSONSchema).
 func JSONSchema() []byte {
 	return setupSchema.JSONSchema("https://tessera.dev/schemas/layered.schema.json", "layered.yaml")
+}
+
+// readRanker reads the setup's ranker.json, a ranker fitted to its
+// catalog ("tessera layered fit"), or, when there is none, returns the
+// built-in ranker.
+func readRanker(rd ReadFunc) (*rankModel, error) {
+	p, data, err := rd(rankerFile)
+	if err != nil {
+		if isNotExist(err) {
+			m, err := defaultRanker()
+			if err != nil {
+				return nil, fmt.Errorf("layered: the built-in ranker: %w", err)
+			}
+			return m, nil
+		}
+		return nil, err
+	}
+	m, err := parseRankModel(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: fit it again with tessera layered fit, or remove it to select with the built-in ranker", p, err)
+	}
+	return m, nil
 }

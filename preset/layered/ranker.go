@@ -48,6 +48,9 @@ type rankModel struct {
 	Bias  float64            `json:"bias"`
 	Dense map[string]float64 `json:"dense"`
 	Pairs map[string]float64 `json:"pairs"`
+	// Tasks are how many tasks of its catalog a fitted model was fitted
+	// to (FitRanker); 0 for the built-in one.
+	Tasks int `json:"tasks,omitempty"`
 
 	// bySide are the pairs by the tool's side, each with its task's side
 	// and weight, in the order of their keys.
@@ -67,32 +70,44 @@ var defaultRanker = sync.OnceValues(func() (*rankModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseRankModel(data)
+	m, err := parseRankModel(data)
+	if err != nil {
+		return nil, fmt.Errorf("defaults/ranker.json: %w", err)
+	}
+	return m, nil
 })
 
 // parseRankModel reads a ranker model, every dense feature present.
 func parseRankModel(data []byte) (*rankModel, error) {
 	var m rankModel
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("ranker.json: %w", err)
+		return nil, fmt.Errorf("not a ranker's JSON: %w", err)
 	}
 	for _, d := range rankDense {
 		if _, ok := m.Dense[d]; !ok {
-			return nil, fmt.Errorf("ranker.json: dense: no weight for %q", d)
+			return nil, fmt.Errorf("dense: no weight for %q", d)
 		}
 	}
 	if len(m.Dense) != len(rankDense) {
-		return nil, fmt.Errorf("ranker.json: dense: %d weights, want %d (%v)", len(m.Dense), len(rankDense), rankDense)
+		return nil, fmt.Errorf("dense: %d weights, want %d (%v)", len(m.Dense), len(rankDense), rankDense)
 	}
+	if err := m.index(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// index groups m's pairs by the tool's side (bySide), in key order.
+func (m *rankModel) index() error {
 	m.bySide = map[string][]rankPair{}
 	for _, k := range slices.Sorted(maps.Keys(m.Pairs)) {
 		left, right, ok := strings.Cut(k, "|")
 		if !ok || left == "" || right == "" {
-			return nil, fmt.Errorf("ranker.json: pairs: %q is not a task's side and a tool's side joined by |", k)
+			return fmt.Errorf("pairs: %q is not a task's side and a tool's side joined by |", k)
 		}
 		m.bySide[right] = append(m.bySide[right], rankPair{left, m.Pairs[k]})
 	}
-	return &m, nil
+	return nil
 }
 
 // toolRanker is a rankModel laid out for one catalog's tools: what each

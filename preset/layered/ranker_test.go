@@ -9,7 +9,7 @@ import (
 
 func TestParseRankModelRejects(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{`{`, "ranker.json"},
+		{`{`, "not a ranker's JSON"},
 		{`{"dense": {}}`, `no weight for "similarity"`},
 		{`{"dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1, "other": 1}}`, "8 weights, want 7"},
 		{`{"dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1}, "pairs": {"edit": 1}}`, `"edit" is not a task's side and a tool's side`},

@@ -2,19 +2,14 @@ package layered
 
 import (
 	"bytes"
-	"cmp"
 	"context"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/tessera-dev/tessera/embed"
 	"github.com/tessera-dev/tessera/internal/racetest"
-	"github.com/tessera-dev/tessera/internal/shuffle"
-	"github.com/tessera-dev/tessera/preset/layered/untrusted"
 )
 
 // rankHeldOut are the selection sets the ranker is never trained on:
@@ -23,22 +18,10 @@ import (
 // either.
 var rankHeldOut = []string{"heldout28", "heldout29", "heldout30"}
 
-// Training: a fixed number of passes of stochastic gradient descent on
-// the log loss, with an L2 penalty, over the examples in a fixed order.
-const (
-	rankEpochs = 8
-	rankRate   = 0.05
-	rankL2     = 1e-4
-)
-
-// rankCase is one task of a training set as the ranker sees it.
-type rankCase struct {
-	set    string
-	c      EvalCase
-	inputs []rankInput
-	rules  []string  // the tools the rules picked, in order
-	skills []string  // the skills picked
-	label  []float64 // 1 for each tool the task wants
+// setCase is a training task and the set it is from.
+type setCase struct {
+	rankCase
+	set string
 }
 
 // rankSets are the selection sets the ranker is trained on: the first
@@ -66,148 +49,27 @@ func rankSets(t testing.TB) []string {
 
 // rankData reads the sets' tasks and describes each for the ranker, in
 // the mode each gives.
-func rankData(t *testing.T, a *Assembler, sets []string) []rankCase {
-	s := a.Setup
-	var out []rankCase
+func rankData(t *testing.T, a *Assembler, sets []string) []setCase {
+	var out []setCase
 	for _, set := range sets {
-		for _, c := range readCases(t, filepath.Join("testdata", "eval", set, "selection.jsonl")) {
-			read := s.Concepts.ofTask(c.Task)
-			concepts := s.taskConcepts(c.Task, read, c.Mode)
-			e := &counted{Embedder: embed.Hash{Dim: s.Embedder.Dimensions}}
-			vecs, task, _, _, err := a.embed(context.Background(), e, true, c.Task, &untrusted.Context{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			spec := s.ModeSpecs[c.Mode]
-			w := a.weights()
-			picks, _ := pick(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF, c.Mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
-			skills, _ := pick(w, s.Skills, vecs.skills, task, concepts, s.conceptIDF, c.Mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
-			rc := rankCase{set: set, c: c, inputs: rankFeatures(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF, c.Mode, picks, spec.Tools, s.Scores.Min, true)}
-			for _, p := range picks {
-				rc.rules = append(rc.rules, p.Name)
-			}
-			for _, p := range skills {
-				rc.skills = append(rc.skills, p.Name)
-			}
-			for _, tool := range s.Tools {
-				y := 0.0
-				if slices.Contains(c.Want, tool.Name) {
-					y = 1
-				}
-				rc.label = append(rc.label, y)
-			}
-			out = append(out, rc)
+		rcs, err := a.rankCases(context.Background(), readCases(t, filepath.Join("testdata", "eval", set, "selection.jsonl")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rc := range rcs {
+			out = append(out, setCase{rc, set})
 		}
 	}
 	return out
 }
 
-// zOf is m's log-odds for x, read from its keys.
-func (m *rankModel) zOf(x rankInput) float64 {
-	z := m.Bias
-	for j, v := range x.dense {
-		z += m.Dense[rankDense[j]] * v
-	}
-	for _, p := range x.pairs {
-		z += m.Pairs[p]
-	}
-	return z
-}
-
-// trainRanker fits a model to the cases' tools, and rounds its weights
-// to four decimals, leaving out those that round to zero.
-//
-//go:norace
-func trainRanker(cs []rankCase) *rankModel {
-	m := &rankModel{Dense: map[string]float64{}, Pairs: map[string]float64{}}
-	dense := make([]float64, len(rankDense))
-	type example struct {
-		x rankInput
-		y float64
-	}
-	var ex []example
-	for _, c := range cs {
-		for i, x := range c.inputs {
-			ex = append(ex, example{x, c.label[i]})
-		}
-	}
-	idx := shuffle.Order(len(ex))
-	for e := range rankEpochs {
-		r := rankRate / (1 + 0.5*float64(e))
-		for _, i := range idx {
-			x := ex[i]
-			z := m.Bias
-			for j, v := range x.x.dense {
-				z += dense[j] * v
-			}
-			for _, p := range x.x.pairs {
-				z += m.Pairs[p]
-			}
-			d := sigmoid(z) - x.y
-			for j, v := range x.x.dense {
-				dense[j] -= r * (d*v + rankL2*dense[j])
-			}
-			for _, p := range x.x.pairs {
-				m.Pairs[p] -= r * (d + rankL2*m.Pairs[p])
-			}
-			m.Bias -= r * d
-		}
-	}
-	r4 := func(v float64) float64 { return math.Round(v*1e4) / 1e4 }
-	for j, d := range rankDense {
-		m.Dense[d] = r4(dense[j])
-	}
-	for k, v := range m.Pairs {
-		if m.Pairs[k] = r4(v); m.Pairs[k] == 0 {
-			delete(m.Pairs, k)
-		}
-	}
-	m.Bias = r4(m.Bias)
-	return m
-}
-
-// rankPick is what the ranker picks for c, as Select does with no base
-// tools: the most probable, then every other at th or more.
-func rankPick(m *rankModel, c rankCase, names []string, th float64) []string {
-	type scored struct {
-		i int
-		p float64
-	}
-	var ss []scored
-	for i, x := range c.inputs {
-		ss = append(ss, scored{i, sigmoid(m.zOf(x))})
-	}
-	slices.SortStableFunc(ss, func(a, b scored) int { return cmp.Compare(b.p, a.p) })
-	out := []string{names[ss[0].i]}
-	for _, s := range ss[1:] {
-		if s.p >= th {
-			out = append(out, names[s.i])
-		}
+// cases are the ranker's cases of cs.
+func cases(cs []setCase) []rankCase {
+	out := make([]rankCase, len(cs))
+	for i, c := range cs {
+		out[i] = c.rankCase
 	}
 	return out
-}
-
-// precisionRecall are precision@3 and recall@3 of tools picked for c, as
-// Evaluate counts them.
-func precisionRecall(c rankCase, tools, skillNames []string) (float64, float64) {
-	got := slices.Clone(tools)
-	if slices.ContainsFunc(c.c.Want, func(w string) bool { return slices.Contains(skillNames, w) }) {
-		got = append(got, c.skills...)
-	}
-	if len(got) > 3 {
-		got = got[:3]
-	}
-	hits := 0
-	for _, g := range got {
-		if slices.Contains(c.c.Want, g) {
-			hits++
-		}
-	}
-	var p float64
-	if len(got) > 0 {
-		p = float64(hits) / float64(len(got))
-	}
-	return p, float64(hits) / float64(len(c.c.Want))
 }
 
 func skipTraining(t *testing.T) {
@@ -227,12 +89,11 @@ func TestRankerTrained(t *testing.T) {
 	skipTraining(t)
 	a := &Assembler{Setup: evalSetup(t)}
 	sets := rankSets(t)
-	m := trainRanker(rankData(t, a, sets))
-	got, err := json.MarshalIndent(m, "", " ")
+	m := trainRanker(cases(rankData(t, a, sets)), nil, rankEpochs, rankL2)
+	got, err := m.marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
 	path := filepath.Join("defaults", "ranker.json")
 	if *update {
 		if err := os.WriteFile(path+".tmp", got, 0o644); err != nil {
@@ -278,16 +139,16 @@ func TestRankerFolds(t *testing.T) {
 		var train []rankCase
 		for _, c := range cs {
 			if fold(c.set) != f {
-				train = append(train, c)
+				train = append(train, c.rankCase)
 			}
 		}
-		models[f] = trainRanker(train)
+		models[f] = trainRanker(train, nil, rankEpochs, rankL2)
 	}
 	var rp, rr, lp, lr float64
 	for _, c := range cs {
-		p, r := precisionRecall(c, c.rules, skillNames)
+		p, r := precisionRecall(c.rankCase, c.rules, skillNames)
 		rp, rr = rp+p, rr+r
-		p, r = precisionRecall(c, rankPick(models[fold(c.set)], c, names, defaultRankerThreshold), skillNames)
+		p, r = precisionRecall(c.rankCase, a.rankPick(models[fold(c.set)], c.rankCase, defaultRankerThreshold), skillNames)
 		lp, lr = lp+p, lr+r
 	}
 	n := float64(len(cs))
@@ -300,7 +161,8 @@ func TestRankerFolds(t *testing.T) {
 }
 
 // TestRankerLayout checks that the ranker laid out for a catalog gives
-// the log-odds the model gives from the features' keys.
+// the log-odds the model gives from the features' keys, for the model
+// read from its file and for one just trained.
 func TestRankerLayout(t *testing.T) {
 	a := &Assembler{Setup: evalSetup(t)}
 	s := a.Setup
@@ -308,17 +170,18 @@ func TestRankerLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newToolRanker(m, s.Tools)
 	cs := rankData(t, a, []string{"tune2"})
 	if len(cs) == 0 {
 		t.Fatal("no cases")
 	}
-	for _, c := range cs {
-		read := s.Concepts.ofTask(c.c.Task)
-		concepts := s.taskConcepts(c.c.Task, read, c.c.Mode)
-		for i, x := range c.inputs {
-			if got, want := r.z(i, x.dense, concepts, c.c.Mode), m.zOf(x); math.Abs(got-want) > 1e-9 {
-				t.Fatalf("%s, %s: laid out %.6f, from keys %.6f", c.c.ID, s.Tools[i].Name, got, want)
+	// The built-in model as read from its file, and one just trained.
+	for _, m := range []*rankModel{m, trainRanker(cases(cs), m, 2, fitL2)} {
+		r := newToolRanker(m, s.Tools)
+		for _, c := range cs {
+			for i, x := range c.inputs {
+				if got, want := r.z(i, x.dense, c.concepts, c.mode), m.zOf(x); math.Abs(got-want) > 1e-9 {
+					t.Fatalf("%s, %s: laid out %.6f, from keys %.6f", c.c.ID, s.Tools[i].Name, got, want)
+				}
 			}
 		}
 	}

@@ -16,6 +16,7 @@ func TestZeroValues(t *testing.T) {
 		"Preset.UnitsSummary":         (*layered.Preset).UnitsSummary,
 		"JSONSchema":                  layered.JSONSchema,
 		"Assembler.Evaluate":          (*layered.Assembler).Evaluate,
+		"Assembler.FitRanker":         (*layered.Assembler).FitRanker,
 		"Assembler.InjectionDetector": (*layered.Assembler).InjectionDetector,
 		"Concepts.Of":                 (*layered.Concepts).Of,
 		"Assembler.Select":            (*layered.Assembler).Select,

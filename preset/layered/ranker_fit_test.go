@@ -1,0 +1,125 @@
+package layered
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tessera-dev/tessera/internal/racetest"
+)
+
+// ownCatalogDir is a setup directory holding eval/heldout32's catalog, a
+// catalog the built-in ranker was never trained on.
+func ownCatalogDir(t *testing.T) string {
+	t.Helper()
+	catalog, err := os.ReadFile(filepath.Join("testdata", "eval", "heldout32", "catalog.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "layered.yaml"), catalog, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestFitRanker: fitted to the tasks of a catalog it was never trained
+// on, the ranker picks better on held-apart folds of those tasks than
+// the built-in one; a setup with the fitted ranker.json selects with
+// it; the file is the same bytes for the same tasks.
+func TestFitRanker(t *testing.T) {
+	if testing.Short() || racetest.Enabled {
+		t.Skip("fits a ranker five times over: skipped with -short and under -race (.ci/run runs it without)")
+	}
+	dir := ownCatalogDir(t)
+	s, err := ParseSetup(dirReader(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := readCases(t, filepath.Join("testdata", "eval", "heldout32", "selection.jsonl"))
+	a := &Assembler{Setup: s}
+	model, builtin, fitted, err := a.FitRanker(context.Background(), cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("held-apart folds of %d tasks: built-in %.3f %.3f, fitted %.3f %.3f", len(cases), builtin.MeanPrecision, builtin.MeanRecall, fitted.MeanPrecision, fitted.MeanRecall)
+	if fitted.MeanPrecision < builtin.MeanPrecision || fitted.MeanRecall <= builtin.MeanRecall {
+		t.Errorf("fitted %.3f %.3f on held-apart folds, want more than the built-in %.3f %.3f", fitted.MeanPrecision, fitted.MeanRecall, builtin.MeanPrecision, builtin.MeanRecall)
+	}
+	if len(builtin.Cases) != len(cases) || len(fitted.Cases) != len(cases) {
+		t.Errorf("%d and %d results, want one a task (%d)", len(builtin.Cases), len(fitted.Cases), len(cases))
+	}
+	again, _, _, err := a.FitRanker(context.Background(), cases)
+	if err != nil || string(again) != string(model) {
+		t.Errorf("fitting again gave other bytes (%v)", err)
+	}
+	before, err := a.Evaluate(context.Background(), cases, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, rankerFile), model, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := ParseSetup(dirReader(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := (&Assembler{Setup: fs}).Evaluate(context.Background(), cases, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.MeanRecall <= before.MeanRecall {
+		t.Errorf("with ranker.json, recall@3 %.3f on the tasks it was fitted to, want more than the built-in ranker's %.3f", after.MeanRecall, before.MeanRecall)
+	}
+}
+
+func TestFitRankerRejects(t *testing.T) {
+	s, err := ParseSetup(dirReader(ownCatalogDir(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Assembler{Setup: s}
+	ten := func(edit func([]EvalCase)) []EvalCase {
+		var cs []EvalCase
+		for range 10 {
+			cs = append(cs, EvalCase{ID: "c", Task: "run the tests", Mode: "act", Want: []string{s.Tools[0].Name}})
+		}
+		if edit != nil {
+			edit(cs)
+		}
+		return cs
+	}
+	for _, tc := range []struct {
+		name  string
+		cases []EvalCase
+		want  string
+	}{
+		{"few", ten(nil)[:3], "give at least 10"},
+		{"unknown tool", ten(func(cs []EvalCase) { cs[4].ID, cs[4].Want = "c5", []string{"no_such_tool"} }), `case c5 wants "no_such_tool", which is no tool`},
+		{"no tool", ten(func(cs []EvalCase) { cs[2].Want = nil }), "wants no tool"},
+		{"bad mode", ten(func(cs []EvalCase) { cs[1].Mode = "build" }), "case c"},
+	} {
+		_, _, _, err := a.FitRanker(context.Background(), tc.cases)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
+		}
+	}
+	if _, _, _, err := (&Assembler{}).FitRanker(context.Background(), ten(nil)); err == nil {
+		t.Error("an Assembler without a setup fitted a ranker")
+	}
+}
+
+// TestRankerFileRejects: a broken ranker.json is an error naming it and
+// what to do, not a silent fall back to the built-in ranker.
+func TestRankerFileRejects(t *testing.T) {
+	dir := ownCatalogDir(t)
+	if err := os.WriteFile(filepath.Join(dir, rankerFile), []byte(`{"bias": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ParseSetup(dirReader(dir))
+	if err == nil || !strings.Contains(err.Error(), rankerFile) || !strings.Contains(err.Error(), "tessera layered fit") {
+		t.Fatalf("error %v, want one naming %s and how to fix it", err, rankerFile)
+	}
+}
