@@ -181,5 +181,8 @@ func readSelectionCases(path string, data []byte) ([]layered.EvalCase, error) {
 		}
 		out = append(out, c)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w: one task a line, each under 16 MiB", path, err)
+	}
+	return out, nil
 }
