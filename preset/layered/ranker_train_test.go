@@ -125,10 +125,7 @@ func TestRankerFolds(t *testing.T) {
 	a := &Assembler{Setup: evalSetup(t)}
 	sets := rankSets(t)
 	cs := rankData(t, a, sets)
-	var names, skillNames []string
-	for _, c := range a.Setup.Tools {
-		names = append(names, c.Name)
-	}
+	var skillNames []string
 	for _, c := range a.Setup.Skills {
 		skillNames = append(skillNames, c.Name)
 	}
