@@ -136,8 +136,14 @@ func newToolRanker(m *rankModel, caps []Capability) *toolRanker {
 		c := &caps[i]
 		r.base[i] = m.Bias
 		r.mode[i], r.concept[i] = map[string]float64{}, map[string]float64{}
+		// A fitted ranker's weights for this very tool (whatever the
+		// task, and in its mode), then those of the tool's concepts.
+		sides := []string{ownSide(c)}
 		for _, y := range c.concepts {
-			for _, p := range m.bySide[rankSide(c, y)] {
+			sides = append(sides, rankSide(c, y))
+		}
+		for _, side := range sides {
+			for _, p := range m.bySide[side] {
 				left, w := p.left, p.w
 				switch {
 				case left == "any":
@@ -153,6 +159,19 @@ func newToolRanker(m *rankModel, caps []Capability) *toolRanker {
 		}
 	}
 	return r
+}
+
+// ownSide is how a fitted ranker's pair names the tool itself: "@" and
+// its name. Only a ranker fitted to one catalog names its tools.
+func ownSide(c *Capability) string {
+	return "@" + c.Name
+}
+
+// ownKeys are the keys of a fitted ranker's pairs for tool c: the tool
+// whatever the task, and in the task's mode.
+func ownKeys(c *Capability, mode string) []string {
+	side := ownSide(c)
+	return []string{"any|" + side, "mode:" + mode + "|" + side}
 }
 
 // rankSide is how a pair names the tool's concept y: "~y" when only its

@@ -52,7 +52,7 @@ func rankSets(t testing.TB) []string {
 func rankData(t *testing.T, a *Assembler, sets []string) []setCase {
 	var out []setCase
 	for _, set := range sets {
-		rcs, err := a.rankCases(context.Background(), readCases(t, filepath.Join("testdata", "eval", set, "selection.jsonl")))
+		rcs, err := a.rankCases(context.Background(), readCases(t, filepath.Join("testdata", "eval", set, "selection.jsonl")), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,10 +171,19 @@ func TestRankerLayout(t *testing.T) {
 	if len(cs) == 0 {
 		t.Fatal("no cases")
 	}
-	// The built-in model as read from its file, and one just trained.
-	for _, m := range []*rankModel{m, trainRanker(cases(cs), m, 2, fitL2)} {
+	own, err := a.rankCases(context.Background(), readCases(t, filepath.Join("testdata", "eval", "tune2", "selection.jsonl")), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The built-in model as read from its file, one just trained, and
+	// one fitted to this catalog, with weights for its own tools.
+	for _, tc := range []struct {
+		m  *rankModel
+		cs []rankCase
+	}{{m, cases(cs)}, {trainRanker(cases(cs), m, 2, fitL2), cases(cs)}, {trainRanker(own, m, 2, fitL2), own}} {
+		m := tc.m
 		r := newToolRanker(m, s.Tools)
-		for _, c := range cs {
+		for _, c := range tc.cs {
 			for i, x := range c.inputs {
 				if got, want := r.z(i, x.dense, c.concepts, c.mode), m.zOf(x); math.Abs(got-want) > 1e-9 {
 					t.Fatalf("%s, %s: laid out %.6f, from keys %.6f", c.c.ID, s.Tools[i].Name, got, want)
