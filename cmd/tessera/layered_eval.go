@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,18 +47,9 @@ when it names one. --verbose lists the cases it got wrong.`,
 				return fmt.Errorf("name an evaluation set: --injections FILE, --selection FILE or both")
 			}
 			ctx := cmd.Context()
-			d, err := a.layeredDir(ctx, dir)
+			setup, _, max, err := a.layeredSetup(ctx, dir)
 			if err != nil {
 				return err
-			}
-			max := fileread.DefaultMaxBytes
-			setup, err := layered.ParseSetup(func(name string) (string, []byte, error) {
-				p := filepath.Join(d, filepath.FromSlash(name))
-				data, err := fileread.File(p, max)
-				return filepath.ToSlash(p), data, err
-			})
-			if err != nil {
-				return failure{err}
 			}
 			e, err := setup.NewEmbedder(os.Getenv, nil)
 			if err != nil {

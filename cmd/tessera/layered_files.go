@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tessera-dev/tessera/internal/fileread"
+	"github.com/tessera-dev/tessera/preset/layered"
 )
 
 // isTerminal reports whether w is a terminal (a character device).
@@ -63,4 +67,27 @@ func writeAtomic(name string, data []byte) (err error) {
 		return err
 	}
 	return os.Rename(f.Name(), name)
+}
+
+// layeredSetup reads the setup directory (--dir, else the catalog's
+// layered directory) with every file capped at the command's
+// --max-file-bytes, and returns it with the directory and the cap.
+func (a *app) layeredSetup(ctx context.Context, dir string) (*layered.Setup, string, int64, error) {
+	d, err := a.layeredDir(ctx, dir)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	max, err := a.maxFileBytes()
+	if err != nil {
+		return nil, "", 0, err
+	}
+	setup, err := layered.ParseSetup(func(name string) (string, []byte, error) {
+		p := filepath.Join(d, filepath.FromSlash(name))
+		data, err := fileread.File(p, max)
+		return filepath.ToSlash(p), data, err
+	})
+	if err != nil {
+		return nil, "", 0, failure{err}
+	}
+	return setup, d, max, nil
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // rankerFile is where a fitted ranker goes in the setup directory, and
-// where layered.ParseSetup reads it (TestLayeredFit holds the two
-// together).
+// where layered.ParseSetup reads it (testdata/script/layered_fit.txtar
+// holds the two together).
 const rankerFile = "ranker.json"
 
 // layeredFitCmd is "tessera layered fit": the learned ranker fitted to
@@ -45,21 +45,9 @@ keep it. Measure on tasks you did not fit to with "tessera layered eval".`,
 				return fmt.Errorf("--selection FILE is needed: the labelled tasks to fit to")
 			}
 			ctx := cmd.Context()
-			d, err := a.layeredDir(ctx, dir)
+			setup, d, max, err := a.layeredSetup(ctx, dir)
 			if err != nil {
 				return err
-			}
-			max, err := a.maxFileBytes()
-			if err != nil {
-				return err
-			}
-			setup, err := layered.ParseSetup(func(name string) (string, []byte, error) {
-				p := filepath.Join(d, filepath.FromSlash(name))
-				data, err := fileread.File(p, max)
-				return filepath.ToSlash(p), data, err
-			})
-			if err != nil {
-				return failure{err}
 			}
 			data, err := fileread.File(selection, max)
 			if err != nil {
