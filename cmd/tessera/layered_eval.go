@@ -92,13 +92,9 @@ when it names one. --verbose lists the cases it got wrong.`,
 				}
 			}
 			if selection != "" {
-				data, err := fileread.File(selection, max)
+				cases, err := readSelectionFile(selection, max)
 				if err != nil {
-					return failure{err}
-				}
-				cases, err := readSelectionCases(selection, data)
-				if err != nil {
-					return failure{err}
+					return err
 				}
 				r, err := asm.Evaluate(ctx, cases, k)
 				if err != nil {
@@ -147,6 +143,20 @@ when it names one. --verbose lists the cases it got wrong.`,
 	f.BoolVar(&asJSON, "json", false, "print the reports as JSON")
 	f.BoolVar(&verbose, "verbose", false, "list the cases got wrong")
 	return cmd
+}
+
+// readSelectionFile reads the selection set at path, capped at max
+// bytes (see readSelectionCases).
+func readSelectionFile(path string, max int64) ([]layered.EvalCase, error) {
+	data, err := fileread.File(path, max)
+	if err != nil {
+		return nil, failure{err}
+	}
+	cases, err := readSelectionCases(path, data)
+	if err != nil {
+		return nil, failure{err}
+	}
+	return cases, nil
 }
 
 // readSelectionCases reads a selection evaluation set: one JSON object a

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tessera-dev/tessera/internal/fileread"
 	"github.com/tessera-dev/tessera/preset/layered"
 )
 
@@ -49,13 +48,9 @@ keep it. Measure on tasks you did not fit to with "tessera layered eval".`,
 			if err != nil {
 				return err
 			}
-			data, err := fileread.File(selection, max)
+			cases, err := readSelectionFile(selection, max)
 			if err != nil {
-				return failure{err}
-			}
-			cases, err := readSelectionCases(selection, data)
-			if err != nil {
-				return failure{err}
+				return err
 			}
 			model, builtin, fitted, err := (&layered.Assembler{Setup: setup}).FitRanker(ctx, cases)
 			if err != nil {
