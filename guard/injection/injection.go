@@ -221,7 +221,11 @@ func compile(bank []Pattern, where string, eager bool) ([]compiled, error) {
 				continue
 			}
 		}
-		out = append(out, compiled{Pattern: p, re: re, unless: unless, weight: weight, need: requiredLiteralSets(p.Re)})
+		need, known := builtinNeed[p.Re]
+		if !known {
+			need = requiredLiteralSets(p.Re)
+		}
+		out = append(out, compiled{Pattern: p, re: re, unless: unless, weight: weight, need: need})
 	}
 	return out, errors.Join(errs...)
 }
