@@ -8,6 +8,7 @@ package lazyre
 import (
 	"regexp"
 	"sync"
+	"sync/atomic"
 )
 
 // Regexp is an RE2 expression compiled on first use. Its methods are
@@ -17,7 +18,12 @@ type Regexp struct {
 	src  string
 	once sync.Once
 	re   *regexp.Regexp
-	pre  *prefilter // nil: run the expression on every text
+	// pre is read from the expression at its second use: a one-shot
+	// process uses most expressions once, and reading the literals costs
+	// about what compiling does.
+	uses    atomic.Int32
+	preOnce sync.Once
+	pre     *prefilter // nil: run the expression on every text
 }
 
 // New returns the expression src, to be compiled when first used. src
@@ -32,23 +38,25 @@ func New(src string) *Regexp {
 // Of returns re, already compiled.
 func Of(re *regexp.Regexp) *Regexp {
 	l := &Regexp{src: re.String(), re: re}
-	l.once.Do(func() { l.pre = newPrefilter(l.src) })
+	l.once.Do(func() {})
 	return l
 }
 
 // Get returns the compiled expression, compiling it the first time.
 func (l *Regexp) Get() *regexp.Regexp {
-	l.once.Do(func() {
-		l.re = regexp.MustCompile(l.src)
-		l.pre = newPrefilter(l.src)
-	})
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
 	return l.re
 }
 
 // may reports whether s may hold a match, compiling the expression the
-// first time: false when s holds none of the literals every match holds.
+// first time: false when s holds none of the literals every match holds
+// (looked for from the second use on).
 func (l *Regexp) may(s string) bool {
 	l.Get()
+	if l.uses.Add(1) < 2 {
+		return true
+	}
+	l.preOnce.Do(func() { l.pre = newPrefilter(l.src) })
 	return l.pre == nil || l.pre.may(s)
 }
 
