@@ -12,7 +12,7 @@ import (
 
 // ownCatalogDir is a setup directory holding eval/heldout32's catalog, a
 // catalog the built-in ranker was never trained on.
-func ownCatalogDir(t *testing.T) string {
+func ownCatalogDir(t testing.TB) string {
 	t.Helper()
 	catalog, err := os.ReadFile(filepath.Join("testdata", "eval", "heldout32", "catalog.yaml"))
 	if err != nil {
@@ -122,4 +122,34 @@ func TestRankerFileRejects(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), rankerFile) || !strings.Contains(err.Error(), "tessera layered fit") {
 		t.Fatalf("error %v, want one naming %s and how to fix it", err, rankerFile)
 	}
+}
+
+// FuzzFitRanker: any labelled tasks are fitted or refused with an
+// error, never a panic, and a model fitted is one ParseSetup reads.
+func FuzzFitRanker(f *testing.F) {
+	f.Add("Fix the failing unit tests", "act", "Corrige o teste que falha", "")
+	f.Add("", "plan", "\x00\xff", "review")
+	f.Add("重启 k8s 的 pod，然后看看日志", "", "ログを見て", "auto")
+	s, err := ParseSetup(dirReader(ownCatalogDir(f)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	a := &Assembler{Setup: s}
+	f.Fuzz(func(t *testing.T, task1, mode1, task2, mode2 string) {
+		var cases []EvalCase
+		for i := range 10 {
+			c := EvalCase{Task: task1, Mode: mode1, Want: []string{s.Tools[i%len(s.Tools)].Name}}
+			if i%2 == 1 {
+				c.Task, c.Mode = task2, mode2
+			}
+			cases = append(cases, c)
+		}
+		model, _, _, err := a.FitRanker(context.Background(), cases)
+		if err != nil {
+			return
+		}
+		if _, err := parseRankModel(model); err != nil {
+			t.Fatalf("a fitted model does not read back: %v", err)
+		}
+	})
 }
