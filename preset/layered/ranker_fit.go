@@ -191,11 +191,12 @@ func (m *rankModel) marshal() ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// rankPick is what model m picks for c at threshold th, as Select
-// picks: the mode's base tools, then the rest by m.
-func (a *Assembler) rankPick(m *rankModel, c rankCase, th float64) []string {
+// rankPick is what ranker r (a model laid out for the setup's tools)
+// picks for c at threshold th, as Select picks: the mode's base tools,
+// then the rest by r.
+func (a *Assembler) rankPick(r *toolRanker, c rankCase, th float64) []string {
 	s := a.Setup
-	out, _ := newToolRanker(m, s.Tools).rerank(c.inputs, s.Tools, c.concepts, c.mode, c.picks, th, s.Limits.MaxTools)
+	out, _ := r.rerank(c.inputs, s.Tools, c.concepts, c.mode, c.picks, th, s.Limits.MaxTools)
 	names := make([]string, len(out))
 	for i, p := range out {
 		names[i] = p.Name
@@ -281,6 +282,7 @@ func (a *Assembler) FitRanker(ctx context.Context, cases []EvalCase) (model []by
 		th = defaultRankerThreshold
 	}
 	folds := min(5, len(rcs))
+	builtinRanker := newToolRanker(prior, s.Tools)
 	results := [2][]EvalResult{make([]EvalResult, len(rcs)), make([]EvalResult, len(rcs))}
 	for f := range folds {
 		var train []rankCase
@@ -289,10 +291,10 @@ func (a *Assembler) FitRanker(ctx context.Context, cases []EvalCase) (model []by
 				train = append(train, c)
 			}
 		}
-		m := trainRanker(train, prior, rankEpochs, fitL2)
+		fitted := newToolRanker(trainRanker(train, prior, rankEpochs, fitL2), s.Tools)
 		for i := f; i < len(rcs); i += folds {
-			for k, model := range []*rankModel{prior, m} {
-				got := a.rankPick(model, rcs[i], th)
+			for k, r := range []*toolRanker{builtinRanker, fitted} {
+				got := a.rankPick(r, rcs[i], th)
 				p, r := precisionRecall(rcs[i], got, skillNames)
 				results[k][i] = EvalResult{Task: rcs[i].c.Task, Got: got[:min(3, len(got))], Precision: p, Recall: r}
 			}

@@ -131,7 +131,7 @@ func TestRankerFolds(t *testing.T) {
 	}
 	const folds = 5
 	fold := func(set string) int { return slices.Index(sets, set) % folds }
-	models := make([]*rankModel, folds)
+	models := make([]*toolRanker, folds)
 	for f := range folds {
 		var train []rankCase
 		for _, c := range cs {
@@ -139,7 +139,7 @@ func TestRankerFolds(t *testing.T) {
 				train = append(train, c.rankCase)
 			}
 		}
-		models[f] = trainRanker(train, nil, rankEpochs, rankL2)
+		models[f] = newToolRanker(trainRanker(train, nil, rankEpochs, rankL2), a.Setup.Tools)
 	}
 	var rp, rr, lp, lr float64
 	for _, c := range cs {
