@@ -209,12 +209,14 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	spec := s.ModeSpecs[mode]
 	sel.Concepts = s.taskConcepts(req.Task, read, mode)
 	concepts := sel.Concepts
-	sel.Tools, sel.Passed.Tools = pick(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
+	w := a.weights()
+	tools := fitOf(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF)
+	sel.Tools, sel.Passed.Tools = pick(w, s.Tools, tools, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 	if s.Scores.Ranker > 0 && s.ranker != nil {
-		in := rankFeatures(a.weights(), s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, sel.Tools, spec.Tools, s.Scores.Min, false)
+		in := rankFeatures(w, s.Tools, tools, concepts, mode, sel.Tools, spec.Tools, s.Scores.Min, false)
 		sel.Tools, sel.Passed.Tools = s.ranker.rerank(in, s.Tools, concepts, mode, sel.Tools, s.Scores.Ranker, s.Limits.MaxTools)
 	}
-	sel.Skills, sel.Passed.Skills = pick(a.weights(), s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
+	sel.Skills, sel.Passed.Skills = pick(w, s.Skills, fitOf(w, s.Skills, vecs.skills, task, concepts, s.conceptIDF), concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
 
 	n := len(c.Memories)
 	verdicts, err := a.detect(ctx, sel, c)
@@ -408,13 +410,12 @@ func uncovered(concepts []string, covered map[string]bool) []string {
 // picked alone, so that no task is left without a tool while one scores
 // above zero. Up to max in all; passed are the best of those not picked, with
 // why.
-func pick(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64, mode string, base []string, min float64, max int, never bool) (out, passed []Pick) {
+func pick(w weights, caps []Capability, f capFit, concepts []string, idf map[string]float64, mode string, base []string, min float64, max int, never bool) (out, passed []Pick) {
 	out = []Pick{}
 	have := map[string]bool{}
 	score := func(i int) (float64, string) {
 		c := &caps[i]
-		cos := similarity(task, vecs[i])
-		shared := share(concepts, concepts, c, idf, w.minor)
+		cos, shared := f.similarity(i), f.shared[i]
 		s := cos + w.concept*shared
 		why := fmt.Sprintf("similarity %.2f", cos)
 		if shared > 0 {
@@ -484,7 +485,7 @@ func pick(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, 
 		}
 		marginal := func(c cand) float64 {
 			cp := &caps[c.i]
-			s := similarity(task, vecs[c.i]) + w.concept*share(uncovered(concepts, covered), concepts, cp, idf, w.minor)
+			s := f.similarity(c.i) + w.concept*share(uncovered(concepts, covered), concepts, cp, idf, w.minor)
 			if !cp.inMode(mode) {
 				s *= w.otherMode
 			}
@@ -497,7 +498,7 @@ func pick(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, 
 			}
 			cp := &caps[c.i]
 			gain := n > 0 && cp.inMode(mode) && share(uncovered(concepts, covered), concepts, cp, idf, w.minor) > 0
-			redundant := n > 0 && !gain && len(cp.concepts) > 0 && embed.Cosine(task, vecs[c.i]) < w.relative*best
+			redundant := n > 0 && !gain && len(cp.concepts) > 0 && f.cos[c.i] < w.relative*best
 			var why string
 			switch {
 			case n == 0 && lone:
@@ -547,14 +548,32 @@ func pick(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, 
 	return out, passed
 }
 
-// similarity is the cosine of a task's and a capability's vectors, or 0
-// when it is negative: a capability whose words the task does not share
-// scores nothing for them, not less than nothing, so that what the two
-// share in concepts is not taken back by the noise of hashed words
+// capFit is how a task fits each capability of a list, worked out once
+// for the rules and the ranker: the cosine of their vectors (see
+// similarity) and the share of the task's concepts each names.
+type capFit struct {
+	cos, shared []float64
+}
+
+// fitOf is how task, with its concepts, fits each of caps, whose
+// vectors are vecs.
+func fitOf(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64) capFit {
+	f := capFit{cos: make([]float64, len(caps)), shared: make([]float64, len(caps))}
+	for i := range caps {
+		f.cos[i] = embed.Cosine(task, vecs[i])
+		f.shared[i] = share(concepts, concepts, &caps[i], idf, w.minor)
+	}
+	return f
+}
+
+// similarity is the cosine of the task's and capability i's vectors, or
+// 0 when it is negative: a capability whose words the task does not
+// share scores nothing for them, not less than nothing, so that what the
+// two share in concepts is not taken back by the noise of hashed words
 // ("прогони линтер и поправь замечания" shares edit with edit_file, at
 // a cosine of -0.17).
-func similarity(task, v embed.Vector) float64 {
-	return max2(embed.Cosine(task, v), 0)
+func (f capFit) similarity(i int) float64 {
+	return max2(f.cos[i], 0)
 }
 
 // maxPassed bounds the capabilities not picked that a selection reports.

@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/tessera-dev/tessera/embed"
 )
 
 // The ranker is a logistic model that gives, for a task and one tool,
@@ -190,11 +188,12 @@ type rankInput struct {
 }
 
 // rankFeatures describes every tool of caps for a task as the ranker
-// sees it: the dense features, and, when keys is set, the pairs' keys.
+// sees it, from how the task fits each (f): the dense features, and,
+// when keys is set, the pairs' keys.
 // A tool's score relative to the best is relative to min (scores.min)
 // when the best is under it: being the best of tools that barely fit
 // says little.
-func rankFeatures(w weights, caps []Capability, vecs []embed.Vector, task embed.Vector, concepts []string, idf map[string]float64, mode string, picks []Pick, base []string, min float64, keys bool) []rankInput {
+func rankFeatures(w weights, caps []Capability, f capFit, concepts []string, mode string, picks []Pick, base []string, min float64, keys bool) []rankInput {
 	out := make([]rankInput, len(caps))
 	n := len(rankDense)
 	buf := make([]float64, len(caps)*n)
@@ -203,8 +202,7 @@ func rankFeatures(w weights, caps []Capability, vecs []embed.Vector, task embed.
 	for i := range caps {
 		c := &caps[i]
 		d := buf[i*n : (i+1)*n : (i+1)*n]
-		d[0] = similarity(task, vecs[i])
-		d[1] = share(concepts, concepts, c, idf, w.minor)
+		d[0], d[1] = f.similarity(i), f.shared[i]
 		scores[i] = d[0] + w.concept*d[1]
 		if c.inMode(mode) {
 			d[2] = 1

@@ -71,9 +71,10 @@ func (a *Assembler) rankCases(ctx context.Context, cases []EvalCase, own bool) (
 			return nil, fmt.Errorf("%s: %w", caseName(c), err)
 		}
 		spec := s.ModeSpecs[mode]
-		picks, _ := pick(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
-		skills, _ := pick(w, s.Skills, vecs.skills, task, concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
-		rc := rankCase{c: c, inputs: rankFeatures(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF, mode, picks, spec.Tools, s.Scores.Min, true), picks: picks, mode: mode, concepts: concepts}
+		tools := fitOf(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF)
+		picks, _ := pick(w, s.Tools, tools, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
+		skills, _ := pick(w, s.Skills, fitOf(w, s.Skills, vecs.skills, task, concepts, s.conceptIDF), concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
+		rc := rankCase{c: c, inputs: rankFeatures(w, s.Tools, tools, concepts, mode, picks, spec.Tools, s.Scores.Min, true), picks: picks, mode: mode, concepts: concepts}
 		if own {
 			for i := range s.Tools {
 				rc.inputs[i].pairs = append(rc.inputs[i].pairs, ownKeys(&s.Tools[i], mode)...)
