@@ -360,6 +360,8 @@ func TestParseSetupErrors(t *testing.T) {
 		{"tools: [{description: x}]\n", "tools 1 has no name"},
 		{"tool: []\n", `unknown key "tool"`},
 		{"scores: {injection_min: .nan}\n", "scores.injection_min: NaN is not a cosine similarity"},
+		{"scores: {ranker: 1}\n", "layered.yaml:1:10: scores.ranker: 1 is not a probability the ranker can pick at"},
+		{"scores: {ranker: -0.1}\n", "scores.ranker: -0.1 is not a probability"},
 		{"fixtures: [{name: a}]\n", `layered.yaml:1:12: fixture "a" has no task`},
 		{"fixtures: [{name: a, task: x}, {name: a, task: y}]\n", `fixture "a" is repeated`},
 		{"fixtures: [{name: A, task: x}]\n", `fixture 1: name "A"`},
