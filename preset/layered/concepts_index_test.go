@@ -60,8 +60,8 @@ func checkIndex(t *testing.T, c *Concepts, w string) {
 // against a scan of them, for every word of the evaluation tasks.
 func TestConceptIndex(t *testing.T) {
 	c := readBuiltinConcepts(t)
-	for _, set := range rankSets(t) {
-		for _, tc := range readCases(t, "testdata/eval/"+set+"/selection.jsonl") {
+	for _, f := range rankSets(t) {
+		for _, tc := range readCases(t, f.path()) {
 			for _, w := range embed.Words(tc.Task) {
 				checkIndex(t, c, w)
 			}

@@ -21,8 +21,12 @@ import (
 // built-in vocabulary every catalog's tools are read with, so what the
 // model learned on the project's evaluation catalog (which tasks that
 // name "debug" also need a tool that reads logs) carries to a catalog
-// whose tools it never saw. It is trained on the project's tuning sets
-// (defaults/ranker.json, made again by TestRankerTrained -update).
+// whose tools it never saw. It is trained on the project's tuning sets:
+// those of the evaluation catalog and those of four catalogs other
+// authors designed, each set read with its own catalog, so that what it
+// learns is what holds across catalogs (defaults/ranker.json, made again
+// by TestRankerTrained -update; TestRankerCatalogs measures it on each
+// of those catalogs left out of its training).
 
 // defaultRankerThreshold is scores.ranker's default: the probability at
 // which the ranker picks a tool. It was chosen on the training sets'

@@ -24,7 +24,13 @@ var heldOut = flag.Bool("held-out", false, "evaluate selection on the held-out p
 // catalog's (testdata/eval/catalog.yaml), the other layers built in.
 func evalSetup(t testing.TB) *Setup {
 	t.Helper()
-	catalog, err := os.ReadFile(filepath.Join("testdata", "eval", "catalog.yaml"))
+	return catalogSetup(t, filepath.Join("testdata", "eval", "catalog.yaml"))
+}
+
+// catalogSetup is the setup whose layered.yaml is the file at path.
+func catalogSetup(t testing.TB, path string) *Setup {
+	t.Helper()
+	catalog, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,13 +588,13 @@ func TestSelectionEvaluationSet(t *testing.T) {
 		recall    float64
 	}
 	parts := map[string]part{
-		"development": {dev, 0.94, 0.91},
+		"development": {dev, 0.91, 0.96},
 		"tune2":       {set("tune2"), 0.95, 0.97},
 		"tune3":       {set("tune3"), 0.91, 0.89},
 		"tune4":       {set("tune4"), 0.85, 0.96},
 		"tune6":       {set("tune6"), 0.89, 0.93},
 		"heldout":     {set("heldout"), 0.74, 0.79},
-		"heldout3":    {set("heldout3"), 0.90, 0.83},
+		"heldout3":    {set("heldout3"), 0.86, 0.88},
 		"heldout4":    {set("heldout4"), 0.83, 0.87},
 	}
 	if *heldOut {
