@@ -133,6 +133,11 @@ var stopWords = func() map[string]bool {
 	return m
 }()
 
+// StopWord reports whether w, a word as Words gives it, is one of the
+// commonest function words of English, Portuguese, Spanish, French and
+// German, which Hash leaves out.
+func StopWord(w string) bool { return stopWords[w] }
+
 // Vector embeds one text, its stop words left out: each word (weight 1) and each character
 // trigram of the word padded with spaces (weight 0.5) adds ±weight to
 // the bucket its FNV-1a hash picks, the sign from another bit of the

@@ -211,6 +211,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	concepts := sel.Concepts
 	w := a.weights()
 	tools := fitOf(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF)
+	tools.lex = s.lexicon.match(embed.Words(req.Task))
 	sel.Tools, sel.Passed.Tools = pick(w, s.Tools, tools, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 	if s.Scores.Ranker > 0 && s.ranker != nil {
 		in := rankFeatures(w, s.Tools, tools, concepts, mode, sel.Tools, spec.Tools, s.Scores.Min, false)
@@ -553,6 +554,9 @@ func pick(w weights, caps []Capability, f capFit, concepts []string, idf map[str
 // similarity) and the share of the task's concepts each names.
 type capFit struct {
 	cos, shared []float64
+	// lex is, for tools, how much of the task's words each names
+	// (lexicon.match); nil for skills.
+	lex []float64
 }
 
 // fitOf is how task, with its concepts, fits each of caps, whose

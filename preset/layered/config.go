@@ -43,6 +43,7 @@ type Setup struct {
 	Concepts   *Concepts
 	conceptIDF map[string]float64 // see conceptIDF
 	ranker     *toolRanker        // the ranker laid out for Tools
+	lexicon    *lexicon           // the words of Tools
 	// ModeSpecs are each mode's keywords, base tools and base skills.
 	ModeSpecs map[string]ModeSpec
 	// Tools and Skills are the capability manifests.
@@ -401,6 +402,7 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 		return nil, err
 	}
 	s.ranker = newToolRanker(m, s.Tools)
+	s.lexicon = newLexicon(s.Tools)
 	if len(doc.InjectionPatterns) > 0 {
 		if _, err := injection.New(doc.InjectionPatterns, nil); err != nil {
 			at("injection_patterns", "%v: fix the pattern, or remove it", err)

@@ -15,7 +15,9 @@ import (
 // the probability that a person picking tools for the task would pick
 // it. Its features are the rules' own (how similar the tool is to the
 // task, what concepts the two share, whether the tool is of the task's
-// mode, whether and where the rules picked it) and pairs of what the
+// mode, whether and where the rules picked it), how much of the task's
+// words in the catalog's own vocabulary the tool names (lexicon), and
+// pairs of what the
 // task names (each of its concepts, its mode) with each concept the tool
 // names. None names a tool or a catalog: the pairs are of concepts, the
 // built-in vocabulary every catalog's tools are read with, so what the
@@ -39,7 +41,7 @@ import (
 const defaultRankerThreshold = 0.25
 
 // rankDense are the names of a candidate's dense features, in order.
-var rankDense = []string{"similarity", "share", "in_mode", "rule_pick", "rule_position", "rule_relative", "base"}
+var rankDense = []string{"similarity", "share", "in_mode", "rule_pick", "rule_position", "rule_relative", "base", "words", "words_relative"}
 
 // rankModel is the ranker's weights as defaults/ranker.json holds them:
 // the dense features' by name, the pairs' by key ("edit|test": a task
@@ -192,8 +194,10 @@ type rankInput struct {
 }
 
 // rankFeatures describes every tool of caps for a task as the ranker
-// sees it, from how the task fits each (f): the dense features, and,
-// when keys is set, the pairs' keys.
+// sees it, from how the task fits each (f): the dense features (among
+// them the share of the task's words in the catalog's lexicon the tool
+// names, and that share relative to the best tool's), and, when keys is
+// set, the pairs' keys.
 // A tool's score relative to the best is relative to min (scores.min)
 // when the best is under it: being the best of tools that barely fit
 // says little.
@@ -202,7 +206,7 @@ func rankFeatures(w weights, caps []Capability, f capFit, concepts []string, mod
 	n := len(rankDense)
 	buf := make([]float64, len(caps)*n)
 	scores := make([]float64, len(caps))
-	best := min
+	best, bestLex := min, 0.0
 	for i := range caps {
 		c := &caps[i]
 		d := buf[i*n : (i+1)*n : (i+1)*n]
@@ -214,6 +218,10 @@ func rankFeatures(w weights, caps []Capability, f capFit, concepts []string, mod
 			scores[i] *= w.otherMode
 		}
 		best = max2(best, scores[i])
+		if f.lex != nil {
+			d[7] = f.lex[i]
+			bestLex = max2(bestLex, d[7])
+		}
 	}
 	for i := range caps {
 		c := &caps[i]
@@ -226,6 +234,9 @@ func rankFeatures(w weights, caps []Capability, f capFit, concepts []string, mod
 		}
 		if slices.Contains(base, c.Name) {
 			d[6] = 1
+		}
+		if bestLex > 0 {
+			d[8] = d[7] / bestLex
 		}
 		x := rankInput{dense: d}
 		if keys {
@@ -287,6 +298,9 @@ func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string
 		s := fmt.Sprintf("learned %.2f: similarity %.2f", c.p, d[0])
 		if d[1] > 0 {
 			s += fmt.Sprintf(", concepts %.2f", d[1])
+		}
+		if d[7] > 0 {
+			s += fmt.Sprintf(", words %.2f", d[7])
 		}
 		if d[2] == 0 {
 			s += ", of another mode"

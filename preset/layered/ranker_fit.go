@@ -72,6 +72,7 @@ func (a *Assembler) rankCases(ctx context.Context, cases []EvalCase, own bool) (
 		}
 		spec := s.ModeSpecs[mode]
 		tools := fitOf(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF)
+		tools.lex = s.lexicon.match(embed.Words(c.Task))
 		picks, _ := pick(w, s.Tools, tools, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 		skills, _ := pick(w, s.Skills, fitOf(w, s.Skills, vecs.skills, task, concepts, s.conceptIDF), concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
 		rc := rankCase{c: c, inputs: rankFeatures(w, s.Tools, tools, concepts, mode, picks, spec.Tools, s.Scores.Min, true), picks: picks, mode: mode, concepts: concepts}

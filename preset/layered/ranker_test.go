@@ -11,8 +11,8 @@ func TestParseRankModelRejects(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{`{`, "not a ranker's JSON"},
 		{`{"dense": {}}`, `no weight for "similarity"`},
-		{`{"dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1, "other": 1}}`, "8 weights, want 7"},
-		{`{"dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1}, "pairs": {"edit": 1}}`, `"edit" is not a task's side and a tool's side`},
+		{`{"dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1, "words": 1, "words_relative": 1, "other": 1}}`, "10 weights, want 9"},
+		{`{"dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1, "words": 1, "words_relative": 1}, "pairs": {"edit": 1}}`, `"edit" is not a task's side and a tool's side`},
 	} {
 		_, err := parseRankModel([]byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -32,7 +32,7 @@ func FuzzParseRankModel(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(data[:min(len(data), 600)])
-	f.Add([]byte(`{"bias": 1, "dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1}, "pairs": {"edit|test": 1, "mode:act|~edit": -1}}`))
+	f.Add([]byte(`{"bias": 1, "dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1, "words": 1, "words_relative": 1}, "pairs": {"edit|test": 1, "mode:act|~edit": -1}}`))
 	caps := []Capability{{Name: "t", concepts: []string{"test", "edit"}, major: []string{"test"}}}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := parseRankModel(b)
