@@ -687,7 +687,8 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	// A name is no keyword: "audit_log" is a table, not an audit.
 	// Static analysis is the linter's, not an analysis to plan:
 	// "fais tourner l'analyse statique" holds no plan keyword.
-	words := embed.Words(staticAnalysis.ReplaceAllString(withoutNames(req.Task), " lint "))
+	text := staticAnalysis.ReplaceAllString(withoutNames(req.Task), " lint ")
+	words := embed.Words(text)
 	if !known {
 		concepts = s.Concepts.ofTask(req.Task)
 	}
@@ -709,7 +710,7 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 			continue
 		}
 		for _, k := range keywordsOf(s, m) {
-			if hasIdeograph(k) && strings.Contains(req.Task, k) {
+			if hasIdeograph(k) && strings.Contains(text, k) {
 				return m, fmt.Sprintf("keyword %q", k), nil
 			}
 			if kw := embed.Words(k); len(kw) > 0 && containsRun(words, kw) {

@@ -98,6 +98,9 @@ func TestDefaultModeWords(t *testing.T) {
 		{"想把依赖管理从 requirements.txt 换成 poetry，给个迁移计划", "plan", nil},
 		{"Plan the move from Celery to Redis Streams", "plan", nil},
 		{"fais tourner l'analyse statique sur le code python et dis-moi ce qui te parait grave", "review", []string{"run_linter"}},
+		// 静态分析 is static analysis, not an analysis to plan: the
+		// task fixes what it found.
+		{"修复静态分析报出来的空指针问题", "act", nil},
 		{"Renomme la fonction `calcTva` en `computeVat` partout dans le projet", "act", []string{"search_code"}},
 	} {
 		sel, err := a.Select(context.Background(), Request{Task: tc.task})
