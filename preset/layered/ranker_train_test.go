@@ -36,9 +36,9 @@ func (f rankFile) path() string {
 // the set's catalog.
 type setCase struct {
 	rankCase
-	set string
-	own bool
-	a   *Assembler
+	set, file string
+	own       bool
+	a         *Assembler
 }
 
 // rankSets are the files the ranker is trained on: the first set's, and
@@ -85,7 +85,7 @@ func rankData(t *testing.T, files []rankFile) []setCase {
 			t.Fatal(err)
 		}
 		for _, rc := range rcs {
-			out = append(out, setCase{rc, f.set, f.own, a})
+			out = append(out, setCase{rc, f.set, f.file, f.own, a})
 		}
 	}
 	return out
@@ -315,5 +315,62 @@ func TestRankerLayout(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRankerFitCatalogs holds what fitting does on a catalog the ranker
+// was never trained on: for each set with a catalog of its own and
+// labelled examples, a ranker trained on every other set is fitted to
+// the set's examples.jsonl (as tessera layered fit fits it) and
+// measured on its selection.jsonl, against the same ranker unfitted.
+// Over all those catalogs, the fitted ranker must fall short of the
+// targets by no more than the unfitted one.
+func TestRankerFitCatalogs(t *testing.T) {
+	skipTraining(t)
+	cs := rankData(t, rankSets(t))
+	var sets []string
+	for _, c := range cs {
+		if c.own && c.file == "examples.jsonl" && !slices.Contains(sets, c.set) {
+			sets = append(sets, c.set)
+		}
+	}
+	l := layouts{}
+	var builtAll, fitAll rankScore
+	for _, set := range sets {
+		var train []rankCase
+		var a *Assembler
+		for _, c := range cs {
+			if c.set != set {
+				train = append(train, c.rankCase)
+			} else {
+				a = c.a
+			}
+		}
+		prior := trainRanker(train, nil, rankEpochs, rankL2)
+		examples, err := a.rankCases(context.Background(), readCases(t, filepath.Join("testdata", "eval", set, "examples.jsonl")), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fitted := trainRanker(examples, prior, rankEpochs, fitL2)
+		var built, fit rankScore
+		for _, c := range cs {
+			if c.set != set || c.file != "selection.jsonl" {
+				continue
+			}
+			built.add(c, l.pick(prior, c))
+			fit.add(c, l.pick(fitted, c))
+		}
+		for _, s := range [][2]*rankScore{{&built, &builtAll}, {&fit, &fitAll}} {
+			s[1].p, s[1].r, s[1].n = s[1].p+s[0].p, s[1].r+s[0].r, s[1].n+s[0].n
+		}
+		bp, br := built.mean()
+		fp, fr := fit.mean()
+		t.Logf("%s, %d held-out tasks: trained without its catalog %.3f %.3f; fitted to its %d examples %.3f %.3f", set, built.n, bp, br, len(examples), fp, fr)
+	}
+	bp, br := builtAll.mean()
+	fp, fr := fitAll.mean()
+	t.Logf("all, %d tasks: trained without their catalog %.3f %.3f; fitted %.3f %.3f", builtAll.n, bp, br, fp, fr)
+	if fitAll.short() < builtAll.short() {
+		t.Errorf("fitted: precision@3 %.3f recall@3 %.3f, further from the targets than unfitted %.3f %.3f", fp, fr, bp, br)
 	}
 }
