@@ -107,6 +107,10 @@ type Metrics struct {
 	EntriesEmbedded int `json:"entries_embedded"`
 	// Fallback says why the lexical embedder stood in, when it did.
 	Fallback string `json:"fallback,omitempty"`
+	// Ranker says why the ranker was off, when scores.ranker asked for
+	// it: a ranker ranks only with the similarities it learned from
+	// (see rankModel.Embedder), and the rules' picks stand.
+	Ranker string `json:"ranker,omitempty"`
 	// Detector names the injection detector; DetectorFallback says why
 	// the built-in one stood in for it, when it did.
 	Detector         string `json:"detector,omitempty"`
@@ -213,7 +217,11 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	tools := fitOf(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF)
 	tools.lex = s.lexicon.match(embed.Words(req.Task))
 	sel.Tools, sel.Passed.Tools = pick(w, s.Tools, tools, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
-	if s.Scores.Ranker > 0 && s.ranker != nil {
+	rank := s.Scores.Ranker > 0 && s.ranker != nil
+	if rank {
+		rank, sel.Metrics.Ranker = rankerFor(s.rankSpace, e)
+	}
+	if rank {
 		in := rankFeatures(w, s.Tools, tools, concepts, mode, sel.Tools, spec.Tools, s.Scores.Min, false)
 		sel.Tools, sel.Passed.Tools = s.ranker.rerank(in, s.Tools, concepts, mode, sel.Tools, s.Scores.Ranker, s.Limits.MaxTools)
 	}

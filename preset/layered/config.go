@@ -43,6 +43,7 @@ type Setup struct {
 	Concepts   *Concepts
 	conceptIDF map[string]float64 // see conceptIDF
 	ranker     *toolRanker        // the ranker laid out for Tools
+	rankSpace  string             // the vector space it was fitted in (rankModel.Embedder)
 	lexicon    *lexicon           // the words of Tools
 	// ModeSpecs are each mode's keywords, base tools and base skills.
 	ModeSpecs map[string]ModeSpec
@@ -401,7 +402,7 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.ranker = newToolRanker(m, s.Tools)
+	s.ranker, s.rankSpace = newToolRanker(m, s.Tools), m.Embedder
 	s.lexicon = newLexicon(s.Tools)
 	if len(doc.InjectionPatterns) > 0 {
 		if _, err := injection.New(doc.InjectionPatterns, nil); err != nil {

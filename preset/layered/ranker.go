@@ -1,6 +1,8 @@
 package layered
 
 import (
+	"github.com/tessera-dev/tessera/embed"
+
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -55,6 +57,11 @@ type rankModel struct {
 	// Tasks are how many tasks of its catalog a fitted model was fitted
 	// to (FitRanker); 0 for the built-in one.
 	Tasks int `json:"tasks,omitempty"`
+	// Embedder names the vector space whose similarities the model was
+	// fitted to, when that is not the lexical embedder's (the built-in
+	// model's): a model's weights hold for the similarities they were
+	// learned from, and a model's cosines are not the lexical ones.
+	Embedder string `json:"embedder,omitempty"`
 
 	// bySide are the pairs by the tool's side, each with its task's side
 	// and weight, in the order of their keys.
@@ -342,4 +349,20 @@ func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string
 
 func sigmoid(z float64) float64 {
 	return 1 / (1 + math.Exp(-z))
+}
+
+// rankerFor says whether a ranker fitted in space (rankModel.Embedder)
+// may rank with e's similarities, and when not, why, for the report: the
+// built-in ranker and one fitted with the lexical embedder rank with the
+// lexical embedder's, one fitted with a model's embeddings with that
+// model's.
+func rankerFor(space string, e embed.Embedder) (ok bool, why string) {
+	_, lexical := e.(embed.Hash)
+	switch {
+	case space == "" && lexical, space == e.Name():
+		return true, ""
+	case space == "":
+		return false, fmt.Sprintf("off: the ranker learned from the lexical embedder's similarities, and this selection's are %s's; fit it to them with tessera layered fit, or set scores.ranker: 0", e.Name())
+	}
+	return false, fmt.Sprintf("off: ranker.json was fitted to %s's similarities, and this selection's are %s's; fit it again, or remove it", space, e.Name())
 }

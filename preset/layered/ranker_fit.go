@@ -51,8 +51,8 @@ type rankCase struct {
 }
 
 // rankCases describes each case for the ranker, in the mode it gives
-// (or the mode its task gives, when it gives none), with the setup's
-// lexical vectors.
+// (or the mode its task gives, when it gives none), with the vectors of
+// the Assembler's embedder: the similarities the ranker will rank with.
 //
 // own adds the keys of a ranker fitted to this catalog: each tool's own
 // weight, whatever the task and in its mode.
@@ -60,13 +60,17 @@ func (a *Assembler) rankCases(ctx context.Context, cases []EvalCase, own bool) (
 	s := a.Setup
 	out := make([]rankCase, 0, len(cases))
 	w := a.weights()
+	e, err := a.embedder()
+	if err != nil {
+		return nil, err
+	}
 	for _, c := range cases {
 		mode, _, err := inferMode(s, Request{Task: c.Task, Mode: c.Mode})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", caseName(c), err)
 		}
 		concepts := s.taskConcepts(c.Task, s.Concepts.ofTask(c.Task), mode)
-		vecs, task, _, _, err := a.embed(ctx, &counted{Embedder: embed.Hash{Dim: s.Embedder.Dimensions}}, true, c.Task, &untrusted.Context{})
+		vecs, task, _, _, err := a.embed(ctx, e, true, c.Task, &untrusted.Context{})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", caseName(c), err)
 		}
@@ -246,6 +250,10 @@ const minFitTasks = 10
 // cases (each fold picked by a ranker fitted to the others, its mode
 // given, at 3 tools). Every tool a case wants must be one of the
 // catalog's; a case may leave its mode out (its task's is inferred).
+// The tasks are embedded with the Assembler's embedder (the setup's,
+// unless Assembler.Embedder is set): a ranker fitted with a model's
+// embeddings records the model and ranks only with it, and its builtin
+// report is then the rules', as selection is without it.
 func (a *Assembler) FitRanker(ctx context.Context, cases []EvalCase) (model []byte, builtin, fitted *EvalReport, err error) {
 	if a == nil || a.Setup == nil {
 		return nil, nil, nil, errNilSetup
@@ -283,6 +291,14 @@ func (a *Assembler) FitRanker(ctx context.Context, cases []EvalCase) (model []by
 	if th <= 0 {
 		th = defaultRankerThreshold
 	}
+	e, err := a.embedder()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("fit: %w", err)
+	}
+	// The built-in ranker ranks only with the lexical embedder's
+	// similarities: with another's, selection without a fitted ranker
+	// is the rules', and that is what the fitted one is measured against.
+	builtinRanks, _ := rankerFor("", e)
 	folds := min(5, len(rcs))
 	builtinRanker := newToolRanker(prior, s.Tools)
 	results := [2][]EvalResult{make([]EvalResult, len(rcs)), make([]EvalResult, len(rcs))}
@@ -296,7 +312,10 @@ func (a *Assembler) FitRanker(ctx context.Context, cases []EvalCase) (model []by
 		fitted := newToolRanker(trainRanker(train, prior, rankEpochs, fitL2), s.Tools)
 		for i := f; i < len(rcs); i += folds {
 			for k, r := range []*toolRanker{builtinRanker, fitted} {
-				got := a.rankPick(r, rcs[i], th)
+				got := rcs[i].rules
+				if k == 1 || builtinRanks {
+					got = a.rankPick(r, rcs[i], th)
+				}
 				p, r := precisionRecall(rcs[i], got, skillNames)
 				results[k][i] = EvalResult{Task: rcs[i].c.Task, Got: got[:min(3, len(got))], Precision: p, Recall: r}
 			}
@@ -315,6 +334,9 @@ func (a *Assembler) FitRanker(ctx context.Context, cases []EvalCase) (model []by
 	}
 	m := trainRanker(rcs, prior, rankEpochs, fitL2)
 	m.Tasks = len(rcs)
+	if _, lexical := e.(embed.Hash); !lexical {
+		m.Embedder = e.Name()
+	}
 	if model, err = m.marshal(); err != nil {
 		return nil, nil, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,4 +153,63 @@ func FuzzFitRanker(f *testing.F) {
 			t.Fatalf("a fitted model does not read back: %v", err)
 		}
 	})
+}
+
+// TestRankerEmbedderSpace: a ranker ranks only with the similarities it
+// learned from. Selecting with a model's embeddings, the built-in ranker
+// is off and says why, and the rules' picks stand; fitted with that
+// model, the ranker records it and ranks with it; that fitted ranker is
+// off, and says why, when the lexical embedder selects.
+func TestRankerEmbedderSpace(t *testing.T) {
+	if testing.Short() || racetest.Enabled {
+		t.Skip("fits a ranker five times over: skipped with -short and under -race (.ci/run runs it without)")
+	}
+	ctx := context.Background()
+	dir := ownCatalogDir(t)
+	s, err := ParseSetup(dirReader(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := readCases(t, filepath.Join("testdata", "eval", "heldout32", "selection.jsonl"))
+	task := Request{Task: cases[0].Task, Mode: cases[0].Mode}
+	learned := func(sel *Selection) bool {
+		return slices.ContainsFunc(sel.Tools, func(p Pick) bool { return strings.HasPrefix(p.Why, "learned") })
+	}
+	model := &countingEmbedder{}
+	sel, err := (&Assembler{Setup: s, Embedder: model}).Select(ctx, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(sel.Metrics.Ranker, "off: the ranker learned from the lexical embedder's similarities, and this selection's are counting/256's") || learned(sel) {
+		t.Errorf("built-in ranker with a model's embeddings: metrics.ranker %q, picks %+v: want it off, saying why, and the rules' picks", sel.Metrics.Ranker, sel.Tools)
+	}
+	data, _, _, err := (&Assembler{Setup: s, Embedder: model}).FitRanker(ctx, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseRankModel(data)
+	if err != nil || m.Embedder != "counting/256" {
+		t.Fatalf("fitted with counting/256: embedder %q (%v)", m.Embedder, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, rankerFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fitted, err := ParseSetup(dirReader(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err = (&Assembler{Setup: fitted, Embedder: model}).Select(ctx, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Metrics.Ranker != "" || !learned(sel) {
+		t.Errorf("fitted ranker with its own embedder: metrics.ranker %q, picks %+v: want it on", sel.Metrics.Ranker, sel.Tools)
+	}
+	sel, err = (&Assembler{Setup: fitted}).Select(ctx, task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(sel.Metrics.Ranker, "off: ranker.json was fitted to counting/256's similarities, and this selection's are hash-v1/256's") || learned(sel) {
+		t.Errorf("ranker fitted to a model, lexical selection: metrics.ranker %q, picks %+v: want it off, saying why", sel.Metrics.Ranker, sel.Tools)
+	}
 }

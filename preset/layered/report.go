@@ -45,6 +45,7 @@ type Report struct {
 		EmbeddingCalls  int     `json:"embedding_calls"`
 		EntriesEmbedded int     `json:"entries_embedded"`
 		Fallback        string  `json:"fallback,omitempty"`
+		Ranker          string  `json:"ranker,omitempty"`
 	} `json:"metrics"`
 	// Defaults name the built-in layer files used (see Setup.Defaults).
 	Defaults []string `json:"defaults,omitempty"`
@@ -74,7 +75,7 @@ func (s *Selection) Report(tokens int, counter string, latency time.Duration) *R
 	r.Metrics.EstimatedTokens, r.Metrics.TokenCounter = tokens, counter
 	r.Metrics.LatencyMS = math.Round(float64(latency.Microseconds())/100) / 10
 	r.Metrics.Embedder, r.Metrics.EmbeddingCalls = s.Metrics.Embedder, s.Metrics.EmbeddingCalls
-	r.Metrics.EntriesEmbedded, r.Metrics.Fallback = s.Metrics.EntriesEmbedded, s.Metrics.Fallback
+	r.Metrics.EntriesEmbedded, r.Metrics.Fallback, r.Metrics.Ranker = s.Metrics.EntriesEmbedded, s.Metrics.Fallback, s.Metrics.Ranker
 	for _, p := range s.Tools {
 		r.Tools = append(r.Tools, p.Name)
 	}
