@@ -951,7 +951,9 @@ var defaultKeywords = map[string][]string{
 		"revisar", "revise", "revisa", "verificar", "verifique", "verifica", "auditar",
 		"relire", "relis", "vérifier", "vérifie", "auditer",
 		"überprüfen", "überprüfe", "prüfen", "prüfe", "review",
-		"审查", "审核", "检查", "レビュー", "確認", "проверь", "проверить", "ревью"},
+		"审查", "审核", "检查", "レビュー", "確認", "проверь", "проверить", "ревью",
+		"confirm", "double-check", "confere", "conferir", "confira", "comprueba", "comprobar", "comprobad",
+		"gegenprüfen", "gegenprüfe", "сверь", "сверить", "核对", "核一下"},
 }
 
 func keywordsOf(s *Setup, mode string) []string {

@@ -101,6 +101,11 @@ func TestDefaultModeWords(t *testing.T) {
 		// 静态分析 is static analysis, not an analysis to plan: the
 		// task fixes what it found.
 		{"修复静态分析报出来的空指针问题", "act", nil},
+		// Review verbs a question or a request puts: "gegenprüfen",
+		// "核对", "confere se".
+		{"Bitte gegenprüfen, ob die Gutschriften aus September gebucht wurden", "review", nil},
+		{"帮我核对一下王先生的账单", "review", nil},
+		{"Confere pra mim se a cobrança da fatura 2231 foi capturada mesmo", "review", nil},
 		{"Renomme la fonction `calcTva` en `computeVat` partout dans le projet", "act", []string{"search_code"}},
 	} {
 		sel, err := a.Select(context.Background(), Request{Task: tc.task})
