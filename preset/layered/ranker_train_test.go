@@ -16,7 +16,7 @@ import (
 // heldout32, a catalog of its own that TestFitRanker fits the ranker to
 // as a catalog the built-in ranker never saw, and the sets held out for
 // a later measurement.
-var rankHeldOut = []string{"heldout32", "heldout38", "heldout39", "heldout40", "heldout41"}
+var rankHeldOut = []string{"heldout32", "heldout37", "heldout38", "heldout39", "heldout40", "heldout41"}
 
 // rankFile is a file of labelled tasks the ranker is trained on: a
 // set's directory under testdata/eval ("." for the first set), the file
