@@ -214,8 +214,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	sel.Concepts = s.taskConcepts(req.Task, read, mode)
 	concepts := sel.Concepts
 	w := a.weights()
-	tools := fitOf(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF)
-	tools.lex = s.lexicon.match(embed.Words(req.Task))
+	tools := s.toolFit(w, vecs, task, req.Task, concepts)
 	sel.Tools, sel.Passed.Tools = pick(w, s.Tools, tools, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 	rank := s.Scores.Ranker > 0 && s.ranker != nil
 	if rank {
@@ -565,6 +564,15 @@ type capFit struct {
 	// lex is, for tools, how much of the task's words each names
 	// (lexicon.match); nil for skills.
 	lex []float64
+}
+
+// toolFit is how a task (its vector and its text), with its concepts,
+// fits each of the setup's tools: fitOf, and the share of its words each
+// names (lexicon.match), as selection and the ranker's training see it.
+func (s *Setup) toolFit(w weights, vecs *vectors, task embed.Vector, text string, concepts []string) capFit {
+	f := fitOf(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF)
+	f.lex = s.lexicon.match(embed.Words(text))
+	return f
 }
 
 // fitOf is how task, with its concepts, fits each of caps, whose

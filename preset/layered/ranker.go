@@ -1,8 +1,6 @@
 package layered
 
 import (
-	"github.com/tessera-dev/tessera/embed"
-
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -11,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/tessera-dev/tessera/embed"
 )
 
 // The ranker is a logistic model that gives, for a task and one tool,
@@ -19,9 +19,8 @@ import (
 // task, what concepts the two share, whether the tool is of the task's
 // mode, whether and where the rules picked it), how much of the task's
 // words in the catalog's own vocabulary the tool names (lexicon), and
-// pairs of what the
-// task names (each of its concepts, its mode) with each concept the tool
-// names. None names a tool or a catalog: the pairs are of concepts, the
+// pairs of what the task names (each of its concepts, its mode) with
+// each concept the tool names. None names a tool or a catalog: the pairs are of concepts, the
 // built-in vocabulary every catalog's tools are read with, so what the
 // model learned on the project's evaluation catalog (which tasks that
 // name "debug" also need a tool that reads logs) carries to a catalog

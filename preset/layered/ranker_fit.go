@@ -75,8 +75,7 @@ func (a *Assembler) rankCases(ctx context.Context, cases []EvalCase, own bool) (
 			return nil, fmt.Errorf("%s: %w", caseName(c), err)
 		}
 		spec := s.ModeSpecs[mode]
-		tools := fitOf(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF)
-		tools.lex = s.lexicon.match(embed.Words(c.Task))
+		tools := s.toolFit(w, vecs, task, c.Task, concepts)
 		picks, _ := pick(w, s.Tools, tools, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 		skills, _ := pick(w, s.Skills, fitOf(w, s.Skills, vecs.skills, task, concepts, s.conceptIDF), concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
 		rc := rankCase{c: c, inputs: rankFeatures(w, s.Tools, tools, concepts, mode, picks, spec.Tools, s.Scores.Min, true), picks: picks, mode: mode, concepts: concepts}
