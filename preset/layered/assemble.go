@@ -293,6 +293,24 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 		// limiting".
 		concepts = s.Concepts.with(concepts, readConcept)
 	}
+	if mode == "act" && cue(task, words, portCues) != "" && language.MatchString(task) {
+		// Code rewritten in another language is a new file written from
+		// the old one, read first; the script it ports is not run, nor
+		// its name ("migrate.sh") a migration: "Port
+		// scripts/rotate_backups.sh to Python", "перепиши deploy.ps1 на
+		// bash".
+		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "shell" || x == "migration" })
+		concepts = s.Concepts.with(s.Concepts.with(s.Concepts.with(concepts, createConcept), fileConcept), readConcept)
+	}
+	if mode == "act" && !inside && slices.Contains(concepts, createConcept) && cue(task, words, settingCues) != "" &&
+		!fileName.MatchString(task) && !slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(madeElsewhere, x) }) {
+		// A setting or a flag added to the code is an edit of the files
+		// that read it, found first, not a new file: "add a setting so
+		// we can turn off the onboarding emails per tenant", "新加一个配置项
+		// 控制导出条数上限".
+		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == createConcept })
+		concepts = s.Concepts.with(s.Concepts.with(concepts, "edit"), "search")
+	}
 	if mode == "act" && slices.Contains(concepts, "debug") && !slices.Contains(concepts, "logs") && sourceFile.MatchString(task) {
 		// A bug or an error a task to act finds in a source file it names
 		// is fixed in the code, not looked for in the logs: "patch the
@@ -905,6 +923,20 @@ var answerCues = cuesOf(
 // workedIn are the concepts of work a folder named beside them is the
 // place of, not a folder to list.
 var workedIn = []string{"lint", "test", "build", "format", "diff", "history", "commit", "search", "http", "security"}
+
+// portCues ask for code to be rewritten in another language.
+var portCues = cuesOf("port", "rewrite", "portar", "porta", "reescreva", "reescrever", "reescreve", "reescribe", "reescribir",
+	"reescribelo", "porter", "portez", "reecris", "reecrire", "reecrivez", "portieren", "portiere", "umschreiben", "neu schreiben",
+	"перепиши", "переписать", "перепишите", "портируй", "портировать", "移植", "重写", "改写", "書き直")
+
+// settingCues name a setting or a flag of the code.
+var settingCues = cuesOf("setting", "settings", "option", "config flag", "config key", "config option", "flag", "toggle",
+	"configuracao", "configuração", "opcao", "opção", "ajuste", "opcion", "opción", "reglage", "réglage", "parametre", "paramètre",
+	"einstellung", "konfigurationsoption", "schalter", "настройку", "настройка", "опцию", "флаг", "配置项", "开关", "設定項目", "設定値", "フラグ", "オプション")
+
+// madeElsewhere are the concepts of things a task creates that are not
+// code: a branch, a dependency, a migration, a pull request.
+var madeElsewhere = []string{"branch", "dependency", "migration", "pullrequest", "docker", "ci"}
 
 // proposalCues ask for a plan or a proposal of a change.
 var proposalCues = cuesOf("propose", "proposal", "suggest", "sketch", "plan", "approach", "how would", "how should",

@@ -155,6 +155,17 @@ func TestSelectionWords(t *testing.T) {
 		// Packages named inside a file that is not a manifest are its text.
 		{"把 README 里的安装步骤更新一下，现在要用 pnpm 不用 npm 了", "act", []string{"edit_file"}, []string{"manage_dependencies"}},
 		{"Seit dem Update von der Zahlungs-Lib schlagen die Tests in payment_test.go fehl, bitte reparieren", "act", []string{"run_tests", "edit_file"}, []string{"manage_dependencies"}},
+		// Code ported to another language is a new file written from
+		// the old one; the script is not run, nor its name a migration.
+		// A port that is a socket's is no language's.
+		{"Rewrite tools/cleanup.sh in Python, keeping the same flags", "act", []string{"create_file", "read_file"}, []string{"run_shell"}},
+		{"перепиши скрипт выгрузки с perl на go", "act", []string{"create_file", "read_file"}, []string{"run_shell"}},
+		{"migrate.sh nach Go portieren", "act", []string{"create_file", "read_file"}, []string{"migrate_database"}},
+		{"port 8080 is taken on the build box, change the app to listen on 8081", "act", []string{"edit_file"}, []string{"create_file"}},
+		// A setting added to the code is an edit where the code reads it.
+		{"Add a setting to turn off the weekly digest email per workspace", "act", []string{"edit_file", "search_code"}, []string{"create_file"}},
+		{"新增一个配置项，用来关闭每周的摘要邮件", "act", []string{"edit_file"}, []string{"create_file"}},
+		{"Crée un fichier config/flags.yaml avec une option pour le mode sombre", "act", []string{"create_file"}, nil},
 		// A bug in a source file named is fixed in the code.
 		{"check out a new branch fix/tz-offset off develop and patch the off-by-one-hour bug in scheduler/cron.go", "act", []string{"git_branch", "edit_file"}, []string{"read_logs"}},
 		{"新建一个分支 hotfix/pay-callback，然后把 callback.go 里签名校验的 bug 修掉", "act", []string{"git_branch", "edit_file"}, []string{"read_logs"}},
