@@ -107,6 +107,14 @@ func TestDefaultModeWords(t *testing.T) {
 		{"帮我核对一下王先生的账单", "review", nil},
 		{"Confere pra mim se a cobrança da fatura 2231 foi capturada mesmo", "review", nil},
 		{"Renomme la fonction `calcTva` en `computeVat` partout dans le projet", "act", []string{"search_code"}},
+		// Reading work over is a review: "go through", "gegenlesen",
+		// "复核", "repasser sur", "перепроверь".
+		{"Dá uma revisada no script de backup antes de eu subir?", "review", nil},
+		{"Could you go through PR #88 and tell me if anything looks off?", "review", nil},
+		{"Bitte einmal gegenlesen: scripts/export.py, bevor ich es abgebe", "review", nil},
+		{"帮我复核下这个迁移脚本 db/migrate_0042.sql", "review", nil},
+		{"Tu peux repasser sur le module de facturation avant la démo ?", "review", nil},
+		{"Перепроверь конфиг nginx перед выкладкой", "review", nil},
 	} {
 		sel, err := a.Select(context.Background(), Request{Task: tc.task})
 		if err != nil {
