@@ -115,6 +115,9 @@ func TestDefaultModeWords(t *testing.T) {
 		{"帮我复核下这个迁移脚本 db/migrate_0042.sql", "review", nil},
 		{"Tu peux repasser sur le module de facturation avant la démo ?", "review", nil},
 		{"Перепроверь конфиг nginx перед выкладкой", "review", nil},
+		// A change named as a thing ("what changed") is one to look at,
+		// though the task also runs or updates something.
+		{"Проверь, что поменялось в package-lock.json после обновления, и прогони тесты", "review", nil},
 	} {
 		sel, err := a.Select(context.Background(), Request{Task: tc.task})
 		if err != nil {
