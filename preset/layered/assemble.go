@@ -864,7 +864,7 @@ var openCues = cuesOf("open", "raise", "submit", "abre", "abra", "abrir", "sobe"
 
 // reviewCues ask for a review itself, not only how a change's checks went.
 var reviewCues = cuesOf("review", "reviewe", "reviewen", "revisa", "revise", "revisar", "revisão", "revisao", "relis", "relire", "relisez",
-	"look over", "go over", "go through", "revisada", "gegenlesen", "gegenlese", "repasser", "repasse", "复查", "复核", "审查", "审核", "レビュー", "ревью", "отревьюй")
+	"look over", "go over", "go through", "revisada", "gegenlesen", "gegenlese", "repasser sur", "repasse sur", "复查", "复核", "审查", "审核", "レビュー", "ревью", "отревьюй")
 
 // actConcepts are the concepts of changing something: a question that
 // names one asks for the change ("can you fix the test?").
@@ -994,7 +994,7 @@ var defaultKeywords = map[string][]string{
 		"审查", "审核", "检查", "レビュー", "確認", "проверь", "проверить", "ревью",
 		"confirm", "double-check", "confere", "conferir", "confira", "comprueba", "comprobar", "comprobad",
 		"gegenprüfen", "gegenprüfe", "сверь", "сверить", "核对", "核一下",
-		"go through", "revisada", "revisão", "gegenlesen", "gegenlese", "lies gegen", "repasser", "repasse", "复查", "复核", "レビューお願い", "перепроверь"},
+		"go through", "revisada", "gegenlesen", "gegenlese", "lies gegen", "repasser sur", "repasse sur", "复查", "复核", "レビューお願い", "перепроверь"},
 }
 
 func keywordsOf(s *Setup, mode string) []string {

@@ -114,6 +114,10 @@ func TestDefaultModeWords(t *testing.T) {
 		{"Bitte einmal gegenlesen: scripts/export.py, bevor ich es abgebe", "review", nil},
 		{"帮我复核下这个迁移脚本 db/migrate_0042.sql", "review", nil},
 		{"Tu peux repasser sur le module de facturation avant la démo ?", "review", nil},
+		// ... but running something again is not: "repasser à l'outil",
+		// and a review asked for later is not one asked for now.
+		{"Le linter râle sur deux fichiers, tu peux les repasser au formateur ?", "act", nil},
+		{"Deixa o PR de checkout no padrão de formatação do projeto antes de eu pedir revisão", "act", nil},
 		{"Перепроверь конфиг nginx перед выкладкой", "review", nil},
 		// A change named as a thing ("what changed") is one to look at,
 		// though the task also runs or updates something.
