@@ -177,6 +177,7 @@ func TestSelectionWords(t *testing.T) {
 		{"перепиши скрипт выгрузки с perl на go", "act", []string{"create_file", "read_file"}, []string{"run_shell"}},
 		{"migrate.sh nach Go portieren", "act", []string{"create_file", "read_file"}, []string{"migrate_database"}},
 		{"port 8080 is taken on the build box, change the app to listen on 8081", "act", []string{"edit_file"}, []string{"create_file"}},
+		{"the port in config.go is wrong, go fix it", "act", []string{"edit_file"}, []string{"create_file"}},
 		// A setting added to the code is an edit where the code reads it.
 		{"Add a setting to turn off the weekly digest email per workspace", "act", []string{"edit_file", "search_code"}, []string{"create_file"}},
 		{"新增一个配置项，用来关闭每周的摘要邮件", "act", []string{"edit_file"}, []string{"create_file"}},
