@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/tessera-dev/tessera/embed"
 	"github.com/tessera-dev/tessera/guard/injection"
@@ -740,7 +741,16 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	// looks at logs, data, the web or the code ("check their docs and
 	// tell me"): how the task is put does.
 	for _, m := range []string{"act", "plan", "review"} {
-		if m == "review" && (has(lookConcepts) && !has(reviewConcepts) || (changes || cue(req.Task, words, runCues) != "" && cue(req.Task, words, reviewCues) == "") && !has(changeConcepts)) {
+		if m == "review" && has(lookConcepts) && !has(reviewConcepts) {
+			continue
+		}
+		if m == "review" && (changes || cue(req.Task, words, runCues) != "" && cue(req.Task, words, reviewCues) == "") && !has(changeConcepts) {
+			// ... unless the task opens with the review: "Revisa a
+			// migração que o Lucas escreveu antes da gente rodar",
+			// "could you go over the new export endpoint?".
+			if k := leadingKeyword(text, words, keywordsOf(s, m)); k != "" {
+				return m, fmt.Sprintf("opens with keyword %q", k), nil
+			}
 			continue
 		}
 		for _, k := range keywordsOf(s, m) {
@@ -969,6 +979,43 @@ func containsRun(words, run []string) bool {
 	}
 	return false
 }
+
+// leadingKeyword returns the first of keywords the task opens with: at
+// its first word, after only the words that ask politely ("could you",
+// "bitte", "pode", "帮我"), or "" when it opens with none.
+func leadingKeyword(text string, words []string, keywords []string) string {
+	lead := 0
+	for lead < len(words) && slices.Contains(politeWords, words[lead]) {
+		lead++
+	}
+	t := strings.TrimLeftFunc(text, func(r rune) bool { return !unicode.IsLetter(r) })
+	for _, p := range politeIdeographs {
+		t = strings.TrimPrefix(t, p)
+	}
+	for _, k := range keywords {
+		if hasIdeograph(k) {
+			if strings.HasPrefix(t, k) {
+				return k
+			}
+			continue
+		}
+		if kw := embed.Words(k); len(kw) > 0 && lead+len(kw) <= len(words) && slices.Equal(words[lead:lead+len(kw)], kw) {
+			return k
+		}
+	}
+	return ""
+}
+
+// politeWords ask for something politely before saying what, as
+// embed.Words reads them.
+var politeWords = []string{"please", "pls", "plz", "can", "could", "would", "you", "hey", "hi", "quick", "quickly",
+	"pode", "podes", "voce", "por", "favor", "me", "da", "uma", "puedes", "podrias", "porfa", "oye",
+	"peux", "tu", "pourrais", "stp", "svp", "merci", "de", "kannst", "konntest", "du", "bitte", "mal", "kurz", "einmal",
+	"можешь", "пожалуйста", "плз", "глянь", "быстро"}
+
+// politeIdeographs ask for something politely before saying what, in
+// Chinese or Japanese.
+var politeIdeographs = []string{"请帮我", "麻烦帮我", "麻烦", "帮我", "请", "帮忙", "すみません", "ちょっと"}
 
 // checkMode refuses a mode that is not plan, act, review, auto or empty.
 func checkMode(mode string) error {

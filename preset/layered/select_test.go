@@ -122,6 +122,10 @@ func TestDefaultModeWords(t *testing.T) {
 		// A change named as a thing ("what changed") is one to look at,
 		// though the task also runs or updates something.
 		{"Проверь, что поменялось в package-lock.json после обновления, и прогони тесты", "review", nil},
+		// A task that opens with the review is one, though it names a
+		// change and asks a question (but one that only looks at logs,
+		// data or the web is planned, above).
+		{"Revisa a migração que a Ana escreveu antes da gente rodar em produção?", "review", nil},
 	} {
 		sel, err := a.Select(context.Background(), Request{Task: tc.task})
 		if err != nil {
