@@ -294,6 +294,14 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 		// limiting".
 		concepts = s.Concepts.with(concepts, readConcept)
 	}
+	if slices.Contains(concepts, greenConcept) {
+		// Green is the pipeline's, unless it is the tests' ("confirm
+		// the suite is still green locally").
+		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == greenConcept })
+		if !slices.Contains(concepts, "test") && cue(task, words, localCues) == "" {
+			concepts = s.Concepts.with(concepts, "ci")
+		}
+	}
 	if mode == "act" && cue(task, words, portCues) != "" && language.MatchString(task) {
 		// Code rewritten in another language is a new file written from
 		// the old one, read first; the script it ports is not run, nor
@@ -933,6 +941,12 @@ var answerCues = cuesOf(
 // workedIn are the concepts of work a folder named beside them is the
 // place of, not a folder to list.
 var workedIn = []string{"lint", "test", "build", "format", "diff", "history", "commit", "search", "http", "security"}
+
+// greenConcept is the concept of checks that pass (see taskConcepts).
+const greenConcept = "green"
+
+// localCues say a thing is done on the developer's own machine.
+var localCues = cuesOf("local", "locally", "localmente", "en local", "lokal", "локально", "локалке", "本地", "ローカル", "手元")
 
 // portCues ask for code to be rewritten in another language.
 var portCues = cuesOf("port", "rewrite", "portar", "porta", "reescreva", "reescrever", "reescreve", "reescribe", "reescribir",

@@ -182,6 +182,16 @@ func TestSelectionWords(t *testing.T) {
 		{"migrate.sh nach Go portieren", "act", []string{"create_file", "read_file"}, []string{"migrate_database"}},
 		{"port 8080 is taken on the build box, change the app to listen on 8081", "act", []string{"edit_file"}, []string{"create_file"}},
 		{"the port in config.go is wrong, go fix it", "act", []string{"edit_file"}, []string{"create_file"}},
+		// Green is the pipeline's, unless it is the tests' or a local run's.
+		{"Is the release/5.0 branch green on all three platforms before I publish?", "review", []string{"ci_status"}, nil},
+		{"Confirm the suite is still green locally before I tag", "review", []string{"run_tests"}, []string{"ci_status"}},
+		// Switching to a branch, raising a version, cherry-picking, an
+		// analytics database, committing in Brazilian Portuguese.
+		{"Wechsel mal auf fix/parser-bom und bau das Projekt einmal komplett", "act", []string{"git_branch", "build_project"}, nil},
+		{"golang.org/x/text auf v0.14 anheben, danach Tests laufen lassen", "act", []string{"manage_dependencies", "run_tests"}, nil},
+		{"cherry-pick the memory leak fix from main onto release-2.4", "act", []string{"run_shell"}, nil},
+		{"从分析库里查一下昨天各渠道的订单数", "plan", []string{"query_database"}, []string{"read_logs"}},
+		{"sobe o limite de conexões no config/db.yaml pra 50 e já comita", "act", []string{"edit_file", "git_commit"}, nil},
 		// A setting added to the code is an edit where the code reads it.
 		{"Add a setting to turn off the weekly digest email per workspace", "act", []string{"edit_file", "search_code"}, []string{"create_file"}},
 		{"新增一个配置项，用来关闭每周的摘要邮件", "act", []string{"edit_file"}, []string{"create_file"}},
