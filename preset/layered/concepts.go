@@ -26,8 +26,10 @@ type Concepts struct {
 	// four letters or more match words that start with them, shorter
 	// ones match whole words.
 	words []conceptTerm
-	// runs are terms of several words, matched word for word.
-	runs []conceptRun
+	// runs are terms of several words, matched word for word;
+	// runsByFirst indexes them by their first word.
+	runs        []conceptRun
+	runsByFirst map[string][]int32
 	// ideographs are Chinese and Japanese terms, matched anywhere, the
 	// longest first.
 	ideographs []conceptTerm
@@ -119,6 +121,10 @@ func parseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
 		add(name, extra[name])
 	}
 	slices.SortStableFunc(c.ideographs, func(a, b conceptTerm) int { return len(b.term) - len(a.term) })
+	c.runsByFirst = map[string][]int32{}
+	for i, r := range c.runs {
+		c.runsByFirst[r.words[0]] = append(c.runsByFirst[r.words[0]], int32(i))
+	}
 	c.byWord, c.byStem, c.byLen = map[string][]int32{}, map[string][]int32{}, map[int][]int32{}
 	for i, t := range c.words {
 		c.byWord[t.term] = append(c.byWord[t.term], int32(i))
@@ -196,6 +202,20 @@ func (c *Concepts) correct(words []string) {
 	}
 }
 
+// matchRuns calls f with each term of several words that words hold,
+// and where it starts, through the index of the terms by their first
+// word.
+func (c *Concepts) matchRuns(words []string, f func(i int, r *conceptRun)) {
+	for i, w := range words {
+		for _, k := range c.runsByFirst[w] {
+			r := &c.runs[k]
+			if i+len(r.words) <= len(words) && slices.Equal(words[i:i+len(r.words)], r.words) {
+				f(i, r)
+			}
+		}
+	}
+}
+
 // names1 reports whether some term, or word of a term of several words,
 // names w as written.
 func (c *Concepts) names1(w string) bool {
@@ -229,7 +249,15 @@ func typo(w, term string) bool {
 		return false
 	}
 	if !isASCII(w) || !isASCII(term) {
-		// Letters, not bytes: "тетсы" is "тесты" with two swapped.
+		// Letters, not bytes: "тетсы" is "тесты" with two swapped. The
+		// first letters are compared before the words are copied, as
+		// typoOf would compare them.
+		w0, n := utf8.DecodeRuneInString(w)
+		w1, _ := utf8.DecodeRuneInString(w[n:])
+		t0, _ := utf8.DecodeRuneInString(term)
+		if w0 != t0 && w1 != t0 {
+			return false
+		}
 		return typoOf([]rune(w), []rune(term))
 	}
 	// Most terms differ in their first letters: no copy for those.
@@ -334,18 +362,14 @@ func (c *Concepts) of(text string, task bool) []string {
 	}
 	taken := make([]bool, len(words))
 	at := make([][]string, len(words)) // the concepts each word names
-	for _, r := range c.runs {
-		for i := 0; i+len(r.words) <= len(words); i++ {
-			if slices.Equal(words[i:i+len(r.words)], r.words) {
-				for j := i; j < i+len(r.words); j++ {
-					taken[j] = true
-					if !slices.Contains(at[j], r.concept) {
-						at[j] = append(at[j], r.concept)
-					}
-				}
+	c.matchRuns(words, func(i int, r *conceptRun) {
+		for j := i; j < i+len(r.words); j++ {
+			taken[j] = true
+			if !slices.Contains(at[j], r.concept) {
+				at[j] = append(at[j], r.concept)
 			}
 		}
-	}
+	})
 	// A word a term names whole is that term's: "readme" is a file,
 	// not also a word that starts like "read".
 	var buf []int32

@@ -1,6 +1,7 @@
 package layered
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -69,6 +70,44 @@ func TestConceptIndex(t *testing.T) {
 	}
 }
 
+// checkRuns checks that the terms of several words found through their
+// index are those a scan of every term finds in words.
+func checkRuns(t *testing.T, c *Concepts, words []string) {
+	t.Helper()
+	var got, want []string
+	c.matchRuns(words, func(i int, r *conceptRun) {
+		got = append(got, fmt.Sprint(i, r.words, r.concept))
+	})
+	for _, r := range c.runs {
+		for i := 0; i+len(r.words) <= len(words); i++ {
+			if slices.Equal(words[i:i+len(r.words)], r.words) {
+				want = append(want, fmt.Sprint(i, r.words, r.concept))
+			}
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%q: terms of several words %v through the index, %v by a scan", words, got, want)
+	}
+}
+
+// TestConceptRuns checks the index of terms of several words against a
+// scan of them, for every evaluation task.
+func TestConceptRuns(t *testing.T) {
+	c := readBuiltinConcepts(t)
+	n := 0
+	for _, f := range rankSets(t) {
+		for _, tc := range readCases(t, f.path()) {
+			checkRuns(t, c, embed.Words(tc.Task))
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no tasks")
+	}
+}
+
 // FuzzConceptIndex checks the index against a scan for any word.
 func FuzzConceptIndex(f *testing.F) {
 	for _, s := range []string{"comit", "chnaged", "readme", "corrigir", "тетсы", "reveiw", "evrything", "compilar", "reads"} {
@@ -76,8 +115,10 @@ func FuzzConceptIndex(f *testing.F) {
 	}
 	c := readBuiltinConcepts(f)
 	f.Fuzz(func(t *testing.T, text string) {
-		for _, w := range embed.Words(text) {
+		words := embed.Words(text)
+		for _, w := range words {
 			checkIndex(t, c, w)
 		}
+		checkRuns(t, c, words)
 	})
 }
