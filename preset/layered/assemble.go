@@ -959,7 +959,8 @@ var settingCues = cuesOf("setting", "settings", "option", "config flag", "config
 	"einstellung", "konfigurationsoption", "schalter", "настройку", "настройка", "опцию", "флаг", "配置项", "开关", "設定項目", "設定値", "フラグ", "オプション")
 
 // madeElsewhere are the concepts of things a task creates that are not
-// code: a branch, a dependency, a migration, a pull request.
+// code: a branch, a dependency, a migration, a pull request, a
+// container, a pipeline.
 var madeElsewhere = []string{"branch", "dependency", "migration", "pullrequest", "docker", "ci"}
 
 // proposalCues ask for a plan or a proposal of a change.
@@ -997,7 +998,7 @@ func containsRun(words, run []string) bool {
 // leadingKeyword returns the first of keywords the task opens with: at
 // its first word, after only the words that ask politely ("could you",
 // "bitte", "pode", "帮我"), or "" when it opens with none.
-func leadingKeyword(text string, words []string, keywords []string) string {
+func leadingKeyword(text string, words, keywords []string) string {
 	lead := 0
 	for lead < len(words) && slices.Contains(politeWords, words[lead]) {
 		lead++

@@ -718,13 +718,13 @@ const (
 // files (CSV, Parquet, spreadsheets) are left to the data concept.
 var fileName = lazyre.New(`(?i)(^|[^\p{L}\p{N}_.-])([\p{L}\p{N}_-]+\.(ya?ml|json|toml|mod|sql|sh|py|go|js|ts|tsx|jsx|rb|java|kt|rs|md|txt|cfg|ini|conf|env|xml|gradle|properties|tf|proto|lock)|dockerfile|makefile|jenkinsfile|procfile|readme|changelog|docker-compose\.ya?ml)([^\p{L}\p{N}_]|$)`)
 
-// sourceFile finds the name of a source file ("cron.go",
-// "LoginViewModel.kt", "src/server.rs").
 // language names a programming or shell language code is ported to,
 // after the word that says so ("to Python", "pra Node", "nach Go",
 // "на bash", "用 Go", "TypeScriptに").
 var language = lazyre.New(`(?i)(^|[^\p{L}\p{N}_])(to|in|into|para|pra|pro|en|a|vers|nach|auf|на)\s+(python3?|node(\.?js)?|typescript|javascript|go|golang|rust|java|kotlin|bash|zsh|powershell|ruby|perl|php|c#|swift|scala|elixir|lua|dart)([^\p{L}\p{N}_]|$)|(python3?|node|typescript|javascript|go|golang|rust|java|kotlin|bash|ruby|perl|php)\s*(で|に|へ|版|重写|改写)|(用|到|成|为)\s*(python3?|node|typescript|javascript|go|golang|rust|java|kotlin|bash|ruby|perl|php)`)
 
+// sourceFile finds the name of a source file ("cron.go",
+// "LoginViewModel.kt", "src/server.rs").
 var sourceFile = lazyre.New(`(?i)[\p{L}\p{N}_-]\.(go|py|js|ts|tsx|jsx|rb|java|kt|rs|swift|c|cc|cpp|h|cs|php|scala)([^\p{L}\p{N}_]|$)`)
 
 // dirName finds a folder's name written with its closing slash

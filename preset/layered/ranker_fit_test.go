@@ -27,8 +27,8 @@ func ownCatalogDir(t testing.TB) string {
 }
 
 // TestFitRanker: fitted to the tasks of a catalog it was never trained
-// on, the ranker picks closer to the targets on held-apart folds of
-// those tasks than the built-in one; a setup with the fitted ranker.json selects with
+// on, the ranker picks better on held-apart folds of those tasks than
+// the built-in one; a setup with the fitted ranker.json selects with
 // it; the file is the same bytes for the same tasks.
 func TestFitRanker(t *testing.T) {
 	if testing.Short() || racetest.Enabled {
@@ -46,11 +46,8 @@ func TestFitRanker(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("held-apart folds of %d tasks: built-in %.3f %.3f, fitted %.3f %.3f", len(cases), builtin.MeanPrecision, builtin.MeanRecall, fitted.MeanPrecision, fitted.MeanRecall)
-	// Closer to the targets (precision@3 0.85, recall@3 0.90) at worst,
-	// as TestRankerFitCatalogs measures fitting.
-	short := func(r *EvalReport) float64 { return min(r.MeanPrecision-0.85, r.MeanRecall-0.90) }
-	if short(fitted) <= short(builtin) {
-		t.Errorf("fitted %.3f %.3f on held-apart folds, want closer to the targets than the built-in %.3f %.3f", fitted.MeanPrecision, fitted.MeanRecall, builtin.MeanPrecision, builtin.MeanRecall)
+	if fitted.MeanPrecision < builtin.MeanPrecision || fitted.MeanRecall <= builtin.MeanRecall {
+		t.Errorf("fitted %.3f %.3f on held-apart folds, want more than the built-in %.3f %.3f", fitted.MeanPrecision, fitted.MeanRecall, builtin.MeanPrecision, builtin.MeanRecall)
 	}
 	if len(builtin.Cases) != len(cases) || len(fitted.Cases) != len(cases) {
 		t.Errorf("%d and %d results, want one a task (%d)", len(builtin.Cases), len(fitted.Cases), len(cases))

@@ -18,8 +18,9 @@ import (
 // catalogs outside software work (payments operations, a hotel's front
 // office) whose tasks share few words with their tools, which made the
 // ranker worse on the software catalogs left out in turn
-// (TestRankerCatalogs: 0.591, 0.629 without them, 0.592, 0.613 with
-// them); heldout37, heldout38, heldout41, heldout42 and heldout43, the
+// (TestRankerCatalogs, measured while heldout37, heldout38 and
+// heldout41 were trained on: 0.591, 0.629 without them, 0.592, 0.613
+// with them); heldout37, heldout38, heldout41, heldout42 and heldout43, the
 // evaluation catalog's sets read for concept words once measured,
 // which made the ranker more precise on the evaluation catalog and
 // less on the others (heldout32: 0.875, 0.789 against 0.885, 0.849
