@@ -273,6 +273,13 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 		// com postgres e redis".
 		concepts = s.Concepts.with(concepts, fileConcept)
 	}
+	if mode == "act" && slices.Contains(concepts, "column") && slices.Contains(concepts, createConcept) && !slices.Contains(concepts, "data") && !fileName.MatchString(task) {
+		// A column a task to act adds, naming no file, is the
+		// database's, even when the task does not say so: "给 merchants
+		// 表加个 settlement_currency 字段" is a migration.
+		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "column" || x == createConcept })
+		concepts = s.Concepts.with(concepts, "migration")
+	}
 	if mode == "plan" && slices.Contains(concepts, "ci") && !ciState.MatchString(task) {
 		// A plan about the pipeline that asks nothing of how its runs
 		// went ("we're moving from Jenkins to GitHub Actions, how would
@@ -319,6 +326,22 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 		// 控制导出条数上限".
 		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == createConcept })
 		concepts = s.Concepts.with(s.Concepts.with(concepts, "edit"), "search")
+	}
+	if mode != "act" && slices.Contains(concepts, "dependency") && !slices.Contains(concepts, "docker") &&
+		!slices.ContainsFunc(concepts, func(x string) bool { return x != httpConcept && slices.Contains(workedIn, x) }) {
+		// The dependencies a task to plan or review asks about, and not
+		// where the code uses them nor what work is done on them (a
+		// diff, a build, the linter), are read in their manifest ("welche Drittanbieter-Pakete nutzt der
+		// Service, unter welchen Lizenzen?"); an upgrade it weighs, or
+		// how far behind they are, in their release notes on the web too
+		// ("what version of psycopg do we have, and how much work would
+		// moving to 3 be?").
+		if !slices.Contains(concepts, "search") {
+			concepts = s.Concepts.with(s.Concepts.with(concepts, fileConcept), readConcept)
+		}
+		if cue(task, words, upgradeCues) != "" {
+			concepts = s.Concepts.with(concepts, httpConcept)
+		}
 	}
 	if mode == "act" && slices.Contains(concepts, "debug") && !slices.Contains(concepts, "logs") && sourceFile.MatchString(task) {
 		// A bug or an error a task to act finds in a source file it names
@@ -962,6 +985,16 @@ var settingCues = cuesOf("setting", "settings", "option", "config flag", "config
 // code: a branch, a dependency, a migration, a pull request, a
 // container, a pipeline.
 var madeElsewhere = []string{"branch", "dependency", "migration", "pullrequest", "docker", "ci"}
+
+// upgradeCues weigh an upgrade of dependencies, or how far behind they
+// are: a plan reads their release notes on the web.
+var upgradeCues = cuesOf("upgrade", "upgrading", "latest", "outdated", "out of date", "behind", "migrate to", "moving to", "breaking",
+	"license", "licenses", "licence", "licences", "atualizar", "desatualizado", "desatualizados", "defasado", "defasados", "última versão",
+	"migrar para", "licença", "licenças", "actualizar", "desactualizado", "desactualizados", "última versión", "migrar a", "licencia",
+	"licencias", "mettre à jour", "à la traîne", "obsolète", "obsolètes", "dernière version", "passer à", "migrer vers", "licence",
+	"aktualisieren", "veraltet", "veraltete", "neueste version", "hinterher", "umstieg", "lizenz", "lizenzen", "обновить", "обновление",
+	"устарел", "устарели", "устаревшие", "последней версии", "лицензии", "лицензия", "переход на", "升级", "过时", "最新版", "许可证",
+	"アップグレード", "最新バージョン", "古い", "ライセンス", "上げた場合", "上げると")
 
 // proposalCues ask for a plan or a proposal of a change.
 var proposalCues = cuesOf("propose", "proposal", "suggest", "sketch", "plan", "approach", "how would", "how should",

@@ -865,6 +865,13 @@ func recorded(concepts []string, mode string, review, summarizes bool) []string 
 		// archived_at timestamp to the projects table".
 		out = append(out, "migration")
 	}
+	if mode == "act" && has("migration") && has(createConcept) && !has(fileConcept) {
+		// What a migration adds ("给订单表的 created_at 加个索引") is the
+		// migration's to write, not a new file, in a table it does not
+		// query.
+		drop(createConcept)
+		drop("database")
+	}
 	if mode == "review" {
 		// The code a review names is the change under review ("does the
 		// new code pass the linter?"), not code to search.

@@ -157,6 +157,23 @@ func TestSelectionWords(t *testing.T) {
 		want, not  []string
 	}{
 		{"Fix the failing invoice tests", "act", []string{"run_tests", "edit_file"}, nil},
+		// How a repository is laid out is listed; secrets written into
+		// the code are searched for; what is not committed yet is a
+		// diff; a column or an index added to a table is a migration;
+		// timeouts are looked for in the logs.
+		{"I'm new here: how do the services in this repo fit together?", "plan", []string{"list_dir"}, nil},
+		{"帮我理一下这个项目的代码结构", "plan", []string{"list_dir"}, nil},
+		{"Vérifie qu'aucun mot de passe n'est codé en dur dans le code de l'API", "review", []string{"search_code"}, nil},
+		{"Schau dir an, was ich noch nicht eingecheckt habe", "review", []string{"git_diff"}, []string{"read_file"}},
+		{"给 invoices 表加一个 due_date 字段", "act", []string{"migrate_database"}, []string{"create_file", "inspect_data"}},
+		{"给 payments 表的 merchant_id 加个索引", "act", []string{"migrate_database"}, []string{"create_file"}},
+		{"支付回调一直超时，帮我看看什么原因", "plan", []string{"read_logs"}, nil},
+		// The dependencies a plan asks about are read in their manifest,
+		// an upgrade it weighs on the web too; a package a diff names is
+		// code, not a dependency.
+		{"Which version of the Redis client do we use, and is it outdated?", "plan", []string{"read_file", "http_get"}, nil},
+		{"¿Qué librerías usa el backend y con qué licencias?", "plan", []string{"read_file"}, []string{"manage_dependencies"}},
+		{"look over what changed in the last two commits to the payments package", "review", []string{"git_diff"}, []string{"read_file"}},
 		// An address a task writes into a file is a value, not a page.
 		{"把 config/ 下面所有 YAML 里的 staging 地址换成新的 https://stg2.internal.example.com", "act", []string{"edit_file"}, []string{"ci_status", "http_get"}},
 		{"settings.py の DEBUG を False にして、ALLOWED_HOSTS に api.example.jp を追加してください", "act", []string{"edit_file"}, []string{"ci_status", "http_get"}},
