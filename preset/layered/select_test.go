@@ -168,6 +168,10 @@ func TestSelectionWords(t *testing.T) {
 		{"给 invoices 表加一个 due_date 字段", "act", []string{"migrate_database"}, []string{"create_file", "inspect_data"}},
 		{"给 payments 表的 merchant_id 加个索引", "act", []string{"migrate_database"}, []string{"create_file"}},
 		{"支付回调一直超时，帮我看看什么原因", "plan", []string{"read_logs"}, nil},
+		// A product's search (a search service, 搜索服务) is a name, not
+		// a search of the code.
+		{"the search service container is stuck at 100% CPU, restart it", "act", []string{"docker"}, []string{"search_code"}},
+		{"搜索服务的 go-redis 升到 v9", "act", []string{"manage_dependencies"}, []string{"search_code"}},
 		// The dependencies a plan asks about are read in their manifest,
 		// an upgrade it weighs on the web too; a package a diff names is
 		// code, not a dependency.
