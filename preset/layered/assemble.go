@@ -273,6 +273,15 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 		// com postgres e redis".
 		concepts = s.Concepts.with(concepts, fileConcept)
 	}
+	if mode == "act" && (slices.Contains(concepts, "commit") || slices.Contains(concepts, "pullrequest")) && !slices.Contains(concepts, "edit") &&
+		slices.Contains(read, "edit") && editVerb.MatchString(task) {
+		// A change a task to act tells the agent to make before it
+		// commits or opens a pull request is still to make (see
+		// recorded, which drops the edit of a change already made, "the
+		// fix", "さっきの修正"): "JSTに直してコミットまでやっといて",
+		// "поправь там таймаут и закинь MR".
+		concepts = s.Concepts.with(concepts, "edit")
+	}
 	if mode == "act" && slices.Contains(concepts, "column") && slices.Contains(concepts, createConcept) && !slices.Contains(concepts, "data") && !fileName.MatchString(task) {
 		// A column a task to act adds, naming no file, is the
 		// database's, even when the task does not say so: "给 merchants

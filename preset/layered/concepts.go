@@ -723,6 +723,12 @@ var fileName = lazyre.New(`(?i)(^|[^\p{L}\p{N}_.-])([\p{L}\p{N}_-]+\.(ya?ml|json
 // "на bash", "用 Go", "TypeScriptに").
 var language = lazyre.New(`(?i)(^|[^\p{L}\p{N}_])(to|in|into|para|pra|pro|en|a|vers|nach|auf|на)\s+(python3?|node(\.?js)?|typescript|javascript|go|golang|rust|java|kotlin|bash|zsh|powershell|ruby|perl|php|c#|swift|scala|elixir|lua|dart)([^\p{L}\p{N}_]|$)|(python3?|node|typescript|javascript|go|golang|rust|java|kotlin|bash|ruby|perl|php)\s*(で|に|へ|版|重写|改写)|(用|到|成|为)\s*(python3?|node|typescript|javascript|go|golang|rust|java|kotlin|bash|ruby|perl|php)`)
 
+// editVerb finds a change told to be made, an edit word said as a verb
+// to do (not a change already made, "the fix", "my changes", "修改",
+// "さっきの修正"): "fix the", "change it", "corrige", "ändere", "поправь",
+// "改成", "修掉", "直して".
+var editVerb = lazyre.New(`(?i)(^|[^\p{L}])((fix|change|update|set|edit|correct|adjust) (the|it|its|this|that|them|those|these)|(corrige|corrija|corrijam|arruma|arrume|conserta|conserte|altera|altere|muda|mude|troca|troque|arregla|arreglá|cambia|cambiá|modifica|modificá|ajusta|ajustá|corrigez|modifie|modifiez|remplace|remplacez|changez|ändere|änder|korrigiere|korrigier|behebe|beheb|fixe|setze|setz|stelle|поправь|поправьте|исправь|исправьте|измени|измените|поменяй|поменяйте|замени|замените|почини|почините)([^\p{L}]|$))|改成|改为|改掉|修掉|修好|修完|改完|删掉|删完|标成|换成|直して|変えて|修正して|書き換えて`)
+
 // sourceFile finds the name of a source file ("cron.go",
 // "LoginViewModel.kt", "src/server.rs").
 var sourceFile = lazyre.New(`(?i)[\p{L}\p{N}_-]\.(go|py|js|ts|tsx|jsx|rb|java|kt|rs|swift|c|cc|cpp|h|cs|php|scala)([^\p{L}\p{N}_]|$)`)

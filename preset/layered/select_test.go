@@ -168,6 +168,12 @@ func TestSelectionWords(t *testing.T) {
 		{"给 invoices 表加一个 due_date 字段", "act", []string{"migrate_database"}, []string{"create_file", "inspect_data"}},
 		{"给 payments 表的 merchant_id 加个索引", "act", []string{"migrate_database"}, []string{"create_file"}},
 		{"支付回调一直超时，帮我看看什么原因", "plan", []string{"read_logs"}, nil},
+		// A change a task tells the agent to make before it commits is
+		// an edit; a change already made ("the fix", "さっきの修正") is not.
+		{"把超时时间改成 30 秒，然后提交", "act", []string{"edit_file", "git_commit"}, nil},
+		{"поправь текст сообщения при оплате и закинь MR", "act", []string{"edit_file", "open_pull_request"}, nil},
+		{"さっきの修正をコミットして", "act", []string{"git_commit"}, []string{"edit_file"}},
+		{"Open a pull request with the fix for the login redirect", "act", []string{"open_pull_request"}, []string{"edit_file"}},
 		// A product's search (a search service, 搜索服务) is a name, not
 		// a search of the code.
 		{"the search service container is stuck at 100% CPU, restart it", "act", []string{"docker"}, []string{"search_code"}},
