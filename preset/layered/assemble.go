@@ -352,6 +352,15 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 			concepts = s.Concepts.with(concepts, httpConcept)
 		}
 	}
+	if !slices.Contains(concepts, "logs") && (slices.Contains(concepts, "debug") || slices.Contains(concepts, "performance")) &&
+		!slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(checked, x) }) && !sourceFile.MatchString(task) && cue(task, words, runtimeCues) != "" {
+		// An error or a slowness seen in production, or since a deploy,
+		// is read in the logs of that time: "昨日のデプロイ以降、本番でエラーが
+		// 増えてないか確認して", "the nightly export takes twice as long
+		// since Tuesday's deploy". Unless it is a test's, a build's, the
+		// pipeline's or the linter's, or a source file's the task names.
+		concepts = s.Concepts.with(concepts, "logs")
+	}
 	if mode == "act" && slices.Contains(concepts, "debug") && !slices.Contains(concepts, "logs") && sourceFile.MatchString(task) {
 		// A bug or an error a task to act finds in a source file it names
 		// is fixed in the code, not looked for in the logs: "patch the
@@ -994,6 +1003,20 @@ var settingCues = cuesOf("setting", "settings", "option", "config flag", "config
 // code: a branch, a dependency, a migration, a pull request, a
 // container, a pipeline.
 var madeElsewhere = []string{"branch", "dependency", "migration", "pullrequest", "docker", "ci"}
+
+// checked are the concepts of checks an error may be the result of: a
+// test's, a build's, the pipeline's, the linter's.
+var checked = []string{"test", "build", "ci", "lint"}
+
+// runtimeCues place what a task reports in production, or after a
+// deploy or a release.
+var runtimeCues = cuesOf("in prod", "in production", "on prod", "on production", "since the deploy", "since the last deploy",
+	"after the deploy", "after the release", "since the release", "since deploy", "deploy", "deployed", "em produção", "em producao",
+	"em prod", "na produção", "desde o deploy", "depois do deploy", "no deploy", "en producción", "en produccion", "en prod",
+	"desde el despliegue", "despliegue", "tras el despliegue", "depuis le déploiement", "déploiement", "mise en prod", "mise en production",
+	"in der produktion", "auf prod", "in prod", "seit dem deploy", "nach dem deploy", "deployment", "release", "на проде", "в проде",
+	"в продакшене", "на продакшене", "после деплоя", "после релиза", "деплоя", "релиза", "线上", "生产环境", "生产上", "上线后", "发布后",
+	"部署后", "本番", "デプロイ", "リリース後")
 
 // upgradeCues weigh an upgrade of dependencies, or how far behind they
 // are: a plan reads their release notes on the web.

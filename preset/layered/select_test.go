@@ -174,6 +174,12 @@ func TestSelectionWords(t *testing.T) {
 		{"поправь текст сообщения при оплате и закинь MR", "act", []string{"edit_file", "open_pull_request"}, nil},
 		{"さっきの修正をコミットして", "act", []string{"git_commit"}, []string{"edit_file"}},
 		{"Open a pull request with the fix for the login redirect", "act", []string{"open_pull_request"}, []string{"edit_file"}},
+		// An error or a slowness seen in production or since a deploy is
+		// read in the logs, unless it is a test's or a build's.
+		{"since last week's deploy the invoice page takes twice as long to load, why?", "plan", []string{"read_logs"}, nil},
+		{"本番で決済APIが遅くなっている。原因を調べて", "plan", []string{"read_logs"}, nil},
+		{"после релиза в проде тормозит оформление заказа, разберись", "plan", []string{"read_logs"}, nil},
+		{"the integration tests fail since the deploy of the new runner image, fix them", "act", []string{"run_tests"}, []string{"read_logs"}},
 		// A product's search (a search service, 搜索服务) is a name, not
 		// a search of the code.
 		{"the search service container is stuck at 100% CPU, restart it", "act", []string{"docker"}, []string{"search_code"}},
