@@ -180,6 +180,11 @@ func TestSelectionWords(t *testing.T) {
 		{"本番で決済APIが遅くなっている。原因を調べて", "plan", []string{"read_logs"}, nil},
 		{"после релиза в проде тормозит оформление заказа, разберись", "plan", []string{"read_logs"}, nil},
 		{"the integration tests fail since the deploy of the new runner image, fix them", "act", []string{"run_tests"}, []string{"read_logs"}},
+		// Why code was written as it is, on purpose, is in the history,
+		// and so is what went into a release; "Express" is no "exprès".
+		{"Why does the importer sleep 3 seconds between batches? Looks deliberate.", "plan", []string{"git_log"}, nil},
+		{"Для release notes: что вошло с версии 2.0?", "plan", []string{"git_log"}, nil},
+		{"Mets à jour Express vers la version 5", "act", []string{"manage_dependencies"}, []string{"git_log"}},
 		// A product's search (a search service, 搜索服务) is a name, not
 		// a search of the code.
 		{"the search service container is stuck at 100% CPU, restart it", "act", []string{"docker"}, []string{"search_code"}},
