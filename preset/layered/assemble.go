@@ -286,7 +286,6 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 		// A column a task to act adds, naming no file, is the
 		// database's, even when the task does not say so: "给 merchants
 		// 表加个 settlement_currency 字段" is a migration.
-		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "column" || x == createConcept })
 		concepts = s.Concepts.with(concepts, "migration")
 	}
 	if mode == "plan" && slices.Contains(concepts, "ci") && !ciState.MatchString(task) {

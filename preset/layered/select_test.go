@@ -479,6 +479,41 @@ func TestSelectionWords(t *testing.T) {
 // the concepts of the words they are slips of, also inside a term of
 // several words, and that neither a changed letter nor a short word nor
 // a catalog's descriptions are read that way.
+// TestSelectionKeepsWhatTheTaskSays checks, on a catalog whose tools are
+// not the evaluation catalog's, that what a rule adds to a task's
+// concepts does not take away what the task says: a column a task adds
+// is a migration, and still a column added, so that a catalog's tool
+// that changes columns is picked over one that only describes them.
+func TestSelectionKeepsWhatTheTaskSays(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "catalog.yaml")
+	catalog := `tools:
+  - name: schema_change
+    description: Apply a DDL change to a warehouse table, such as adding, renaming or retyping a column.
+    keywords: [alter, ddl, column, add column, rename, migration]
+    modes: [act]
+  - name: describe_table
+    description: Show a table's columns, types, partitioning and row count.
+    keywords: [schema, columns, describe, partition]
+  - name: edit_model
+    description: Edit the SQL of a transformation model.
+    keywords: [model, sql, edit, fix]
+    modes: [act]
+`
+	if err := os.WriteFile(path, []byte(catalog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := &Assembler{Setup: catalogSetup(t, path)}
+	for _, task := range []string{"Добавь в raw.users колонку referrer типа varchar", "Cria a coluna canal_origem (STRING) em raw.pedidos"} {
+		sel, err := a.Select(context.Background(), Request{Task: task, Mode: "act"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := picked(sel); len(got) == 0 || got[0] != "schema_change" {
+			t.Errorf("%q: picked %v, want schema_change first", task, got)
+		}
+	}
+}
+
 func TestConceptsOfMisspeltTask(t *testing.T) {
 	c, err := parseConcepts([]byte("commit: [commit]\nhistory: [who changed]\ndiff: [changed]\nedit: [=alter]\nsearch: [where]\nreview: [review]\nlist: [ordner]\ntest: [тесты]\n"), nil)
 	if err != nil {
