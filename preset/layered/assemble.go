@@ -789,10 +789,10 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	// looks at logs, data, the web or the code ("check their docs and
 	// tell me"): how the task is put does.
 	for _, m := range []string{"act", "plan", "review"} {
-		if m == "review" && has(lookConcepts) && !has(reviewConcepts) {
+		if m == "review" && has(lookConcepts) && !has(reviewConcepts) && cue(req.Task, words, askedReviewCues) == "" {
 			continue
 		}
-		if m == "review" && (changes || cue(req.Task, words, runCues) != "" && cue(req.Task, words, reviewCues) == "") && !has(changeConcepts) {
+		if m == "review" && (changes && !reviewOfChange(req.Task, words, concepts) || cue(req.Task, words, runCues) != "" && cue(req.Task, words, reviewCues) == "") && !has(changeConcepts) {
 			// ... unless the task opens with the review: "Revisa a
 			// migração que o Lucas escreveu antes da gente rodar",
 			// "could you go over the new export endpoint?".
@@ -1095,6 +1095,21 @@ var politeWords = []string{"please", "pls", "plz", "can", "could", "would", "you
 // politeIdeographs ask for something politely before saying what, in
 // Chinese or Japanese.
 var politeIdeographs = []string{"请帮我", "麻烦帮我", "麻烦", "帮我", "请", "帮忙", "すみません", "ちょっと"}
+
+// askedReviewCues ask for a review by name, in words that mean nothing
+// else ("revisa" is also to look something over: "revisa los logs").
+var askedReviewCues = cuesOf("review", "reviewe", "reviewen", "relis", "relire", "relisez", "gegenlesen", "gegenlese", "revisão", "revisao",
+	"审查", "审核", "复查", "复核", "レビュー", "ревью", "отревьюй")
+
+// reviewOfChange reports whether a task asks for a review of a change
+// it names in a word of editing, and makes none: its only concept of
+// acting is the edit, said as no verb to do, and it holds a review word
+// ("昨日マージされたカート周りの変更、レビューお願いします", "review the
+// changes Ana made to the exporter").
+func reviewOfChange(task string, words []string, concepts []string) bool {
+	return cue(task, words, askedReviewCues) != "" && !editVerb.MatchString(task) &&
+		!slices.ContainsFunc(concepts, func(x string) bool { return x != "edit" && slices.Contains(actConcepts, x) })
+}
 
 // checkMode refuses a mode that is not plan, act, review, auto or empty.
 func checkMode(mode string) error {

@@ -101,6 +101,12 @@ func TestDefaultModeWords(t *testing.T) {
 		// 静态分析 is static analysis, not an analysis to plan: the
 		// task fixes what it found.
 		{"修复静态分析报出来的空指针问题", "act", nil},
+		// A review asked for by name of a change named in a word of
+		// editing, or merged in (history), is a review; "revisa los
+		// logs" still looks into them.
+		{"先週マージされた認証まわりの変更、レビューお願いします", "review", nil},
+		{"Please review the changes Ana made to the exporter", "review", nil},
+		{"Revisa los logs de anoche y dime qué falló", "plan", nil},
 		// Review verbs a question or a request puts: "gegenprüfen",
 		// "核对", "confere se".
 		{"Bitte gegenprüfen, ob die Gutschriften aus September gebucht wurden", "review", nil},
