@@ -861,6 +861,13 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 		// der go.mod auf die neueste Version heben?".
 		asked = actConcepts
 	}
+	if isQuestion(req.Task, words) && !changes && has([]string{"ci", greenConcept}) && !has([]string{"history", "logs"}) &&
+		cue(req.Task, words, whyCues) == "" && cue(req.Task, words, proposalCues) == "" {
+		// Whether the checks of a branch pass, asked, is a review of it:
+		// "la rama release/2.4 esta en verde?", "CI 通ってます?". Why
+		// they fail, or how to change them, is looked into.
+		return "review", "asks how the checks went", nil
+	}
 	if isQuestion(req.Task, words) && !has(asked) {
 		return "plan", "a question", nil
 	}
@@ -1095,6 +1102,13 @@ var politeWords = []string{"please", "pls", "plz", "can", "could", "would", "you
 // politeIdeographs ask for something politely before saying what, in
 // Chinese or Japanese.
 var politeIdeographs = []string{"请帮我", "麻烦帮我", "麻烦", "帮我", "请", "帮忙", "すみません", "ちょっと"}
+
+// whyCues ask why, or what went wrong, how long or how much, or how
+// to go about something.
+var whyCues = cuesOf("why", "what broke", "which job", "what happened", "por que", "por quê", "porque", "por qué", "o que quebrou",
+	"o que aconteceu", "qué pasó", "qué job", "que job", "pourquoi", "quel job", "qu'est-ce qui", "warum", "wieso", "weshalb", "woran",
+	"welcher job", "wie lange", "how long", "how do we", "how would", "wie kriegen", "wie würdest", "überlegen", "combien", "cuánto", "quanto",
+	"сколько", "почему", "что сломалось", "какой джоб", "какая джоба", "为什么", "为啥", "怎么", "哪个 job", "なぜ", "どうして", "何が")
 
 // askedReviewCues ask for a review by name, in words that mean nothing
 // else ("revisa" is also to look something over: "revisa los logs").

@@ -107,6 +107,11 @@ func TestDefaultModeWords(t *testing.T) {
 		{"先週マージされた認証まわりの変更、レビューお願いします", "review", nil},
 		{"Please review the changes Ana made to the exporter", "review", nil},
 		{"Revisa los logs de anoche y dime qué falló", "plan", nil},
+		// Whether a branch's checks pass, asked, is a review; why they
+		// fail is looked into.
+		{"is the nightly pipeline on develop green now?", "review", []string{"ci_status"}},
+		{"Sind die Checks auf dem Release-Branch schon durch?", "review", []string{"ci_status"}},
+		{"Warum ist die Pipeline auf develop rot?", "plan", []string{"ci_status"}},
 		// Review verbs a question or a request puts: "gegenprüfen",
 		// "核对", "confere se".
 		{"Bitte gegenprüfen, ob die Gutschriften aus September gebucht wurden", "review", nil},
