@@ -1014,15 +1014,17 @@ var madeElsewhere = []string{"branch", "dependency", "migration", "pullrequest",
 // test's, a build's, the pipeline's, the linter's.
 var checked = []string{"test", "build", "ci", "lint"}
 
-// runtimeCues place what a task reports in production, or after a
-// deploy or a release.
+// runtimeCues place what a task reports in production, after a deploy
+// or a release, or in a run at night or this morning.
 var runtimeCues = cuesOf("in prod", "in production", "on prod", "on production", "since the deploy", "since the last deploy",
 	"after the deploy", "after the release", "since the release", "since deploy", "deploy", "deployed", "em produção", "em producao",
 	"em prod", "na produção", "desde o deploy", "depois do deploy", "no deploy", "en producción", "en produccion", "en prod",
 	"desde el despliegue", "despliegue", "tras el despliegue", "depuis le déploiement", "déploiement", "mise en prod", "mise en production",
 	"in der produktion", "auf prod", "in prod", "seit dem deploy", "nach dem deploy", "deployment", "release", "на проде", "в проде",
 	"в продакшене", "на продакшене", "после деплоя", "после релиза", "деплоя", "релиза", "线上", "生产环境", "生产上", "上线后", "发布后",
-	"部署后", "本番", "デプロイ", "リリース後")
+	"部署后", "本番", "デプロイ", "リリース後", "nightly", "last night", "overnight", "this morning", "cette nuit", "la nuit dernière", "hier soir",
+	"ce matin", "ontem à noite", "esta noite", "de madrugada", "hoje de manhã", "anoche", "esta noche", "esta mañana", "heute nacht",
+	"letzte nacht", "nachts", "heute morgen", "ночью", "этой ночью", "вчера вечером", "сегодня утром", "昨晚", "昨夜", "今朝", "夜间", "凌晨", "今天早上")
 
 // upgradeCues weigh an upgrade of dependencies, or how far behind they
 // are: a plan reads their release notes on the web.

@@ -196,6 +196,16 @@ func TestSelectionWords(t *testing.T) {
 		{"Why does the importer sleep 3 seconds between batches? Looks deliberate.", "plan", []string{"git_log"}, nil},
 		{"Для release notes: что вошло с версии 2.0?", "plan", []string{"git_log"}, nil},
 		{"Mets à jour Express vers la version 5", "act", []string{"manage_dependencies"}, []string{"git_log"}},
+		// A branch cut off main; the build farm is the pipeline's; a
+		// table named as such (这张表) is the database's; a script run
+		// in Japanese is the shell's; a batch that died at night is
+		// read in the logs; a datasheet is no data set.
+		{"cut a fresh branch off main for the 2.3 hotfix", "act", []string{"git_branch"}, nil},
+		{"构建机上昨晚的 iOS 包为什么没打出来？", "plan", []string{"ci_status"}, nil},
+		{"特征库里 orders 这张表现在有多少行？", "plan", []string{"query_database"}, nil},
+		{"バックアップスクリプトを実行して結果を教えて", "act", []string{"run_shell"}, nil},
+		{"The nightly billing batch died at 3am again, find out why", "plan", []string{"read_logs"}, nil},
+		{"按数据手册改一下 regs.h 里的寄存器地址", "act", []string{"edit_file"}, []string{"inspect_data"}},
 		// A product's search (a search service, 搜索服务) is a name, not
 		// a search of the code.
 		{"the search service container is stuck at 100% CPU, restart it", "act", []string{"docker"}, []string{"search_code"}},
