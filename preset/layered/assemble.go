@@ -317,7 +317,14 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 			concepts = s.Concepts.with(concepts, "ci")
 		}
 	}
-	if mode == "act" && cue(task, words, portCues) != "" && language.MatchString(task) {
+	if upgradesRuntime(mode, task, words, concepts) {
+		// A project moved to a new version of its language or runtime
+		// ("Migrar o projeto de Java 8 pra Java 17", "passe le projet de
+		// Java 11 a Java 21", "Подними версию Java до 17 в pom") is built
+		// and what breaks edited: no database migration, no port.
+		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "migration" })
+		concepts = s.Concepts.with(s.Concepts.with(concepts, "build"), "edit")
+	} else if mode == "act" && cue(task, words, portCues) != "" && language.MatchString(task) {
 		// Code rewritten in another language is a new file written from
 		// the old one, read first; the script it ports is not run, nor
 		// its name ("migrate.sh") a migration: "Port
@@ -1025,6 +1032,15 @@ var runtimeCues = cuesOf("in prod", "in production", "on prod", "on production",
 	"部署后", "本番", "デプロイ", "リリース後", "nightly", "last night", "overnight", "this morning", "cette nuit", "la nuit dernière", "hier soir",
 	"ce matin", "ontem à noite", "esta noite", "de madrugada", "hoje de manhã", "anoche", "esta noche", "esta mañana", "heute nacht",
 	"letzte nacht", "nachts", "heute morgen", "ночью", "этой ночью", "вчера вечером", "сегодня утром", "昨晚", "昨夜", "今朝", "夜间", "凌晨", "今天早上")
+
+// upgradesRuntime reports whether a task to act moves the project to
+// another version of its language or runtime: it names one with its
+// version and a word of upgrading, migrating or porting, or the
+// migration concept, and no container (whose base image it would be).
+func upgradesRuntime(mode, task string, words, concepts []string) bool {
+	return mode == "act" && runtimeVersion.MatchString(task) && !slices.Contains(concepts, "docker") &&
+		(cue(task, words, upgradeCues) != "" || cue(task, words, portCues) != "" || slices.Contains(concepts, "migration") || slices.Contains(concepts, "dependency"))
+}
 
 // upgradeCues weigh an upgrade of dependencies, or how far behind they
 // are: a plan reads their release notes on the web.

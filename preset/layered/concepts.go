@@ -729,6 +729,10 @@ var language = lazyre.New(`(?i)(^|[^\p{L}\p{N}_])(to|in|into|para|pra|pro|en|a|v
 // "改成", "修掉", "直して".
 var editVerb = lazyre.New(`(?i)(^|[^\p{L}])((fix|change|update|set|edit|correct|adjust) (the|it|its|this|that|them|those|these)|(corrige|corrija|corrijam|arruma|arrume|conserta|conserte|altera|altere|muda|mude|troca|troque|arregla|arreglá|cambia|cambiá|modifica|modificá|ajusta|ajustá|corrigez|modifie|modifiez|remplace|remplacez|changez|ändere|änder|korrigiere|korrigier|behebe|beheb|fixe|setze|setz|stelle|поправь|поправьте|исправь|исправьте|измени|измените|поменяй|поменяйте|замени|замените|почини|почините)([^\p{L}]|$))|改成|改为|改掉|修掉|修好|修完|改完|删掉|删完|标成|换成|直して|変えて|修正して|書き換えて`)
 
+// runtimeVersion finds a language or runtime named with its version
+// ("Java 17", "JDK 21", "Go 1.23", "Node 20", "Python 3.12", "jdk17").
+var runtimeVersion = lazyre.New(`(?i)(^|[^\p{L}\p{N}_])(java|jdk|go|golang|node|nodejs|node\.js|python|php|ruby|kotlin|dotnet|\.net)\s?v?\d+(\.\d+)?([^\p{L}\p{N}_]|$)`)
+
 // sourceFile finds the name of a source file ("cron.go",
 // "LoginViewModel.kt", "src/server.rs").
 var sourceFile = lazyre.New(`(?i)[\p{L}\p{N}_-]\.(go|py|js|ts|tsx|jsx|rb|java|kt|rs|swift|c|cc|cpp|h|cs|php|scala)([^\p{L}\p{N}_]|$)`)

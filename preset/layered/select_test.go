@@ -206,6 +206,9 @@ func TestSelectionWords(t *testing.T) {
 		{"バックアップスクリプトを実行して結果を教えて", "act", []string{"run_shell"}, nil},
 		{"The nightly billing batch died at 3am again, find out why", "plan", []string{"read_logs"}, nil},
 		{"按数据手册改一下 regs.h 里的寄存器地址", "act", []string{"edit_file"}, []string{"inspect_data"}},
+		// A project moved to a new version of its language is built and
+		// edited, not migrated nor ported.
+		{"Migra el servicio de Java 11 a Java 21 y deja que compile", "act", []string{"build_project", "edit_file"}, []string{"migrate_database", "create_file"}},
 		// A product's search (a search service, 搜索服务) is a name, not
 		// a search of the code.
 		{"the search service container is stuck at 100% CPU, restart it", "act", []string{"docker"}, []string{"search_code"}},
