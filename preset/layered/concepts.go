@@ -42,6 +42,11 @@ type Concepts struct {
 	// letter at most), each in the order of words.
 	byWord, byStem map[string][]int32
 	byLen          map[int][]int32
+	// runWords are the distinct words of runs long enough to be
+	// misspelt, in the order runs first hold them, and runWordsByLen
+	// indexes them by length in letters, as byLen does words.
+	runWords      []string
+	runWordsByLen map[int][]int32
 }
 
 type conceptTerm struct {
@@ -125,6 +130,17 @@ func parseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
 	for i, r := range c.runs {
 		c.runsByFirst[r.words[0]] = append(c.runsByFirst[r.words[0]], int32(i))
 	}
+	c.runWordsByLen = map[int][]int32{}
+	seen := map[string]bool{}
+	for _, r := range c.runs {
+		for _, w := range r.words {
+			if n := utf8.RuneCountInString(w); n >= minTypoLen && !seen[w] {
+				seen[w] = true
+				c.runWordsByLen[n] = append(c.runWordsByLen[n], int32(len(c.runWords)))
+				c.runWords = append(c.runWords, w)
+			}
+		}
+	}
 	c.byWord, c.byStem, c.byLen = map[string][]int32{}, map[string][]int32{}, map[int][]int32{}
 	for i, t := range c.words {
 		c.byWord[t.term] = append(c.byWord[t.term], int32(i))
@@ -190,13 +206,14 @@ func (c *Concepts) correct(words []string) {
 		if words[i] != w {
 			continue
 		}
-	runs:
-		for _, r := range c.runs {
-			for _, rw := range r.words {
-				if utf8.RuneCountInString(rw) >= minTypoLen && typo(w, rw) {
-					words[i] = rw
-					break runs
-				}
+		// The words of runs, the first a run holds first, as a scan of
+		// the runs in order would find them.
+		cands = append(append(append(cands[:0], c.runWordsByLen[n-1]...), c.runWordsByLen[n]...), c.runWordsByLen[n+1]...)
+		slices.Sort(cands)
+		for _, k := range cands {
+			if rw := c.runWords[k]; typo(w, rw) {
+				words[i] = rw
+				break
 			}
 		}
 	}
