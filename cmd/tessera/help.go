@@ -144,6 +144,11 @@ var examples = map[string]string{
 
   # with the cases it got wrong, as JSON
   tessera layered eval --root examples --injections preset/layered/testdata/eval/heldout/injections.jsonl --json`,
+	"tessera layered concepts": `  # the concepts the example catalog's tools and skills name, and the words none names
+  tessera layered concepts --root examples
+
+  # the same, as JSON
+  tessera layered concepts --root examples --json`,
 	"tessera layered fit": `  # the ranker fitted to the example catalog's labelled tasks, written beside it, not into the setup
   tessera layered fit --root examples --selection examples/layered/tasks.jsonl --out /tmp/layered-ranker.json
 

@@ -26,7 +26,7 @@ import (
 func (a *app) layeredCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "layered",
-		Short: "Work with a layered prompt setup (design 002): assemble with a report, embed the manifests, measure, fit the ranker",
+		Short: "Work with a layered prompt setup (design 002): assemble with a report, embed the manifests, measure, fit the ranker, show its concepts",
 		Long: `Commands for the layered preset's setup directory (constitution.md,
 rules.md, layered.yaml; --dir DIR, else tessera.yaml's layered):
 
@@ -34,6 +34,7 @@ rules.md, layered.yaml; --dir DIR, else tessera.yaml's layered):
   tessera layered embed [--force]          write vectors.json with the setup's embedder
   tessera layered eval --selection FILE    measure selection (and --injections FILE, the detector)
   tessera layered fit --selection FILE     fit the tool ranker to the catalog, into ranker.json
+  tessera layered concepts                 the concepts each tool names, and the words none names
 
 "tessera assemble --layered-task TASK" assembles the same prompt; its
 --json prints the audit record.`,
@@ -41,7 +42,7 @@ rules.md, layered.yaml; --dir DIR, else tessera.yaml's layered):
 		RunE:               unknownSubcommand,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 	}
-	cmd.AddCommand(a.layeredAssembleCmd(), a.layeredEmbedCmd(), a.layeredEvalCmd(), a.layeredFitCmd())
+	cmd.AddCommand(a.layeredAssembleCmd(), a.layeredEmbedCmd(), a.layeredEvalCmd(), a.layeredFitCmd(), a.layeredConceptsCmd())
 	return cmd
 }
 

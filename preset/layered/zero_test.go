@@ -17,6 +17,7 @@ func TestZeroValues(t *testing.T) {
 		"JSONSchema":                  layered.JSONSchema,
 		"Assembler.Evaluate":          (*layered.Assembler).Evaluate,
 		"Assembler.FitRanker":         (*layered.Assembler).FitRanker,
+		"Capability.Concepts":         (*layered.Capability).Concepts,
 		"Assembler.InjectionDetector": (*layered.Assembler).InjectionDetector,
 		"Concepts.Of":                 (*layered.Concepts).Of,
 		"Assembler.Select":            (*layered.Assembler).Select,

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tessera-dev/tessera/preset/layered"
+)
+
+// layeredConceptsCmd is "tessera layered concepts": what selection reads
+// of each tool and skill of the setup through its concepts, and the
+// words no concept names.
+func (a *app) layeredConceptsCmd() *cobra.Command {
+	var (
+		dir    string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "concepts [--dir DIR] [--json]",
+		Short: "Show the concepts each tool and skill names, and the words of its name and keywords no concept names",
+		Long: `Show, for each tool and skill of the setup, the concepts selection reads
+in it (those its name and keywords name, then those only its
+description names) and the words of its name and keywords that no
+concept names.
+
+Selection finds a tool for a task through the concepts the two share,
+in any of the eight languages the built-in concepts hold, and through
+the words they share as written. The built-in concepts are those of a
+software agent's work. A tool whose words no concept names (a refund,
+a shift, a ledger entry) is found by its words alone, in the languages
+its keywords are written in. Add your domain's words under concepts:
+in layered.yaml, in your users' languages; this command then shows them
+covered.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			setup, _, _, err := a.layeredSetup(cmd.Context(), dir)
+			if err != nil {
+				return err
+			}
+			cov := conceptCoverage(setup)
+			if asJSON {
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(cov)
+			}
+			tools, bare := 0, 0
+			for _, c := range cov {
+				line := c.Kind + " " + c.Name + ": "
+				switch {
+				case len(c.Concepts) > 0:
+					line += strings.Join(c.Concepts, ", ")
+				case len(c.DescriptionOnly) > 0:
+					line += "none of its own"
+				default:
+					line += "no concept"
+				}
+				if len(c.DescriptionOnly) > 0 {
+					line += " (description: " + strings.Join(c.DescriptionOnly, ", ") + ")"
+				}
+				if len(c.Uncovered) > 0 {
+					line += "; no concept names " + strings.Join(c.Uncovered, ", ")
+				}
+				fmt.Fprintln(a.stdout, line)
+				if c.Kind == "tool" {
+					tools++
+					if len(c.Concepts) == 0 {
+						bare++
+					}
+				}
+			}
+			if bare > 0 {
+				fmt.Fprintf(a.stdout, "%d of %d tools name no concept in their name or keywords: selection finds them by similarity and their words as written. Add your domain's words under concepts: in layered.yaml.\n", bare, tools)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "dir", "", "the setup directory (default: tessera.yaml's layered)")
+	f.BoolVar(&asJSON, "json", false, "print each tool's and skill's coverage as JSON")
+	return cmd
+}
+
+// coverage is what "tessera layered concepts" reports of one tool or
+// skill: the concepts its name and keywords name, those only its
+// description names, and the words of its name and keywords no concept
+// names, in the order written.
+type coverage struct {
+	Kind            string   `json:"kind"`
+	Name            string   `json:"name"`
+	Concepts        []string `json:"concepts"`
+	DescriptionOnly []string `json:"description_only"`
+	Uncovered       []string `json:"uncovered"`
+}
+
+// conceptCoverage returns the coverage of every tool, then every skill,
+// of setup, in the order of its manifests.
+func conceptCoverage(setup *layered.Setup) []coverage {
+	var out []coverage
+	for _, kind := range []struct {
+		name string
+		caps []layered.Capability
+	}{{"tool", setup.Tools}, {"skill", setup.Skills}} {
+		for i := range kind.caps {
+			c := &kind.caps[i]
+			own, description := c.Concepts()
+			cov := coverage{Kind: kind.name, Name: c.Name, Concepts: append([]string{}, own...), DescriptionOnly: append([]string{}, description...), Uncovered: []string{}}
+			words := strings.FieldsFunc(c.Name, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+			for _, w := range append(words, c.Keywords...) {
+				if w = strings.TrimSpace(w); w != "" && len(setup.Concepts.Of(w)) == 0 && !slices.Contains(cov.Uncovered, w) {
+					cov.Uncovered = append(cov.Uncovered, w)
+				}
+			}
+			out = append(out, cov)
+		}
+	}
+	return out
+}

@@ -1,0 +1,28 @@
+package layered
+
+import "slices"
+
+// Concepts returns the concepts selection reads in c: own, those its
+// name or keywords name, and description, those only its description
+// names, which weigh less. Both are empty until the capability is part
+// of a setup ParseSetup read, and for a nil one.
+//
+// A catalog outside a software agent's work (customer support, finance,
+// a hotel's front office) has tools whose words the built-in concepts do
+// not know: a task in another language, or in other words, then finds
+// them by similarity alone. The concepts a team adds under concepts: in
+// layered.yaml, in its users' languages, are what carries selection
+// there; Setup.Concepts.Of tells which of a tool's words no concept
+// names ("tessera layered concepts" lists them).
+func (c *Capability) Concepts() (own, description []string) {
+	if c == nil {
+		return nil, nil
+	}
+	own = slices.Clone(c.major)
+	for _, x := range c.concepts {
+		if !slices.Contains(c.major, x) {
+			description = append(description, x)
+		}
+	}
+	return own, description
+}
