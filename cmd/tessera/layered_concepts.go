@@ -30,10 +30,11 @@ concept names.
 Selection finds a tool for a task through the concepts the two share,
 in any of the eight languages the built-in concepts hold, and through
 the words they share as written. The built-in concepts are those of a
-software agent's work. A tool whose words no concept names (a refund,
-a shift, a ledger entry) is found by its words alone, in the languages
-its keywords are written in. Add your domain's words under concepts:
-in layered.yaml, in your users' languages; this command then shows them
+software agent's work. A tool most of whose keywords no concept names
+(a refund, a shift, a ledger entry) has those keywords as a concept of
+its own, "#" and its name: it is found by them alone, in the languages
+they are written in. Add your domain's words under concepts: in
+layered.yaml, in your users' languages; this command then shows them
 covered.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -62,18 +63,22 @@ covered.`,
 					line += " (description: " + strings.Join(c.DescriptionOnly, ", ") + ")"
 				}
 				if len(c.Uncovered) > 0 {
-					line += "; no concept names " + strings.Join(c.Uncovered, ", ")
+					other := ""
+					if slices.Contains(c.Concepts, "#"+c.Name) {
+						other = " other"
+					}
+					line += "; no" + other + " concept names " + strings.Join(c.Uncovered, ", ")
 				}
 				fmt.Fprintln(a.stdout, line)
 				if c.Kind == "tool" {
 					tools++
-					if len(c.Concepts) == 0 {
+					if !slices.ContainsFunc(c.Concepts, notKeywords) {
 						bare++
 					}
 				}
 			}
 			if bare > 0 {
-				fmt.Fprintf(a.stdout, "%d of %d tools name no concept in their name or keywords: selection finds them by similarity and their words as written. Add your domain's words under concepts: in layered.yaml.\n", bare, tools)
+				fmt.Fprintf(a.stdout, "%d of %d tools name no built-in concept, nor one of yours, in their name or keywords: selection finds them by their keywords alone (a tool's keywords no concept names are a concept of its own, #name) and by similarity. Add your domain's words under concepts: in layered.yaml, in your users' languages.\n", bare, tools)
 			}
 			return nil
 		},
@@ -84,10 +89,16 @@ covered.`,
 	return cmd
 }
 
+// notKeywords reports whether concept x is not a tool's own keywords'
+// (layered's "#name").
+func notKeywords(x string) bool {
+	return !strings.HasPrefix(x, "#")
+}
+
 // coverage is what "tessera layered concepts" reports of one tool or
 // skill: the concepts its name and keywords name, those only its
 // description names, and the words of its name and keywords no concept
-// names, in the order written.
+// but its own keywords' names, in the order written.
 type coverage struct {
 	Kind            string   `json:"kind"`
 	Name            string   `json:"name"`
@@ -110,7 +121,7 @@ func conceptCoverage(setup *layered.Setup) []coverage {
 			cov := coverage{Kind: kind.name, Name: c.Name, Concepts: append([]string{}, own...), DescriptionOnly: append([]string{}, description...), Uncovered: []string{}}
 			words := strings.FieldsFunc(c.Name, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
 			for _, w := range append(words, c.Keywords...) {
-				if w = strings.TrimSpace(w); w != "" && len(setup.Concepts.Of(w)) == 0 && !slices.Contains(cov.Uncovered, w) {
+				if w = strings.TrimSpace(w); w != "" && !slices.ContainsFunc(setup.Concepts.Of(w), notKeywords) && !slices.Contains(cov.Uncovered, w) {
 					cov.Uncovered = append(cov.Uncovered, w)
 				}
 			}

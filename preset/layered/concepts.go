@@ -63,12 +63,14 @@ type conceptRun struct {
 // read once a process: Concepts never change once read, so every setup
 // without concepts of its own shares them.
 var builtinConcepts = sync.OnceValues(func() (*Concepts, error) {
-	data, err := defaults.ReadFile("defaults/concepts.yaml")
-	if err != nil {
-		return nil, err
-	}
-	return parseConcepts(data, nil)
+	return parseConcepts(builtinConceptsData(), nil)
 })
+
+// builtinConceptsData is defaults/concepts.yaml.
+func builtinConceptsData() []byte {
+	data, _ := defaults.ReadFile("defaults/concepts.yaml")
+	return data
+}
 
 // parseConcepts reads concepts written as a mapping of each concept's
 // name to its words; extra are more of them (layered.yaml's concepts:),
@@ -922,4 +924,39 @@ func recorded(concepts []string, mode string, review, summarizes bool) []string 
 // "Test" or "test" followed by a capital letter.
 func isTestName(name string) bool {
 	return len(name) > 4 && (name[:4] == "Test" || name[:4] == "test") && name[4] >= 'A' && name[4] <= 'Z'
+}
+
+// keywordPrefix starts the name of a capability's keyword concept.
+const keywordPrefix = "#"
+
+// keywordTerms returns the keyword concepts of caps: for each tool and
+// skill most of whose keywords no concept of base names, those keywords
+// as a concept of its own, named keywordPrefix and its name.
+//
+// A catalog's keywords are its authors' words for each tool, often in
+// several languages ("refund, reembolso, remboursement, 退款"). The
+// built-in concepts, a software agent's, know those of a tool that runs
+// tests or reads logs; a keyword concept makes the others count as
+// concepts do: a task that says one, in any of its forms (a stem, a slip
+// of a letter, a Chinese or Japanese term anywhere in the text), shares
+// the concept with the tool. A tool most of whose keywords base already
+// names gets none, so that a catalog the built-in concepts cover reads
+// as it did (measured: TestRankerCatalogs, TestFitRanker).
+func keywordTerms(base *Concepts, caps ...[]Capability) map[string][]string {
+	out := map[string][]string{}
+	for _, list := range caps {
+		for _, c := range list {
+			var terms []string
+			for _, k := range c.Keywords {
+				k = strings.ToLower(strings.TrimSpace(k))
+				if k != "" && len(base.Of(k)) == 0 && !slices.Contains(terms, k) {
+					terms = append(terms, k)
+				}
+			}
+			if len(terms) > 0 && 2*len(terms) >= len(c.Keywords) {
+				out[keywordPrefix+c.Name] = terms
+			}
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -382,14 +383,26 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 			at("concepts", "concepts: want a mapping of each concept to a list of its words: %v", err)
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
+		if strings.HasPrefix(name, keywordPrefix) {
+			at("concepts", "concepts: %q: a name that starts with %q is a tool's own keywords' (see tessera layered concepts): name the concept without it", name, keywordPrefix)
+		}
+	}
 	if len(extra) == 0 {
 		s.Concepts, err = builtinConcepts()
 	} else {
-		conceptsData, _ := defaults.ReadFile("defaults/concepts.yaml")
-		s.Concepts, err = parseConcepts(conceptsData, extra)
+		s.Concepts, err = parseConcepts(builtinConceptsData(), extra)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("layered: the built-in concepts: %w", err)
+	}
+	if kw := keywordTerms(s.Concepts, s.Tools, s.Skills); len(kw) > 0 {
+		// The tools' keywords no concept names become concepts of their
+		// own, read with the others (see keywordTerms).
+		maps.Copy(kw, extra)
+		if s.Concepts, err = parseConcepts(builtinConceptsData(), kw); err != nil {
+			return nil, fmt.Errorf("layered: the keywords as concepts: %w", err)
+		}
 	}
 	for _, caps := range [][]Capability{s.Tools, s.Skills} {
 		for i := range caps {

@@ -129,6 +129,8 @@ type toolRanker struct {
 	mode    []map[string]float64
 	concept []map[string]float64
 	none    []float64
+	// keywords are each tool's keyword concept's name.
+	keywords []string
 }
 
 // newToolRanker lays m out for caps.
@@ -144,6 +146,7 @@ func newToolRanker(m *rankModel, caps []Capability) *toolRanker {
 	}
 	for i := range caps {
 		c := &caps[i]
+		r.keywords = append(r.keywords, keywordPrefix+c.Name)
 		r.base[i] = m.Bias
 		r.mode[i], r.concept[i] = map[string]float64{}, map[string]float64{}
 		// A fitted ranker's weights for this very tool (whatever the
@@ -187,10 +190,37 @@ func ownKeys(c *Capability, mode string) []string {
 // rankSide is how a pair names the tool's concept y: "~y" when only its
 // description names it.
 func rankSide(c *Capability, y string) string {
+	if strings.HasPrefix(y, keywordPrefix) {
+		return taskSide(c, y)
+	}
 	if slices.Contains(c.major, y) {
 		return y
 	}
 	return "~" + y
+}
+
+// ownKeywords and otherKeywords name keyword concepts in the ranker's
+// pairs whatever the catalog: the tool's own (a task that says one of
+// its keywords) and another tool's. The concepts themselves are named
+// after their tools, which no other catalog has.
+const (
+	ownKeywords   = keywordPrefix + "own"
+	otherKeywords = keywordPrefix + "other"
+)
+
+// taskSide is how a pair names concept t of a task, for tool c: a
+// keyword concept as c's own or another's, any other as itself. A
+// keyword concept c's description names is named so on the tool's side
+// too.
+func taskSide(c *Capability, t string) string {
+	switch {
+	case !strings.HasPrefix(t, keywordPrefix):
+		return t
+	case t == keywordPrefix+c.Name:
+		return ownKeywords
+	default:
+		return otherKeywords
+	}
 }
 
 // rankInput is what the ranker sees of one tool for one task.
@@ -250,7 +280,7 @@ func rankFeatures(w weights, caps []Capability, f capFit, concepts []string, mod
 				side := rankSide(c, y)
 				x.pairs = append(x.pairs, "mode:"+mode+"|"+side, "any|"+side)
 				for _, t := range concepts {
-					x.pairs = append(x.pairs, t+"|"+side)
+					x.pairs = append(x.pairs, taskSide(c, t)+"|"+side)
 				}
 				if len(concepts) == 0 {
 					x.pairs = append(x.pairs, "none|"+side)
@@ -270,6 +300,13 @@ func (r *toolRanker) z(i int, dense []float64, concepts []string, mode string) f
 		z += r.dense[j] * v
 	}
 	for _, t := range concepts {
+		if strings.HasPrefix(t, keywordPrefix) {
+			if t == r.keywords[i] {
+				t = ownKeywords
+			} else {
+				t = otherKeywords
+			}
+		}
 		z += r.concept[i][t]
 	}
 	if len(concepts) == 0 {
