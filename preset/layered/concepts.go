@@ -2,6 +2,7 @@ package layered
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -76,41 +77,28 @@ func builtinConceptsData() []byte {
 // name to its words; extra are more of them (layered.yaml's concepts:),
 // whose words are added to a concept of the same name.
 func parseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
+	entries, err := decodeConcepts(data)
+	if err != nil {
+		return nil, err
+	}
+	return buildConcepts(entries, extra), nil
+}
+
+// conceptEntry is one concept of a concepts file and its words, as
+// written.
+type conceptEntry struct {
+	name  string
+	terms []string
+}
+
+// decodeConcepts reads a concepts file: a mapping of each concept's name
+// to its words, in the order written.
+func decodeConcepts(data []byte) ([]conceptEntry, error) {
 	var m yaml.Node
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("concepts: %w", err)
 	}
-	c := &Concepts{terms: map[string]bool{}}
-	add := func(concept string, terms []string) {
-		if !slices.Contains(c.names, concept) {
-			c.names = append(c.names, concept)
-		}
-		for _, t := range terms {
-			t = strings.ToLower(strings.TrimSpace(t))
-			exact := strings.HasPrefix(t, "=")
-			t = strings.TrimPrefix(t, "=")
-			switch {
-			case t == "":
-			case hasIdeograph(t):
-				c.ideographs = append(c.ideographs, conceptTerm{t, concept, false})
-				if f := hanfold.Simplified(t); f != t && !hanfold.HasKana(t) {
-					// As a Chinese text is read (see of); the term as
-					// written still finds a Japanese one.
-					c.ideographs = append(c.ideographs, conceptTerm{f, concept, false})
-				}
-			default:
-				ws := embed.Words(t)
-				switch len(ws) {
-				case 0:
-				case 1:
-					c.words = append(c.words, conceptTerm{ws[0], concept, exact})
-					c.terms[ws[0]] = true
-				default:
-					c.runs = append(c.runs, conceptRun{ws, concept})
-				}
-			}
-		}
-	}
+	var out []conceptEntry
 	if len(m.Content) > 0 {
 		doc := m.Content[0]
 		if doc.Kind != yaml.MappingNode {
@@ -121,11 +109,43 @@ func parseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
 			if err := doc.Content[i+1].Decode(&terms); err != nil {
 				return nil, fmt.Errorf("concepts: %s (line %d): want a list of words: %w", doc.Content[i].Value, doc.Content[i].Line, err)
 			}
-			add(doc.Content[i].Value, terms)
+			out = append(out, conceptEntry{doc.Content[i].Value, terms})
 		}
 	}
+	return out, nil
+}
+
+// buildConcepts lays concepts out for matching: entries, then extra,
+// whose words are added to a concept of the same name, in the order of
+// their names.
+func buildConcepts(entries []conceptEntry, extra map[string][]string) *Concepts {
+	c := &Concepts{terms: map[string]bool{}}
+	for _, e := range entries {
+		c.add(e.name, e.terms)
+	}
+	return c.extend(extra)
+}
+
+// extended returns a copy of c with extra's words added, as buildConcepts
+// would have added them after c's own: a setup's keyword concepts are
+// added to the built-in concepts, read once a process, without reading
+// those again.
+func (c *Concepts) extended(extra map[string][]string) *Concepts {
+	n := &Concepts{
+		words:      slices.Clone(c.words),
+		runs:       slices.Clone(c.runs),
+		ideographs: slices.Clone(c.ideographs),
+		names:      slices.Clone(c.names),
+		terms:      maps.Clone(c.terms),
+	}
+	return n.extend(extra)
+}
+
+// extend adds extra's words to c, in the order of their concepts' names,
+// and lays c out for matching; it returns c.
+func (c *Concepts) extend(extra map[string][]string) *Concepts {
 	for _, name := range slices.Sorted(mapsKeys(extra)) {
-		add(name, extra[name])
+		c.add(name, extra[name])
 	}
 	slices.SortStableFunc(c.ideographs, func(a, b conceptTerm) int { return len(b.term) - len(a.term) })
 	c.runsByFirst = map[string][]int32{}
@@ -153,7 +173,40 @@ func parseConcepts(data []byte, extra map[string][]string) (*Concepts, error) {
 			c.byLen[n] = append(c.byLen[n], int32(i))
 		}
 	}
-	return c, nil
+	return c
+}
+
+// add adds concept's terms to c, each as a word, a run of words or a
+// Chinese or Japanese term.
+func (c *Concepts) add(concept string, terms []string) {
+	if !slices.Contains(c.names, concept) {
+		c.names = append(c.names, concept)
+	}
+	for _, t := range terms {
+		t = strings.ToLower(strings.TrimSpace(t))
+		exact := strings.HasPrefix(t, "=")
+		t = strings.TrimPrefix(t, "=")
+		switch {
+		case t == "":
+		case hasIdeograph(t):
+			c.ideographs = append(c.ideographs, conceptTerm{t, concept, false})
+			if f := hanfold.Simplified(t); f != t && !hanfold.HasKana(t) {
+				// As a Chinese text is read (see of); the term as
+				// written still finds a Japanese one.
+				c.ideographs = append(c.ideographs, conceptTerm{f, concept, false})
+			}
+		default:
+			ws := embed.Words(t)
+			switch len(ws) {
+			case 0:
+			case 1:
+				c.words = append(c.words, conceptTerm{ws[0], concept, exact})
+				c.terms[ws[0]] = true
+			default:
+				c.runs = append(c.runs, conceptRun{ws, concept})
+			}
+		}
+	}
 }
 
 // named returns, in the order of c.words, the terms that name w: those

@@ -388,21 +388,19 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 			at("concepts", "concepts: %q: a name that starts with %q is a tool's own keywords' (see tessera layered concepts): name the concept without it", name, keywordPrefix)
 		}
 	}
-	if len(extra) == 0 {
-		s.Concepts, err = builtinConcepts()
-	} else {
-		s.Concepts, err = parseConcepts(builtinConceptsData(), extra)
-	}
+	base, err := builtinConcepts()
 	if err != nil {
 		return nil, fmt.Errorf("layered: the built-in concepts: %w", err)
+	}
+	s.Concepts = base
+	if len(extra) > 0 {
+		s.Concepts = base.extended(extra)
 	}
 	if kw := keywordTerms(s.Concepts, s.Tools, s.Skills); len(kw) > 0 {
 		// The tools' keywords no concept names become concepts of their
 		// own, read with the others (see keywordTerms).
 		maps.Copy(kw, extra)
-		if s.Concepts, err = parseConcepts(builtinConceptsData(), kw); err != nil {
-			return nil, fmt.Errorf("layered: the keywords as concepts: %w", err)
-		}
+		s.Concepts = base.extended(kw)
 	}
 	for _, caps := range [][]Capability{s.Tools, s.Skills} {
 		for i := range caps {
