@@ -128,6 +128,10 @@ func FuzzParseSetup(f *testing.F) {
 		"injection: {a: b}\n",
 		"limits:\n\tmax_tools: 1\n",
 		"tools: [unclosed\n",
+		// Keywords no concept names: a concept of the tool's own.
+		"tools:\n  - {name: issue_refund, description: Refund an order., keywords: [refund, reembolso, \"=remb\", 退款, 返金, возврат, money back]}\n  - {name: t, keywords: [\"\", \" \", \"=\", \"#x\", \"a,b\"]}\n",
+		"tools: [{name: a, keywords: [zz, zz, ZZ]}]\nconcepts: {refund: [zz]}\n",
+		"tools: [{name: a, keywords: [zz]}]\nconcepts: {\"#a\": [zz], \"#\": [y]}\n",
 	} {
 		f.Add([]byte(s))
 	}
