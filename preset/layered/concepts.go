@@ -127,9 +127,9 @@ func buildConcepts(entries []conceptEntry, extra map[string][]string) *Concepts 
 }
 
 // extended returns a copy of c with extra's words added, as buildConcepts
-// would have added them after c's own: a setup's keyword concepts are
-// added to the built-in concepts, read once a process, without reading
-// those again.
+// would have added them after c's own: a setup's own concepts and its
+// keyword concepts are added to the built-in concepts, read once a
+// process, without reading those again.
 func (c *Concepts) extended(extra map[string][]string) *Concepts {
 	n := &Concepts{
 		words:      slices.Clone(c.words),

@@ -2,6 +2,7 @@ package layered
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -126,4 +127,25 @@ func FuzzConceptIndex(f *testing.F) {
 		}
 		checkRuns(t, c, words)
 	})
+}
+
+// TestConceptsExtended checks that the built-in concepts extended with a
+// setup's are laid out as reading the built-in file with them is.
+func TestConceptsExtended(t *testing.T) {
+	extra := map[string][]string{
+		"refund":        {"refund", "reembolso", "money back", "退款", "=remb"},
+		"#issue_refund": {"erstattung", "remboursement", "返金"},
+		"test":          {"prueba unitaria", "spec file"},
+	}
+	want, err := parseConcepts(builtinConceptsData(), extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := readBuiltinConcepts(t).extended(extra)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("the built-in concepts extended differ from the built-in file read with the same concepts")
+	}
+	if base := readBuiltinConcepts(t); slices.Contains(base.names, "refund") {
+		t.Fatal("extended changed the built-in concepts it copied")
+	}
 }

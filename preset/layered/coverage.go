@@ -4,16 +4,19 @@ import "slices"
 
 // Concepts returns the concepts selection reads in c: own, those its
 // name or keywords name, and description, those only its description
-// names, which weigh less. Both are empty until the capability is part
-// of a setup ParseSetup read, and for a nil one.
+// names, which weigh less. Among them is a keyword concept, "#" and a
+// tool's name, when most of that tool's keywords no other concept names
+// (see keywordTerms). Both are empty until the capability is part of a
+// setup ParseSetup read, and for a nil one.
 //
 // A catalog outside a software agent's work (customer support, finance,
 // a hotel's front office) has tools whose words the built-in concepts do
 // not know: a task in another language, or in other words, then finds
-// them by similarity alone. The concepts a team adds under concepts: in
-// layered.yaml, in its users' languages, are what carries selection
-// there; Setup.Concepts.Of tells which of a tool's words no concept
-// names ("tessera layered concepts" lists them).
+// them only through their keywords as written and by similarity. The
+// concepts a team adds under concepts: in layered.yaml, in its users'
+// languages, are what carries selection there; Setup.Concepts.Of tells
+// which of a tool's words no concept names ("tessera layered concepts"
+// lists them).
 func (c *Capability) Concepts() (own, description []string) {
 	if c == nil {
 		return nil, nil
