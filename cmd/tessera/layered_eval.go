@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -109,6 +112,7 @@ when it names one. --verbose lists the cases it got wrong.`,
 						}
 					}
 					fmt.Fprintf(a.stdout, "selection (%s): %d tasks, precision@%d %.3f, recall@%d %.3f, %d selected nothing\n", selection, len(r.Cases), k, r.MeanPrecision, k, r.MeanRecall, empty)
+					printSelectionBreakdown(a.stdout, cases, r)
 					if r.ModeCases > 0 {
 						fmt.Fprintf(a.stdout, "mode inferred from the task alone: %d of %d right (%.3f)\n", r.ModeRight, r.ModeCases, float64(r.ModeRight)/float64(r.ModeCases))
 					}
@@ -185,4 +189,68 @@ func readSelectionCases(path string, data []byte) ([]layered.EvalCase, error) {
 		return nil, fmt.Errorf("%s: %w: one task a line, each under 16 MiB", path, err)
 	}
 	return out, nil
+}
+
+// printSelectionBreakdown prints, under a selection's figures, its
+// precision and recall by language (when the cases name one, in the
+// order they first appear), and the tools most often wanted and not
+// picked, and picked and not wanted, the most first: where a catalog's
+// words, keywords or concepts need work.
+func printSelectionBreakdown(w io.Writer, cases []layered.EvalCase, r *layered.EvalReport) {
+	type figs struct {
+		p, r float64
+		n    int
+	}
+	var langs []string
+	byLang := map[string]*figs{}
+	missed, extra := map[string]int{}, map[string]int{}
+	for i, c := range r.Cases {
+		if l := cases[i].Lang; l != "" {
+			if byLang[l] == nil {
+				byLang[l] = &figs{}
+				langs = append(langs, l)
+			}
+			f := byLang[l]
+			f.p, f.r, f.n = f.p+c.Precision, f.r+c.Recall, f.n+1
+		}
+		got := c.Got[:min(len(c.Got), r.K)]
+		for _, t := range cases[i].Want {
+			if !slices.Contains(got, t) {
+				missed[t]++
+			}
+		}
+		for _, t := range got {
+			if !slices.Contains(cases[i].Want, t) {
+				extra[t]++
+			}
+		}
+	}
+	if len(langs) > 1 {
+		parts := make([]string, len(langs))
+		for i, l := range langs {
+			f := byLang[l]
+			parts[i] = fmt.Sprintf("%s %.3f %.3f (%d)", l, f.p/float64(f.n), f.r/float64(f.n), f.n)
+		}
+		fmt.Fprintf(w, "by language, precision and recall: %s\n", strings.Join(parts, ", "))
+	}
+	most := func(m map[string]int) string {
+		names := slices.Collect(maps.Keys(m))
+		slices.SortFunc(names, func(a, b string) int {
+			if m[a] != m[b] {
+				return m[b] - m[a]
+			}
+			return strings.Compare(a, b)
+		})
+		parts := make([]string, 0, 5)
+		for _, n := range names[:min(len(names), 5)] {
+			parts = append(parts, fmt.Sprintf("%s %d", n, m[n]))
+		}
+		return strings.Join(parts, ", ")
+	}
+	if len(missed) > 0 {
+		fmt.Fprintf(w, "wanted and not picked, most often: %s\n", most(missed))
+	}
+	if len(extra) > 0 {
+		fmt.Fprintf(w, "picked and not wanted, most often: %s\n", most(extra))
+	}
 }
