@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -44,9 +43,7 @@ covered.`,
 			}
 			cov := conceptCoverage(setup)
 			if asJSON {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(cov)
+				return a.printJSON(cov)
 			}
 			tools, bare := 0, 0
 			for _, c := range cov {
@@ -64,7 +61,7 @@ covered.`,
 				}
 				if len(c.Uncovered) > 0 {
 					other := ""
-					if slices.Contains(c.Concepts, "#"+c.Name) {
+					if slices.ContainsFunc(c.Concepts, setup.Concepts.IsKeywords) {
 						other = " other"
 					}
 					line += "; no" + other + " concept names " + strings.Join(c.Uncovered, ", ")
@@ -72,7 +69,7 @@ covered.`,
 				fmt.Fprintln(a.stdout, line)
 				if c.Kind == "tool" {
 					tools++
-					if !slices.ContainsFunc(c.Concepts, notKeywords) {
+					if !slices.ContainsFunc(c.Concepts, notKeywords(setup)) {
 						bare++
 					}
 				}
@@ -89,10 +86,10 @@ covered.`,
 	return cmd
 }
 
-// notKeywords reports whether concept x is not a tool's own keywords'
-// (layered's "#name").
-func notKeywords(x string) bool {
-	return !strings.HasPrefix(x, "#")
+// notKeywords returns whether a concept of setup is not a tool's
+// keywords read as a concept of their own (Concepts.IsKeywords).
+func notKeywords(setup *layered.Setup) func(string) bool {
+	return func(x string) bool { return !setup.Concepts.IsKeywords(x) }
 }
 
 // coverage is what "tessera layered concepts" reports of one tool or
@@ -121,7 +118,7 @@ func conceptCoverage(setup *layered.Setup) []coverage {
 			cov := coverage{Kind: kind.name, Name: c.Name, Concepts: append([]string{}, own...), DescriptionOnly: append([]string{}, description...), Uncovered: []string{}}
 			words := strings.FieldsFunc(c.Name, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
 			for _, w := range append(words, c.Keywords...) {
-				if w = strings.TrimSpace(w); w != "" && !slices.ContainsFunc(setup.Concepts.Of(w), notKeywords) && !slices.Contains(cov.Uncovered, w) {
+				if w = strings.TrimSpace(w); w != "" && !slices.ContainsFunc(setup.Concepts.Of(w), notKeywords(setup)) && !slices.Contains(cov.Uncovered, w) {
 					cov.Uncovered = append(cov.Uncovered, w)
 				}
 			}

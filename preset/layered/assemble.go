@@ -295,7 +295,7 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "ci" })
 		concepts = s.Concepts.with(s.Concepts.with(concepts, fileConcept), readConcept)
 	}
-	if mode != "act" && dirName.MatchString(task) && !slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(workedIn, x) }) {
+	if mode != "act" && dirName.MatchString(task) && !hasAny(concepts, workedIn) {
 		// A folder a task to plan or review names ("data/events/",
 		// "deploy/") is looked into, what lies there listed, unless it
 		// is where other work is done: linted, tested, changed,
@@ -334,7 +334,7 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 		concepts = s.Concepts.with(s.Concepts.with(s.Concepts.with(concepts, createConcept), fileConcept), readConcept)
 	}
 	if mode == "act" && !inside && slices.Contains(concepts, createConcept) && cue(task, words, settingCues) != "" &&
-		!fileName.MatchString(task) && !slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(madeElsewhere, x) }) {
+		!fileName.MatchString(task) && !hasAny(concepts, madeElsewhere) {
 		// A setting or a flag added to the code is an edit of the files
 		// that read it, found first, not a new file: "add a setting so
 		// we can turn off the onboarding emails per tenant", "新加一个配置项
@@ -346,11 +346,11 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 		!slices.ContainsFunc(concepts, func(x string) bool { return x != httpConcept && slices.Contains(workedIn, x) }) {
 		// The dependencies a task to plan or review asks about, and not
 		// where the code uses them nor what work is done on them (a
-		// diff, a build, the linter), are read in their manifest ("welche Drittanbieter-Pakete nutzt der
-		// Service, unter welchen Lizenzen?"); an upgrade it weighs, or
-		// how far behind they are, in their release notes on the web too
-		// ("what version of psycopg do we have, and how much work would
-		// moving to 3 be?").
+		// diff, a build, the linter), are read in their manifest
+		// ("welche Drittanbieter-Pakete nutzt der Service, unter welchen
+		// Lizenzen?"); an upgrade it weighs, or how far behind they are,
+		// in their release notes on the web too ("what version of
+		// psycopg do we have, and how much work would moving to 3 be?").
 		if !slices.Contains(concepts, "search") {
 			concepts = s.Concepts.with(s.Concepts.with(concepts, fileConcept), readConcept)
 		}
@@ -359,7 +359,7 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 		}
 	}
 	if !slices.Contains(concepts, "logs") && (slices.Contains(concepts, "debug") || slices.Contains(concepts, "performance")) &&
-		!slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(checked, x) }) && !sourceFile.MatchString(task) && cue(task, words, runtimeCues) != "" {
+		!hasAny(concepts, checked) && !sourceFile.MatchString(task) && cue(task, words, runtimeCues) != "" {
 		// An error or a slowness seen in production, or since a deploy,
 		// is read in the logs of that time: "昨日のデプロイ以降、本番でエラーが
 		// 増えてないか確認して", "the nightly export takes twice as long
@@ -783,7 +783,7 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 		concepts = s.Concepts.ofTask(req.Task)
 	}
 	has := func(list []string) bool {
-		return slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(list, x) })
+		return hasAny(concepts, list)
 	}
 	changes, runs := has(actConcepts), has(runConcepts)
 	// The modes' keywords first, act's own before the others: "check out
@@ -934,9 +934,11 @@ var runCues = cuesOf("run", "start", "launch", "roda", "rode", "rodar", "ejecuta
 var openCues = cuesOf("open", "raise", "submit", "abre", "abra", "abrir", "sobe", "suba", "subir", "sube", "ouvre", "ouvrir", "ouvrez", "pousse",
 	"öffne", "eröffne", "erstelle", "erstell", "открой", "создай", "заведи", "开个", "开一个", "提个", "提一个", "提交一个", "出して", "作成して", "立てて")
 
-// reviewCues ask for a review itself, not only how a change's checks went.
-var reviewCues = cuesOf("review", "reviewe", "reviewen", "revisa", "revise", "revisar", "revisão", "revisao", "relis", "relire", "relisez",
-	"look over", "go over", "go through", "revisada", "gegenlesen", "gegenlese", "repasser sur", "repasse sur", "复查", "复核", "审查", "审核", "レビュー", "ревью", "отревьюй")
+// reviewCues ask for a review itself, not only how a change's checks
+// went: askedReviewCues, and words that also ask to look something over
+// ("revisa los logs", "go over the numbers").
+var reviewCues = append(slices.Clone(askedReviewCues), cuesOf("revisa", "revise", "revisar", "look over", "go over", "go through",
+	"revisada", "repasser sur", "repasse sur")...)
 
 // actConcepts are the concepts of changing something: a question that
 // names one asks for the change ("can you fix the test?").
@@ -1017,6 +1019,11 @@ var settingCues = cuesOf("setting", "settings", "option", "config flag", "config
 // container, a pipeline.
 var madeElsewhere = []string{"branch", "dependency", "migration", "pullrequest", "docker", "ci"}
 
+// hasAny reports whether concepts hold any of list.
+func hasAny(concepts, list []string) bool {
+	return slices.ContainsFunc(concepts, func(x string) bool { return slices.Contains(list, x) })
+}
+
 // checked are the concepts of checks an error may be the result of: a
 // test's, a build's, the pipeline's, the linter's.
 var checked = []string{"test", "build", "ci", "lint"}
@@ -1027,7 +1034,7 @@ var runtimeCues = cuesOf("in prod", "in production", "on prod", "on production",
 	"after the deploy", "after the release", "since the release", "since deploy", "deploy", "deployed", "em produção", "em producao",
 	"em prod", "na produção", "desde o deploy", "depois do deploy", "no deploy", "en producción", "en produccion", "en prod",
 	"desde el despliegue", "despliegue", "tras el despliegue", "depuis le déploiement", "déploiement", "mise en prod", "mise en production",
-	"in der produktion", "auf prod", "in prod", "seit dem deploy", "nach dem deploy", "deployment", "release", "на проде", "в проде",
+	"in der produktion", "auf prod", "seit dem deploy", "nach dem deploy", "deployment", "release", "на проде", "в проде",
 	"в продакшене", "на продакшене", "после деплоя", "после релиза", "деплоя", "релиза", "线上", "生产环境", "生产上", "上线后", "发布后",
 	"部署后", "本番", "デプロイ", "リリース後", "nightly", "last night", "overnight", "this morning", "cette nuit", "la nuit dernière", "hier soir",
 	"ce matin", "ontem à noite", "esta noite", "de madrugada", "hoje de manhã", "anoche", "esta noche", "esta mañana", "heute nacht",
@@ -1047,7 +1054,7 @@ func upgradesRuntime(mode, task string, words, concepts []string) bool {
 var upgradeCues = cuesOf("upgrade", "upgrading", "latest", "outdated", "out of date", "behind", "migrate to", "moving to", "breaking",
 	"license", "licenses", "licence", "licences", "atualizar", "desatualizado", "desatualizados", "defasado", "defasados", "última versão",
 	"migrar para", "licença", "licenças", "actualizar", "desactualizado", "desactualizados", "última versión", "migrar a", "licencia",
-	"licencias", "mettre à jour", "à la traîne", "obsolète", "obsolètes", "dernière version", "passer à", "migrer vers", "licence",
+	"licencias", "mettre à jour", "à la traîne", "obsolète", "obsolètes", "dernière version", "passer à", "migrer vers",
 	"aktualisieren", "veraltet", "veraltete", "neueste version", "hinterher", "umstieg", "lizenz", "lizenzen", "обновить", "обновление",
 	"устарел", "устарели", "устаревшие", "последней версии", "лицензии", "лицензия", "переход на", "升级", "过时", "最新版", "许可证",
 	"アップグレード", "最新バージョン", "古い", "ライセンス", "上げた場合", "上げると")

@@ -250,28 +250,32 @@ func (c *Concepts) correct(words []string) {
 			continue
 		}
 		n := utf8.RuneCountInString(w)
-		cands = append(append(append(cands[:0], c.byLen[n-1]...), c.byLen[n]...), c.byLen[n+1]...)
-		slices.Sort(cands)
-		for _, k := range cands {
-			if t := c.words[k].term; typo(w, t) {
-				words[i] = t
-				break
-			}
+		var t string
+		t, cands = slipOf(w, n, c.byLen, func(k int32) string { return c.words[k].term }, cands)
+		if t == "" {
+			// The words of runs, the first a run holds first, as a scan
+			// of the runs in order would find them.
+			t, cands = slipOf(w, n, c.runWordsByLen, func(k int32) string { return c.runWords[k] }, cands)
 		}
-		if words[i] != w {
-			continue
-		}
-		// The words of runs, the first a run holds first, as a scan of
-		// the runs in order would find them.
-		cands = append(append(append(cands[:0], c.runWordsByLen[n-1]...), c.runWordsByLen[n]...), c.runWordsByLen[n+1]...)
-		slices.Sort(cands)
-		for _, k := range cands {
-			if rw := c.runWords[k]; typo(w, rw) {
-				words[i] = rw
-				break
-			}
+		if t != "" {
+			words[i] = t
 		}
 	}
+}
+
+// slipOf returns the first term, in the order of their indexes, that w
+// (of n letters) is a slip of a letter of, among those byLen indexes by
+// a length within one of n; "" when none is. cands is scratch space,
+// returned for reuse.
+func slipOf(w string, n int, byLen map[int][]int32, term func(int32) string, cands []int32) (string, []int32) {
+	cands = append(append(append(cands[:0], byLen[n-1]...), byLen[n]...), byLen[n+1]...)
+	slices.Sort(cands)
+	for _, k := range cands {
+		if t := term(k); typo(w, t) {
+			return t, cands
+		}
+	}
+	return "", cands
 }
 
 // matchRuns calls f with each term of several words that words hold,
@@ -981,6 +985,13 @@ func isTestName(name string) bool {
 
 // keywordPrefix starts the name of a capability's keyword concept.
 const keywordPrefix = "#"
+
+// IsKeywords reports whether concept is a tool's or skill's keywords
+// read as a concept of its own ("#" and its name; see ParseSetup), not
+// a built-in concept nor one of the setup's concepts:.
+func (c *Concepts) IsKeywords(concept string) bool {
+	return strings.HasPrefix(concept, keywordPrefix)
+}
 
 // keywordTerms returns the keyword concepts of caps: for each tool and
 // skill most of whose keywords no concept of base names, those keywords

@@ -213,10 +213,17 @@ const (
 // keyword concept c's description names is named so on the tool's side
 // too.
 func taskSide(c *Capability, t string) string {
+	return keywordSide(t, keywordPrefix+c.Name)
+}
+
+// keywordSide names concept t for the tool whose keyword concept is own:
+// ownKeywords or otherKeywords for a keyword concept, t itself for any
+// other.
+func keywordSide(t, own string) string {
 	switch {
 	case !strings.HasPrefix(t, keywordPrefix):
 		return t
-	case t == keywordPrefix+c.Name:
+	case t == own:
 		return ownKeywords
 	default:
 		return otherKeywords
@@ -300,14 +307,7 @@ func (r *toolRanker) z(i int, dense []float64, concepts []string, mode string) f
 		z += r.dense[j] * v
 	}
 	for _, t := range concepts {
-		if strings.HasPrefix(t, keywordPrefix) {
-			if t == r.keywords[i] {
-				t = ownKeywords
-			} else {
-				t = otherKeywords
-			}
-		}
-		z += r.concept[i][t]
+		z += r.concept[i][keywordSide(t, r.keywords[i])]
 	}
 	if len(concepts) == 0 {
 		z += r.none[i]

@@ -20,6 +20,7 @@ func TestZeroValues(t *testing.T) {
 		"Capability.Concepts":         (*layered.Capability).Concepts,
 		"Assembler.InjectionDetector": (*layered.Assembler).InjectionDetector,
 		"Concepts.Of":                 (*layered.Concepts).Of,
+		"Concepts.IsKeywords":         (*layered.Concepts).IsKeywords,
 		"Assembler.Select":            (*layered.Assembler).Select,
 		"EmbedVectors":                layered.EmbedVectors,
 		"ParseVectors":                layered.ParseVectors,
