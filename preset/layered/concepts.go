@@ -818,10 +818,11 @@ var sourceFile = lazyre.New(`(?i)[\p{L}\p{N}_-]\.(go|py|js|ts|tsx|jsx|rb|java|kt
 var dirName = lazyre.New("(^|[\\s(«\"'`])[\\p{L}\\p{N}_.-]*(/[\\p{L}\\p{N}_.-]+)*/($|[\\s)»\"'`,.;:?!，。、？])")
 
 // ciState finds words of how a pipeline's runs went: red, green,
-// failing, passing, broken, slow, flaky, a job, its status or its time.
+// failing, passing, broken, slow, flaky, stuck, a job, its status, its
+// result or its time.
 // It matches inside words too ("password" holds "pass"): a match only
 // keeps the pipeline's status among a plan's concepts, as before.
-var ciState = lazyre.New(`(?i)red|green|yellow|fail|pass|pasa|broke|break|slow|flak|job|status|statut|estado|état|etat|zustand|состояни|状态|状況|状態|timeout|time out|超时|没打出来|minut|hour|stund|часа|часов|分钟|時間|takes|braucht|dauer|rouge|vert|jaune|échou|echou|cass|lent|vermelh|verde|amarel|falh|quebr|demor|rojo|amarill|fall|romp|tard|rot|grün|gelb|fehl|kaputt|langsam|dauert|красн|зелён|желт|упал|пада|слома|медлен|долго|挂|失败|红|绿|黄|通过|过不了|慢|落ち|赤|緑|黄色|通ら|失敗|遅|タイムアウト`)
+var ciState = lazyre.New(`(?i)red|green|yellow|fail|pass|pasa|broke|break|slow|flak|job|status|statut|estado|état|etat|zustand|состояни|状态|状況|状態|timeout|time out|超时|没打出来|minut|hour|stund|часа|часов|分钟|時間|takes|braucht|dauer|rouge|vert|jaune|échou|echou|cass|lent|vermelh|verde|amarel|falh|quebr|demor|rojo|amarill|fall|romp|tard|rot|grün|gelb|fehl|kaputt|langsam|dauert|красн|зелён|желт|упал|пада|слома|медлен|долго|挂|失败|红|绿|黄|通过|过不了|慢|落ち|赤|緑|黄色|通ら|失敗|遅|タイムアウト|通って|結果|结果|result|résultat|resultat|ergebnis|результат|hora|heure|corriendo|rodando|running|läuft|tourne|\bhang|stuck|colgad|atascad|travad|bloqué|coincé|hängt|завис|卡住|卡在|止まって|固まって|last run|latest run`)
 
 // staticAnalysis finds "static analysis" in the eight languages.
 var staticAnalysis = lazyre.New(`(?i)static analysis|analyse statique|an[aá]lisis est[aá]tico|an[aá]lise est[aá]tica|statische analyse|статическ\p{L}* анализ\p{L}*|静态分析|静的解析`)

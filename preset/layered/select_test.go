@@ -168,6 +168,16 @@ func TestSelectionWords(t *testing.T) {
 		want, not  []string
 	}{
 		{"Fix the failing invoice tests", "act", []string{"run_tests", "edit_file"}, nil},
+		// A plan about the pipeline that asks how its last run went
+		// (passing, its result, stuck) reads its status; a linter or a
+		// build tool named is run; a submission script ("提交脚本") is
+		// not a commit; what lies in a folder is listed.
+		{"テスト通ってる？最新のパイプラインの結果だけ教えて", "plan", []string{"ci_status"}, nil},
+		{"el pipeline de la rama lleva 3 horas corriendo, esta colgado o que?", "plan", []string{"ci_status"}, nil},
+		{"Tu peux passer rubocop sur app/services et me dire ce qui cloche ?", "review", []string{"run_linter"}, nil},
+		{"rebuild with cmake on the login node and tell me what breaks", "act", []string{"build_project"}, nil},
+		{"给 Slurm 提交脚本加上 --time=12:00:00", "act", []string{"edit_file"}, []string{"git_commit"}},
+		{"Qu'est-ce qu'il y a dans lib/hl7 au juste ?", "plan", []string{"list_dir"}, nil},
 		// How a repository is laid out is listed; secrets written into
 		// the code are searched for; what is not committed yet is a
 		// diff; a column or an index added to a table is a migration;
