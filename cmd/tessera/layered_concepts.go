@@ -31,8 +31,10 @@ in any of the eight languages the built-in concepts hold, and through
 the words they share as written. The built-in concepts are those of a
 software agent's work. A tool most of whose keywords no concept names
 (a refund, a shift, a ledger entry) has those keywords as a concept of
-its own, "#" and its name: it is found by them alone, in the languages
-they are written in. Add your domain's words under concepts: in
+its own, "#" and its name: it is found by them, in the languages they
+are written in and, for the everyday words of work the built-in
+glossary holds, in the other seven (the glossary's words are listed).
+Add your domain's words under concepts: in
 layered.yaml, in your users' languages; this command then shows them
 covered.`,
 		Args: cobra.NoArgs,
@@ -66,6 +68,9 @@ covered.`,
 					}
 					line += "; no" + other + " concept names " + strings.Join(c.Uncovered, ", ")
 				}
+				if n := len(c.Glossary); n > 0 {
+					line += fmt.Sprintf("; the glossary adds %d words in other languages (%s)", n, glossSample(c.Glossary))
+				}
 				fmt.Fprintln(a.stdout, line)
 				if c.Kind == "tool" {
 					tools++
@@ -88,6 +93,16 @@ covered.`,
 
 // notKeywords returns whether a concept of setup is not a tool's
 // keywords read as a concept of their own (Concepts.IsKeywords).
+// glossSample is the first words of a capability's glossary words, for
+// a line of tessera layered concepts; --json lists them all.
+func glossSample(words []string) string {
+	const show = 6
+	if len(words) <= show {
+		return strings.Join(words, ", ")
+	}
+	return strings.Join(words[:show], ", ") + ", ..."
+}
+
 func notKeywords(setup *layered.Setup) func(string) bool {
 	return func(x string) bool { return !setup.Concepts.IsKeywords(x) }
 }
@@ -102,6 +117,7 @@ type coverage struct {
 	Concepts        []string `json:"concepts"`
 	DescriptionOnly []string `json:"description_only"`
 	Uncovered       []string `json:"uncovered"`
+	Glossary        []string `json:"glossary"`
 }
 
 // conceptCoverage returns the coverage of every tool, then every skill,
@@ -115,7 +131,7 @@ func conceptCoverage(setup *layered.Setup) []coverage {
 		for i := range kind.caps {
 			c := &kind.caps[i]
 			own, description := c.Concepts()
-			cov := coverage{Kind: kind.name, Name: c.Name, Concepts: append([]string{}, own...), DescriptionOnly: append([]string{}, description...), Uncovered: []string{}}
+			cov := coverage{Kind: kind.name, Name: c.Name, Concepts: append([]string{}, own...), DescriptionOnly: append([]string{}, description...), Uncovered: []string{}, Glossary: append([]string{}, c.Glossary()...)}
 			words := strings.FieldsFunc(c.Name, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
 			for _, w := range append(words, c.Keywords...) {
 				if w = strings.TrimSpace(w); w != "" && !slices.ContainsFunc(setup.Concepts.Of(w), notKeywords(setup)) && !slices.Contains(cov.Uncovered, w) {

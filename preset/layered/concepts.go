@@ -1007,6 +1007,10 @@ func (c *Concepts) IsKeywords(concept string) bool {
 // the concept with the tool. A tool most of whose keywords base already
 // names gets none, so that a catalog the built-in concepts cover reads
 // as it did (measured: TestRankerCatalogs, TestFitRanker).
+//
+// glossKeywords then adds each such keyword's words in the other
+// languages (see glossary): an English catalog's "printer" is found in
+// a task that says "Drucker" or "打印机".
 func keywordTerms(base *Concepts, caps ...[]Capability) map[string][]string {
 	out := map[string][]string{}
 	for _, list := range caps {
@@ -1024,4 +1028,28 @@ func keywordTerms(base *Concepts, caps ...[]Capability) map[string][]string {
 		}
 	}
 	return out
+}
+
+// glossKeywords adds to each keyword concept of kw (see keywordTerms)
+// the words g gives its keywords in the other languages, and records
+// them on its capability among caps (see Capability.Glossary).
+func glossKeywords(kw map[string][]string, g *glossary, caps ...[]Capability) {
+	for _, list := range caps {
+		for i := range list {
+			c := &list[i]
+			terms, ok := kw[keywordPrefix+c.Name]
+			if !ok {
+				continue
+			}
+			c.glossed = nil
+			for _, k := range terms {
+				for _, w := range g.of(k) {
+					if !slices.Contains(terms, w) && !slices.Contains(c.glossed, w) {
+						c.glossed = append(c.glossed, w)
+					}
+				}
+			}
+			kw[keywordPrefix+c.Name] = append(terms, c.glossed...)
+		}
+	}
 }

@@ -149,6 +149,9 @@ type Capability struct {
 	// major are the concepts its name or keywords name; the others,
 	// named only by its description, count minorWeight as much.
 	major []string
+	// glossed are the glossary's words for the keywords of its keyword
+	// concept (see keywordTerms).
+	glossed []string
 }
 
 // text is what a capability is embedded from.
@@ -397,6 +400,11 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 		s.Concepts = base.extended(extra)
 	}
 	if kw := keywordTerms(s.Concepts, s.Tools, s.Skills); len(kw) > 0 {
+		gloss, err := builtinGlossary()
+		if err != nil {
+			return nil, fmt.Errorf("layered: the built-in glossary: %w", err)
+		}
+		glossKeywords(kw, gloss, s.Tools, s.Skills)
 		// The tools' keywords no concept names become concepts of their
 		// own, read with the others (see keywordTerms).
 		maps.Copy(kw, extra)

@@ -29,3 +29,17 @@ func (c *Capability) Concepts() (own, description []string) {
 	}
 	return own, description
 }
+
+// Glossary returns the words the built-in glossary gives c's keyword
+// concept in the other languages selection reads: for a keyword of an
+// English catalog ("invoice", "printer"), the words a task written in
+// Portuguese, German or Japanese says for it ("fatura", "Drucker",
+// "請求書"), matched as the keywords are. It is empty for a capability
+// without a keyword concept, one whose keywords the glossary does not
+// hold, and a nil one.
+func (c *Capability) Glossary() []string {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.glossed)
+}

@@ -18,6 +18,7 @@ func TestZeroValues(t *testing.T) {
 		"Assembler.Evaluate":          (*layered.Assembler).Evaluate,
 		"Assembler.FitRanker":         (*layered.Assembler).FitRanker,
 		"Capability.Concepts":         (*layered.Capability).Concepts,
+		"Capability.Glossary":         (*layered.Capability).Glossary,
 		"Assembler.InjectionDetector": (*layered.Assembler).InjectionDetector,
 		"Concepts.Of":                 (*layered.Concepts).Of,
 		"Concepts.IsKeywords":         (*layered.Concepts).IsKeywords,

@@ -1,0 +1,184 @@
+package layered
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// A glossary gives, for an English word of everyday work ("invoice",
+// "leave", "complaint"), its words in the other languages selection
+// reads (defaults/glossary/*.tsv). A catalog written in English names
+// its tools in English; a task written in German or Japanese says
+// "Rechnung" or "請求書". The built-in concepts know a software agent's
+// words in every language; the glossary carries a catalog's own words
+// across, so that a tool's keywords read as a concept (see
+// keywordTerms) and its words in the lexicon (see newLexicon) are found
+// in a task written in any of them.
+//
+// Each file holds one language: a line per English headword, a tab, and
+// its words in that language, separated by semicolons. Lines starting
+// with "#" and blank lines are skipped.
+type glossary struct {
+	// lines are, by English headword in lower case, the right side of
+	// each of its lines, as written: of splits them when it is asked
+	// for a headword, so that reading the glossary, once a process, is
+	// only splitting it into lines.
+	lines map[string][]string
+}
+
+// maxGlossaryLine bounds a glossary line, in bytes.
+const maxGlossaryLine = 4096
+
+// builtinGlossary is the built-in glossary, read once a process, when
+// a setup first has a keyword concept.
+var builtinGlossary = sync.OnceValues(func() (*glossary, error) {
+	g := &glossary{lines: map[string][]string{}}
+	names, err := fs.Glob(defaults, "defaults/glossary/*.tsv")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		data, err := defaults.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := g.read(path.Base(name), data); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+})
+
+// read adds the glossary lines of data, a file named name, to g.
+func (g *glossary) read(name string, data []byte) error {
+	rest := string(data)
+	for line := 1; rest != ""; line++ {
+		var text string
+		text, rest, _ = strings.Cut(rest, "\n")
+		if len(text) > maxGlossaryLine {
+			return fmt.Errorf("%s:%d: a line of %d bytes: a line may hold at most %d", name, line, len(text), maxGlossaryLine)
+		}
+		text = strings.TrimSpace(text)
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		if !utf8.ValidString(text) {
+			return fmt.Errorf("%s:%d: not UTF-8: write the file in UTF-8", name, line)
+		}
+		head, words, ok := strings.Cut(text, "\t")
+		head = strings.ToLower(strings.TrimSpace(head))
+		if !ok || head == "" {
+			return fmt.Errorf("%s:%d: want an English word, a tab, and its words separated by semicolons", name, line)
+		}
+		g.lines[head] = append(g.lines[head], words)
+	}
+	return nil
+}
+
+// of returns the words of term, an English word or term of a few words,
+// in the glossary's other languages: those of term itself, or, for a
+// plural the glossary does not hold, of its singular. Each is in lower
+// case and loose (see loose), long enough to match (see glossable), and
+// listed once. It returns nil for a term the glossary does not hold.
+func (g *glossary) of(term string) []string {
+	if g == nil {
+		return nil
+	}
+	term = strings.Join(strings.Fields(strings.ToLower(term)), " ")
+	for _, head := range append([]string{term}, singulars(term)...) {
+		lines, ok := g.lines[head]
+		if !ok {
+			continue
+		}
+		var out []string
+		for _, l := range lines {
+			for w := range strings.SplitSeq(l, ";") {
+				w = loose(strings.ToLower(strings.TrimSpace(w)))
+				if _, english := g.lines[w]; glossable(w) && !english && !slices.Contains(out, w) {
+					out = append(out, w)
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// singulars are the forms an English plural term may have in the
+// singular, its last word's ending taken off: "policies" "policy",
+// "boxes" "box", "invoices" "invoice".
+func singulars(term string) []string {
+	var out []string
+	switch {
+	case strings.HasSuffix(term, "ies") && len(term) > 4:
+		out = append(out, term[:len(term)-3]+"y")
+	case strings.HasSuffix(term, "es") && len(term) > 3:
+		out = append(out, term[:len(term)-2])
+	}
+	if strings.HasSuffix(term, "s") && !strings.HasSuffix(term, "ss") && len(term) > 3 {
+		out = append(out, term[:len(term)-1])
+	}
+	return out
+}
+
+// glossable reports whether w is long enough to be matched in a task
+// without matching words it is only a part of: two characters of a
+// Chinese or Japanese script (one is found inside too many others), or
+// three letters.
+func glossable(w string) bool {
+	n := utf8.RuneCountInString(w)
+	if wide(w) && (hasIdeograph(w) || isCJK(w)) {
+		return n >= 2
+	}
+	return n >= 3
+}
+
+// glossVowels are the vowels loose takes off a word's end.
+const glossVowels = "aeiouyáéíóúâêôãõàèìòùаеёиоуыэюяьй"
+
+// loose is w as a stem that also matches its other forms: a word of
+// seven letters or more, of a letter script, loses an infinitive's
+// ending ("-ar", "-er", "-ir", "-ть", in a word of eight letters or
+// more) and up to two final vowels, keeping five letters at least:
+// "reembolsar" is "reembols" (reembolso, reembolsado), "отсутствие"
+// "отсутств" (отсутствия). Selection matches a term of four letters or more as the
+// stem of the words that start with it; the languages of the glossary
+// but English, Chinese and Japanese inflect the end of a word.
+func loose(w string) string {
+	if utf8.RuneCountInString(w) < 7 {
+		return w
+	}
+	r := []rune(w)
+	if strings.ContainsRune(w, ' ') || wide(w) {
+		return w
+	}
+	switch n := len(r); {
+	case n >= 8 && r[n-1] == 'r' && strings.ContainsRune(glossVowels, r[n-2]):
+		r = r[:n-2]
+	case n >= 8 && string(r[n-2:]) == "ть":
+		r = r[:n-2]
+	}
+	for i := 0; i < 2 && len(r) > 5 && strings.ContainsRune(glossVowels, r[len(r)-1]); i++ {
+		r = r[:len(r)-1]
+	}
+	return string(r)
+}
+
+// wide reports whether w holds a character at U+2000 or above (its
+// UTF-8 encoding starts with a byte of 0xE2 or more): none of a Latin,
+// Greek or Cyrillic word does, every Chinese or Japanese one does. It
+// spares the reading of the glossary the look-up of each letter's
+// script.
+func wide(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= 0xE2 {
+			return true
+		}
+	}
+	return false
+}
