@@ -1038,7 +1038,9 @@ var runtimeCues = cuesOf("in prod", "in production", "on prod", "on production",
 	"в продакшене", "на продакшене", "после деплоя", "после релиза", "деплоя", "релиза", "线上", "生产环境", "生产上", "上线后", "发布后",
 	"部署后", "本番", "デプロイ", "リリース後", "nightly", "last night", "overnight", "this morning", "cette nuit", "la nuit dernière", "hier soir",
 	"ce matin", "ontem à noite", "esta noite", "de madrugada", "hoje de manhã", "anoche", "esta noche", "esta mañana", "heute nacht",
-	"letzte nacht", "nachts", "heute morgen", "ночью", "этой ночью", "вчера вечером", "сегодня утром", "昨晚", "昨夜", "今朝", "夜间", "凌晨", "今天早上")
+	"letzte nacht", "nachts", "heute morgen", "ночью", "этой ночью", "вчера вечером", "сегодня утром", "昨晚", "昨夜", "今朝", "夜间", "凌晨", "今天早上",
+	"at 1am", "at 2am", "at 3am", "at 4am", "at 5am", "during the night", "heute früh", "seit heute früh", "desde hoje cedo",
+	"desde esta mañana", "depuis ce matin", "с утра", "今天凌晨", "夜中")
 
 // upgradesRuntime reports whether a task to act moves the project to
 // another version of its language or runtime: it names one with its

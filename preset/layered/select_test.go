@@ -178,6 +178,11 @@ func TestSelectionWords(t *testing.T) {
 		{"rebuild with cmake on the login node and tell me what breaks", "act", []string{"build_project"}, nil},
 		{"给 Slurm 提交脚本加上 --time=12:00:00", "act", []string{"edit_file"}, []string{"git_commit"}},
 		{"Qu'est-ce qu'il y a dans lib/hl7 au juste ?", "plan", []string{"list_dir"}, nil},
+		// A job that failed or died in the night, or a site throwing
+		// 500s since this morning, is read in the logs.
+		{"The nightly billing export failed again at 3am, why?", "plan", []string{"read_logs"}, nil},
+		{"Der Shop wirft seit heute früh 500er beim Checkout, schau mal was los ist", "plan", []string{"read_logs"}, nil},
+		{"¿Por qué se murió anoche el worker de facturas?", "plan", []string{"read_logs"}, nil},
 		// How a repository is laid out is listed; secrets written into
 		// the code are searched for; what is not committed yet is a
 		// diff; a column or an index added to a table is a migration;
