@@ -397,6 +397,9 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 	}
 	s.Concepts = base
 	if len(extra) > 0 {
+		if err := glossConcepts(extra); err != nil {
+			return nil, fmt.Errorf("layered: the built-in glossary: %w", err)
+		}
 		s.Concepts = base.extended(extra)
 	}
 	if kw := keywordTerms(s.Concepts, s.Tools, s.Skills); len(kw) > 0 {

@@ -3,6 +3,7 @@ package layered
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -181,4 +182,34 @@ func wide(w string) bool {
 		}
 	}
 	return false
+}
+
+// glossConcepts adds to each of a setup's own concepts (concepts: in
+// layered.yaml) whose words are all written in ASCII, as a team that
+// writes in English alone writes them, the built-in glossary's words
+// for them in the other languages. A concept with a word in another
+// script was written in its users' languages, and is left as it is.
+func glossConcepts(extra map[string][]string) error {
+	var g *glossary
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
+		terms := extra[name]
+		if slices.ContainsFunc(terms, func(t string) bool { return !isASCII(t) }) {
+			continue
+		}
+		if g == nil {
+			var err error
+			if g, err = builtinGlossary(); err != nil {
+				return err
+			}
+		}
+		for _, t := range slices.Clone(terms) {
+			for _, w := range g.of(t) {
+				if !slices.Contains(terms, w) {
+					terms = append(terms, w)
+				}
+			}
+		}
+		extra[name] = terms
+	}
+	return nil
 }

@@ -217,3 +217,46 @@ func BenchmarkReadGlossary(b *testing.B) {
 		}
 	}
 }
+
+// TestGlossConcepts checks that a setup's own concept written in ASCII
+// alone takes the glossary's words, and that one written in its users'
+// languages is left as written.
+func TestGlossConcepts(t *testing.T) {
+	extra := map[string][]string{
+		"refund":   {"refund", "money back"},
+		"shipment": {"parcel", "colis", "快递"},
+	}
+	if err := glossConcepts(extra); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"refund", "money back", "reembols", "退款"} {
+		if !slices.Contains(extra["refund"], w) {
+			t.Errorf("refund: words %q, want %q among them", extra["refund"], w)
+		}
+	}
+	if want := []string{"parcel", "colis", "快递"}; !slices.Equal(extra["shipment"], want) {
+		t.Errorf("shipment: words %q, want %q as written", extra["shipment"], want)
+	}
+	catalog := `tools:
+  - name: issue_refund
+    description: Give an order's money back to the original payment method.
+    keywords: [refund]
+  - name: track_parcel
+    description: Tell where a parcel is.
+    keywords: [parcel, tracking]
+concepts:
+  refund: [refund, money back]
+`
+	path := filepath.Join(t.TempDir(), "layered.yaml")
+	if err := os.WriteFile(path, []byte(catalog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := &Assembler{Setup: catalogSetup(t, path)}
+	sel, err := a.Select(context.Background(), Request{Task: "Bitte die Erstattung für Bestellung 4411 auslösen", Mode: "act"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := picked(sel); !slices.Contains(got, "issue_refund") || !slices.Contains(sel.Concepts, "refund") {
+		t.Errorf("picked %v (concepts %q), want issue_refund, through the concept refund", got, sel.Concepts)
+	}
+}
