@@ -243,7 +243,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 // add or take away.
 func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 	words := embed.Words(task) // the task's words, read once for its cues
-	concepts := recorded(read, mode, cue(task, words, reviewCues) != "", summary.MatchString(task))
+	concepts := recorded(read, mode, cue(task, words, reviewCues) != "", summary.MatchString(task), manifest.MatchString(task))
 	if mode != "act" && fileName.MatchString(task) && !slices.Contains(concepts, "data") {
 		// A task to plan or review that names a file reads it: "which
 		// stage of our Dockerfile makes the image big?", "what version
@@ -251,6 +251,15 @@ func (s *Setup) taskConcepts(task string, read []string, mode string) []string {
 		// instead, which its own words say; a data file ("users.json")
 		// is the data tool's to load.
 		concepts = s.Concepts.with(s.Concepts.with(concepts, fileConcept), readConcept)
+	}
+	if slices.Contains(concepts, "dependency") && versionNumber.MatchString(task) && !manifest.MatchString(task) {
+		// A version number a task raises is the project's own, written
+		// in a file, not a package's: "バージョン番号を上げてコミット",
+		// "bump the version number in version.h".
+		concepts = slices.DeleteFunc(concepts, func(x string) bool { return x == "dependency" })
+		if mode == "act" {
+			concepts = s.Concepts.with(concepts, "edit")
+		}
 	}
 	inside := mode == "act" && inFile.MatchString(task) && !manifest.MatchString(task)
 	if inside {

@@ -767,12 +767,33 @@ var codeName = lazyre.New(`(^|[^A-Za-z0-9_./-])(([A-Za-z0-9_.-]*/)+[A-Za-z0-9_-]
 // codeName's identifiers are, and the extension stays.
 var snakeFile = lazyre.New(`(^|[^A-Za-z0-9_./-])[A-Za-z0-9]+(_[A-Za-z0-9]+)+(\.[A-Za-z0-9]+)`)
 
+// versionNumber finds a project's version number named as such, in the
+// eight languages.
+var versionNumber = lazyre.New(`(?i)version number|n[úu]mero de vers[ãaió]o?n?|num[ée]ro de version|versionsnummer|номер версии|版本号|バージョン番号`)
+
+// docFile finds the name of a text document ("MIGRATION.md",
+// "notes-2024.txt"): its stem is a title, not what the task is about (a
+// task that writes MIGRATION-3.0.md migrates nothing), and withoutNames
+// reads it as a file. docName are the stems that do say what the file
+// is.
+var (
+	docFile = lazyre.New(`(?i)(^|[^\p{L}\p{N}_./-])([\p{L}\p{N}_-]+(\.[\p{L}\p{N}_-]+)*)(\.(md|txt|rst|adoc))($|[^\p{L}\p{N}_])`)
+	docName = lazyre.New(`(?i)^(readme|changelog|license|licence|contributing|notice|security|authors|todo)$`)
+)
+
 // withoutNames leaves out of task the names codeName finds, but for
 // "CI/CD", which is continuous integration, not a path, and a test's
 // camelCase name ("TestWebhookRetry", "testParsesDates"), which names a
 // test.
 func withoutNames(task string) string {
 	task = snakeFile.ReplaceAllString(task, "$1 $3")
+	task = docFile.ReplaceAllStringFunc(task, func(m string) string {
+		sub := docFile.FindStringSubmatch(m)
+		if docName.MatchString(sub[2]) {
+			return m
+		}
+		return sub[1] + "file" + sub[4] + sub[6]
+	})
 	return codeName.ReplaceAllStringFunc(task, func(m string) string {
 		sub := codeName.FindStringSubmatch(m)
 		if strings.EqualFold(sub[2], "ci/cd") || isTestName(sub[2]) {
@@ -822,7 +843,7 @@ var dirName = lazyre.New("(^|[\\s(«\"'`])[\\p{L}\\p{N}_.-]*(/[\\p{L}\\p{N}_.-]+
 // result or its time.
 // It matches inside words too ("password" holds "pass"): a match only
 // keeps the pipeline's status among a plan's concepts, as before.
-var ciState = lazyre.New(`(?i)red|green|yellow|fail|pass|pasa|broke|break|slow|flak|job|status|statut|estado|état|etat|zustand|состояни|状态|状況|状態|timeout|time out|超时|没打出来|minut|hour|stund|часа|часов|分钟|時間|takes|braucht|dauer|rouge|vert|jaune|échou|echou|cass|lent|vermelh|verde|amarel|falh|quebr|demor|rojo|amarill|fall|romp|tard|rot|grün|gelb|fehl|kaputt|langsam|dauert|красн|зелён|желт|упал|пада|слома|медлен|долго|挂|失败|红|绿|黄|通过|过不了|慢|落ち|赤|緑|黄色|通ら|失敗|遅|タイムアウト|通って|結果|结果|result|résultat|resultat|ergebnis|результат|hora|heure|corriendo|rodando|running|läuft|tourne|\bhang|stuck|colgad|atascad|travad|bloqué|coincé|hängt|завис|卡住|卡在|止まって|固まって|last run|latest run`)
+var ciState = lazyre.New(`(?i)red|green|yellow|fail|pass|pasa|broke|break|slow|flak|job|status|statut|estado|état|etat|zustand|состояни|状态|状況|状態|timeout|time out|超时|没打出来|minut|hour|stund|часа|часов|分钟|時間|takes|braucht|dauer|rouge|vert|jaune|échou|echou|cass|lent|vermelh|verde|amarel|falh|quebr|demor|rojo|amarill|fall|romp|tard|rot|grün|gelb|fehl|kaputt|langsam|dauert|красн|зелён|желт|упал|пада|слома|медлен|долго|挂|失败|红|绿|黄|通过|过不了|慢|落ち|赤|緑|黄色|通ら|失敗|遅|タイムアウト|通って|結果|结果|result|résultat|resultat|ergebnis|результат|hora|heure|corriendo|rodando|running|läuft|tourne|\bhang|stuck|colgad|atascad|travad|bloqué|coincé|hängt|завис|卡住|卡在|止まって|固まって|last run|latest run|просел|просад|regress|джоб|キュー待ち`)
 
 // staticAnalysis finds "static analysis" in the eight languages.
 var staticAnalysis = lazyre.New(`(?i)static analysis|analyse statique|an[aá]lisis est[aá]tico|an[aá]lise est[aá]tica|statische analyse|статическ\p{L}* анализ\p{L}*|静态分析|静的解析`)
@@ -851,8 +872,9 @@ var webAddress = lazyre.New(`(?i)\bhttps?://|(^|[\s(<])(www\.)?[a-z0-9][a-z0-9-]
 // beside the web is the page: "read Stripe's docs page" wants the tool
 // that fetches it, not one that reads files. SQL a change under review
 // holds ("review the PR, especially the SQL") is code to read, not a
-// database to query.
-func recorded(concepts []string, mode string, review, summarizes bool) []string {
+// database to query. manifests is whether the task names a package
+// manifest (go.mod, package.json...).
+func recorded(concepts []string, mode string, review, summarizes, manifests bool) []string {
 	out := slices.Clone(concepts)
 	has := func(x string) bool { return slices.Contains(out, x) }
 	drop := func(x string) { out = slices.DeleteFunc(out, func(y string) bool { return y == x }) }
@@ -922,12 +944,14 @@ func recorded(concepts []string, mode string, review, summarizes bool) []string 
 		// black complained"): the formatter or linter does the work.
 		drop("ci")
 	}
-	if has("docker") && has("dependency") {
+	if has("docker") && has("dependency") && !manifests {
 		// What a task updates, bumps or installs beside a container is
 		// the image's or the compose file's ("обнови Dockerfile на
 		// python:3.12-slim", "bump its memory limit in
 		// docker-compose.yml", "apt-get install"): an edit, not a
-		// package of the project.
+		// package of the project. Unless the task names the project's
+		// manifest: "镜像扫描报了漏洞，把 go.mod 里这个依赖升到最新版" bumps a
+		// package an image scan found.
 		drop("dependency")
 		if mode == "act" && !has("edit") {
 			out = append(out, "edit")

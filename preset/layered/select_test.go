@@ -183,6 +183,16 @@ func TestSelectionWords(t *testing.T) {
 		{"The nightly billing export failed again at 3am, why?", "plan", []string{"read_logs"}, nil},
 		{"Der Shop wirft seit heute früh 500er beim Checkout, schau mal was los ist", "plan", []string{"read_logs"}, nil},
 		{"¿Por qué se murió anoche el worker de facturas?", "plan", []string{"read_logs"}, nil},
+		// A text document's name is a title, not what the task is about;
+		// a manifest named beside an image scan keeps its dependency; a
+		// version number raised is an edit; a job's log on CI, a runner's
+		// name, a regression on CI are the pipeline's; a generator named
+		// is run.
+		{"Write the rollout plan into MIGRATION-2.0.md under docs/", "act", []string{"create_file"}, []string{"migrate_database"}},
+		{"容器镜像扫描报了漏洞，把 go.mod 里的 x/crypto 升到最新", "act", []string{"manage_dependencies"}, nil},
+		{"Bump the version number to 2.4.0 and commit", "act", []string{"edit_file", "git_commit"}, []string{"manage_dependencies"}},
+		{"Warum schlägt der Job auf windows-latest fehl? Nur anschauen", "plan", []string{"ci_status"}, nil},
+		{"Regenerate the C header with cbindgen and commit it", "act", []string{"run_shell"}, nil},
 		// How a repository is laid out is listed; secrets written into
 		// the code are searched for; what is not committed yet is a
 		// diff; a column or an index added to a table is a migration;
