@@ -1,7 +1,6 @@
 package layered
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,33 +75,18 @@ func TestKeywordConcepts(t *testing.T) {
     description: Run the test suite.
     keywords: [test, tests, pytest, failing]
 `
-	path := filepath.Join(t.TempDir(), "layered.yaml")
-	if err := os.WriteFile(path, []byte(catalog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := catalogSetup(t, path)
+	s := inlineSetup(t, catalog)
 	own, _ := s.Tools[3].Concepts()
 	if slices.ContainsFunc(own, func(x string) bool { return x[0] == '#' }) {
 		t.Errorf("run_tests: concepts %q, want no keyword concept: the built-in ones name its keywords", own)
 	}
-	a := &Assembler{Setup: s}
-	for _, tc := range []struct {
-		task, mode, want string
-	}{
+	wantPicks(t, &Assembler{Setup: s}, []pickCase{
 		{"Faz o reembolso do pedido 4411, a cliente desistiu", "act", "issue_refund"},
 		{"Bitte die Erstattungen von gestern für Frau Keller prüfen und auslösen", "act", "issue_refund"},
 		{"这个客户要求退款，帮他处理一下", "act", "issue_refund"},
 		{"où en est le colis de la commande 88231 ?", "plan", "track_shipment"},
 		{"a cliente quer o código de rastreio do pedido 5521", "plan", "track_shipment"},
-	} {
-		sel, err := a.Select(context.Background(), Request{Task: tc.task, Mode: tc.mode})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := picked(sel); !slices.Contains(got, tc.want) {
-			t.Errorf("%q: picked %v (concepts %q), want %s among them", tc.task, got, sel.Concepts, tc.want)
-		}
-	}
+	})
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "layered.yaml"), []byte(catalog+"concepts:\n  \"#refund\": [refund]\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@ package layered
 import (
 	"context"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -162,33 +160,18 @@ func TestGlossarySelection(t *testing.T) {
     description: Files and checks an employee's expense claims and receipts.
     keywords: [expense, receipt, reimbursement]
 `
-	path := filepath.Join(t.TempDir(), "layered.yaml")
-	if err := os.WriteFile(path, []byte(catalog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := catalogSetup(t, path)
+	s := inlineSetup(t, catalog)
 	if g := s.Tools[0].Glossary(); !slices.Contains(g, "drucker") || !slices.Contains(g, "打印机") {
 		t.Errorf("printer_admin: glossary words %q, want drucker and 打印机 among them", g)
 	}
-	a := &Assembler{Setup: s}
-	for _, tc := range []struct {
-		task, mode, want string
-	}{
+	wantPicks(t, &Assembler{Setup: s}, []pickCase{
 		{"Der Drucker im zweiten Stock zieht kein Papier mehr ein", "act", "printer_admin"},
 		{"三楼的打印机一直卡纸，帮忙处理一下", "act", "printer_admin"},
 		{"Восстанови вчерашнюю версию таблицы с отчётом, я её затёр", "act", "backup_restore"},
 		{"Reserva una sala de reuniones para el jueves a las diez", "act", "room_booking"},
 		{"来週の会議室を予約してください", "act", "room_booking"},
 		{"Je n'arrive pas à joindre mes reçus à ma note de frais", "plan", "expense_claim"},
-	} {
-		sel, err := a.Select(context.Background(), Request{Task: tc.task, Mode: tc.mode})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := picked(sel); !slices.Contains(got, tc.want) {
-			t.Errorf("%q: picked %v (concepts %q), want %s among them", tc.task, got, sel.Concepts, tc.want)
-		}
-	}
+	})
 }
 
 // BenchmarkReadGlossary measures reading the built-in glossary, which a
@@ -247,11 +230,7 @@ func TestGlossConcepts(t *testing.T) {
 concepts:
   refund: [refund, money back]
 `
-	path := filepath.Join(t.TempDir(), "layered.yaml")
-	if err := os.WriteFile(path, []byte(catalog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	a := &Assembler{Setup: catalogSetup(t, path)}
+	a := &Assembler{Setup: inlineSetup(t, catalog)}
 	sel, err := a.Select(context.Background(), Request{Task: "Bitte die Erstattung für Bestellung 4411 auslösen", Mode: "act"})
 	if err != nil {
 		t.Fatal(err)

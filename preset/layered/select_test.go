@@ -45,6 +45,35 @@ func catalogSetup(t testing.TB, path string) *Setup {
 	return s
 }
 
+// inlineSetup parses catalog, the text of a layered.yaml, as a setup.
+func inlineSetup(t testing.TB, catalog string) *Setup {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "layered.yaml")
+	if err := os.WriteFile(path, []byte(catalog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return catalogSetup(t, path)
+}
+
+// pickCase is a task, its mode, and a tool selection must pick for it.
+type pickCase struct {
+	task, mode, want string
+}
+
+// wantPicks checks that a picks each case's tool for its task.
+func wantPicks(t *testing.T, a *Assembler, cases []pickCase) {
+	t.Helper()
+	for _, tc := range cases {
+		sel, err := a.Select(context.Background(), Request{Task: tc.task, Mode: tc.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := picked(sel); !slices.Contains(got, tc.want) {
+			t.Errorf("%q: picked %v (concepts %q), want %s among them", tc.task, got, sel.Concepts, tc.want)
+		}
+	}
+}
+
 func picked(sel *Selection) []string {
 	var out []string
 	for _, p := range sel.Tools {
@@ -534,7 +563,6 @@ func TestSelectionWords(t *testing.T) {
 // is a migration, and still a column added, so that a catalog's tool
 // that changes columns is picked over one that only describes them.
 func TestSelectionKeepsWhatTheTaskSays(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "catalog.yaml")
 	catalog := `tools:
   - name: schema_change
     description: Apply a DDL change to a warehouse table, such as adding, renaming or retyping a column.
@@ -548,10 +576,7 @@ func TestSelectionKeepsWhatTheTaskSays(t *testing.T) {
     keywords: [model, sql, edit, fix]
     modes: [act]
 `
-	if err := os.WriteFile(path, []byte(catalog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	a := &Assembler{Setup: catalogSetup(t, path)}
+	a := &Assembler{Setup: inlineSetup(t, catalog)}
 	for _, task := range []string{"Добавь в raw.users колонку referrer типа varchar", "Cria a coluna canal_origem (STRING) em raw.pedidos"} {
 		sel, err := a.Select(context.Background(), Request{Task: task, Mode: "act"})
 		if err != nil {
