@@ -132,6 +132,9 @@ func FuzzParseSetup(f *testing.F) {
 		"tools:\n  - {name: issue_refund, description: Refund an order., keywords: [refund, reembolso, \"=remb\", 退款, 返金, возврат, money back]}\n  - {name: t, keywords: [\"\", \" \", \"=\", \"#x\", \"a,b\"]}\n",
 		"tools: [{name: a, keywords: [zz, zz, ZZ]}]\nconcepts: {refund: [zz]}\n",
 		"tools: [{name: a, keywords: [zz]}]\nconcepts: {\"#a\": [zz], \"#\": [y]}\n",
+		// A glossary's words for a keyword concept and for a concept in
+		// ASCII alone; a concept in another script is left as written.
+		"tools: [{name: printer_admin, keywords: [printer, toner, print queue, invoices]}]\nconcepts: {refund: [refund, money back, \"=invoice\"], parcel: [parcel, 快递]}\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -203,7 +203,7 @@ func glossConcepts(extra map[string][]string) error {
 			}
 		}
 		for _, t := range slices.Clone(terms) {
-			for _, w := range g.of(t) {
+			for _, w := range g.of(strings.TrimPrefix(t, "=")) {
 				if !slices.Contains(terms, w) {
 					terms = append(terms, w)
 				}
