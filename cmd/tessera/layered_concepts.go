@@ -82,6 +82,9 @@ covered.`,
 			if bare > 0 {
 				fmt.Fprintf(a.stdout, "%d of %d tools name no built-in concept, nor one of yours, in their name or keywords: selection finds them by their keywords alone (a tool's keywords no concept names are a concept of its own, #name) and by similarity. Add your domain's words under concepts: in layered.yaml, in your users' languages.\n", bare, tools)
 			}
+			if setup.FoundByKeywords() {
+				fmt.Fprintln(a.stdout, "A catalog found by its keywords (a quarter of its tools or more name no other concept): without a ranker.json of its own, selection ranks with the built-in ranker trained on such catalogs too. Fit it to a few dozen of your tasks with tessera layered fit.")
+			}
 			return nil
 		},
 	}

@@ -45,6 +45,7 @@ type Setup struct {
 	conceptIDF map[string]float64 // see conceptIDF
 	ranker     *toolRanker        // the ranker laid out for Tools
 	rankSpace  string             // the vector space it was fitted in (rankModel.Embedder)
+	byKeywords bool               // whether the catalog is found by its keywords (FoundByKeywords)
 	lexicon    *lexicon           // the words of Tools
 	// ModeSpecs are each mode's keywords, base tools and base skills.
 	ModeSpecs map[string]ModeSpec
@@ -420,7 +421,8 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 		}
 	}
 	s.conceptIDF = conceptIDF(s.Tools, s.Skills)
-	m, err := readRanker(rd)
+	s.byKeywords = foundByKeywords(s.Tools, s.Concepts)
+	m, err := readRanker(rd, s.byKeywords)
 	if err != nil {
 		return nil, err
 	}
@@ -456,11 +458,11 @@ func JSONSchema() []byte {
 // readRanker reads the setup's ranker.json, a ranker fitted to its
 // catalog ("tessera layered fit"), or, when there is none, returns the
 // built-in ranker.
-func readRanker(rd ReadFunc) (*rankModel, error) {
+func readRanker(rd ReadFunc, byKeywords bool) (*rankModel, error) {
 	p, data, err := rd(rankerFile)
 	if err != nil {
 		if isNotExist(err) {
-			m, err := defaultRanker()
+			m, err := builtinFor(byKeywords)
 			if err != nil {
 				return nil, fmt.Errorf("layered: the built-in ranker: %w", err)
 			}

@@ -43,3 +43,37 @@ func (c *Capability) Glossary() []string {
 	}
 	return slices.Clone(c.glossed)
 }
+
+// FoundByKeywords reports whether s's catalog is one selection finds
+// mostly by its tools' own keywords: at least a quarter of its tools
+// name no concept in their name or keywords but their keyword concept
+// (no built-in concept, none of the setup's concepts:), as the tools of
+// a catalog for work other than software (HR, a hotel, a legal team)
+// do. Without a ranker.json of its own, such a setup ranks with the
+// built-in ranker trained on catalogs of both kinds
+// (defaults/ranker-keywords.json), the others with the one trained on
+// software work (defaults/ranker.json). It is false for a nil setup.
+func (s *Setup) FoundByKeywords() bool {
+	return s != nil && s.byKeywords
+}
+
+// foundByKeywords is FoundByKeywords for tools, their concepts read
+// with concepts.
+func foundByKeywords(tools []Capability, concepts *Concepts) bool {
+	bare := 0
+	for i := range tools {
+		if !slices.ContainsFunc(tools[i].major, func(x string) bool { return !concepts.IsKeywords(x) }) {
+			bare++
+		}
+	}
+	return len(tools) > 0 && 4*bare >= len(tools)
+}
+
+// builtinFor is the built-in ranker for a catalog found by its keywords,
+// or not (see FoundByKeywords).
+func builtinFor(byKeywords bool) (*rankModel, error) {
+	if byKeywords {
+		return keywordRanker()
+	}
+	return defaultRanker()
+}

@@ -74,18 +74,28 @@ type rankPair struct {
 	w    float64
 }
 
-// defaultRanker is the built-in model, read once.
-var defaultRanker = sync.OnceValues(func() (*rankModel, error) {
-	data, err := defaults.ReadFile("defaults/ranker.json")
+// The built-in models, each read once a process: defaultRanker, trained
+// on the catalogs of a software agent's work, and keywordRanker, trained
+// on those and on catalogs found by their keywords (see
+// Setup.FoundByKeywords), which a setup without a ranker of its own
+// ranks with when its catalog is one.
+var (
+	defaultRanker = sync.OnceValues(func() (*rankModel, error) { return builtinRanker("defaults/ranker.json") })
+	keywordRanker = sync.OnceValues(func() (*rankModel, error) { return builtinRanker("defaults/ranker-keywords.json") })
+)
+
+// builtinRanker reads the built-in model at name.
+func builtinRanker(name string) (*rankModel, error) {
+	data, err := defaults.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}
 	m, err := parseRankModel(data)
 	if err != nil {
-		return nil, fmt.Errorf("defaults/ranker.json: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return m, nil
-})
+}
 
 // parseRankModel reads a ranker model, every dense feature present.
 func parseRankModel(data []byte) (*rankModel, error) {

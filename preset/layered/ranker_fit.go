@@ -278,7 +278,7 @@ func (a *Assembler) FitRanker(ctx context.Context, cases []EvalCase) (model []by
 			}
 		}
 	}
-	prior, err := defaultRanker()
+	prior, err := builtinFor(s.byKeywords)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("fit: the built-in ranker: %w", err)
 	}

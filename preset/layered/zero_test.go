@@ -19,6 +19,7 @@ func TestZeroValues(t *testing.T) {
 		"Assembler.FitRanker":         (*layered.Assembler).FitRanker,
 		"Capability.Concepts":         (*layered.Capability).Concepts,
 		"Capability.Glossary":         (*layered.Capability).Glossary,
+		"Setup.FoundByKeywords":       (*layered.Setup).FoundByKeywords,
 		"Assembler.InjectionDetector": (*layered.Assembler).InjectionDetector,
 		"Concepts.Of":                 (*layered.Concepts).Of,
 		"Concepts.IsKeywords":         (*layered.Concepts).IsKeywords,
