@@ -84,6 +84,11 @@ func TestBuiltinGlossary(t *testing.T) {
 			}
 		}
 	}
+	// A request verb's words are its own, and no other headword's:
+	// "prüfen" is "check" before it is "review".
+	if !slices.Contains(g.of("check"), "prüfen") || slices.Contains(g.of("review"), "prüfen") {
+		t.Errorf("of(check) = %q, of(review) = %q: want prüfen in the first only", g.of("check"), g.of("review"))
+	}
 	for head := range g.lines {
 		for _, w := range g.of(head) {
 			if !glossable(w) || w != strings.ToLower(w) || !utf8.ValidString(w) {
