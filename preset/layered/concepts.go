@@ -1065,14 +1065,7 @@ func glossKeywords(kw map[string][]string, g *glossary, caps ...[]Capability) {
 			if !ok {
 				continue
 			}
-			c.glossed = nil
-			for _, k := range terms {
-				for _, w := range g.of(k) {
-					if !slices.Contains(terms, w) && !slices.Contains(c.glossed, w) {
-						c.glossed = append(c.glossed, w)
-					}
-				}
-			}
+			c.glossed = g.extend(terms)
 			kw[keywordPrefix+c.Name] = append(terms, c.glossed...)
 		}
 	}

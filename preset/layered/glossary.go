@@ -17,9 +17,9 @@ import (
 // its tools in English; a task written in German or Japanese says
 // "Rechnung" or "請求書". The built-in concepts know a software agent's
 // words in every language; the glossary carries a catalog's own words
-// across, so that a tool's keywords read as a concept (see
-// keywordTerms) and its words in the lexicon (see newLexicon) are found
-// in a task written in any of them.
+// across, so that a tool's keywords read as a concept (see keywordTerms
+// and glossKeywords), and a setup's own concepts written in English
+// (see glossConcepts), are found in a task written in any of them.
 //
 // Each file holds one language: a line per English headword, a tab, and
 // its words in that language, separated by semicolons. Lines starting
@@ -50,7 +50,7 @@ var requestVerbs = []string{"add", "ask", "change", "check", "confirm", "do", "e
 const maxGlossaryLine = 4096
 
 // builtinGlossary is the built-in glossary, read once a process, when
-// a setup first has a keyword concept.
+// a setup first has a keyword concept or a concept of its own in ASCII.
 var builtinGlossary = sync.OnceValues(func() (*glossary, error) {
 	g := &glossary{lines: map[string][]string{}}
 	names, err := fs.Glob(defaults, "defaults/glossary/*.tsv")
@@ -70,7 +70,7 @@ var builtinGlossary = sync.OnceValues(func() (*glossary, error) {
 	for _, v := range requestVerbs {
 		for _, l := range g.lines[v] {
 			for w := range strings.SplitSeq(l, ";") {
-				g.asks[loose(strings.ToLower(strings.TrimSpace(w)))] = true
+				g.asks[glossWord(w)] = true
 			}
 		}
 	}
@@ -127,7 +127,7 @@ func (g *glossary) of(term string) []string {
 		var out []string
 		for _, l := range lines {
 			for w := range strings.SplitSeq(l, ";") {
-				w = loose(strings.ToLower(strings.TrimSpace(w)))
+				w = glossWord(w)
 				if _, english := g.lines[w]; glossable(w) && !english && !asks[w] && !slices.Contains(out, w) {
 					out = append(out, w)
 				}
@@ -136,6 +136,27 @@ func (g *glossary) of(term string) []string {
 		return out
 	}
 	return nil
+}
+
+// glossWord is w, a word as a glossary line writes it, as selection
+// matches it: trimmed, in lower case, and loose.
+func glossWord(w string) string {
+	return loose(strings.ToLower(strings.TrimSpace(w)))
+}
+
+// extend returns the words g gives terms, those of a concept, that terms
+// does not hold yet, each once. A term written whole ("=invoice") is
+// looked up without its mark.
+func (g *glossary) extend(terms []string) []string {
+	var out []string
+	for _, t := range terms {
+		for _, w := range g.of(strings.TrimPrefix(t, "=")) {
+			if !slices.Contains(terms, w) && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 // singulars are the forms an English plural term may have in the
@@ -175,17 +196,15 @@ const glossVowels = "aeiouyáéíóúâêôãõàèìòùаеёиоуыэюяь�
 // ending ("-ar", "-er", "-ir", "-ть", in a word of eight letters or
 // more) and up to two final vowels, keeping five letters at least:
 // "reembolsar" is "reembols" (reembolso, reembolsado), "отсутствие"
-// "отсутств" (отсутствия). Selection matches a term of four letters or more as the
-// stem of the words that start with it; the languages of the glossary
-// but English, Chinese and Japanese inflect the end of a word.
+// "отсутств" (отсутствия). Selection matches a term of four letters or
+// more as the stem of the words that start with it; the languages of
+// the glossary but English, Chinese and Japanese inflect the end of a
+// word.
 func loose(w string) string {
-	if utf8.RuneCountInString(w) < 7 {
+	if utf8.RuneCountInString(w) < 7 || strings.ContainsRune(w, ' ') || wide(w) {
 		return w
 	}
 	r := []rune(w)
-	if strings.ContainsRune(w, ' ') || wide(w) {
-		return w
-	}
 	switch n := len(r); {
 	case n >= 8 && r[n-1] == 'r' && strings.ContainsRune(glossVowels, r[n-2]):
 		r = r[:n-2]
@@ -230,14 +249,7 @@ func glossConcepts(extra map[string][]string) error {
 				return err
 			}
 		}
-		for _, t := range slices.Clone(terms) {
-			for _, w := range g.of(strings.TrimPrefix(t, "=")) {
-				if !slices.Contains(terms, w) {
-					terms = append(terms, w)
-				}
-			}
-		}
-		extra[name] = terms
+		extra[name] = append(terms, g.extend(terms)...)
 	}
 	return nil
 }
