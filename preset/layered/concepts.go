@@ -52,12 +52,14 @@ type Concepts struct {
 
 type conceptTerm struct {
 	term, concept string
-	exact         bool // "=word": the whole word only, never a stem
+	exact         bool    // "=word": the whole word only, never a stem
+	lang          langSet // a glossary word's languages (see taskLanguage); empty for any other
 }
 
 type conceptRun struct {
 	words   []string
 	concept string
+	lang    langSet
 }
 
 // builtinConcepts are the built-in concepts (defaults/concepts.yaml),
@@ -123,14 +125,16 @@ func buildConcepts(entries []conceptEntry, extra map[string][]string) *Concepts 
 	for _, e := range entries {
 		c.add(e.name, e.terms)
 	}
-	return c.extend(extra)
+	return c.extend(extra, nil)
 }
 
 // extended returns a copy of c with extra's words added, as buildConcepts
-// would have added them after c's own: a setup's own concepts and its
-// keyword concepts are added to the built-in concepts, read once a
-// process, without reading those again.
-func (c *Concepts) extended(extra map[string][]string) *Concepts {
+// would have added them after c's own, and after each concept's words of
+// extra, glossed's (the glossary's words for them, each with its
+// languages): a setup's own concepts and its keyword concepts are added
+// to the built-in concepts, read once a process, without reading those
+// again.
+func (c *Concepts) extended(extra map[string][]string, glossed map[string][]glossTerm) *Concepts {
 	n := &Concepts{
 		words:      slices.Clone(c.words),
 		runs:       slices.Clone(c.runs),
@@ -138,14 +142,17 @@ func (c *Concepts) extended(extra map[string][]string) *Concepts {
 		names:      slices.Clone(c.names),
 		terms:      maps.Clone(c.terms),
 	}
-	return n.extend(extra)
+	return n.extend(extra, glossed)
 }
 
 // extend adds extra's words to c, in the order of their concepts' names,
 // and lays c out for matching; it returns c.
-func (c *Concepts) extend(extra map[string][]string) *Concepts {
+func (c *Concepts) extend(extra map[string][]string, glossed map[string][]glossTerm) *Concepts {
 	for _, name := range slices.Sorted(mapsKeys(extra)) {
 		c.add(name, extra[name])
+		for _, g := range glossed[name] {
+			c.addTerm(name, g.word, g.lang)
+		}
 	}
 	slices.SortStableFunc(c.ideographs, func(a, b conceptTerm) int { return len(b.term) - len(a.term) })
 	c.runsByFirst = map[string][]int32{}
@@ -183,28 +190,34 @@ func (c *Concepts) add(concept string, terms []string) {
 		c.names = append(c.names, concept)
 	}
 	for _, t := range terms {
-		t = strings.ToLower(strings.TrimSpace(t))
-		exact := strings.HasPrefix(t, "=")
-		t = strings.TrimPrefix(t, "=")
-		switch {
-		case t == "":
-		case hasIdeograph(t):
-			c.ideographs = append(c.ideographs, conceptTerm{t, concept, false})
-			if f := hanfold.Simplified(t); f != t && !hanfold.HasKana(t) {
-				// As a Chinese text is read (see of); the term as
-				// written still finds a Japanese one.
-				c.ideographs = append(c.ideographs, conceptTerm{f, concept, false})
-			}
+		c.addTerm(concept, t, 0)
+	}
+}
+
+// addTerm adds term t of concept, a concept c names already, found only
+// in a task of one of languages lang (any, when empty).
+func (c *Concepts) addTerm(concept, t string, lang langSet) {
+	t = strings.ToLower(strings.TrimSpace(t))
+	exact := strings.HasPrefix(t, "=")
+	t = strings.TrimPrefix(t, "=")
+	switch {
+	case t == "":
+	case hasIdeograph(t):
+		c.ideographs = append(c.ideographs, conceptTerm{t, concept, false, lang})
+		if f := hanfold.Simplified(t); f != t && !hanfold.HasKana(t) {
+			// As a Chinese text is read (see of); the term as
+			// written still finds a Japanese one.
+			c.ideographs = append(c.ideographs, conceptTerm{f, concept, false, lang})
+		}
+	default:
+		ws := embed.Words(t)
+		switch len(ws) {
+		case 0:
+		case 1:
+			c.words = append(c.words, conceptTerm{ws[0], concept, exact, lang})
+			c.terms[ws[0]] = true
 		default:
-			ws := embed.Words(t)
-			switch len(ws) {
-			case 0:
-			case 1:
-				c.words = append(c.words, conceptTerm{ws[0], concept, exact})
-				c.terms[ws[0]] = true
-			default:
-				c.runs = append(c.runs, conceptRun{ws, concept})
-			}
+			c.runs = append(c.runs, conceptRun{ws, concept, lang})
 		}
 	}
 }
@@ -438,7 +451,20 @@ func (c *Concepts) of(text string, task bool) []string {
 	}
 	taken := make([]bool, len(words))
 	at := make([][]string, len(words)) // the concepts each word names
+	// A task's language keeps out the glossary's words of the others
+	// (see taskLanguage), and a German task's nouns are read as the
+	// compounds they often are (see compoundHead).
+	var lang langSet
+	var nouns map[string]bool
+	if task {
+		if lang = taskLanguage(text, words); lang == langDE {
+			nouns = capitalized(text)
+		}
+	}
 	c.matchRuns(words, func(i int, r *conceptRun) {
+		if r.lang.excludes(lang) {
+			return
+		}
 		for j := i; j < i+len(r.words); j++ {
 			taken[j] = true
 			if !slices.Contains(at[j], r.concept) {
@@ -454,7 +480,13 @@ func (c *Concepts) of(text string, task bool) []string {
 			continue
 		}
 		buf = c.named(w, buf)
+		if len(buf) == 0 && nouns[w] {
+			buf = c.compoundHead(w, buf)
+		}
 		for _, k := range buf {
+			if c.words[k].lang.excludes(lang) {
+				continue
+			}
 			if x := c.words[k].concept; !slices.Contains(at[i], x) {
 				at[i] = append(at[i], x)
 			}
@@ -483,6 +515,9 @@ func (c *Concepts) of(text string, task bool) []string {
 		type span struct{ i, j int }
 		var spans []span
 		for _, t := range c.ideographs {
+			if t.lang.excludes(lang) {
+				continue
+			}
 			for off := 0; off < len(lower); {
 				k := strings.Index(lower[off:], t.term)
 				if k < 0 {
@@ -1054,10 +1089,12 @@ func keywordTerms(base *Concepts, caps ...[]Capability) map[string][]string {
 	return out
 }
 
-// glossKeywords adds to each keyword concept of kw (see keywordTerms)
-// the words g gives its keywords in the other languages, and records
-// them on its capability among caps (see Capability.Glossary).
-func glossKeywords(kw map[string][]string, g *glossary, caps ...[]Capability) {
+// glossKeywords returns, for each keyword concept of kw (see
+// keywordTerms), the words g gives its keywords in the other languages,
+// and records them on its capability among caps (see
+// Capability.Glossary).
+func glossKeywords(kw map[string][]string, g *glossary, caps ...[]Capability) map[string][]glossTerm {
+	glossed := map[string][]glossTerm{}
 	for _, list := range caps {
 		for i := range list {
 			c := &list[i]
@@ -1065,8 +1102,73 @@ func glossKeywords(kw map[string][]string, g *glossary, caps ...[]Capability) {
 			if !ok {
 				continue
 			}
-			c.glossed = g.extend(terms)
-			kw[keywordPrefix+c.Name] = append(terms, c.glossed...)
+			if c.glossed = g.extend(terms); len(c.glossed) > 0 {
+				glossed[keywordPrefix+c.Name] = c.glossed
+			}
 		}
 	}
+	return glossed
+}
+
+// compoundHeadRunes is the fewest letters the last part of a compound
+// word has for compoundHead to read it, and the fewest of the word
+// before it.
+const (
+	compoundHeadRunes     = 5
+	compoundModifierRunes = 3
+	compoundEndingBytes   = 3
+)
+
+// compoundHead returns, in the order of c.words, the terms of keyword
+// concepts (a catalog's own words, see keywordTerms) that the last part
+// of w names, a German noun of several words written as one:
+// "firmenrechnungen" (Firmenrechnungen) is a "rechnung" and
+// "einzelzimmer" a "zimmer". The part is the longest of at least
+// compoundHeadRunes letters, after at least compoundModifierRunes, that
+// a term of as many letters names whole or starts, with an ending of at
+// most compoundEndingBytes left ("rechnungen"). The built-in concepts'
+// words are left out: their German words were written to be matched as
+// they are, and their short heads ("daten", "format", "paket") name the
+// wrong thing in "Zugangsdaten" (credentials) or "Passwortformat".
+// buf is reused for the result.
+func (c *Concepts) compoundHead(w string, buf []int32) []int32 {
+	buf = buf[:0]
+	rs := []rune(w)
+	for p := compoundModifierRunes; p+compoundHeadRunes <= len(rs); p++ {
+		h := string(rs[p:])
+		for _, k := range c.byWord[h] {
+			if strings.HasPrefix(c.words[k].concept, keywordPrefix) {
+				buf = append(buf, k)
+			}
+		}
+		for _, k := range c.byStem[h[:4]] {
+			t := &c.words[k]
+			if strings.HasPrefix(t.concept, keywordPrefix) && t.term != h && strings.HasPrefix(h, t.term) &&
+				len(h)-len(t.term) <= compoundEndingBytes && utf8.RuneCountInString(t.term) >= compoundHeadRunes {
+				buf = append(buf, k)
+			}
+		}
+		if len(buf) > 0 {
+			slices.Sort(buf)
+			return buf
+		}
+	}
+	return buf
+}
+
+// capitalized are the words of text written with a capital and then
+// some lower-case letters, as embed.Words gives them: in German, its
+// nouns (and the first word of each sentence). A word in capitals alone
+// (an acronym) is not one of them.
+func capitalized(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if r, _ := utf8.DecodeRuneInString(f); !unicode.IsUpper(r) || strings.ToUpper(f) == f {
+			continue
+		}
+		for _, w := range embed.Words(f) {
+			out[w] = true
+		}
+	}
+	return out
 }

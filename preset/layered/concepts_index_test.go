@@ -141,7 +141,7 @@ func TestConceptsExtended(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := readBuiltinConcepts(t).extended(extra)
+	got := readBuiltinConcepts(t).extended(extra, nil)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatal("the built-in concepts extended differ from the built-in file read with the same concepts")
 	}

@@ -151,8 +151,8 @@ type Capability struct {
 	// named only by its description, count minorWeight as much.
 	major []string
 	// glossed are the glossary's words for the keywords of its keyword
-	// concept (see keywordTerms).
-	glossed []string
+	// concept (see keywordTerms), each with its languages.
+	glossed []glossTerm
 }
 
 // text is what a capability is embedded from.
@@ -397,22 +397,24 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 		return nil, fmt.Errorf("layered: the built-in concepts: %w", err)
 	}
 	s.Concepts = base
+	var glossed map[string][]glossTerm
 	if len(extra) > 0 {
-		if err := glossConcepts(extra); err != nil {
+		if glossed, err = glossConcepts(extra); err != nil {
 			return nil, fmt.Errorf("layered: the built-in glossary: %w", err)
 		}
-		s.Concepts = base.extended(extra)
+		s.Concepts = base.extended(extra, glossed)
 	}
 	if kw := keywordTerms(s.Concepts, s.Tools, s.Skills); len(kw) > 0 {
 		gloss, err := builtinGlossary()
 		if err != nil {
 			return nil, fmt.Errorf("layered: the built-in glossary: %w", err)
 		}
-		glossKeywords(kw, gloss, s.Tools, s.Skills)
+		kwGlossed := glossKeywords(kw, gloss, s.Tools, s.Skills)
 		// The tools' keywords no concept names become concepts of their
 		// own, read with the others (see keywordTerms).
 		maps.Copy(kw, extra)
-		s.Concepts = base.extended(kw)
+		maps.Copy(kwGlossed, glossed)
+		s.Concepts = base.extended(kw, kwGlossed)
 	}
 	for _, caps := range [][]Capability{s.Tools, s.Skills} {
 		for i := range caps {

@@ -41,7 +41,7 @@ func (c *Capability) Glossary() []string {
 	if c == nil {
 		return nil
 	}
-	return slices.Clone(c.glossed)
+	return glossWords(c.glossed)
 }
 
 // FoundByKeywords reports whether s's catalog is one selection finds

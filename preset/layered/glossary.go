@@ -21,18 +21,43 @@ import (
 // and glossKeywords), and a setup's own concepts written in English
 // (see glossConcepts), are found in a task written in any of them.
 //
-// Each file holds one language: a line per English headword, a tab, and
-// its words in that language, separated by semicolons. Lines starting
-// with "#" and blank lines are skipped.
+// Each file holds one language, named by its code (de.tsv): a line per
+// English headword, a tab, and its words in that language, separated by
+// semicolons. Lines starting with "#" and blank lines are skipped. A
+// word keeps its languages, so that a task finds it only in one of them
+// (see taskLanguage).
 type glossary struct {
 	// lines are, by English headword in lower case, the right side of
-	// each of its lines, as written: of splits them when it is asked
-	// for a headword, so that reading the glossary, once a process, is
-	// only splitting it into lines.
-	lines map[string][]string
+	// each of its lines, as written, with the line's language: of
+	// splits them when it is asked for a headword, so that reading the
+	// glossary, once a process, is only splitting it into lines.
+	lines map[string][]glossLine
 	// asks are the words of requestVerbs, in every language: of leaves
 	// them out of the other headwords' words.
 	asks map[string]bool
+}
+
+// glossLine is the right side of a glossary line and its file's
+// language (the empty set for a file named by no language's code).
+type glossLine struct {
+	words string
+	lang  langSet
+}
+
+// glossTerm is a glossary word, as selection matches it, and the
+// languages whose files list it for the headword asked for.
+type glossTerm struct {
+	word string
+	lang langSet
+}
+
+// glossWords are the words of ts.
+func glossWords(ts []glossTerm) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.word
+	}
+	return out
 }
 
 // requestVerbs are the English verbs nearly every request says ("check
@@ -52,7 +77,7 @@ const maxGlossaryLine = 4096
 // builtinGlossary is the built-in glossary, read once a process, when
 // a setup first has a keyword concept or a concept of its own in ASCII.
 var builtinGlossary = sync.OnceValues(func() (*glossary, error) {
-	g := &glossary{lines: map[string][]string{}}
+	g := &glossary{lines: map[string][]glossLine{}}
 	names, err := fs.Glob(defaults, "defaults/glossary/*.tsv")
 	if err != nil {
 		return nil, err
@@ -69,7 +94,7 @@ var builtinGlossary = sync.OnceValues(func() (*glossary, error) {
 	g.asks = map[string]bool{}
 	for _, v := range requestVerbs {
 		for _, l := range g.lines[v] {
-			for w := range strings.SplitSeq(l, ";") {
+			for w := range strings.SplitSeq(l.words, ";") {
 				g.asks[glossWord(w)] = true
 			}
 		}
@@ -77,8 +102,10 @@ var builtinGlossary = sync.OnceValues(func() (*glossary, error) {
 	return g, nil
 })
 
-// read adds the glossary lines of data, a file named name, to g.
+// read adds the glossary lines of data, a file named name, to g: in the
+// language name's stem names ("de" for de.tsv).
 func (g *glossary) read(name string, data []byte) error {
+	lang := langOf(strings.TrimSuffix(name, ".tsv"))
 	rest := string(data)
 	for line := 1; rest != ""; line++ {
 		var text string
@@ -98,7 +125,7 @@ func (g *glossary) read(name string, data []byte) error {
 		if !ok || head == "" {
 			return fmt.Errorf("%s:%d: want an English word, a tab, and its words separated by semicolons", name, line)
 		}
-		g.lines[head] = append(g.lines[head], words)
+		g.lines[head] = append(g.lines[head], glossLine{words, lang})
 	}
 	return nil
 }
@@ -108,9 +135,10 @@ func (g *glossary) read(name string, data []byte) error {
 // plural the glossary does not hold, of its singular. Each is in lower
 // case and loose (see loose), long enough to match (see glossable), no
 // English headword, no word of a request verb's (see requestVerbs) but
-// for a request verb's own, and listed once. It returns nil for a term
-// the glossary does not hold.
-func (g *glossary) of(term string) []string {
+// for a request verb's own, and listed once, with the languages of the
+// lines that list it. It returns nil for a term the glossary does not
+// hold.
+func (g *glossary) of(term string) []glossTerm {
 	if g == nil {
 		return nil
 	}
@@ -124,12 +152,17 @@ func (g *glossary) of(term string) []string {
 		if slices.Contains(requestVerbs, head) {
 			asks = nil
 		}
-		var out []string
+		var out []glossTerm
 		for _, l := range lines {
-			for w := range strings.SplitSeq(l, ";") {
+			for w := range strings.SplitSeq(l.words, ";") {
 				w = glossWord(w)
-				if _, english := g.lines[w]; glossable(w) && !english && !asks[w] && !slices.Contains(out, w) {
-					out = append(out, w)
+				if _, english := g.lines[w]; !glossable(w) || english || asks[w] {
+					continue
+				}
+				if i := slices.IndexFunc(out, func(t glossTerm) bool { return t.word == w }); i >= 0 {
+					out[i].lang |= l.lang
+				} else {
+					out = append(out, glossTerm{w, l.lang})
 				}
 			}
 		}
@@ -145,13 +178,19 @@ func glossWord(w string) string {
 }
 
 // extend returns the words g gives terms, those of a concept, that terms
-// does not hold yet, each once. A term written whole ("=invoice") is
+// does not hold yet, each once, with the languages of all the
+// headwords' lines that list it. A term written whole ("=invoice") is
 // looked up without its mark.
-func (g *glossary) extend(terms []string) []string {
-	var out []string
+func (g *glossary) extend(terms []string) []glossTerm {
+	var out []glossTerm
 	for _, t := range terms {
 		for _, w := range g.of(strings.TrimPrefix(t, "=")) {
-			if !slices.Contains(terms, w) && !slices.Contains(out, w) {
+			if slices.Contains(terms, w.word) {
+				continue
+			}
+			if i := slices.IndexFunc(out, func(o glossTerm) bool { return o.word == w.word }); i >= 0 {
+				out[i].lang |= w.lang
+			} else {
 				out = append(out, w)
 			}
 		}
@@ -231,13 +270,14 @@ func wide(w string) bool {
 	return false
 }
 
-// glossConcepts adds to each of a setup's own concepts (concepts: in
-// layered.yaml) whose words are all written in ASCII, as a team that
+// glossConcepts returns, for each of a setup's own concepts (concepts:
+// in layered.yaml) whose words are all written in ASCII, as a team that
 // writes in English alone writes them, the built-in glossary's words
 // for them in the other languages. A concept with a word in another
 // script was written in its users' languages, and is left as it is.
-func glossConcepts(extra map[string][]string) error {
+func glossConcepts(extra map[string][]string) (map[string][]glossTerm, error) {
 	var g *glossary
+	out := map[string][]glossTerm{}
 	for _, name := range slices.Sorted(maps.Keys(extra)) {
 		terms := extra[name]
 		if slices.ContainsFunc(terms, func(t string) bool { return !isASCII(t) }) {
@@ -246,10 +286,12 @@ func glossConcepts(extra map[string][]string) error {
 		if g == nil {
 			var err error
 			if g, err = builtinGlossary(); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		extra[name] = append(terms, g.extend(terms)...)
+		if ws := g.extend(terms); len(ws) > 0 {
+			out[name] = ws
+		}
 	}
-	return nil
+	return out, nil
 }

@@ -11,23 +11,34 @@ import (
 
 // TestGlossaryRead checks how a glossary file is read: the words of a
 // headword, in lower case and without repeats, from any number of
-// lines and files; comments and blank lines skipped; and each malformed
-// line refused with its file and line and what to write instead.
+// lines and files, each with the languages of the files that list it;
+// comments and blank lines skipped; and each malformed line refused
+// with its file and line and what to write instead.
 func TestGlossaryRead(t *testing.T) {
-	g := &glossary{lines: map[string][]string{}}
+	g := &glossary{lines: map[string][]glossLine{}}
 	if err := g.read("de.tsv", []byte("# German\n\nInvoice\tRechnung; Faktura ;rechnung\nleave\tUrlaub;Beurlaubung\n")); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.read("ja.tsv", []byte("invoice\t請求書; 書\n")); err != nil {
 		t.Fatal(err)
 	}
+	if err := g.read("pt.tsv", []byte("invoice\tfatura; factura\n")); err != nil { // Brazil's, Portugal's
+		t.Fatal(err)
+	}
+	if err := g.read("es.tsv", []byte("invoice\tfactura\n")); err != nil {
+		t.Fatal(err)
+	}
+	want := []glossTerm{{"rechnung", langDE}, {"faktur", langDE}, {"請求書", langJA}, {"fatura", langPT}, {"factur", langPT | langES}}
+	if got := g.of("invoice"); !slices.Equal(got, want) {
+		t.Errorf("of(invoice) = %v, want %v", got, want)
+	}
 	for term, want := range map[string][]string{
-		"invoice":  {"rechnung", "faktur", "請求書"}, // "書" is one ideograph, too short to match; "faktura" loose
-		"Invoices": {"rechnung", "faktur", "請求書"},
+		"invoice":  {"rechnung", "faktur", "請求書", "fatura", "factur"}, // "書" is one ideograph, too short to match; "faktura" and "factura" loose
+		"Invoices": {"rechnung", "faktur", "請求書", "fatura", "factur"},
 		"leave":    {"urlaub", "beurlaubung"},
 		"payroll":  nil,
 	} {
-		if got := g.of(term); !slices.Equal(got, want) {
+		if got := glossWords(g.of(term)); !slices.Equal(got, want) {
 			t.Errorf("of(%q) = %q, want %q", term, got, want)
 		}
 	}
@@ -37,7 +48,7 @@ func TestGlossaryRead(t *testing.T) {
 		{"invoice\t\xff\n", "x.tsv:1: not UTF-8"},
 		{"invoice\t" + strings.Repeat("a", maxGlossaryLine) + "\n", "x.tsv:1: a line of 4104 bytes: a line may hold at most 4096"},
 	} {
-		err := (&glossary{lines: map[string][]string{}}).read("x.tsv", []byte(c.data))
+		err := (&glossary{lines: map[string][]glossLine{}}).read("x.tsv", []byte(c.data))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("read(%q) = %v, want an error starting %q", c.data, err, c.want)
 		}
@@ -77,7 +88,7 @@ func TestBuiltinGlossary(t *testing.T) {
 		"invoice": {"fatura", "factur", "rechnung", "发票", "請求書", "счёт"}, // factura, facture: loose
 		"printer": {"impressor", "impresor", "imprimant", "drucker", "打印机", "プリンター", "принтер"},
 	} {
-		got := g.of(head)
+		got := glossWords(g.of(head))
 		for _, w := range want {
 			if !slices.Contains(got, w) {
 				t.Errorf("of(%q) = %q, want it to hold %q", head, got, w)
@@ -86,13 +97,18 @@ func TestBuiltinGlossary(t *testing.T) {
 	}
 	// A request verb's words are its own, and no other headword's:
 	// "prüfen" is "check" before it is "review".
-	if !slices.Contains(g.of("check"), "prüfen") || slices.Contains(g.of("review"), "prüfen") {
-		t.Errorf("of(check) = %q, of(review) = %q: want prüfen in the first only", g.of("check"), g.of("review"))
+	check, review := glossWords(g.of("check")), glossWords(g.of("review"))
+	if !slices.Contains(check, "prüfen") || slices.Contains(review, "prüfen") {
+		t.Errorf("of(check) = %q, of(review) = %q: want prüfen in the first only", check, review)
 	}
 	for head := range g.lines {
 		for _, w := range g.of(head) {
-			if !glossable(w) || w != strings.ToLower(w) || !utf8.ValidString(w) {
-				t.Errorf("%q: %q is not a word the glossary keeps", head, w)
+			if !glossable(w.word) || w.word != strings.ToLower(w.word) || !utf8.ValidString(w.word) {
+				t.Errorf("%q: %q is not a word the glossary keeps", head, w.word)
+			}
+			// Every built-in file is named by its language's code.
+			if w.lang == 0 || w.lang&langEN != 0 {
+				t.Errorf("%q: %q of languages %b, want some of the seven besides English", head, w.word, w.lang)
 			}
 		}
 	}
@@ -106,7 +122,7 @@ func FuzzGlossary(f *testing.F) {
 	f.Add([]byte("x\n"))
 	f.Add([]byte("a b\t;;;\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		g := &glossary{lines: map[string][]string{}}
+		g := &glossary{lines: map[string][]glossLine{}}
 		if err := g.read("f.tsv", data); err != nil {
 			if !strings.HasPrefix(err.Error(), "f.tsv:") {
 				t.Fatalf("error %q does not name the file and line", err)
@@ -117,7 +133,7 @@ func FuzzGlossary(f *testing.F) {
 			if head == "" || head != strings.ToLower(head) {
 				t.Fatalf("headword %q kept", head)
 			}
-			words := g.of(head)
+			words := glossWords(g.of(head))
 			for i, w := range words {
 				if !glossable(w) || w == head || slices.Contains(words[:i], w) {
 					t.Fatalf("%q: word %q kept", head, w)
@@ -197,7 +213,7 @@ func BenchmarkReadGlossary(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		g := &glossary{lines: map[string][]string{}}
+		g := &glossary{lines: map[string][]glossLine{}}
 		for i, d := range data {
 			if err := g.read(names[i], d); err != nil {
 				b.Fatal(err)
@@ -214,16 +230,17 @@ func TestGlossConcepts(t *testing.T) {
 		"refund":   {"refund", "money back"},
 		"shipment": {"parcel", "colis", "快递"},
 	}
-	if err := glossConcepts(extra); err != nil {
+	glossed, err := glossConcepts(extra)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"refund", "money back", "reembols", "退款"} {
-		if !slices.Contains(extra["refund"], w) {
-			t.Errorf("refund: words %q, want %q among them", extra["refund"], w)
+	for _, w := range []string{"reembols", "退款"} {
+		if got := glossWords(glossed["refund"]); !slices.Contains(got, w) {
+			t.Errorf("refund: glossary words %q, want %q among them", got, w)
 		}
 	}
-	if want := []string{"parcel", "colis", "快递"}; !slices.Equal(extra["shipment"], want) {
-		t.Errorf("shipment: words %q, want %q as written", extra["shipment"], want)
+	if got, ok := glossed["shipment"]; ok {
+		t.Errorf("shipment: glossary words %v, want none: its words are written in its users' languages", got)
 	}
 	catalog := `tools:
   - name: issue_refund
