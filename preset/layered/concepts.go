@@ -39,15 +39,29 @@ type Concepts struct {
 	terms map[string]bool
 	// byWord, byStem and byLen index words: by the term, by the first
 	// four bytes of a stem (a term of four bytes or more, not exact), and
-	// by a term's length in letters (for misspellings, which differ by a
-	// letter at most), each in the order of words.
+	// by a term's length in letters and first letter (for misspellings,
+	// which differ by a letter at most and start with the word's first
+	// or second letter, see typo), each in the order of words.
 	byWord, byStem map[string][]int32
-	byLen          map[int][]int32
+	byLen          map[slipKey][]int32
 	// runWords are the distinct words of runs long enough to be
 	// misspelt, in the order runs first hold them, and runWordsByLen
-	// indexes them by length in letters, as byLen does words.
+	// indexes them by length and first letter, as byLen does words.
 	runWords      []string
-	runWordsByLen map[int][]int32
+	runWordsByLen map[slipKey][]int32
+}
+
+// slipKey indexes the terms a misspelt word may be a slip of: by a
+// term's length in letters and its first letter.
+type slipKey struct {
+	n     int
+	first rune
+}
+
+// slipKeyOf is w's slipKey.
+func slipKeyOf(w string) slipKey {
+	r, _ := utf8.DecodeRuneInString(w)
+	return slipKey{utf8.RuneCountInString(w), r}
 }
 
 type conceptTerm struct {
@@ -159,25 +173,25 @@ func (c *Concepts) extend(extra map[string][]string, glossed map[string][]glossT
 	for i, r := range c.runs {
 		c.runsByFirst[r.words[0]] = append(c.runsByFirst[r.words[0]], int32(i))
 	}
-	c.runWordsByLen = map[int][]int32{}
+	c.runWordsByLen = map[slipKey][]int32{}
 	seen := map[string]bool{}
 	for _, r := range c.runs {
 		for _, w := range r.words {
-			if n := utf8.RuneCountInString(w); n >= minTypoLen && !seen[w] {
+			if k := slipKeyOf(w); k.n >= minTypoLen && !seen[w] {
 				seen[w] = true
-				c.runWordsByLen[n] = append(c.runWordsByLen[n], int32(len(c.runWords)))
+				c.runWordsByLen[k] = append(c.runWordsByLen[k], int32(len(c.runWords)))
 				c.runWords = append(c.runWords, w)
 			}
 		}
 	}
-	c.byWord, c.byStem, c.byLen = map[string][]int32{}, map[string][]int32{}, map[int][]int32{}
+	c.byWord, c.byStem, c.byLen = map[string][]int32{}, map[string][]int32{}, map[slipKey][]int32{}
 	for i, t := range c.words {
 		c.byWord[t.term] = append(c.byWord[t.term], int32(i))
 		if !t.exact && len(t.term) >= 4 {
 			c.byStem[t.term[:4]] = append(c.byStem[t.term[:4]], int32(i))
 		}
-		if n := utf8.RuneCountInString(t.term); n >= minTypoLen {
-			c.byLen[n] = append(c.byLen[n], int32(i))
+		if k := slipKeyOf(t.term); k.n >= minTypoLen {
+			c.byLen[k] = append(c.byLen[k], int32(i))
 		}
 	}
 	return c
@@ -278,10 +292,19 @@ func (c *Concepts) correct(words []string) {
 
 // slipOf returns the first term, in the order of their indexes, that w
 // (of n letters) is a slip of a letter of, among those byLen indexes by
-// a length within one of n; "" when none is. cands is scratch space,
-// returned for reuse.
-func slipOf(w string, n int, byLen map[int][]int32, term func(int32) string, cands []int32) (string, []int32) {
-	cands = append(append(append(cands[:0], byLen[n-1]...), byLen[n]...), byLen[n+1]...)
+// a length within one of n and a first letter that is w's first or
+// second (as every term w is a slip of has); "" when none is. cands is
+// scratch space, returned for reuse.
+func slipOf(w string, n int, byLen map[slipKey][]int32, term func(int32) string, cands []int32) (string, []int32) {
+	w0, size := utf8.DecodeRuneInString(w)
+	w1, _ := utf8.DecodeRuneInString(w[size:])
+	cands = cands[:0]
+	for m := n - 1; m <= n+1; m++ {
+		cands = append(cands, byLen[slipKey{m, w0}]...)
+		if w1 != w0 {
+			cands = append(cands, byLen[slipKey{m, w1}]...)
+		}
+	}
 	slices.Sort(cands)
 	for _, k := range cands {
 		if t := term(k); typo(w, t) {
