@@ -51,6 +51,16 @@ type glossTerm struct {
 	lang langSet
 }
 
+// withGloss is ts with t: t's languages added to those of the same word
+// in ts, or t appended when ts does not hold its word.
+func withGloss(ts []glossTerm, t glossTerm) []glossTerm {
+	if i := slices.IndexFunc(ts, func(o glossTerm) bool { return o.word == t.word }); i >= 0 {
+		ts[i].lang |= t.lang
+		return ts
+	}
+	return append(ts, t)
+}
+
 // glossWords are the words of ts.
 func glossWords(ts []glossTerm) []string {
 	out := make([]string, len(ts))
@@ -159,11 +169,7 @@ func (g *glossary) of(term string) []glossTerm {
 				if _, english := g.lines[w]; !glossable(w) || english || asks[w] {
 					continue
 				}
-				if i := slices.IndexFunc(out, func(t glossTerm) bool { return t.word == w }); i >= 0 {
-					out[i].lang |= l.lang
-				} else {
-					out = append(out, glossTerm{w, l.lang})
-				}
+				out = withGloss(out, glossTerm{w, l.lang})
 			}
 		}
 		return out
@@ -188,11 +194,7 @@ func (g *glossary) extend(terms []string) []glossTerm {
 			if slices.Contains(terms, w.word) {
 				continue
 			}
-			if i := slices.IndexFunc(out, func(o glossTerm) bool { return o.word == w.word }); i >= 0 {
-				out[i].lang |= w.lang
-			} else {
-				out = append(out, w)
-			}
+			out = withGloss(out, w)
 		}
 	}
 	return out
