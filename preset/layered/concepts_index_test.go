@@ -2,6 +2,7 @@ package layered
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -114,18 +115,22 @@ func TestConceptRuns(t *testing.T) {
 	}
 }
 
-// FuzzConceptIndex checks the index against a scan for any word.
+// FuzzConceptIndex checks the index against a scan for any word: in
+// the built-in concepts, and in those of a catalog found by its keywords
+// (eval/heldout59), whose glossary words make thousands of terms more.
 func FuzzConceptIndex(f *testing.F) {
-	for _, s := range []string{"comit", "chnaged", "readme", "corrigir", "тетсы", "reveiw", "evrything", "compilar", "reads"} {
+	for _, s := range []string{"comit", "chnaged", "readme", "corrigir", "тетсы", "reveiw", "evrything", "compilar", "reads", "Drukcer", "impresroa", "прниетр"} {
 		f.Add(s)
 	}
-	c := readBuiltinConcepts(f)
+	cs := []*Concepts{readBuiltinConcepts(f), catalogSetup(f, filepath.Join("testdata", "eval", "heldout59", "catalog.yaml")).Concepts}
 	f.Fuzz(func(t *testing.T, text string) {
 		words := embed.Words(text)
-		for _, w := range words {
-			checkIndex(t, c, w)
+		for _, c := range cs {
+			for _, w := range words {
+				checkIndex(t, c, w)
+			}
+			checkRuns(t, c, words)
 		}
-		checkRuns(t, c, words)
 	})
 }
 
