@@ -1133,13 +1133,16 @@ func glossKeywords(kw map[string][]string, g *glossary, caps ...[]Capability) ma
 	return glossed
 }
 
-// compoundHeadRunes is the fewest letters the last part of a compound
-// word has for compoundHead to read it, and the fewest of the word
-// before it.
+// The parts of a compound noun compoundHead reads.
 const (
-	compoundHeadRunes     = 5
+	// compoundHeadRunes is the fewest letters of its last part, and of
+	// the term that names it.
+	compoundHeadRunes = 5
+	// compoundModifierRunes is the fewest letters before the last part.
 	compoundModifierRunes = 3
-	compoundEndingBytes   = 3
+	// compoundEndingBytes is the longest ending the last part may have
+	// after a term that starts it ("rechnung" in "rechnungen").
+	compoundEndingBytes = 3
 )
 
 // compoundHead returns, in the order of c.words, the terms of keyword
@@ -1148,31 +1151,22 @@ const (
 // "firmenrechnungen" (Firmenrechnungen) is a "rechnung" and
 // "einzelzimmer" a "zimmer". The part is the longest of at least
 // compoundHeadRunes letters, after at least compoundModifierRunes, that
-// a term of as many letters names whole or starts, with an ending of at
-// most compoundEndingBytes left ("rechnungen"). The built-in concepts'
+// a term of as many letters names as named does, whole or as a stem with
+// an ending of at most compoundEndingBytes left. The built-in concepts'
 // words are left out: their German words were written to be matched as
 // they are, and their short heads ("daten", "format", "paket") name the
 // wrong thing in "Zugangsdaten" (credentials) or "Passwortformat".
 // buf is reused for the result.
 func (c *Concepts) compoundHead(w string, buf []int32) []int32 {
-	buf = buf[:0]
 	rs := []rune(w)
 	for p := compoundModifierRunes; p+compoundHeadRunes <= len(rs); p++ {
 		h := string(rs[p:])
-		for _, k := range c.byWord[h] {
-			if strings.HasPrefix(c.words[k].concept, keywordPrefix) {
-				buf = append(buf, k)
-			}
-		}
-		for _, k := range c.byStem[h[:4]] {
+		buf = slices.DeleteFunc(c.named(h, buf), func(k int32) bool {
 			t := &c.words[k]
-			if strings.HasPrefix(t.concept, keywordPrefix) && t.term != h && strings.HasPrefix(h, t.term) &&
-				len(h)-len(t.term) <= compoundEndingBytes && utf8.RuneCountInString(t.term) >= compoundHeadRunes {
-				buf = append(buf, k)
-			}
-		}
+			return !strings.HasPrefix(t.concept, keywordPrefix) ||
+				t.term != h && (len(h)-len(t.term) > compoundEndingBytes || utf8.RuneCountInString(t.term) < compoundHeadRunes)
+		})
 		if len(buf) > 0 {
-			slices.Sort(buf)
 			return buf
 		}
 	}
