@@ -185,6 +185,57 @@ func add(v []float64, feature string, w float64) {
 // case, accents folded ("Análise" is "analise"), so that the embedder and
 // keyword rules see the same words.
 func Words(text string) []string {
+	if ascii(text) {
+		return asciiWords(text)
+	}
+	return unicodeWords(text)
+}
+
+// ascii reports whether text is all ASCII.
+func ascii(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiWords is Words for text all in ASCII, which has no accent to
+// fold: each word is a slice of text, or, when it holds a capital, its
+// lower case.
+func asciiWords(text string) []string {
+	var words []string
+	start, upper := -1, false
+	for i := 0; i <= len(text); i++ {
+		var c byte
+		if i < len(text) {
+			c = text[i]
+		}
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		default:
+			if start >= 0 {
+				w := text[start:i]
+				if upper {
+					w = strings.ToLower(w)
+				}
+				words = append(words, w)
+			}
+			start, upper = -1, false
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	return words
+}
+
+// unicodeWords is Words for any text.
+func unicodeWords(text string) []string {
 	var (
 		words []string
 		b     strings.Builder
