@@ -32,9 +32,11 @@ type Concepts struct {
 	runs        []conceptRun
 	runsByFirst map[string][]int32
 	// ideographs are Chinese and Japanese terms, matched anywhere, the
-	// longest first.
-	ideographs []conceptTerm
-	names      []string
+	// longest first; ideographsByFirst indexes them by their first
+	// character, in that order.
+	ideographs        []conceptTerm
+	ideographsByFirst map[rune][]int32
+	names             []string
 	// terms are the words of words, to tell a word some term names whole.
 	terms map[string]bool
 	// byWord, byStem and byLen index words: by the term, by the first
@@ -169,6 +171,11 @@ func (c *Concepts) extend(extra map[string][]string, glossed map[string][]glossT
 		}
 	}
 	slices.SortStableFunc(c.ideographs, func(a, b conceptTerm) int { return len(b.term) - len(a.term) })
+	c.ideographsByFirst = map[rune][]int32{}
+	for i, t := range c.ideographs {
+		r, _ := utf8.DecodeRuneInString(t.term)
+		c.ideographsByFirst[r] = append(c.ideographsByFirst[r], int32(i))
+	}
 	c.runsByFirst = map[string][]int32{}
 	for i, r := range c.runs {
 		c.runsByFirst[r.words[0]] = append(c.runsByFirst[r.words[0]], int32(i))
@@ -537,7 +544,8 @@ func (c *Concepts) of(text string, task bool) []string {
 		}
 		type span struct{ i, j int }
 		var spans []span
-		for _, t := range c.ideographs {
+		for _, k := range c.ideographsIn(lower) {
+			t := &c.ideographs[k]
 			if t.lang.excludes(lang) {
 				continue
 			}
@@ -566,6 +574,21 @@ func (c *Concepts) of(text string, task bool) []string {
 			out = append(out, n)
 		}
 	}
+	return out
+}
+
+// ideographsIn returns, in the order of c.ideographs, the Chinese and
+// Japanese terms whose first character text holds: those it may hold.
+func (c *Concepts) ideographsIn(text string) []int32 {
+	var out []int32
+	seen := map[rune]bool{}
+	for _, r := range text {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, c.ideographsByFirst[r]...)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 
