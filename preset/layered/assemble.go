@@ -222,6 +222,9 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		rank, sel.Metrics.Ranker = rankerFor(s.rankSpace, e)
 	}
 	if rank {
+		if err := s.withHeadwords(&tools, req.Task); err != nil {
+			return nil, err
+		}
 		in := rankFeatures(w, s.Tools, tools, concepts, mode, sel.Tools, spec.Tools, s.Scores.Min, false)
 		sel.Tools, sel.Passed.Tools = s.ranker.rerank(in, s.Tools, concepts, mode, sel.Tools, s.Scores.Ranker, s.Limits.MaxTools)
 	}
@@ -647,6 +650,10 @@ type capFit struct {
 	// lex is, for tools, how much of the task's words each names
 	// (lexicon.match); nil for skills.
 	lex []float64
+	// gloss and assoc are, for tools, how much of the task's headwords,
+	// and of their associated words, each names (assocIndex.match), once
+	// withHeadwords has added them; nil for skills.
+	gloss, assoc []float64
 }
 
 // toolFit is how a task (its vector and its text), with its concepts,
@@ -656,6 +663,18 @@ func (s *Setup) toolFit(w weights, vecs *vectors, task embed.Vector, text string
 	f := fitOf(w, s.Tools, vecs.tools, task, concepts, s.conceptIDF)
 	f.lex = s.lexicon.match(embed.Words(text))
 	return f
+}
+
+// withHeadwords adds to f, the fit of task (its text) to the setup's
+// tools, how much of the task's headwords and of their associated words
+// each tool names (assocIndex.match), which only the ranker reads.
+func (s *Setup) withHeadwords(f *capFit, task string) error {
+	heads, err := s.assoc.headwords(task)
+	if err != nil {
+		return fmt.Errorf("layered: the built-in associations: %w", err)
+	}
+	f.gloss, f.assoc = s.assoc.match(heads)
+	return nil
 }
 
 // fitOf is how task, with its concepts, fits each of caps, whose

@@ -51,6 +51,12 @@ type Concepts struct {
 	// indexes them by length and first letter, as byLen does words.
 	runWords      []string
 	runWordsByLen map[slipKey][]int32
+	// every is set for the finder of a glossary's headwords (see
+	// assocIndex.finder): a task's words are read as written (among so
+	// many terms nearly any word would be a slip of one), and every term
+	// found names its concept, also one inside another's or the same as
+	// another's ("漏水" is a leak and a flood).
+	every bool
 }
 
 // slipKey indexes the terms a misspelt word may be a slip of: by a
@@ -476,7 +482,7 @@ func (c *Concepts) of(text string, task bool) []string {
 	}
 	found := map[string]bool{}
 	words := embed.Words(apartScripts(text))
-	if task {
+	if task && !c.every {
 		c.correct(words)
 	}
 	taken := make([]bool, len(words))
@@ -496,7 +502,7 @@ func (c *Concepts) of(text string, task bool) []string {
 			return
 		}
 		for j := i; j < i+len(r.words); j++ {
-			taken[j] = true
+			taken[j] = !c.every
 			if !slices.Contains(at[j], r.concept) {
 				at[j] = append(at[j], r.concept)
 			}
@@ -556,7 +562,7 @@ func (c *Concepts) of(text string, task bool) []string {
 				}
 				i, j := off+k, off+k+len(t.term)
 				off = j
-				if !slices.ContainsFunc(spans, func(s span) bool { return s.i <= i && j <= s.j }) {
+				if c.every || !slices.ContainsFunc(spans, func(s span) bool { return s.i <= i && j <= s.j }) {
 					found[t.concept] = true
 					spans = append(spans, span{i, j})
 				}

@@ -47,6 +47,7 @@ type Setup struct {
 	rankSpace  string             // the vector space it was fitted in (rankModel.Embedder)
 	byKeywords bool               // whether the catalog is found by its keywords (FoundByKeywords)
 	lexicon    *lexicon           // the words of Tools
+	assoc      *assocIndex        // the headwords and associated words the Tools name
 	// ModeSpecs are each mode's keywords, base tools and base skills.
 	ModeSpecs map[string]ModeSpec
 	// Tools and Skills are the capability manifests.
@@ -430,6 +431,11 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 	}
 	s.ranker, s.rankSpace = newToolRanker(m, s.Tools), m.Embedder
 	s.lexicon = newLexicon(s.Tools)
+	assoc, err := builtinAssociations()
+	if err != nil {
+		return nil, fmt.Errorf("layered: the built-in associations: %w", err)
+	}
+	s.assoc = newAssocIndex(assoc, s.Tools)
 	if len(doc.InjectionPatterns) > 0 {
 		if _, err := injection.New(doc.InjectionPatterns, nil); err != nil {
 			at("injection_patterns", "%v: fix the pattern, or remove it", err)

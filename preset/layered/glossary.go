@@ -149,6 +149,12 @@ func (g *glossary) read(name string, data []byte) error {
 // lines that list it. It returns nil for a term the glossary does not
 // hold.
 func (g *glossary) of(term string) []glossTerm {
+	return g.ofIn(term, 0)
+}
+
+// ofIn is of, with only the words of the files of languages in (all of
+// them when in is empty).
+func (g *glossary) ofIn(term string, in langSet) []glossTerm {
 	if g == nil {
 		return nil
 	}
@@ -164,6 +170,9 @@ func (g *glossary) of(term string) []glossTerm {
 		}
 		var out []glossTerm
 		for _, l := range lines {
+			if in != 0 && l.lang&in == 0 {
+				continue
+			}
 			for w := range strings.SplitSeq(l.words, ";") {
 				w = glossWord(w)
 				if _, english := g.lines[w]; !glossable(w) || english || asks[w] {

@@ -42,7 +42,13 @@ import (
 const defaultRankerThreshold = 0.25
 
 // rankDense are the names of a candidate's dense features, in order.
-var rankDense = []string{"similarity", "share", "in_mode", "rule_pick", "rule_position", "rule_relative", "base", "words", "words_relative"}
+var rankDense = []string{"similarity", "share", "in_mode", "rule_pick", "rule_position", "rule_relative", "base", "words", "words_relative", "gloss", "gloss_relative", "assoc", "assoc_relative"}
+
+// rankDenseSince are the dense features a ranker.json may leave out,
+// each weighing 0 there: those added after models were first fitted
+// (the task's headwords and their associations, see associations), so
+// that a model a team fitted before reads as it ranked.
+var rankDenseSince = []string{"gloss", "gloss_relative", "assoc", "assoc_relative"}
 
 // rankModel is the ranker's weights as defaults/ranker.json holds them:
 // the dense features' by name, the pairs' by key ("edit|test": a task
@@ -104,12 +110,14 @@ func parseRankModel(data []byte) (*rankModel, error) {
 		return nil, fmt.Errorf("not a ranker's JSON: %w", err)
 	}
 	for _, d := range rankDense {
-		if _, ok := m.Dense[d]; !ok {
+		if _, ok := m.Dense[d]; !ok && !slices.Contains(rankDenseSince, d) {
 			return nil, fmt.Errorf("dense: no weight for %q", d)
 		}
 	}
-	if len(m.Dense) != len(rankDense) {
-		return nil, fmt.Errorf("dense: %d weights, want %d (%v)", len(m.Dense), len(rankDense), rankDense)
+	for _, d := range slices.Sorted(maps.Keys(m.Dense)) {
+		if !slices.Contains(rankDense, d) {
+			return nil, fmt.Errorf("dense: %q is no feature of the ranker's (%v)", d, rankDense)
+		}
 	}
 	if err := m.index(); err != nil {
 		return nil, err
@@ -259,7 +267,7 @@ func rankFeatures(w weights, caps []Capability, f capFit, concepts []string, mod
 	n := len(rankDense)
 	buf := make([]float64, len(caps)*n)
 	scores := make([]float64, len(caps))
-	best, bestLex := min, 0.0
+	best, bestLex, bestGloss, bestAssoc := min, 0.0, 0.0, 0.0
 	for i := range caps {
 		c := &caps[i]
 		d := buf[i*n : (i+1)*n : (i+1)*n]
@@ -274,6 +282,10 @@ func rankFeatures(w weights, caps []Capability, f capFit, concepts []string, mod
 		if f.lex != nil {
 			d[7] = f.lex[i]
 			bestLex = max2(bestLex, d[7])
+		}
+		if f.gloss != nil {
+			d[9], d[11] = f.gloss[i], f.assoc[i]
+			bestGloss, bestAssoc = max2(bestGloss, d[9]), max2(bestAssoc, d[11])
 		}
 	}
 	for i := range caps {
@@ -290,6 +302,12 @@ func rankFeatures(w weights, caps []Capability, f capFit, concepts []string, mod
 		}
 		if bestLex > 0 {
 			d[8] = d[7] / bestLex
+		}
+		if bestGloss > 0 {
+			d[10] = d[9] / bestGloss
+		}
+		if bestAssoc > 0 {
+			d[12] = d[11] / bestAssoc
 		}
 		x := rankInput{dense: d}
 		if keys {
@@ -354,6 +372,12 @@ func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string
 		}
 		if d[7] > 0 {
 			s += fmt.Sprintf(", words %.2f", d[7])
+		}
+		if d[9] > 0 {
+			s += fmt.Sprintf(", headwords %.2f", d[9])
+		}
+		if d[11] > 0 {
+			s += fmt.Sprintf(", associations %.2f", d[11])
 		}
 		if d[2] == 0 {
 			s += ", of another mode"

@@ -76,6 +76,9 @@ func (a *Assembler) rankCases(ctx context.Context, cases []EvalCase, own bool) (
 		}
 		spec := s.ModeSpecs[mode]
 		tools := s.toolFit(w, vecs, task, c.Task, concepts)
+		if err := s.withHeadwords(&tools, c.Task); err != nil {
+			return nil, err
+		}
 		picks, _ := pick(w, s.Tools, tools, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 		skills, _ := pick(w, s.Skills, fitOf(w, s.Skills, vecs.skills, task, concepts, s.conceptIDF), concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
 		rc := rankCase{c: c, inputs: rankFeatures(w, s.Tools, tools, concepts, mode, picks, spec.Tools, s.Scores.Min, true), picks: picks, mode: mode, concepts: concepts}

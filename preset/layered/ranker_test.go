@@ -11,7 +11,7 @@ func TestParseRankModelRejects(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{`{`, "not a ranker's JSON"},
 		{`{"dense": {}}`, `no weight for "similarity"`},
-		{`{"dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1, "words": 1, "words_relative": 1, "other": 1}}`, "10 weights, want 9"},
+		{`{"dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1, "words": 1, "words_relative": 1, "other": 1, "more": 1}}`, `"more" is no feature of the ranker's`},
 		{`{"dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1, "words": 1, "words_relative": 1}, "pairs": {"edit": 1}}`, `"edit" is not a task's side and a tool's side`},
 	} {
 		_, err := parseRankModel([]byte(tc.in))
@@ -21,6 +21,26 @@ func TestParseRankModelRejects(t *testing.T) {
 	}
 	if _, err := defaultRanker(); err != nil {
 		t.Fatalf("the built-in ranker: %v", err)
+	}
+}
+
+// TestRankModelBefore reads a ranker.json fitted before the headword
+// features were added (see rankDenseSince): it loads, and ranks as it
+// did, those features weighing nothing.
+func TestRankModelBefore(t *testing.T) {
+	m, err := parseRankModel([]byte(`{"bias": -1, "dense": {"similarity": 1, "share": 2, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1, "words": 1, "words_relative": 1}}`))
+	if err != nil {
+		t.Fatalf("a model of the nine older features: %v", err)
+	}
+	r := newToolRanker(m, []Capability{{Name: "t"}})
+	dense := make([]float64, len(rankDense))
+	dense[1] = 0.5
+	before := r.z(0, dense, nil, "act")
+	for _, d := range rankDenseSince {
+		dense[slices.Index(rankDense, d)] = 1
+	}
+	if after := r.z(0, dense, nil, "act"); after != before || before != 0 {
+		t.Errorf("log-odds %v with the headword features set, %v without, want 0 both", after, before)
 	}
 }
 

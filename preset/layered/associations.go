@@ -1,0 +1,445 @@
+package layered
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/tessera-dev/tessera/embed"
+)
+
+// Associations carry what a task's situation needs to the tool that
+// deals with it, in the catalog's own words, in any language. A task
+// says what happened ("the armchair arrived scratched", "la señora se
+// cayó anoche", "账单重复扣款"); the tool that deals with it names what
+// it does ("warranty claim", "incident report", "payment"). The
+// glossary gives an everyday English word of work (a headword) its
+// words in the other languages; defaults/associations.tsv gives each
+// headword the words a tool for it is likely to name ("scratched":
+// damage, defect, repair, replacement, complaint, warranty). A task's
+// headwords, found in whichever language it is written in, then tell
+// the ranker two things of each tool:
+//
+//   - "gloss": how much of the weight of the task's headwords the tool
+//     names itself, in its name, keywords or description: a task in
+//     Russian finds an English description's words, as "words" (the
+//     lexicon) finds them in a task written in the catalog's language;
+//   - "assoc": how much of the weight of the headwords' associated words
+//     the tool names: "scratched" finds the tool whose description says
+//     "warranty".
+//
+// Both weigh a word by how few of the catalog's tools name it, as the
+// lexicon does, and both are dense features of the ranker, which learns
+// how far to trust them; the rules do not read them.
+type associations struct {
+	// heads are the headwords, sorted; items holds each one's associated
+	// words, in the order of heads, as written (see parseAssociations).
+	heads []string
+	items [][]string
+	// stems are, for each headword, the stems of its words (lexStem) a
+	// tool must name all of to name it, and for each of its associated
+	// words those of that word's, in the order of items.
+	self  [][]string
+	stems [][][]string
+	// byFirst are, by the first stem of each, the headwords (item -1)
+	// and associated words a tool may name, in the order of heads and
+	// items.
+	byFirst map[string][]assocRef
+	// gloss gives each headword its words in the other languages, read
+	// the first time a task in one of them asks; english finds the
+	// headwords in a task in English, laid out the first time one asks.
+	gloss   func() (*glossary, error)
+	english func() *englishFinder
+}
+
+// assocRef is headword heads[head] itself (item -1), or its associated
+// word items[head][item].
+type assocRef struct {
+	head, item int
+}
+
+// maxAssocLine bounds a line of the associations file, in bytes.
+const maxAssocLine = 4096
+
+// builtinAssociations are the built-in associations, read once a
+// process, when a setup's tools are first indexed.
+var builtinAssociations = sync.OnceValues(func() (*associations, error) {
+	data, err := defaults.ReadFile("defaults/associations.tsv")
+	if err != nil {
+		return nil, err
+	}
+	items, err := parseAssociations("associations.tsv", data)
+	if err != nil {
+		return nil, err
+	}
+	return newAssociations(items, builtinGlossary), nil
+})
+
+// parseAssociations reads data, an associations file named name: a line
+// per English headword, a tab, and its associated words separated by
+// semicolons. Lines starting with "#" and blank lines are skipped. It
+// returns each headword's words, in lower case, each once; an error
+// names the line and what to do about it.
+func parseAssociations(name string, data []byte) (map[string][]string, error) {
+	out := map[string][]string{}
+	rest := string(data)
+	for line := 1; rest != ""; line++ {
+		var text string
+		text, rest, _ = strings.Cut(rest, "\n")
+		if len(text) > maxAssocLine {
+			return nil, fmt.Errorf("%s:%d: a line of %d bytes: a line may hold at most %d", name, line, len(text), maxAssocLine)
+		}
+		text = strings.TrimSpace(text)
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		if !utf8.ValidString(text) {
+			return nil, fmt.Errorf("%s:%d: not UTF-8: write the file in UTF-8", name, line)
+		}
+		head, words, ok := strings.Cut(text, "\t")
+		head = plain(head)
+		if !ok || head == "" {
+			return nil, fmt.Errorf("%s:%d: want an English headword, a tab, and its associated words separated by semicolons", name, line)
+		}
+		if _, dup := out[head]; dup {
+			return nil, fmt.Errorf("%s:%d: %q is listed twice: merge its lines", name, line, head)
+		}
+		list := []string{}
+		for w := range strings.SplitSeq(words, ";") {
+			if w = plain(w); w != "" && w != head && !slices.Contains(list, w) {
+				list = append(list, w)
+			}
+		}
+		out[head] = list
+	}
+	return out, nil
+}
+
+// plain is w in lower case, its words one space apart: w itself when it
+// is written so already.
+func plain(w string) string {
+	w = strings.TrimSpace(w)
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= 0x80 || 'A' <= c && c <= 'Z' || c == ' ' && (w[i+1] == ' ') || c == '\t' {
+			return strings.Join(strings.Fields(strings.ToLower(w)), " ")
+		}
+	}
+	return w
+}
+
+// newAssociations indexes items (by headword, as parseAssociations
+// returns them) by the stems of their words; gloss gives a headword's
+// words in the other languages.
+func newAssociations(items map[string][]string, gloss func() (*glossary, error)) *associations {
+	a := &associations{heads: slices.Sorted(maps.Keys(items)), byFirst: map[string][]assocRef{}, gloss: gloss}
+	a.english = sync.OnceValue(func() *englishFinder {
+		f := &englishFinder{forms: map[string][]int{}, runs: map[string][]englishRun{}}
+		for i, h := range a.heads {
+			f.add(h, i)
+		}
+		return f
+	})
+	a.items, a.self, a.stems = make([][]string, len(a.heads)), make([][]string, len(a.heads)), make([][][]string, len(a.heads))
+	for i, h := range a.heads {
+		a.items[i] = items[h]
+		a.self[i] = assocStems(h)
+		if len(a.self[i]) > 0 {
+			a.byFirst[a.self[i][0]] = append(a.byFirst[a.self[i][0]], assocRef{i, -1})
+		}
+		a.stems[i] = make([][]string, len(items[h]))
+		for j, w := range items[h] {
+			if st := assocStems(w); len(st) > 0 {
+				a.stems[i][j] = st
+				a.byFirst[st[0]] = append(a.byFirst[st[0]], assocRef{i, j})
+			}
+		}
+	}
+	return a
+}
+
+// assocStems are the stems of w's words the lexicon counts (see
+// lexStem), each once.
+func assocStems(w string) []string {
+	var out []string
+	for _, x := range embed.Words(w) {
+		if s, ok := lexStem(x); ok && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// englishForms are the forms a task in English may write headword h in:
+// h, and, for its last word, the plural and the verb's forms ("leaks",
+// "leaked", "leaking"; "delays"; "replies", "replied"; "charges",
+// "charged", "charging"), each found as a whole word ("pass", never
+// "password").
+func englishForms(h string) []string {
+	i := strings.LastIndexByte(h, ' ') + 1
+	lead, w := h[:i], h[i:]
+	forms := []string{w, w + "s", w + "ed", w + "ing"}
+	switch {
+	case strings.HasSuffix(w, "e"):
+		forms = append(forms, w+"d", w[:len(w)-1]+"ing")
+	case strings.HasSuffix(w, "y") && len(w) > 2 && !strings.ContainsRune("aeiou", rune(w[len(w)-2])):
+		forms = append(forms, w[:len(w)-1]+"ies", w[:len(w)-1]+"ied")
+	case strings.HasSuffix(w, "s"), strings.HasSuffix(w, "x"), strings.HasSuffix(w, "ch"), strings.HasSuffix(w, "sh"):
+		forms = append(forms, w+"es")
+	}
+	for j, f := range forms {
+		forms[j] = lead + f
+	}
+	return forms
+}
+
+// assocIndex is associations laid out for one catalog's tools: the
+// headwords any tool names, itself or by an associated word, how to
+// find them in a task, which tools name each and each associated word,
+// and how much each weighs (by how few tools name it).
+type assocIndex struct {
+	a *associations
+	n int
+	// heads are the indexes into a.heads of the headwords that can move
+	// a tool; finders find them in a task in a language other than
+	// English, one for each, laid out the first time a task of that
+	// language asks (see finder).
+	heads   []int
+	finders [len(langNames)]func() (*Concepts, error)
+	// direct are the tools naming each headword; via, for each
+	// headword, its associated words any tool names, with those tools.
+	direct map[int][]int
+	via    map[int][]assocHit
+	// hidf is each headword's weight, widf each associated word's.
+	hidf map[int]float64
+	widf map[string]float64
+}
+
+// assocHit is an associated word and the tools that name it.
+type assocHit struct {
+	text  string
+	tools []int
+}
+
+// newAssocIndex indexes a's headwords and associated words by the tools
+// of caps that name them: all of their words, in their names, keywords
+// or descriptions.
+func newAssocIndex(a *associations, caps []Capability) *assocIndex {
+	x := &assocIndex{a: a, n: len(caps), direct: map[int][]int{}, via: map[int][]assocHit{}, hidf: map[int]float64{}, widf: map[string]float64{}}
+	// The tools naming each stem, in order.
+	stems := map[string][]int{}
+	for i := range caps {
+		for _, w := range embed.Words(caps[i].nameAndKeywords() + " " + caps[i].Description) {
+			if s, ok := lexStem(w); ok && !slices.Contains(stems[s], i) {
+				stems[s] = append(stems[s], i)
+			}
+		}
+	}
+	naming := func(st []string) []int {
+		out := stems[st[0]]
+		for _, s := range st[1:] {
+			if len(out) == 0 {
+				break
+			}
+			out = slices.DeleteFunc(slices.Clone(out), func(t int) bool { return !slices.Contains(stems[s], t) })
+		}
+		return out
+	}
+	weight := func(df int) float64 { return math.Log(1 + float64(x.n)/float64(df)) }
+	// Only the words whose first stem some tool names may be named.
+	var refs []assocRef
+	for s := range stems {
+		refs = append(refs, a.byFirst[s]...)
+	}
+	slices.SortFunc(refs, func(p, q assocRef) int {
+		if p.head != q.head {
+			return p.head - q.head
+		}
+		return p.item - q.item
+	})
+	for _, r := range refs {
+		if r.item < 0 {
+			if tools := naming(a.self[r.head]); len(tools) > 0 {
+				x.direct[r.head] = tools
+				x.hidf[r.head] = weight(len(tools))
+			}
+			continue
+		}
+		if tools := naming(a.stems[r.head][r.item]); len(tools) > 0 {
+			w := a.items[r.head][r.item]
+			x.via[r.head] = append(x.via[r.head], assocHit{w, tools})
+			x.widf[w] = weight(len(tools))
+		}
+	}
+	for _, r := range refs {
+		// refs are in the order of heads.
+		if (x.direct[r.head] != nil || x.via[r.head] != nil) && (len(x.heads) == 0 || x.heads[len(x.heads)-1] != r.head) {
+			x.heads = append(x.heads, r.head)
+		}
+	}
+	for i := range x.finders {
+		x.finders[i] = sync.OnceValues(func() (*Concepts, error) { return x.finder(1 << i) })
+	}
+	return x
+}
+
+// finder returns the concepts that find x's headwords in a task written
+// in language l, not English: a concept per headword, and its glossary
+// words of l, every term found naming its headword (see Concepts.every).
+func (x *assocIndex) finder(l langSet) (*Concepts, error) {
+	g, err := x.a.gloss()
+	if err != nil {
+		return nil, err
+	}
+	c := &Concepts{terms: map[string]bool{}, every: true}
+	for _, i := range x.heads {
+		h := x.a.heads[i]
+		c.names = append(c.names, h)
+		for _, t := range g.ofIn(h, l) {
+			c.addTerm(h, t.word, 0)
+		}
+	}
+	return c.extend(nil, nil), nil
+}
+
+// latin are the languages written in Latin letters: a task whose
+// language is not known is one of them (see taskLanguage).
+var latin = []langSet{langEN, langPT, langES, langFR, langDE}
+
+// headwords are the headwords of x task names (indexes into a.heads, in
+// order), in the language it is written in, or in any language of
+// Latin letters when that is not known.
+func (x *assocIndex) headwords(task string) ([]int, error) {
+	if x == nil {
+		return nil, nil
+	}
+	words := embed.Words(task)
+	langs := latin
+	if l := taskLanguage(task, words); l != 0 {
+		langs = []langSet{l}
+	}
+	var found []int
+	for _, l := range langs {
+		if l == langEN {
+			for _, h := range x.a.english().find(words, nil) {
+				if x.direct[h] != nil || x.via[h] != nil {
+					found = append(found, h)
+				}
+			}
+			continue
+		}
+		c, err := x.finders[bits.TrailingZeros8(uint8(l))]()
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range c.of(task, true) {
+			i, _ := slices.BinarySearch(x.a.heads, h)
+			found = append(found, i)
+		}
+	}
+	slices.Sort(found)
+	return slices.Compact(found), nil
+}
+
+// englishFinder finds headwords in a task in English by their forms
+// (see englishForms), each a whole word or a run of whole words.
+type englishFinder struct {
+	forms map[string][]int        // the headwords of one word, by form
+	runs  map[string][]englishRun // those of several, by their first word
+}
+
+// englishRun is a form of a headword of several words.
+type englishRun struct {
+	words []string
+	head  int
+}
+
+// add adds the forms of headword h, whose index is i.
+func (f *englishFinder) add(h string, i int) {
+	for _, form := range englishForms(h) {
+		if isWord(form) {
+			f.forms[form] = append(f.forms[form], i)
+			continue
+		}
+		ws := embed.Words(form)
+		switch len(ws) {
+		case 0:
+		case 1:
+			f.forms[ws[0]] = append(f.forms[ws[0]], i)
+		default:
+			f.runs[ws[0]] = append(f.runs[ws[0]], englishRun{ws, i})
+		}
+	}
+}
+
+// isWord reports whether w is a word as embed.Words gives it, in ASCII:
+// lower-case letters and digits only.
+func isWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// find appends to found the headwords words (a task's, as embed.Words
+// gives them) name.
+func (f *englishFinder) find(words []string, found []int) []int {
+	for i, w := range words {
+		found = append(found, f.forms[w]...)
+		for _, r := range f.runs[w] {
+			if len(words)-i >= len(r.words) && slices.Equal(words[i:i+len(r.words)], r.words) {
+				found = append(found, r.head)
+			}
+		}
+	}
+	return found
+}
+
+// match returns, for each tool, the share of the weight of heads (a
+// task's headwords, see headwords) that the tool names (gloss), and the
+// share of the weight of their associated words (each counted once)
+// that the tool names (assoc): each 0 to 1, and 0 for every tool when
+// the task's headwords name nothing of the catalog.
+func (x *assocIndex) match(heads []int) (gloss, assoc []float64) {
+	if x == nil {
+		return nil, nil
+	}
+	gloss, assoc = make([]float64, x.n), make([]float64, x.n)
+	var gTotal, aTotal float64
+	var seen []string
+	for _, h := range heads {
+		if tools, ok := x.direct[h]; ok {
+			w := x.hidf[h]
+			gTotal += w
+			for _, t := range tools {
+				gloss[t] += w
+			}
+		}
+		for _, hit := range x.via[h] {
+			if slices.Contains(seen, hit.text) {
+				continue
+			}
+			seen = append(seen, hit.text)
+			w := x.widf[hit.text]
+			aTotal += w
+			for _, t := range hit.tools {
+				assoc[t] += w
+			}
+		}
+	}
+	for i := range x.n {
+		if gTotal > 0 {
+			gloss[i] /= gTotal
+		}
+		if aTotal > 0 {
+			assoc[i] /= aTotal
+		}
+	}
+	return gloss, assoc
+}
