@@ -214,16 +214,7 @@ func FuzzParseAssociations(f *testing.F) {
 // 2-core machine.
 func BenchmarkHeadwords(b *testing.B) {
 	s := catalogSetup(b, filepath.Join("testdata", "eval", "heldout59", "catalog.yaml"))
-	tasks := []string{
-		"The printer on the third floor keeps jamming, can you open a ticket?",
-		"A impressora do terceiro andar não para de travar, abre um chamado?",
-		"La impresora de la tercera planta se atasca, ¿puedes abrir un ticket?",
-		"L'imprimante du troisième étage bloque encore, tu peux ouvrir un ticket ?",
-		"Der Etagendrucker im dritten Stock hat ständig Papierstau, bitte ein Ticket anlegen.",
-		"三楼的打印机一直卡纸，帮我提个工单",
-		"3階のプリンターがまた紙詰まりです。チケットを作ってください",
-		"Принтер на третьем этаже постоянно зажёвывает бумагу, заведи заявку",
-	}
+	tasks := printerTasks
 	for _, task := range tasks {
 		if _, err := s.assoc.headwords(task); err != nil {
 			b.Fatal(err)

@@ -116,6 +116,19 @@ func TestCompoundHead(t *testing.T) {
 	}
 }
 
+// printerTasks are the same task in the eight languages selection reads,
+// for heldout59's catalog (an IT help desk's), as benchmarks read them.
+var printerTasks = []string{
+	"The printer on the third floor keeps jamming, can you open a ticket?",
+	"A impressora do terceiro andar não para de travar, abre um chamado?",
+	"La impresora de la tercera planta se atasca, ¿puedes abrir un ticket?",
+	"L'imprimante du troisième étage bloque encore, tu peux ouvrir un ticket ?",
+	"Der Etagendrucker im dritten Stock hat ständig Papierstau, bitte ein Ticket anlegen.",
+	"三楼的打印机一直卡纸，帮我提个工单",
+	"3階のプリンターがまた紙詰まりです。チケットを作ってください",
+	"Принтер на третьем этаже постоянно зажёвывает бумагу, заведи заявку",
+}
+
 // BenchmarkTaskConcepts measures reading a task's concepts on a catalog
 // found by its keywords (eval/heldout59, its keywords' glossary words
 // added), one task in each language: the task's language read, the
@@ -124,16 +137,7 @@ func TestCompoundHead(t *testing.T) {
 // a small part of a selection.
 func BenchmarkTaskConcepts(b *testing.B) {
 	s := catalogSetup(b, filepath.Join("testdata", "eval", "heldout59", "catalog.yaml"))
-	tasks := []string{
-		"The printer on the third floor keeps jamming, can you open a ticket?",
-		"A impressora do terceiro andar não para de travar, abre um chamado?",
-		"La impresora de la tercera planta se atasca, ¿puedes abrir un ticket?",
-		"L'imprimante du troisième étage bloque encore, tu peux ouvrir un ticket ?",
-		"Der Etagendrucker im dritten Stock hat ständig Papierstau, bitte ein Ticket anlegen.",
-		"三楼的打印机一直卡纸，帮我提个工单",
-		"3階のプリンターがまた紙詰まりです。チケットを作ってください",
-		"Принтер на третьем этаже постоянно зажёвывает бумагу, заведи заявку",
-	}
+	tasks := printerTasks
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, task := range tasks {
