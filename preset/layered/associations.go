@@ -137,13 +137,7 @@ func plain(w string) string {
 // words in the other languages.
 func newAssociations(items map[string][]string, gloss func() (*glossary, error)) *associations {
 	a := &associations{heads: slices.Sorted(maps.Keys(items)), byFirst: map[string][]assocRef{}, gloss: gloss}
-	a.english = sync.OnceValue(func() *englishFinder {
-		f := &englishFinder{forms: map[string][]int{}, runs: map[string][]englishRun{}}
-		for i, h := range a.heads {
-			f.add(h, i)
-		}
-		return f
-	})
+	a.english = sync.OnceValue(func() *englishFinder { return newEnglishFinder(a.heads) })
 	a.items, a.self, a.stems = make([][]string, len(a.heads)), make([][]string, len(a.heads)), make([][][]string, len(a.heads))
 	for i, h := range a.heads {
 		a.items[i] = items[h]
@@ -166,12 +160,34 @@ func newAssociations(items map[string][]string, gloss func() (*glossary, error))
 // lexStem), each once.
 func assocStems(w string) []string {
 	var out []string
-	for _, x := range embed.Words(w) {
+	add := func(x string) {
 		if s, ok := lexStem(x); ok && !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
+	if !isPlain(w) {
+		for _, x := range embed.Words(w) {
+			add(x)
+		}
+		return out
+	}
+	// A word of ASCII lower-case letters and digits, words one space or
+	// hyphen apart: its words are slices of it, as embed.Words gives them.
+	for x := range strings.FieldsFuncSeq(w, func(r rune) bool { return r == ' ' || r == '-' }) {
+		add(x)
+	}
 	return out
+}
+
+// isPlain reports whether w holds only ASCII lower-case letters, digits,
+// spaces and hyphens.
+func isPlain(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == ' ' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // englishForms are the forms a task in English may write headword h in:
@@ -345,35 +361,32 @@ func (x *assocIndex) headwords(task string) ([]int, error) {
 	return slices.Compact(found), nil
 }
 
-// englishFinder finds headwords in a task in English by their forms
-// (see englishForms), each a whole word or a run of whole words.
+// englishFinder finds headwords in a task in English: each by its
+// words as embed.Words gives them, indexed by the first, the last
+// written in any of its forms (see englishForms).
 type englishFinder struct {
-	forms map[string][]int        // the headwords of one word, by form
-	runs  map[string][]englishRun // those of several, by their first word
+	byFirst map[string][]englishHead
 }
 
-// englishRun is a form of a headword of several words.
-type englishRun struct {
+// englishHead is a headword's words and its index.
+type englishHead struct {
 	words []string
 	head  int
 }
 
-// add adds the forms of headword h, whose index is i.
-func (f *englishFinder) add(h string, i int) {
-	for _, form := range englishForms(h) {
-		if isWord(form) {
-			f.forms[form] = append(f.forms[form], i)
-			continue
+// newEnglishFinder indexes heads.
+func newEnglishFinder(heads []string) *englishFinder {
+	f := &englishFinder{byFirst: make(map[string][]englishHead, len(heads))}
+	for i, h := range heads {
+		ws := []string{h}
+		if !isWord(h) {
+			ws = embed.Words(h)
 		}
-		ws := embed.Words(form)
-		switch len(ws) {
-		case 0:
-		case 1:
-			f.forms[ws[0]] = append(f.forms[ws[0]], i)
-		default:
-			f.runs[ws[0]] = append(f.runs[ws[0]], englishRun{ws, i})
+		if len(ws) > 0 {
+			f.byFirst[ws[0]] = append(f.byFirst[ws[0]], englishHead{ws, i})
 		}
 	}
+	return f
 }
 
 // isWord reports whether w is a word as embed.Words gives it, in ASCII:
@@ -387,14 +400,40 @@ func isWord(w string) bool {
 	return w != ""
 }
 
+// bases appends to out the words w may be a form of (see englishForms):
+// w, and w with an ending taken off or changed ("replied", "reply").
+func bases(w string, out []string) []string {
+	out = append(out, w)
+	for _, e := range [...]struct{ end, base string }{{"s", ""}, {"es", ""}, {"d", ""}, {"ed", ""}, {"ing", ""}, {"ing", "e"}, {"ies", "y"}, {"ied", "y"}} {
+		if len(w) > len(e.end) && strings.HasSuffix(w, e.end) {
+			out = append(out, w[:len(w)-len(e.end)]+e.base)
+		}
+	}
+	return out
+}
+
+// formOf reports whether w is a form of word, the last of a headword.
+func formOf(w, word string) bool {
+	return w == word || slices.Contains(englishForms(word), w)
+}
+
 // find appends to found the headwords words (a task's, as embed.Words
 // gives them) name.
 func (f *englishFinder) find(words []string, found []int) []int {
+	var bs []string
 	for i, w := range words {
-		found = append(found, f.forms[w]...)
-		for _, r := range f.runs[w] {
-			if len(words)-i >= len(r.words) && slices.Equal(words[i:i+len(r.words)], r.words) {
-				found = append(found, r.head)
+		for _, e := range f.byFirst[w] {
+			n := len(e.words)
+			if n > 1 && len(words)-i >= n && slices.Equal(words[i:i+n-1], e.words[:n-1]) && formOf(words[i+n-1], e.words[n-1]) {
+				found = append(found, e.head)
+			}
+		}
+		bs = bases(w, bs[:0])
+		for _, b := range bs {
+			for _, e := range f.byFirst[b] {
+				if len(e.words) == 1 && formOf(w, b) {
+					found = append(found, e.head)
+				}
 			}
 		}
 	}
