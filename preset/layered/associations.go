@@ -440,6 +440,38 @@ func (f *englishFinder) find(words []string, found []int) []int {
 	return found
 }
 
+// explain says which of heads (a task's headwords) tool t names
+// ("invoice, water"), and which of their associated words ("leak:
+// plumber, repair; overdue: payment"), for a selection's report: at most
+// four headwords each, empty when it names none.
+func (x *assocIndex) explain(heads []int, t int) (named, associated string) {
+	if x == nil {
+		return "", ""
+	}
+	const most = 4
+	var direct, via []string
+	var seen []string
+	for _, h := range heads {
+		if slices.Contains(x.direct[h], t) && len(direct) < most {
+			direct = append(direct, x.a.heads[h])
+		}
+		var ws []string
+		for _, hit := range x.via[h] {
+			if slices.Contains(seen, hit.text) {
+				continue
+			}
+			seen = append(seen, hit.text)
+			if slices.Contains(hit.tools, t) {
+				ws = append(ws, hit.text)
+			}
+		}
+		if len(ws) > 0 && len(via) < most {
+			via = append(via, x.a.heads[h]+": "+strings.Join(ws, ", "))
+		}
+	}
+	return strings.Join(direct, ", "), strings.Join(via, "; ")
+}
+
 // match returns, for each tool, the share of the weight of heads (a
 // task's headwords, see headwords) that the tool names (gloss), and the
 // share of the weight of their associated words (each counted once)

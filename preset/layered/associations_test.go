@@ -1,6 +1,7 @@
 package layered
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -62,6 +63,42 @@ func TestAssociations(t *testing.T) {
 		if tc.gloss >= 0 && (gloss[tc.gloss] == 0 || slices.Index(gloss, slices.Max(gloss)) != tc.gloss) {
 			t.Errorf("%q: headwords by tool %.2f, want %s's the most", tc.task, gloss, assocCatalog[tc.gloss].Name)
 		}
+	}
+}
+
+// TestSelectWhyHeadwords checks that a selection's report says which of
+// the task's headwords a tool the ranker scores names, and which of
+// their associated words: a Spanish task about a leak is a leak, and the
+// work-order tool names a leak's repair.
+func TestSelectWhyHeadwords(t *testing.T) {
+	catalog := `tools:
+  - name: report_leak
+    description: Log a leak or a burst main in the street, with its place and severity.
+    keywords: [leak, burst]
+  - name: work_orders
+    description: Create and close work orders for repair jobs in the field.
+    keywords: [work order, job]
+  - name: billing
+    description: Shows the bills and payments of an account.
+    keywords: [bill, payment]
+`
+	a := &Assembler{Setup: inlineSetup(t, catalog)}
+	sel, err := a.Select(context.Background(), Request{Task: "Hay una fuga enorme en la calle Olmo", Mode: "act"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := map[string]string{}
+	for _, p := range append(slices.Clone(sel.Tools), sel.Passed.Tools...) {
+		why[p.Name] = p.Why
+	}
+	if w := why["report_leak"]; !strings.Contains(w, "headwords 1.00 (leak)") {
+		t.Errorf("report_leak: why %q, want it to say the task's headword leak", w)
+	}
+	if w := why["work_orders"]; !strings.Contains(w, "(leak: repair)") {
+		t.Errorf("work_orders: why %q, want it to say leak's associated word repair", w)
+	}
+	if w := why["billing"]; strings.Contains(w, "headwords") || strings.Contains(w, "associations") {
+		t.Errorf("billing: why %q, want no headword or association", w)
 	}
 }
 

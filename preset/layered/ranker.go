@@ -348,8 +348,10 @@ func (r *toolRanker) z(i int, dense []float64, concepts []string, mode string) f
 // most probable first, up to max. When none is picked so, the most
 // probable of those the rules score above zero is, so that no task is
 // left without a tool while one fits it at all. passed are the best of
-// those not picked, with why.
-func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string, mode string, rules []Pick, th float64, max int) (out, passed []Pick) {
+// those not picked, with why; explain, when not nil, says which of the
+// task's headwords tool i names, and of their associated words
+// (assocIndex.explain), for why.
+func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string, mode string, rules []Pick, th float64, max int, explain func(i int) (named, associated string)) (out, passed []Pick) {
 	type cand struct {
 		i int
 		p float64
@@ -373,11 +375,15 @@ func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string
 		if d[7] > 0 {
 			s += fmt.Sprintf(", words %.2f", d[7])
 		}
+		var named, associated string
+		if explain != nil && d[9]+d[11] > 0 {
+			named, associated = explain(c.i)
+		}
 		if d[9] > 0 {
-			s += fmt.Sprintf(", headwords %.2f", d[9])
+			s += fmt.Sprintf(", headwords %.2f", d[9]) + parenthesized(named)
 		}
 		if d[11] > 0 {
-			s += fmt.Sprintf(", associations %.2f", d[11])
+			s += fmt.Sprintf(", associations %.2f", d[11]) + parenthesized(associated)
 		}
 		if d[2] == 0 {
 			s += ", of another mode"
@@ -415,6 +421,14 @@ func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string
 		}
 	}
 	return out, passed
+}
+
+// parenthesized is " (s)", or nothing for an empty s.
+func parenthesized(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
 }
 
 func sigmoid(z float64) float64 {

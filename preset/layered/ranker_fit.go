@@ -204,7 +204,7 @@ func (m *rankModel) marshal() ([]byte, error) {
 // then the rest by r.
 func (a *Assembler) rankPick(r *toolRanker, c rankCase, th float64) []string {
 	s := a.Setup
-	out, _ := r.rerank(c.inputs, s.Tools, c.concepts, c.mode, c.picks, th, s.Limits.MaxTools)
+	out, _ := r.rerank(c.inputs, s.Tools, c.concepts, c.mode, c.picks, th, s.Limits.MaxTools, nil)
 	names := make([]string, len(out))
 	for i, p := range out {
 		names[i] = p.Name

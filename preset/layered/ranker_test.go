@@ -98,14 +98,14 @@ func TestRankerNeverSilent(t *testing.T) {
 		}
 		return out
 	}
-	out, passed := r.rerank(in(0, 0.4, 0), caps, nil, "act", nil, 0.5, 10)
+	out, passed := r.rerank(in(0, 0.4, 0), caps, nil, "act", nil, 0.5, 10, nil)
 	if len(out) != 1 || out[0].Name != "fits" || !strings.Contains(out[0].Why, "the best there is") {
 		t.Errorf("picked %+v, want fits alone, as the best there is", out)
 	}
 	if len(passed) != 2 || passed[0].Name != "prior" {
 		t.Errorf("passed %+v, want prior then other", passed)
 	}
-	if out, _ := r.rerank(in(0, 0, 0), caps, nil, "act", nil, 0.5, 10); len(out) != 0 {
+	if out, _ := r.rerank(in(0, 0, 0), caps, nil, "act", nil, 0.5, 10, nil); len(out) != 0 {
 		t.Errorf("picked %+v for a task no tool fits, want none", out)
 	}
 }
