@@ -106,11 +106,19 @@ func (a *Assembler) Evaluate(ctx context.Context, cases []EvalCase, k int) (*Eva
 			res.Recall = float64(hits) / float64(len(c.Want))
 		}
 		r.Cases = append(r.Cases, res)
-		r.MeanPrecision += res.Precision
-		r.MeanRecall += res.Recall
+	}
+	r.mean()
+	return r, nil
+}
+
+// mean sets r's mean precision and recall, rounded, from its cases.
+func (r *EvalReport) mean() {
+	r.MeanPrecision, r.MeanRecall = 0, 0
+	for _, c := range r.Cases {
+		r.MeanPrecision += c.Precision
+		r.MeanRecall += c.Recall
 	}
 	if n := float64(len(r.Cases)); n > 0 {
 		r.MeanPrecision, r.MeanRecall = round(r.MeanPrecision/n), round(r.MeanRecall/n)
 	}
-	return r, nil
 }

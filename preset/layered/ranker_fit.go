@@ -326,12 +326,7 @@ func (a *Assembler) FitRanker(ctx context.Context, cases []EvalCase) (model []by
 	reports := [2]*EvalReport{}
 	for k := range reports {
 		r := &EvalReport{K: 3, Cases: results[k]}
-		for _, c := range r.Cases {
-			r.MeanPrecision += c.Precision
-			r.MeanRecall += c.Recall
-		}
-		n := float64(len(r.Cases))
-		r.MeanPrecision, r.MeanRecall = round(r.MeanPrecision/n), round(r.MeanRecall/n)
+		r.mean()
 		reports[k] = r
 	}
 	m := trainRanker(rcs, prior, rankEpochs, fitL2)
