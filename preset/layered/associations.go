@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/tessera-dev/tessera/embed"
 )
@@ -83,31 +82,14 @@ var builtinAssociations = sync.OnceValues(func() (*associations, error) {
 // parseAssociations reads data, an associations file named name: a line
 // per English headword, a tab, and its associated words separated by
 // semicolons. Lines starting with "#" and blank lines are skipped. It
-// returns each headword's words, in lower case, each once; an error
-// names the line and what to do about it.
+// returns each headword's words, in lower case, each once, at least
+// one; an error names the line and what to do about it.
 func parseAssociations(name string, data []byte) (map[string][]string, error) {
 	out := map[string][]string{}
-	rest := string(data)
-	for line := 1; rest != ""; line++ {
-		var text string
-		text, rest, _ = strings.Cut(rest, "\n")
-		if len(text) > maxAssocLine {
-			return nil, fmt.Errorf("%s:%d: a line of %d bytes: a line may hold at most %d", name, line, len(text), maxAssocLine)
-		}
-		text = strings.TrimSpace(text)
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		if !utf8.ValidString(text) {
-			return nil, fmt.Errorf("%s:%d: not UTF-8: write the file in UTF-8", name, line)
-		}
-		head, words, ok := strings.Cut(text, "\t")
+	err := eachHeadLine(name, data, maxAssocLine, "an English headword, a tab, and its associated words separated by semicolons", func(line int, head, words string) error {
 		head = plain(head)
-		if !ok || head == "" {
-			return nil, fmt.Errorf("%s:%d: want an English headword, a tab, and its associated words separated by semicolons", name, line)
-		}
 		if _, dup := out[head]; dup {
-			return nil, fmt.Errorf("%s:%d: %q is listed twice: merge its lines", name, line, head)
+			return fmt.Errorf("%s:%d: %q is listed twice: merge its lines", name, line, head)
 		}
 		list := []string{}
 		for w := range strings.SplitSeq(words, ";") {
@@ -115,17 +97,24 @@ func parseAssociations(name string, data []byte) (map[string][]string, error) {
 				list = append(list, w)
 			}
 		}
+		if len(list) == 0 {
+			return fmt.Errorf("%s:%d: %q has no associated word: list some after its tab, or remove the line", name, line, head)
+		}
 		out[head] = list
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// plain is w in lower case, its words one space apart: w itself when it
-// is written so already.
+// plain is w in lower case, its words one space apart, as
+// strings.Fields splits them: w itself when it is written so already.
 func plain(w string) string {
-	w = strings.TrimSpace(w)
 	for i := 0; i < len(w); i++ {
-		if c := w[i]; c >= 0x80 || 'A' <= c && c <= 'Z' || c == ' ' && (w[i+1] == ' ') || c == '\t' {
+		c := w[i]
+		if c >= 0x80 || 'A' <= c && c <= 'Z' || c < ' ' || c == ' ' && (i == 0 || i == len(w)-1 || w[i+1] == ' ') {
 			return strings.Join(strings.Fields(strings.ToLower(w)), " ")
 		}
 	}
@@ -450,26 +439,37 @@ func (x *assocIndex) explain(heads []int, t int) (named, associated string) {
 	}
 	const most = 4
 	var direct, via []string
-	var seen []string
 	for _, h := range heads {
 		if slices.Contains(x.direct[h], t) && len(direct) < most {
 			direct = append(direct, x.a.heads[h])
 		}
-		var ws []string
-		for _, hit := range x.via[h] {
-			if slices.Contains(seen, hit.text) {
-				continue
-			}
-			seen = append(seen, hit.text)
-			if slices.Contains(hit.tools, t) {
-				ws = append(ws, hit.text)
-			}
+	}
+	last := -1 // the headword whose words via ends with
+	x.eachAssociated(heads, func(h int, hit assocHit) {
+		switch {
+		case !slices.Contains(hit.tools, t):
+		case h == last:
+			via[len(via)-1] += ", " + hit.text
+		case len(via) < most:
+			via, last = append(via, x.a.heads[h]+": "+hit.text), h
 		}
-		if len(ws) > 0 && len(via) < most {
-			via = append(via, x.a.heads[h]+": "+strings.Join(ws, ", "))
+	})
+	return strings.Join(direct, ", "), strings.Join(via, "; ")
+}
+
+// eachAssociated calls f with each associated word of heads (a task's
+// headwords) any tool names, once, the first time a headword's list
+// holds it, and that headword, in the order of heads.
+func (x *assocIndex) eachAssociated(heads []int, f func(h int, hit assocHit)) {
+	var seen []string
+	for _, h := range heads {
+		for _, hit := range x.via[h] {
+			if !slices.Contains(seen, hit.text) {
+				seen = append(seen, hit.text)
+				f(h, hit)
+			}
 		}
 	}
-	return strings.Join(direct, ", "), strings.Join(via, "; ")
 }
 
 // match returns, for each tool, the share of the weight of heads (a
@@ -483,7 +483,6 @@ func (x *assocIndex) match(heads []int) (gloss, assoc []float64) {
 	}
 	gloss, assoc = make([]float64, x.n), make([]float64, x.n)
 	var gTotal, aTotal float64
-	var seen []string
 	for _, h := range heads {
 		if tools, ok := x.direct[h]; ok {
 			w := x.hidf[h]
@@ -492,18 +491,14 @@ func (x *assocIndex) match(heads []int) (gloss, assoc []float64) {
 				gloss[t] += w
 			}
 		}
-		for _, hit := range x.via[h] {
-			if slices.Contains(seen, hit.text) {
-				continue
-			}
-			seen = append(seen, hit.text)
-			w := x.widf[hit.text]
-			aTotal += w
-			for _, t := range hit.tools {
-				assoc[t] += w
-			}
-		}
 	}
+	x.eachAssociated(heads, func(_ int, hit assocHit) {
+		w := x.widf[hit.text]
+		aTotal += w
+		for _, t := range hit.tools {
+			assoc[t] += w
+		}
+	})
 	for i := range x.n {
 		if gTotal > 0 {
 			gloss[i] /= gTotal

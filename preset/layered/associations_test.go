@@ -150,6 +150,7 @@ func TestParseAssociationsErrors(t *testing.T) {
 		{"leak\trepair\n\xff\tx\n", "a.tsv:2: not UTF-8"},
 		{"leak\t" + strings.Repeat("repair; ", 600) + "\n", "a.tsv:1: a line of 4805 bytes: a line may hold at most 4096"},
 		{"\tplumber\n", "a.tsv:1: want an English headword"},
+		{"leak\trepair\nburst\t ; ;Burst\n", `a.tsv:2: "burst" has no associated word`},
 	} {
 		_, err := parseAssociations("a.tsv", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -191,7 +192,8 @@ func TestBuiltinAssociations(t *testing.T) {
 }
 
 // FuzzParseAssociations checks that an associations file is read or
-// refused with an error naming its line, never a panic; that what is
+// refused with an error naming its line, never a panic; that plain
+// writes any text as strings.Fields and strings.ToLower do; that what is
 // read is plain (lower case, one space between words), each word once
 // and none its headword's, and reads the same written out again; and
 // that it indexes a catalog and finds headwords in a task without a
@@ -206,7 +208,11 @@ func FuzzParseAssociations(f *testing.F) {
 	f.Add([]byte("# x\n\n\t\n"), "漏水")
 	f.Add([]byte("a\tb\na\tc\n"), "")
 	f.Add([]byte("x\xff\ty\n"), "протечка")
+	f.Add([]byte("a\vb\tc\v d\n"), " Two  Words\r")
 	f.Fuzz(func(t *testing.T, b []byte, task string) {
+		if got, want := plain(task), strings.Join(strings.Fields(strings.ToLower(task)), " "); got != want {
+			t.Fatalf("plain(%q) = %q, want %q", task, got, want)
+		}
 		items, err := parseAssociations("f.tsv", b)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.tsv:") {

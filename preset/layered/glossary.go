@@ -116,12 +116,27 @@ var builtinGlossary = sync.OnceValues(func() (*glossary, error) {
 // language name's stem names ("de" for de.tsv).
 func (g *glossary) read(name string, data []byte) error {
 	lang := langOf(strings.TrimSuffix(name, ".tsv"))
+	return eachHeadLine(name, data, maxGlossaryLine, "an English word, a tab, and its words separated by semicolons", func(_ int, head, words string) error {
+		head = strings.ToLower(strings.TrimSpace(head))
+		g.lines[head] = append(g.lines[head], glossLine{words, lang})
+		return nil
+	})
+}
+
+// eachHeadLine calls f with each line of data, a file named name whose
+// lines are each an English headword, a tab, and its words (a glossary
+// file, or the associations): the line's number, its headword as
+// written, and the rest. Lines starting with "#" and blank lines are
+// skipped. A line of more than max bytes, not in UTF-8, or with no tab
+// or no headword is an error naming the line, want saying what a line
+// holds; so is an error f returns, which names the line itself.
+func eachHeadLine(name string, data []byte, max int, want string, f func(line int, head, rest string) error) error {
 	rest := string(data)
 	for line := 1; rest != ""; line++ {
 		var text string
 		text, rest, _ = strings.Cut(rest, "\n")
-		if len(text) > maxGlossaryLine {
-			return fmt.Errorf("%s:%d: a line of %d bytes: a line may hold at most %d", name, line, len(text), maxGlossaryLine)
+		if len(text) > max {
+			return fmt.Errorf("%s:%d: a line of %d bytes: a line may hold at most %d", name, line, len(text), max)
 		}
 		text = strings.TrimSpace(text)
 		if text == "" || strings.HasPrefix(text, "#") {
@@ -131,11 +146,12 @@ func (g *glossary) read(name string, data []byte) error {
 			return fmt.Errorf("%s:%d: not UTF-8: write the file in UTF-8", name, line)
 		}
 		head, words, ok := strings.Cut(text, "\t")
-		head = strings.ToLower(strings.TrimSpace(head))
-		if !ok || head == "" {
-			return fmt.Errorf("%s:%d: want an English word, a tab, and its words separated by semicolons", name, line)
+		if !ok || strings.TrimSpace(head) == "" {
+			return fmt.Errorf("%s:%d: want %s", name, line, want)
 		}
-		g.lines[head] = append(g.lines[head], glossLine{words, lang})
+		if err := f(line, head, words); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -158,7 +174,7 @@ func (g *glossary) ofIn(term string, in langSet) []glossTerm {
 	if g == nil {
 		return nil
 	}
-	term = strings.Join(strings.Fields(strings.ToLower(term)), " ")
+	term = plain(term)
 	for _, head := range append([]string{term}, singulars(term)...) {
 		lines, ok := g.lines[head]
 		if !ok {
