@@ -112,9 +112,10 @@ func parseAssociations(name string, data []byte) (map[string][]string, error) {
 // plain is w in lower case, its words one space apart, as
 // strings.Fields splits them: w itself when it is written so already.
 func plain(w string) string {
+	w = strings.TrimSpace(w)
 	for i := 0; i < len(w); i++ {
 		c := w[i]
-		if c >= 0x80 || 'A' <= c && c <= 'Z' || c < ' ' || c == ' ' && (i == 0 || i == len(w)-1 || w[i+1] == ' ') {
+		if c >= 0x80 || 'A' <= c && c <= 'Z' || c < ' ' || c == ' ' && w[i+1] == ' ' {
 			return strings.Join(strings.Fields(strings.ToLower(w)), " ")
 		}
 	}
