@@ -69,6 +69,7 @@ func checkIndex(t *testing.T, c *Concepts, w string) {
 // once: what the index finds for a word does not depend on the words
 // around it).
 func TestConceptIndex(t *testing.T) {
+	t.Parallel()
 	c := readBuiltinConcepts(t)
 	seen := map[string]bool{}
 	for _, f := range rankSets(t) {
@@ -108,6 +109,7 @@ func checkRuns(t *testing.T, c *Concepts, words []string) {
 // TestConceptRuns checks the index of terms of several words against a
 // scan of them, for every evaluation task.
 func TestConceptRuns(t *testing.T) {
+	t.Parallel()
 	c := readBuiltinConcepts(t)
 	n := 0
 	for _, f := range rankSets(t) {

@@ -779,6 +779,7 @@ func readSelection(t *testing.T) (dev, held []EvalCase) {
 // measure the ranker on tasks it was not trained on. With -held-out it reports the first set's held-out
 // part too, with no floor.
 func TestSelectionEvaluationSet(t *testing.T) {
+	t.Parallel()
 	ranker := &Assembler{Setup: evalSetup(t)}
 	rules := &Assembler{Setup: evalSetup(t)}
 	rules.Setup.Scores.Ranker = 0
@@ -1008,6 +1009,7 @@ func TestSecondAnnotator(t *testing.T) {
 // and 0.667, 0.729 with them, since the keyword ranker was trained on
 // fourteen more catalogs).
 func TestTeamConcepts(t *testing.T) {
+	t.Parallel()
 	for _, set := range []string{"heldout51", "heldout52", "heldout57"} {
 		dir := filepath.Join("testdata", "eval", set)
 		catalog, err := os.ReadFile(filepath.Join(dir, "catalog.yaml"))
