@@ -50,7 +50,7 @@ func (c *Capability) Glossary() []string {
 // (no built-in concept, none of the setup's concepts:), as the tools of
 // a catalog for work other than software (HR, a hotel, a legal team)
 // do. Without a ranker.json of its own, such a setup ranks with the
-// built-in ranker trained on catalogs of both kinds
+// built-in ranker trained on catalogs of that kind
 // (defaults/ranker-keywords.json), the others with the one trained on
 // software work (defaults/ranker.json). It is false for a nil setup.
 func (s *Setup) FoundByKeywords() bool {

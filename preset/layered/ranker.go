@@ -82,9 +82,9 @@ type rankPair struct {
 
 // The built-in models, each read once a process: defaultRanker, trained
 // on the catalogs of a software agent's work, and keywordRanker, trained
-// on those and on catalogs found by their keywords (see
-// Setup.FoundByKeywords), which a setup without a ranker of its own
-// ranks with when its catalog is one.
+// on catalogs found by their keywords alone (see Setup.FoundByKeywords),
+// which a setup without a ranker of its own ranks with when its catalog
+// is one.
 var (
 	defaultRanker = sync.OnceValues(func() (*rankModel, error) { return builtinRanker("defaults/ranker.json") })
 	keywordRanker = sync.OnceValues(func() (*rankModel, error) { return builtinRanker("defaults/ranker-keywords.json") })

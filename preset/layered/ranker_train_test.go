@@ -128,7 +128,7 @@ func TestRankerTrained(t *testing.T) {
 	skipTraining(t)
 	files := rankSets(t)
 	checkTrained(t, filepath.Join("defaults", "ranker.json"), files)
-	checkTrained(t, filepath.Join("defaults", "ranker-keywords.json"), append(files, keywordSets(t)...))
+	checkTrained(t, filepath.Join("defaults", "ranker-keywords.json"), keywordSets(t))
 }
 
 // keywordHeldOut are the catalogs found by their keywords that the
@@ -144,7 +144,13 @@ func TestRankerTrained(t *testing.T) {
 // 0.662, 0.664 to 0.670, 0.687; tune18 to tune23, six more, left the
 // twenty-six where they were (0.659, 0.681 to 0.661, 0.680), and give
 // 0.639, 0.660 each left out in turn. The software ranker is not
-// trained on any of them (rankHeldOut).
+// trained on any of them (rankHeldOut). Since heldout90 and heldout91
+// were written, the keyword ranker is trained on those catalogs alone,
+// not on the software sets besides: the software sets' tasks are many,
+// and taught it to follow the rules' picks, which are tuned on software
+// work; the thirty-two catalogs, each left out in turn, went from 0.661,
+// 0.680 to 0.669, 0.693, and heldout86 to heldout89 from 0.601, 0.570
+// to 0.623, 0.585.
 var keywordHeldOut = []string{"heldout86", "heldout87", "heldout88", "heldout89", "heldout90", "heldout91"}
 
 // keywordSets are the files of the sets under testdata/eval whose own
@@ -445,9 +451,9 @@ func TestRankerFitCatalogs(t *testing.T) {
 
 // TestKeywordRankerCatalogs holds what the keyword ranker does on a
 // catalog found by its keywords that it was never trained on: each such
-// catalog is picked for by a keyword ranker trained on every other set,
-// its catalog's tasks left out, against the ranker trained on software
-// work alone. Over all those catalogs the first must give more
+// catalog is picked for by a keyword ranker trained on every other such
+// catalog, as the built-in one is, against the ranker trained on
+// software work alone. Over all those catalogs the first must give more
 // precision@3 and recall@3, summed, than the second.
 func TestKeywordRankerCatalogs(t *testing.T) {
 	skipTraining(t)
@@ -464,7 +470,7 @@ func TestKeywordRankerCatalogs(t *testing.T) {
 	l := layouts{}
 	var baseAll, keywordAll rankScore
 	for _, set := range sets {
-		train := cases(software)
+		var train []rankCase
 		for _, c := range own {
 			if c.set != set {
 				train = append(train, c.rankCase)
