@@ -907,12 +907,26 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 		// they fail, or how to change them, is looked into.
 		return "review", "asks how the checks went", nil
 	}
+	request := cue(req.Task, words, requestCues) != ""
 	if isQuestion(req.Task, words) && !has(asked) {
+		// A question that asks for something to be done to a record is
+		// a request: "tu peux prolonger le séjour de M. Garnier jusqu'à
+		// jeudi ?" (see asksToDo).
+		if request && cue(req.Task, words, whyCues) == "" {
+			if v := asksToDo(req.Task, words, true); v != "" {
+				return "act", fmt.Sprintf("asks for something to be done (%q)", v), nil
+			}
+		}
 		return "plan", "a question", nil
 	}
 	// Documentation looked at is read, not written: "mira en la
-	// documentación de Stripe cómo se hacen los reembolsos".
+	// documentación de Stripe cómo se hacen los reembolsos". A task that
+	// looks something up to do something with it does it: "find her
+	// account and refund the duplicate charge".
 	if !changes && !runs && (has(lookConcepts) || slices.Contains(concepts, "docs") && cue(req.Task, words, lookCues) != "") {
+		if v := asksToDo(req.Task, words, request); v != "" {
+			return "act", fmt.Sprintf("looks, then does something (%q)", v), nil
+		}
 		return "plan", "only looks", nil
 	}
 	return "act", "default", nil
