@@ -2,7 +2,6 @@ package layered
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/tessera-dev/tessera/embed"
@@ -25,7 +24,7 @@ import (
 // ask for it.
 
 // doVerbsEnglish open a clause that asks for something to be done.
-var doVerbsEnglish = []string{"book", "rebook", "reserve", "cancel", "refund", "reimburse", "send", "resend", "email", "text",
+var doVerbsEnglish = wordsOf("book", "rebook", "reserve", "cancel", "refund", "reimburse", "send", "resend", "email", "text",
 	"notify", "remind", "log", "register", "enrol", "enroll", "record", "add", "remove", "update", "change", "move",
 	"reschedule", "schedule", "assign", "allocate", "issue", "reissue", "raise", "close", "approve", "reject", "decline",
 	"waive", "credit", "charge", "pay", "transfer", "block", "bar", "suspend", "freeze", "unfreeze", "unblock", "reset",
@@ -33,7 +32,7 @@ var doVerbsEnglish = []string{"book", "rebook", "reserve", "cancel", "refund", "
 	"ship", "dispatch", "collect", "print", "publish", "post", "upload", "submit", "put", "mark", "flag", "escalate",
 	"forward", "arrange", "replace", "swap", "return", "grant", "revoke", "release", "file", "chase", "contact", "call",
 	"ring", "give", "offer", "apply", "switch", "port", "draft", "write", "reply", "respond", "invite", "enter", "sign",
-	"set", "top", "void", "rebill", "redeliver", "deliver", "hold", "pause", "resume", "unlock", "lock"}
+	"set", "top", "void", "rebill", "redeliver", "deliver", "hold", "pause", "resume", "unlock", "lock")
 
 // leadWords may stand before a clause's first verb, in English,
 // Portuguese, Spanish or French: the words that ask politely, those that
@@ -50,7 +49,7 @@ var leadWords = wordsOf("and", "then", "also", "just", "so", "asap", "kindly", "
 // Spanish, French, German and Russian, as embed.Words reads them, by
 // language: many are words of another language too (the French
 // "change", the Portuguese "remove").
-var doImperatives = map[langSet][]string{
+var doImperatives = map[langSet]wordSet{
 	langPT: wordsOf(
 		"manda", "mande", "envia", "envie", "abre", "abra", "cadastra", "cadastre", "registra", "registre", "agende",
 		"marque", "reserve", "cancela", "cancele", "estorna", "estorne", "reembolsa", "reembolse",
@@ -110,7 +109,7 @@ var doImperatives = map[langSet][]string{
 // doInfinitives are infinitives of doing something, by language,
 // which ask for it when the task asks for something to be done
 // (requestCues).
-var doInfinitives = map[langSet][]string{
+var doInfinitives = map[langSet]wordSet{
 	langPT: wordsOf("enviar", "mandar", "abrir", "cadastrar", "registrar", "agendar", "marcar", "reservar", "cancelar", "estornar",
 		"reembolsar", "bloquear", "desbloquear", "liberar", "trocar", "mudar", "transferir", "colocar", "lançar", "emitir",
 		"aprovar", "publicar", "imprimir", "atualizar", "apagar", "remover", "adicionar", "incluir", "avisar", "notificar",
@@ -150,13 +149,16 @@ var doPhrases = []string{
 	"投稿して", "通知して", "案内して", "しといて", "しておいて", "をお願いします",
 }
 
-// wordsOf reads each phrase as embed.Words does: lower case, accents
-// folded.
-func wordsOf(phrases ...string) []string {
-	out := make([]string, 0, len(phrases))
-	for _, p := range phrases {
-		if w := embed.Words(p); len(w) == 1 && !slices.Contains(out, w[0]) {
-			out = append(out, w[0])
+// wordSet is a set of words as embed.Words reads them.
+type wordSet map[string]bool
+
+// wordsOf is the set of words, each read as embed.Words reads it: lower
+// case, accents folded.
+func wordsOf(words ...string) wordSet {
+	out := make(wordSet, len(words))
+	for _, p := range words {
+		if w := embed.Words(p); len(w) == 1 {
+			out[w[0]] = true
 		}
 	}
 	return out
@@ -183,7 +185,7 @@ func asksToDo(task string, words []string, request bool) string {
 	case langDE, langRU:
 		// Their imperatives are no other form of the verb: anywhere.
 		for _, w := range words {
-			if slices.Contains(doImperatives[lang], w) || request && slices.Contains(doInfinitives[lang], w) {
+			if doImperatives[lang][w] || request && doInfinitives[lang][w] {
 				return w
 			}
 		}
@@ -200,7 +202,7 @@ func asksToDo(task string, words []string, request bool) string {
 			}
 		}
 		for _, l := range []langSet{langPT, langES, langFR} {
-			if (lang == 0 || lang == l) && (slices.Contains(doImperatives[l], cw[i]) || request && slices.Contains(doInfinitives[l], cw[i])) {
+			if (lang == 0 || lang == l) && (doImperatives[l][cw[i]] || request && doInfinitives[l][cw[i]]) {
 				return true
 			}
 		}
@@ -209,7 +211,7 @@ func asksToDo(task string, words []string, request bool) string {
 	for _, clause := range clauseBreak.Split(task, -1) {
 		cw := embed.Words(clause)
 		i := 0
-		for i < len(cw) && slices.Contains(leadWords, cw[i]) {
+		for i < len(cw) && leadWords[cw[i]] {
 			i++
 		}
 		if i < len(cw) && verbAt(cw, i) {
@@ -218,7 +220,7 @@ func asksToDo(task string, words []string, request bool) string {
 		// "… and refund the duplicate charge": a verb after "and" or
 		// "then" opens a clause of its own.
 		for j := i + 1; j+1 < len(cw); j++ {
-			if slices.Contains(joinWords, cw[j]) && verbAt(cw, j+1) {
+			if joinWords[cw[j]] && verbAt(cw, j+1) {
 				return cw[j+1]
 			}
 		}
@@ -232,17 +234,17 @@ var joinWords = wordsOf("and", "then", "e", "depois", "y", "luego", "et", "puis"
 // notObject are words that follow a noun, not a verb asking for
 // something: "Order 448213 still shows processing", "Call from Mrs
 // Hughes", "Email is down".
-var notObject = []string{"from", "of", "is", "was", "are", "were", "has", "had", "for", "on", "still", "says", "said"}
+var notObject = wordsOf("from", "of", "is", "was", "are", "were", "has", "had", "for", "on", "still", "says", "said")
 
 // englishVerbAt reports whether words[i] is one of doVerbsEnglish, read
 // as a verb: not followed by a number or by a word that follows a noun.
 func englishVerbAt(words []string, i int) bool {
-	if !slices.Contains(doVerbsEnglish, words[i]) {
+	if !doVerbsEnglish[words[i]] {
 		return false
 	}
 	if i+1 < len(words) {
 		next := words[i+1]
-		if slices.Contains(notObject, next) || next[0] >= '0' && next[0] <= '9' {
+		if notObject[next] || next[0] >= '0' && next[0] <= '9' {
 			return false
 		}
 	}
