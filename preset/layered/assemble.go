@@ -789,8 +789,32 @@ func inferMode(s *Setup, req Request) (mode, why string, err error) {
 }
 
 // inferModeOf is inferMode given the task's concepts (s.Concepts.ofTask of
-// req.Task) when known is set, so that Select reads a task once.
+// req.Task) when known is set, so that Select reads a task once: the
+// rules' mode (ruleModeOf), or for a catalog found by its keywords the
+// mode model's, which reads the task and what the rules decided (see
+// modemodel.go, Setup.learnsMode).
 func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, why string, err error) {
+	mode, why, err = ruleModeOf(s, req, concepts, known)
+	if err != nil || !s.learnsMode(req) {
+		return mode, why, err
+	}
+	m, err := builtinModeModel()
+	if err != nil {
+		return "", "", fmt.Errorf("layered: the built-in mode model: %w", err)
+	}
+	learned, p := m.infer(modeFeatures(req.Task, mode, why))
+	return learned, fmt.Sprintf("learned %.2f (the rules: %s, %s)", p, mode, why), nil
+}
+
+// inferRuleMode is the mode the rules infer for req, whatever the
+// catalog: what the mode model reads beside the task.
+func inferRuleMode(s *Setup, req Request) (mode, why string, err error) {
+	return ruleModeOf(s, req, nil, false)
+}
+
+// ruleModeOf is the mode the rules infer for req (see inferMode), given
+// the task's concepts when known is set.
+func ruleModeOf(s *Setup, req Request, concepts []string, known bool) (mode, why string, err error) {
 	if s == nil {
 		return "", "", errNilSetup
 	}
