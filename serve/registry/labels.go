@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -305,6 +306,21 @@ func (r *Registry) update(ctx context.Context, ups []refUpdate) (*State, error) 
 	}
 	st, rerr := r.Refresh(ctx)
 	if err != nil {
+		// After a conflict the caller moves again from the state read
+		// here: a reading that failed (a writer's files caught half-way
+		// on a loaded machine) is tried again before the conflict is
+		// returned, and one that still fails is returned with it.
+		for wait := 10 * time.Millisecond; rerr != nil && IsConflict(err) && wait <= 80*time.Millisecond; wait *= 2 {
+			select {
+			case <-ctx.Done():
+				return nil, errors.Join(err, ctx.Err())
+			case <-time.After(wait):
+			}
+			st, rerr = r.Refresh(ctx)
+		}
+		if rerr != nil {
+			return st, errors.Join(err, fmt.Errorf("reading the refs again: %w", rerr))
+		}
 		return st, err
 	}
 	return st, rerr

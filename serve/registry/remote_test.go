@@ -228,7 +228,7 @@ func TestRemoteRace(t *testing.T) {
 	loser := (won + 1) % n
 	st := regs[loser].State()
 	if st.Refs[registry.PromptRef(pgc, "production")] != want {
-		t.Errorf("the loser did not read the winner's move")
+		t.Errorf("the loser did not read the winner's move (its move: %v)", errs[loser])
 	}
 	if _, err := regs[loser].MoveLabels(t.Context(), st, pgc, nil, []string{"production"}); err != nil {
 		t.Errorf("moving again from the state read after the conflict: %v", err)
@@ -375,4 +375,30 @@ func pushFourth(t *testing.T, bare string) plumbing.Hash {
 	c := dev.Commit("pgc: a fourth text")
 	dev.Push(bare)
 	return c
+}
+
+// TestConflictUnreadable holds what a conflict returns when the remote
+// cannot be read again after it: the conflict, with why the state it
+// returns is not the remote's, so the caller does not move again from a
+// state it takes for fresh.
+func TestConflictUnreadable(t *testing.T) {
+	repo, _ := history(t)
+	bare := repo.Bare()
+	r1, st1 := openRemote(t, gittest.Clone(t, bare).Dir+"/catalog", bare)
+	r2, st2 := openRemote(t, gittest.Clone(t, bare).Dir+"/catalog", bare)
+	if _, err := r1.MoveLabels(t.Context(), st1, pgc, map[string]int{"production": 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A ref no reader can make sense of: the remote cannot be read.
+	bad := filepath.Join(bare, "refs", "tessera", "broken")
+	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("not a hash\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r2.MoveLabels(t.Context(), st2, pgc, map[string]int{"production": 2}, nil)
+	if !registry.IsConflict(err) || !strings.Contains(err.Error(), "reading the refs again") || !strings.Contains(err.Error(), "broken") {
+		t.Errorf("a conflict the remote cannot be read after: %v; want the conflict and the reading's error", err)
+	}
 }
