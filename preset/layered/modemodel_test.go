@@ -124,27 +124,10 @@ func FuzzParseModeModel(f *testing.F) {
 // rules, then the mode model over the task's terms. Target: < 250 µs a
 // task, as the rules alone.
 func BenchmarkInferModeLearned(b *testing.B) {
-	s := catalogSetup(b, filepath.Join("testdata", "eval", "heldout59", "catalog.yaml"))
 	if _, err := builtinModeModel(); err != nil {
 		b.Fatal(err)
 	}
-	tasks := []string{
-		"Customer says she was charged twice for March. Find her account and refund the duplicate charge.",
-		"Tu peux prolonger le séjour de M. Garnier jusqu'à jeudi ? Même chambre si c'est possible.",
-		"Pode dar uma olhada no balancete de junho antes de mandar pra auditoria?",
-		"Найди договор поставки с ООО «Северсталь-Снаб» и поставь напоминание за 60 дней до окончания",
-		"Finde die offenen Rechnungen von Schreiner GmbH und schick ihnen eine zweite Mahnung",
-		"1栋楼下住户反映楼上半夜跳绳很吵，记一下投诉，顺便查查楼上租的是谁",
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, task := range tasks {
-			if _, why, err := inferMode(s, Request{Task: task}); err != nil || !strings.HasPrefix(why, "learned") {
-				b.Fatal(why, err)
-			}
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(tasks)), "µs/task")
+	benchmarkInferMode(b, catalogSetup(b, filepath.Join("testdata", "eval", "heldout59", "catalog.yaml")), "learned")
 }
 
 // BenchmarkParseModeModel reads the built-in mode model, as a process
