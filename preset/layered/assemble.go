@@ -806,14 +806,9 @@ func inferModeOf(s *Setup, req Request, concepts []string, known bool) (mode, wh
 	return learned, fmt.Sprintf("learned %.2f (the rules: %s, %s)", p, mode, why), nil
 }
 
-// inferRuleMode is the mode the rules infer for req, whatever the
-// catalog: what the mode model reads beside the task.
-func inferRuleMode(s *Setup, req Request) (mode, why string, err error) {
-	return ruleModeOf(s, req, nil, false)
-}
-
 // ruleModeOf is the mode the rules infer for req (see inferMode), given
-// the task's concepts when known is set.
+// the task's concepts when known is set: for any catalog, and what the
+// mode model reads beside the task.
 func ruleModeOf(s *Setup, req Request, concepts []string, known bool) (mode, why string, err error) {
 	if s == nil {
 		return "", "", errNilSetup

@@ -2,7 +2,6 @@ package layered
 
 import (
 	"regexp"
-	"strings"
 
 	"github.com/tessera-dev/tessera/embed"
 )
@@ -135,7 +134,7 @@ var doInfinitives = map[langSet]wordSet{
 }
 
 // doPhrases ask for something to be done in Chinese or Japanese.
-var doPhrases = []string{
+var doPhrases = cuesOf(
 	"帮我订", "帮他订", "帮她订", "预订", "预约", "发给", "发个", "发一", "提醒", "退款", "退给", "退还",
 	"取消", "登记", "记一下", "记录一下", "录入", "安排", "办理", "办一下", "开通", "冻结", "解冻", "锁定", "解锁", "更换",
 	"换成", "改成", "改到", "调到", "转给", "转到", "转交", "挪到", "交上去", "上传", "打印", "开具", "补发",
@@ -147,7 +146,7 @@ var doPhrases = []string{
 	"振り替えて", "延長して", "承認して", "承認しちゃって", "申請して", "申し込んで", "受付をして", "受け付けて",
 	"対応して", "対応をお願い", "処理して", "記録して", "入力して", "設定して", "交換して", "印刷して", "公開して",
 	"投稿して", "通知して", "案内して", "しといて", "しておいて", "をお願いします",
-}
+)
 
 // wordSet is a set of words as embed.Words reads them.
 type wordSet map[string]bool
@@ -176,12 +175,7 @@ func asksToDo(task string, words []string, request bool) string {
 	lang := taskLanguage(task, words)
 	switch lang {
 	case langZH, langJA:
-		for _, p := range doPhrases {
-			if strings.Contains(task, p) {
-				return p
-			}
-		}
-		return ""
+		return cue(task, words, doPhrases)
 	case langDE, langRU:
 		// Their imperatives are no other form of the verb: anywhere.
 		for _, w := range words {

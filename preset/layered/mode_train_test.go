@@ -33,7 +33,7 @@ func modeSets(t *testing.T, files []rankFile) []modeSet {
 			if want < 0 {
 				continue
 			}
-			mode, why, err := inferRuleMode(s, Request{Task: c.Task})
+			mode, why, err := ruleModeOf(s, Request{Task: c.Task}, nil, false)
 			if err != nil {
 				t.Fatal(err)
 			}

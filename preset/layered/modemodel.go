@@ -9,13 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/tessera-dev/tessera/embed"
 	"github.com/tessera-dev/tessera/internal/shuffle"
 )
 
-// A learned mode for a desk's tasks. The mode rules (inferRuleMode) were
+// A learned mode for a desk's tasks. The mode rules (ruleModeOf) were
 // written for a software agent's work and agree with the labels of the
 // software sets for 91% of their tasks, but only for 73% of the tasks
 // of catalogs found by their keywords: a desk's questions are reviews as
@@ -184,9 +183,7 @@ func modeTerms(task string) []string {
 	}
 	for _, w := range embed.Words(task) {
 		r := []rune(w)
-		if slices.ContainsFunc(r, func(c rune) bool {
-			return unicode.In(c, unicode.Han, unicode.Hiragana, unicode.Katakana)
-		}) {
+		if hasIdeograph(w) {
 			for i := 0; i+1 < len(r); i++ {
 				add(string(r[i : i+2]))
 			}
