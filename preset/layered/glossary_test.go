@@ -121,22 +121,27 @@ func FuzzGlossary(f *testing.F) {
 	f.Add([]byte("# c\n\nleave\t休暇; отпуск;\n"))
 	f.Add([]byte("x\n"))
 	f.Add([]byte("a b\t;;;\n"))
+	f.Add([]byte("complaint\tжалоба; претензия\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		g := &glossary{lines: map[string][]glossLine{}}
-		if err := g.read("f.tsv", data); err != nil {
-			if !strings.HasPrefix(err.Error(), "f.tsv:") {
-				t.Fatalf("error %q does not name the file and line", err)
+		// A file of no language, and the Russian one, whose words are
+		// stemmed.
+		for _, name := range []string{"f.tsv", "ru.tsv"} {
+			g := &glossary{lines: map[string][]glossLine{}}
+			if err := g.read(name, data); err != nil {
+				if !strings.HasPrefix(err.Error(), name+":") {
+					t.Fatalf("error %q does not name the file and line", err)
+				}
+				continue
 			}
-			return
-		}
-		for head := range g.lines {
-			if head == "" || head != strings.ToLower(head) {
-				t.Fatalf("headword %q kept", head)
-			}
-			words := glossWords(g.of(head))
-			for i, w := range words {
-				if !glossable(w) || w == head || slices.Contains(words[:i], w) {
-					t.Fatalf("%q: word %q kept", head, w)
+			for head := range g.lines {
+				if head == "" || head != strings.ToLower(head) {
+					t.Fatalf("headword %q kept", head)
+				}
+				words := glossWords(g.of(head))
+				for i, w := range words {
+					if !glossable(w) || w == head || slices.Contains(words[:i], w) {
+						t.Fatalf("%s: %q: word %q kept", name, head, w)
+					}
 				}
 			}
 		}
@@ -163,6 +168,51 @@ func TestLoose(t *testing.T) {
 	}
 }
 
+// TestRussianStem checks the Snowball stems a Russian glossary word is
+// matched by: each starts the word's other cases and persons, and a stem
+// of fewer than minStemRunes letters, or a phrase, is not one.
+func TestRussianStem(t *testing.T) {
+	for w, c := range map[string]struct {
+		stem  string
+		forms []string
+	}{
+		"жалоба":        {"жалоб", []string{"жалобу", "жалобы", "жалобой"}},
+		"претензия":     {"претенз", []string{"претензию", "претензии"}},
+		"доставка":      {"доставк", []string{"доставку", "доставки"}},
+		"возврат":       {"возврат", []string{"возврата", "возвратом"}},
+		"счёт":          {"счёт", nil},
+		"иск":           {"", nil}, // too short
+		"подать жалобу": {"", nil},
+	} {
+		got, ok := russianStem(w)
+		if c.stem == "" {
+			if ok {
+				t.Errorf("russianStem(%q) = %q, want none", w, got)
+			}
+			continue
+		}
+		if !ok || got != c.stem {
+			t.Errorf("russianStem(%q) = %q, %v, want %q", w, got, ok, c.stem)
+		}
+		for _, f := range c.forms {
+			if !strings.HasPrefix(f, got) {
+				t.Errorf("russianStem(%q) = %q does not start %q", w, got, f)
+			}
+		}
+	}
+	g := &glossary{lines: map[string][]glossLine{}}
+	if err := g.read("ru.tsv", []byte("complaint\tжалоба; претензия\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.read("pt.tsv", []byte("complaint\treclamação\n")); err != nil {
+		t.Fatal(err)
+	}
+	want := []glossTerm{{"жалоб", langRU}, {"претенз", langRU}, {"reclamaç", langPT}}
+	if got := g.of("complaint"); !slices.Equal(got, want) {
+		t.Errorf("of(complaint) = %v, want %v: Russian words stemmed, the others loose", got, want)
+	}
+}
+
 // TestGlossarySelection checks that a catalog written in English alone
 // is found from tasks in the other languages through the glossary's
 // words for its keywords, and that Capability.Glossary lists them.
@@ -180,6 +230,9 @@ func TestGlossarySelection(t *testing.T) {
   - name: expense_claim
     description: Files and checks an employee's expense claims and receipts.
     keywords: [expense, receipt, reimbursement]
+  - name: complaints
+    description: Records a customer's complaint and tracks it to a resolution.
+    keywords: [complaint, grievance]
 `
 	s := inlineSetup(t, catalog)
 	if g := s.Tools[0].Glossary(); !slices.Contains(g, "drucker") || !slices.Contains(g, "打印机") {
@@ -193,6 +246,16 @@ func TestGlossarySelection(t *testing.T) {
 		{"来週の会議室を予約してください", "act", "room_booking"},
 		{"Je n'arrive pas à joindre mes reçus à ma note de frais", "plan", "expense_claim"},
 	})
+	// A Russian word in another case than the glossary's ("трата",
+	// "жалоба") names its tool's concept.
+	for task, want := range map[string]string{
+		"Внеси трату на такси, чек приложу позже": "#expense_claim",
+		"Клиент недоволен, заведи жалобу":         "#complaints",
+	} {
+		if got := s.Concepts.ofTask(task); !slices.Contains(got, want) {
+			t.Errorf("%q: concepts %q, want %s among them", task, got, want)
+		}
+	}
 }
 
 // BenchmarkReadGlossary measures reading the built-in glossary, which a
