@@ -933,23 +933,31 @@ func TestClassifier(t *testing.T) {
 }
 
 // TestSecondAnnotator checks a second person's tools for heldout16 and
-// heldout11, and others' for heldout23 and heldout24
+// heldout11, and others' for heldout23 and heldout24 and for the hotel's
+// and the parcel carrier's catalogs, heldout90 and heldout91
 // (testdata/eval/agreement), and
 // logs how they score against the authors' lists: the agreement between
 // two people that a selector's figures are read against.
 func TestSecondAnnotator(t *testing.T) {
-	tools := map[string]bool{}
-	for _, c := range evalSetup(t).Tools {
-		tools[c.Name] = true
-	}
 	for _, a := range []struct {
 		file string
 		sets []string
+		own  bool // the set has a catalog of its own
 	}{
-		{"second.jsonl", []string{"heldout16", "heldout11"}},
-		{"heldout23.jsonl", []string{"heldout23"}},
-		{"heldout24.jsonl", []string{"heldout24"}},
+		{"second.jsonl", []string{"heldout16", "heldout11"}, false},
+		{"heldout23.jsonl", []string{"heldout23"}, false},
+		{"heldout24.jsonl", []string{"heldout24"}, false},
+		{"heldout90.jsonl", []string{"heldout90"}, true},
+		{"heldout91.jsonl", []string{"heldout91"}, true},
 	} {
+		s := evalSetup(t)
+		if a.own {
+			s = catalogSetup(t, filepath.Join("testdata", "eval", a.sets[0], "catalog.yaml"))
+		}
+		tools := map[string]bool{}
+		for _, c := range s.Tools {
+			tools[c.Name] = true
+		}
 		var gold []EvalCase
 		for _, set := range a.sets {
 			gold = append(gold, readCases(t, filepath.Join("testdata", "eval", set, "selection.jsonl"))...)
