@@ -999,6 +999,55 @@ func TestSecondAnnotator(t *testing.T) {
 	}
 }
 
+// TestSecondModeReader checks a second person's modes for heldout90 and
+// heldout91 (testdata/eval/agreement/heldout90-modes.jsonl and
+// heldout91-modes.jsonl) and logs how often they are the authors', and
+// how often the mode the built-in selection infers is either's: how
+// much of the mode's shortfall is the labels' and how much its own.
+func TestSecondModeReader(t *testing.T) {
+	var same, inferredAuthor, inferredSecond, n int
+	for _, set := range []string{"heldout90", "heldout91"} {
+		gold := readCases(t, filepath.Join("testdata", "eval", set, "selection.jsonl"))
+		file := filepath.Join("testdata", "eval", "agreement", set+"-modes.jsonl")
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		if len(lines) != len(gold) {
+			t.Fatalf("%s: %d lines for %d tasks", file, len(lines), len(gold))
+		}
+		a := &Assembler{Setup: catalogSetup(t, filepath.Join("testdata", "eval", set, "catalog.yaml"))}
+		for i, line := range lines {
+			var second struct {
+				ID   string `json:"id"`
+				Mode string `json:"mode"`
+			}
+			if err := json.Unmarshal([]byte(line), &second); err != nil {
+				t.Fatalf("%s:%d: %v", file, i+1, err)
+			}
+			if second.ID != gold[i].ID || !slices.Contains(modeOrder[:], second.Mode) {
+				t.Fatalf("%s:%d: %s in mode %q, want %s in plan, act or review", file, i+1, second.ID, second.Mode, gold[i].ID)
+			}
+			sel, err := a.Select(context.Background(), Request{Task: gold[i].Task})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if second.Mode == gold[i].Mode {
+				same++
+			}
+			if sel.Mode == gold[i].Mode {
+				inferredAuthor++
+			}
+			if sel.Mode == second.Mode {
+				inferredSecond++
+			}
+		}
+	}
+	t.Logf("heldout90, heldout91, %d tasks: the second person's mode is the authors' for %d; the inferred mode is the authors' for %d, the second person's for %d", n, same, inferredAuthor, inferredSecond)
+}
+
 // TestTeamConcepts checks that concepts a team writes for its catalog's
 // domain (concepts: in layered.yaml) carry selection where the built-in
 // ones, a software agent's, do not: on three catalogs outside the
