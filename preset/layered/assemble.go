@@ -227,7 +227,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		}
 		in := rankFeatures(w, s.Tools, tools, concepts, mode, sel.Tools, spec.Tools, s.Scores.Min, false)
 		explain := func(i int) (string, string) { return s.assoc.explain(tools.heads, i) }
-		sel.Tools, sel.Passed.Tools = s.ranker.rerank(in, s.Tools, concepts, mode, sel.Tools, s.Scores.Ranker, s.Limits.MaxTools, explain)
+		sel.Tools, sel.Passed.Tools = s.ranker.rerank(in, s.Tools, concepts, tools.headNames, mode, sel.Tools, s.Scores.Ranker, s.Limits.MaxTools, explain)
 	}
 	sel.Skills, sel.Passed.Skills = pick(w, s.Skills, fitOf(w, s.Skills, vecs.skills, task, concepts, s.conceptIDF), concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
 
@@ -655,8 +655,10 @@ type capFit struct {
 	// and of their associated words, each names (assocIndex.match), once
 	// withHeadwords has added them; nil for skills.
 	gloss, assoc []float64
-	// heads are the task's headwords (assocIndex.headwords).
-	heads []int
+	// heads are the task's headwords (assocIndex.headwords), and
+	// headNames the same as words.
+	heads     []int
+	headNames []string
 }
 
 // toolFit is how a task (its vector and its text), with its concepts,
@@ -676,7 +678,7 @@ func (s *Setup) withHeadwords(f *capFit, task string) error {
 	if err != nil {
 		return fmt.Errorf("layered: the built-in associations: %w", err)
 	}
-	f.heads = heads
+	f.heads, f.headNames = heads, s.assoc.names(heads)
 	f.gloss, f.assoc = s.assoc.match(heads)
 	return nil
 }

@@ -351,6 +351,18 @@ func (x *assocIndex) headwords(task string) ([]int, error) {
 	return slices.Compact(found), nil
 }
 
+// names are the headwords heads (indexes into a.heads) as words.
+func (x *assocIndex) names(heads []int) []string {
+	if len(heads) == 0 {
+		return nil
+	}
+	out := make([]string, len(heads))
+	for i, h := range heads {
+		out[i] = x.a.heads[h]
+	}
+	return out
+}
+
 // englishFinder finds headwords in a task in English: each by its
 // words as embed.Words gives them, indexed by the first, the last
 // written in any of its forms (see englishForms).

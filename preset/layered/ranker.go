@@ -125,17 +125,33 @@ func parseRankModel(data []byte) (*rankModel, error) {
 	return &m, nil
 }
 
-// index groups m's pairs by the tool's side (bySide), in key order.
+// index groups m's pairs by the tool's side (bySide), each side's in
+// the order of their task's side (the order of their keys). Sorting
+// each side's few pairs, not all the keys, halves the time the keyword
+// ranker's thousands take to read.
 func (m *rankModel) index() error {
 	m.bySide = map[string][]rankPair{}
-	for _, k := range slices.Sorted(maps.Keys(m.Pairs)) {
-		left, right, ok := strings.Cut(k, "|")
-		if !ok || left == "" || right == "" {
+	for k, w := range m.Pairs {
+		left, right, ok := pairSides(k)
+		if !ok {
+			// The first such key, whatever the map's order.
+			bad := slices.Sorted(maps.Keys(m.Pairs))
+			k = bad[slices.IndexFunc(bad, func(k string) bool { _, _, ok := pairSides(k); return !ok })]
 			return fmt.Errorf("pairs: %q is not a task's side and a tool's side joined by |", k)
 		}
-		m.bySide[right] = append(m.bySide[right], rankPair{left, m.Pairs[k]})
+		m.bySide[right] = append(m.bySide[right], rankPair{left, w})
+	}
+	for _, ps := range m.bySide {
+		slices.SortFunc(ps, func(a, b rankPair) int { return strings.Compare(a.left, b.left) })
 	}
 	return nil
+}
+
+// pairSides are the task's side and the tool's side of pair key k, and
+// whether it has both.
+func pairSides(k string) (left, right string, ok bool) {
+	left, right, ok = strings.Cut(k, "|")
+	return left, right, ok && left != "" && right != ""
 }
 
 // toolRanker is a rankModel laid out for one catalog's tools: what each
@@ -147,6 +163,9 @@ type toolRanker struct {
 	mode    []map[string]float64
 	concept []map[string]float64
 	none    []float64
+	// heads are, for each tool, the weight of each headword a task may
+	// name (associations) paired with a word of the tool's name.
+	heads []map[string]float64
 	// keywords are each tool's keyword concept's name.
 	keywords []string
 }
@@ -158,6 +177,7 @@ func newToolRanker(m *rankModel, caps []Capability) *toolRanker {
 		mode:    make([]map[string]float64, len(caps)),
 		concept: make([]map[string]float64, len(caps)),
 		none:    make([]float64, len(caps)),
+		heads:   make([]map[string]float64, len(caps)),
 	}
 	for _, d := range rankDense {
 		r.dense = append(r.dense, m.Dense[d])
@@ -188,8 +208,60 @@ func newToolRanker(m *rankModel, caps []Capability) *toolRanker {
 				}
 			}
 		}
+		for _, st := range nameStems(c) {
+			for _, p := range m.bySide[namePrefix+st] {
+				if h, ok := strings.CutPrefix(p.left, headPrefix); ok {
+					if r.heads[i] == nil {
+						r.heads[i] = map[string]float64{}
+					}
+					r.heads[i][h] += p.w
+				}
+			}
+		}
 	}
 	return r
+}
+
+// headPrefix and namePrefix mark the two sides of a pair of a task's
+// headword (see associations) and a word of a tool's name:
+// "h:money|n:refun" weighs a task that names money for a tool whose name
+// says refund. Tool names are the one part of a catalog written the same
+// way in every team's ("issue_refund", "send_message", "run_report"),
+// and a headword is found in whichever language a task is written in,
+// so the keyword ranker learns these pairs on its training catalogs and
+// uses them on any other: only those that went with a wanted tool in
+// two of its training catalogs at least (TestRankerTrained).
+const (
+	headPrefix = "h:"
+	namePrefix = "n:"
+)
+
+// nameStems are the stems (lexStem) of the words of c's name, split at
+// its underscores and hyphens, each once: "issue_refund" gives "issue"
+// and "refun".
+func nameStems(c *Capability) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(c.Name), func(r rune) bool { return r == '_' || r == '-' }) {
+		if st, ok := lexStem(w); ok && !slices.Contains(out, st) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// headPairKeys are the keys of the pairs of heads, a task's headwords,
+// with the words of c's name, those keep takes (all when keep is nil).
+func headPairKeys(heads []string, c *Capability, keep func(string) bool) []string {
+	var out []string
+	stems := nameStems(c)
+	for _, h := range heads {
+		for _, st := range stems {
+			if k := headPrefix + h + "|" + namePrefix + st; keep == nil || keep(k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
 
 // ownSide is how a fitted ranker's pair names the tool itself: "@" and
@@ -328,8 +400,8 @@ func rankFeatures(w weights, caps []Capability, f capFit, concepts []string, mod
 }
 
 // z is the ranker's log-odds that tool i is needed, given its dense
-// features, the task's concepts and its mode.
-func (r *toolRanker) z(i int, dense []float64, concepts []string, mode string) float64 {
+// features, the task's concepts, its headwords and its mode.
+func (r *toolRanker) z(i int, dense []float64, concepts, heads []string, mode string) float64 {
 	z := r.base[i] + r.mode[i][mode]
 	for j, v := range dense {
 		z += r.dense[j] * v
@@ -340,7 +412,42 @@ func (r *toolRanker) z(i int, dense []float64, concepts []string, mode string) f
 	if len(concepts) == 0 {
 		z += r.none[i]
 	}
+	if i < len(r.heads) {
+		for _, h := range heads {
+			z += r.heads[i][h]
+		}
+	}
 	return z
+}
+
+// headsFor is what the pairs of heads, a task's headwords, with the words
+// of tool i's name add to its log-odds, and the headwords that add most,
+// three at most, for why.
+func (r *toolRanker) headsFor(i int, heads []string) (float64, []string) {
+	var sum float64
+	var named []string
+	if i >= len(r.heads) {
+		return 0, nil
+	}
+	for _, h := range heads {
+		if w := r.heads[i][h]; w != 0 {
+			sum += w
+			named = append(named, h)
+		}
+	}
+	slices.SortStableFunc(named, func(a, b string) int { return cmpAbs(r.heads[i][b], r.heads[i][a]) })
+	return sum, named[:min(3, len(named))]
+}
+
+// cmpAbs compares the magnitudes of a and b.
+func cmpAbs(a, b float64) int {
+	switch a, b = math.Abs(a), math.Abs(b); {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // rerank picks the tools by the ranker: the mode's base tools first, as
@@ -351,7 +458,7 @@ func (r *toolRanker) z(i int, dense []float64, concepts []string, mode string) f
 // those not picked, with why; explain, when not nil, says which of the
 // task's headwords tool i names, and of their associated words
 // (assocIndex.explain), for why.
-func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string, mode string, rules []Pick, th float64, max int, explain func(i int) (named, associated string)) (out, passed []Pick) {
+func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts, heads []string, mode string, rules []Pick, th float64, max int, explain func(i int) (named, associated string)) (out, passed []Pick) {
 	type cand struct {
 		i int
 		p float64
@@ -363,7 +470,7 @@ func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string
 			out = append(out, rules[j])
 			continue
 		}
-		cands = append(cands, cand{i, sigmoid(r.z(i, in[i].dense, concepts, mode))})
+		cands = append(cands, cand{i, sigmoid(r.z(i, in[i].dense, concepts, heads, mode))})
 	}
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].p > cands[b].p })
 	why := func(c cand) string {
@@ -384,6 +491,9 @@ func (r *toolRanker) rerank(in []rankInput, caps []Capability, concepts []string
 		}
 		if d[11] > 0 {
 			s += fmt.Sprintf(", associations %.2f", d[11]) + parenthesized(associated)
+		}
+		if w, named := r.headsFor(c.i, heads); w != 0 {
+			s += fmt.Sprintf(", headwords with its name %+.2f", w) + parenthesized(strings.Join(named, ", "))
 		}
 		if d[2] == 0 {
 			s += ", of another mode"

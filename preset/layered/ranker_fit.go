@@ -46,6 +46,7 @@ type rankCase struct {
 	picks    []Pick   // the same, as pick gives them
 	mode     string
 	concepts []string
+	heads    []string  // the task's headwords (associations)
 	skills   []string  // the skills the rules picked
 	label    []float64 // 1 for each tool the task wants
 }
@@ -81,7 +82,7 @@ func (a *Assembler) rankCases(ctx context.Context, cases []EvalCase, own bool) (
 		}
 		picks, _ := pick(w, s.Tools, tools, concepts, s.conceptIDF, mode, spec.Tools, s.Scores.Min, s.Limits.MaxTools, true)
 		skills, _ := pick(w, s.Skills, fitOf(w, s.Skills, vecs.skills, task, concepts, s.conceptIDF), concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
-		rc := rankCase{c: c, inputs: rankFeatures(w, s.Tools, tools, concepts, mode, picks, spec.Tools, s.Scores.Min, true), picks: picks, mode: mode, concepts: concepts}
+		rc := rankCase{c: c, inputs: rankFeatures(w, s.Tools, tools, concepts, mode, picks, spec.Tools, s.Scores.Min, true), picks: picks, mode: mode, concepts: concepts, heads: tools.headNames}
 		if own {
 			for i := range s.Tools {
 				rc.inputs[i].pairs = append(rc.inputs[i].pairs, ownKeys(&s.Tools[i], mode)...)
@@ -199,12 +200,25 @@ func (m *rankModel) marshal() ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
+// withHeadPairs is c with, in each tool's input, the keys of the pairs
+// of c's headwords with the words of the tool's name (of caps) that keep
+// takes: the pairs to learn.
+func (c rankCase) withHeadPairs(caps []Capability, keep func(string) bool) rankCase {
+	in := make([]rankInput, len(c.inputs))
+	for i, x := range c.inputs {
+		x.pairs = append(slices.Clip(x.pairs), headPairKeys(c.heads, &caps[i], keep)...)
+		in[i] = x
+	}
+	c.inputs = in
+	return c
+}
+
 // rankPick is what ranker r (a model laid out for the setup's tools)
 // picks for c at threshold th, as Select picks: the mode's base tools,
 // then the rest by r.
 func (a *Assembler) rankPick(r *toolRanker, c rankCase, th float64) []string {
 	s := a.Setup
-	out, _ := r.rerank(c.inputs, s.Tools, c.concepts, c.mode, c.picks, th, s.Limits.MaxTools, nil)
+	out, _ := r.rerank(c.inputs, s.Tools, c.concepts, c.heads, c.mode, c.picks, th, s.Limits.MaxTools, nil)
 	names := make([]string, len(out))
 	for i, p := range out {
 		names[i] = p.Name
@@ -288,6 +302,11 @@ func (a *Assembler) FitRanker(ctx context.Context, cases []EvalCase) (model []by
 	rcs, err := a.rankCases(ctx, cases, true)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("fit: %w", err)
+	}
+	// The built-in ranker's pairs of headwords and tool names are fitted
+	// too; a catalog's few dozen tasks are too few to learn new ones.
+	for i := range rcs {
+		rcs[i] = rcs[i].withHeadPairs(s.Tools, func(k string) bool { _, ok := prior.Pairs[k]; return ok })
 	}
 	th := s.Scores.Ranker
 	if th <= 0 {

@@ -35,11 +35,11 @@ func TestRankModelBefore(t *testing.T) {
 	r := newToolRanker(m, []Capability{{Name: "t"}})
 	dense := make([]float64, len(rankDense))
 	dense[1] = 0.5
-	before := r.z(0, dense, nil, "act")
+	before := r.z(0, dense, nil, nil, "act")
 	for _, d := range rankDenseSince {
 		dense[slices.Index(rankDense, d)] = 1
 	}
-	if after := r.z(0, dense, nil, "act"); after != before || before != 0 {
+	if after := r.z(0, dense, nil, nil, "act"); after != before || before != 0 {
 		t.Errorf("log-odds %v with the headword features set, %v without, want 0 both", after, before)
 	}
 }
@@ -53,15 +53,60 @@ func FuzzParseRankModel(f *testing.F) {
 	}
 	f.Add(data[:min(len(data), 600)])
 	f.Add([]byte(`{"bias": 1, "dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1, "words": 1, "words_relative": 1}, "pairs": {"edit|test": 1, "mode:act|~edit": -1}}`))
-	caps := []Capability{{Name: "t", concepts: []string{"test", "edit"}, major: []string{"test"}}}
+	f.Add([]byte(`{"bias": 1, "dense": {"similarity": 1, "share": 1, "in_mode": 1, "rule_pick": 1, "rule_position": 1, "rule_relative": 1, "base": 1, "words": 1, "words_relative": 1}, "pairs": {"h:money|n:refun": 2, "h:|n:x": 1}}`))
+	caps := []Capability{{Name: "t", concepts: []string{"test", "edit"}, major: []string{"test"}}, {Name: "issue_refund"}}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := parseRankModel(b)
 		if err != nil {
 			return
 		}
 		r := newToolRanker(m, caps)
-		_ = r.z(0, make([]float64, len(rankDense)), []string{"edit"}, "act")
+		for i := range caps {
+			_ = r.z(i, make([]float64, len(rankDense)), []string{"edit"}, []string{"money", ""}, "act")
+		}
 	})
+}
+
+// TestRankerHeadPairs checks the pairs of a task's headwords and the
+// words of a tool's name: their keys, as training learns them, and what
+// a model's weights for them add to a tool's log-odds, and to why it was
+// picked, when the task names the headword, whatever else it names.
+func TestRankerHeadPairs(t *testing.T) {
+	refund := Capability{Name: "issue_refund"}
+	if got, want := headPairKeys([]string{"money", "late"}, &refund, nil), []string{"h:money|n:issue", "h:money|n:refun", "h:late|n:issue", "h:late|n:refun"}; !slices.Equal(got, want) {
+		t.Errorf("keys %q, want %q", got, want)
+	}
+	if got := headPairKeys([]string{"money"}, &refund, func(k string) bool { return strings.HasSuffix(k, "refun") }); !slices.Equal(got, []string{"h:money|n:refun"}) {
+		t.Errorf("keys kept %q, want the refund one alone", got)
+	}
+	m, err := parseRankModel([]byte(`{"bias": -1, "dense": {"similarity": 0, "share": 0, "in_mode": 0, "rule_pick": 0, "rule_position": 0, "rule_relative": 0, "base": 0, "words": 0, "words_relative": 0}, "pairs": {"h:money|n:refun": 2, "h:money|n:issue": 0.5, "h:late|n:messag": 1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps := []Capability{refund, {Name: "send_message"}, {Name: "run_report"}}
+	r := newToolRanker(m, caps)
+	dense := make([]float64, len(rankDense))
+	for i, want := range []float64{1.5, -1, -1} {
+		if got := r.z(i, dense, []string{"edit"}, []string{"money", "broken"}, "act"); got != want {
+			t.Errorf("%s: log-odds %v for a task naming money, want %v", caps[i].Name, got, want)
+		}
+	}
+	if got := r.z(0, dense, nil, nil, "act"); got != -1 {
+		t.Errorf("issue_refund: log-odds %v for a task naming no headword, want the bias", got)
+	}
+	in := make([]rankInput, len(caps))
+	for i := range in {
+		in[i].dense = dense
+	}
+	out, passed := r.rerank(in, caps, nil, []string{"money"}, "act", nil, 0.5, 10, nil)
+	if len(out) != 1 || out[0].Name != "issue_refund" || !strings.Contains(out[0].Why, "headwords with its name +2.50 (money)") {
+		t.Errorf("picked %+v, want issue_refund, saying what money and its name added", out)
+	}
+	for _, p := range passed {
+		if strings.Contains(p.Why, "headwords with its name") {
+			t.Errorf("%s: why %q, want no word of pairs that add nothing", p.Name, p.Why)
+		}
+	}
 }
 
 // TestRankerWeakFit: beside the mode's base tools, a tool that barely
@@ -98,14 +143,14 @@ func TestRankerNeverSilent(t *testing.T) {
 		}
 		return out
 	}
-	out, passed := r.rerank(in(0, 0.4, 0), caps, nil, "act", nil, 0.5, 10, nil)
+	out, passed := r.rerank(in(0, 0.4, 0), caps, nil, nil, "act", nil, 0.5, 10, nil)
 	if len(out) != 1 || out[0].Name != "fits" || !strings.Contains(out[0].Why, "the best there is") {
 		t.Errorf("picked %+v, want fits alone, as the best there is", out)
 	}
 	if len(passed) != 2 || passed[0].Name != "prior" {
 		t.Errorf("passed %+v, want prior then other", passed)
 	}
-	if out, _ := r.rerank(in(0, 0, 0), caps, nil, "act", nil, 0.5, 10, nil); len(out) != 0 {
+	if out, _ := r.rerank(in(0, 0, 0), caps, nil, nil, "act", nil, 0.5, 10, nil); len(out) != 0 {
 		t.Errorf("picked %+v for a task no tool fits, want none", out)
 	}
 }
