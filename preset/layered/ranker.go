@@ -1,6 +1,7 @@
 package layered
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -412,10 +413,8 @@ func (r *toolRanker) z(i int, dense []float64, concepts, heads []string, mode st
 	if len(concepts) == 0 {
 		z += r.none[i]
 	}
-	if i < len(r.heads) {
-		for _, h := range heads {
-			z += r.heads[i][h]
-		}
+	for _, h := range heads {
+		z += r.heads[i][h]
 	}
 	return z
 }
@@ -426,28 +425,14 @@ func (r *toolRanker) z(i int, dense []float64, concepts, heads []string, mode st
 func (r *toolRanker) headsFor(i int, heads []string) (float64, []string) {
 	var sum float64
 	var named []string
-	if i >= len(r.heads) {
-		return 0, nil
-	}
 	for _, h := range heads {
 		if w := r.heads[i][h]; w != 0 {
 			sum += w
 			named = append(named, h)
 		}
 	}
-	slices.SortStableFunc(named, func(a, b string) int { return cmpAbs(r.heads[i][b], r.heads[i][a]) })
+	slices.SortStableFunc(named, func(a, b string) int { return cmp.Compare(math.Abs(r.heads[i][b]), math.Abs(r.heads[i][a])) })
 	return sum, named[:min(3, len(named))]
-}
-
-// cmpAbs compares the magnitudes of a and b.
-func cmpAbs(a, b float64) int {
-	switch a, b = math.Abs(a), math.Abs(b); {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // rerank picks the tools by the ranker: the mode's base tools first, as

@@ -134,7 +134,7 @@ func TestRankerWeakFit(t *testing.T) {
 // task no tool fits at all gets none, as with the rules.
 func TestRankerNeverSilent(t *testing.T) {
 	caps := []Capability{{Name: "prior"}, {Name: "fits"}, {Name: "other"}}
-	r := &toolRanker{dense: make([]float64, len(rankDense)), base: []float64{-1, -2, -3}, mode: make([]map[string]float64, 3), concept: make([]map[string]float64, 3), none: make([]float64, 3)}
+	r := &toolRanker{dense: make([]float64, len(rankDense)), base: []float64{-1, -2, -3}, mode: make([]map[string]float64, 3), concept: make([]map[string]float64, 3), none: make([]float64, 3), heads: make([]map[string]float64, 3)}
 	in := func(rel ...float64) []rankInput {
 		out := make([]rankInput, len(rel))
 		for i, v := range rel {

@@ -932,6 +932,39 @@ func TestClassifier(t *testing.T) {
 	}
 }
 
+// secondReading is a line of a second person's file under
+// testdata/eval/agreement: a task's id, and the tools or the mode that
+// person gave it.
+type secondReading struct {
+	ID   string   `json:"id"`
+	Want []string `json:"want"`
+	Mode string   `json:"mode"`
+}
+
+// readSecond reads file, under testdata/eval/agreement, and checks it
+// holds a line for each task of gold, in its order.
+func readSecond(t *testing.T, file string, gold []EvalCase) []secondReading {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "eval", "agreement", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != len(gold) {
+		t.Fatalf("%s: %d lines for %d tasks", file, len(lines), len(gold))
+	}
+	out := make([]secondReading, len(lines))
+	for i, line := range lines {
+		if err := json.Unmarshal([]byte(line), &out[i]); err != nil {
+			t.Fatalf("%s:%d: %v", file, i+1, err)
+		}
+		if out[i].ID != gold[i].ID {
+			t.Fatalf("%s:%d: %s, want %s", file, i+1, out[i].ID, gold[i].ID)
+		}
+	}
+	return out
+}
+
 // TestSecondAnnotator checks a second person's tools for heldout16 and
 // heldout11, and others' for heldout23 and heldout24 and for the hotel's
 // and the parcel carrier's catalogs, heldout90 and heldout91
@@ -962,25 +995,10 @@ func TestSecondAnnotator(t *testing.T) {
 		for _, set := range a.sets {
 			gold = append(gold, readCases(t, filepath.Join("testdata", "eval", set, "selection.jsonl"))...)
 		}
-		data, err := os.ReadFile(filepath.Join("testdata", "eval", "agreement", a.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-		if len(lines) != len(gold) {
-			t.Fatalf("%s: %d lines for %d tasks", a.file, len(lines), len(gold))
-		}
 		var precision, recall float64
-		for i, line := range lines {
-			var second struct {
-				ID   string   `json:"id"`
-				Want []string `json:"want"`
-			}
-			if err := json.Unmarshal([]byte(line), &second); err != nil {
-				t.Fatalf("%s:%d: %v", a.file, i+1, err)
-			}
-			if second.ID != gold[i].ID || len(second.Want) < 1 || len(second.Want) > 3 {
-				t.Fatalf("%s:%d: %s with %d tools, want %s with one to three", a.file, i+1, second.ID, len(second.Want), gold[i].ID)
+		for i, second := range readSecond(t, a.file, gold) {
+			if len(second.Want) < 1 || len(second.Want) > 3 {
+				t.Fatalf("%s:%d: %s with %d tools, want one to three", a.file, i+1, second.ID, len(second.Want))
 			}
 			hits := 0
 			for _, w := range second.Want {
@@ -1009,26 +1027,11 @@ func TestSecondModeReader(t *testing.T) {
 	var same, inferredAuthor, inferredSecond, n int
 	for _, set := range []string{"heldout90", "heldout91"} {
 		gold := readCases(t, filepath.Join("testdata", "eval", set, "selection.jsonl"))
-		file := filepath.Join("testdata", "eval", "agreement", set+"-modes.jsonl")
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-		if len(lines) != len(gold) {
-			t.Fatalf("%s: %d lines for %d tasks", file, len(lines), len(gold))
-		}
+		file := set + "-modes.jsonl"
 		a := &Assembler{Setup: catalogSetup(t, filepath.Join("testdata", "eval", set, "catalog.yaml"))}
-		for i, line := range lines {
-			var second struct {
-				ID   string `json:"id"`
-				Mode string `json:"mode"`
-			}
-			if err := json.Unmarshal([]byte(line), &second); err != nil {
-				t.Fatalf("%s:%d: %v", file, i+1, err)
-			}
-			if second.ID != gold[i].ID || !slices.Contains(modeOrder[:], second.Mode) {
-				t.Fatalf("%s:%d: %s in mode %q, want %s in plan, act or review", file, i+1, second.ID, second.Mode, gold[i].ID)
+		for i, second := range readSecond(t, file, gold) {
+			if !slices.Contains(modeOrder[:], second.Mode) {
+				t.Fatalf("%s:%d: %s in mode %q, want plan, act or review", file, i+1, second.ID, second.Mode)
 			}
 			n++
 			if second.Mode == gold[i].Mode {
