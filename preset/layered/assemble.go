@@ -227,7 +227,7 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 		}
 		in := rankFeatures(w, s.Tools, tools, concepts, mode, sel.Tools, spec.Tools, s.Scores.Min, false)
 		explain := func(i int) (string, string) { return s.assoc.explain(tools.heads, i) }
-		sel.Tools, sel.Passed.Tools = s.ranker.rerank(in, s.Tools, concepts, tools.headNames, mode, sel.Tools, s.Scores.Ranker, s.Limits.MaxTools, explain)
+		sel.Tools, sel.Passed.Tools = s.ranker.rerank(in, s.Tools, concepts, tools.headNames, mode, sel.Tools, s.rankCut(), s.Limits.MaxTools, explain)
 	}
 	sel.Skills, sel.Passed.Skills = pick(w, s.Skills, fitOf(w, s.Skills, vecs.skills, task, concepts, s.conceptIDF), concepts, s.conceptIDF, mode, spec.Skills, s.Scores.Min, s.Limits.MaxSkills, false)
 

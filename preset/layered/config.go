@@ -112,6 +112,10 @@ type Scores struct {
 	// Ranker is the probability (0 to 1) at which the learned ranker
 	// picks a tool; 0 turns the ranker off, and the rules alone pick.
 	Ranker float64 `yaml:"ranker"`
+	// RankerShare is the share (0 to 1) of the most probable tool's
+	// probability that another tool needs for the ranker to pick it
+	// beside it; 0 picks every tool from Ranker.
+	RankerShare float64 `yaml:"ranker_share"`
 }
 
 // Classifier is a prompt-injection classifier served over HTTP in the
@@ -199,6 +203,7 @@ type scoresDoc struct {
 	InjectionMin *float64 `yaml:"injection_min"`
 	Injection    *float64 `yaml:"injection"`
 	Ranker       *float64 `yaml:"ranker"`
+	RankerShare  *float64 `yaml:"ranker_share"`
 }
 
 type nodeOf struct{ n *yaml.Node }
@@ -218,7 +223,7 @@ var (
 // lexical embedder). Never written to.
 var (
 	defaultLimits = Limits{MaxTools: 10, MaxSkills: 3, MaxMemories: 3, MaxActivity: 3}
-	defaultScores = Scores{Min: 0.2, MemoryMin: 0.15, InjectionMin: 0.5, Injection: injection.DefaultThreshold, Ranker: defaultRankerThreshold}
+	defaultScores = Scores{Min: 0.2, MemoryMin: 0.15, InjectionMin: 0.5, Injection: injection.DefaultThreshold, Ranker: defaultRankerThreshold, RankerShare: defaultRankerShare}
 )
 
 // ReadFunc reads the file name of a setup (a slash-separated path in the
@@ -290,6 +295,12 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 			at("scores.ranker", "scores.ranker: %v is not a probability the ranker can pick at: want 0 (rules alone) or more, and under 1", *v)
 		}
 		s.Scores.Ranker = *v
+	}
+	if v := doc.Scores.RankerShare; v != nil {
+		if math.IsNaN(*v) || *v < 0 || *v > 1 {
+			at("scores.ranker_share", "scores.ranker_share: %v is not a share of the best tool's probability: want a number from 0 (no share needed) to 1", *v)
+		}
+		s.Scores.RankerShare = *v
 	}
 	if n := doc.ModesNode.n; n != nil {
 		if n.Kind != yaml.MappingNode {

@@ -362,6 +362,8 @@ func TestParseSetupErrors(t *testing.T) {
 		{"scores: {injection_min: .nan}\n", "scores.injection_min: NaN is not a cosine similarity"},
 		{"scores: {ranker: 1}\n", "layered.yaml:1:10: scores.ranker: 1 is not a probability the ranker can pick at"},
 		{"scores: {ranker: -0.1}\n", "scores.ranker: -0.1 is not a probability"},
+		{"scores: {ranker_share: 1.5}\n", "layered.yaml:1:10: scores.ranker_share: 1.5 is not a share of the best tool's probability"},
+		{"scores: {ranker_share: .nan}\n", "scores.ranker_share: NaN is not a share"},
 		{"fixtures: [{name: a}]\n", `layered.yaml:1:12: fixture "a" has no task`},
 		{"fixtures: [{name: a, task: x}, {name: a, task: y}]\n", `fixture "a" is repeated`},
 		{"fixtures: [{name: A, task: x}]\n", `fixture 1: name "A"`},
@@ -375,6 +377,10 @@ func TestParseSetupErrors(t *testing.T) {
 	s, err := ParseSetup(files("{}\n"))
 	if err != nil || s.Limits != defaultLimits || s.Scores != defaultScores || len(s.Injection) < 30 {
 		t.Errorf("defaults: %+v %v", s, err)
+	}
+	s, err = ParseSetup(files("scores: {ranker: 0.3, ranker_share: 0}\n"))
+	if want := (rankCut{0.3, 0}); err != nil || s.rankCut() != want {
+		t.Errorf("scores.ranker 0.3, ranker_share 0: %+v %v, want %+v", s.Scores, err, want)
 	}
 	// A limit written as 0 is 0, alone or not; one not written is its default.
 	s, err = ParseSetup(files("limits: {max_tools: 0}\n"))

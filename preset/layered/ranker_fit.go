@@ -216,9 +216,9 @@ func (c rankCase) withHeadPairs(caps []Capability, keep func(string) bool) rankC
 // rankPick is what ranker r (a model laid out for the setup's tools)
 // picks for c at threshold th, as Select picks: the mode's base tools,
 // then the rest by r.
-func (a *Assembler) rankPick(r *toolRanker, c rankCase, th float64) []string {
+func (a *Assembler) rankPick(r *toolRanker, c rankCase, cut rankCut) []string {
 	s := a.Setup
-	out, _ := r.rerank(c.inputs, s.Tools, c.concepts, c.heads, c.mode, c.picks, th, s.Limits.MaxTools, nil)
+	out, _ := r.rerank(c.inputs, s.Tools, c.concepts, c.heads, c.mode, c.picks, cut, s.Limits.MaxTools, nil)
 	names := make([]string, len(out))
 	for i, p := range out {
 		names[i] = p.Name
@@ -308,9 +308,9 @@ func (a *Assembler) FitRanker(ctx context.Context, cases []EvalCase) (model []by
 	for i := range rcs {
 		rcs[i] = rcs[i].withHeadPairs(s.Tools, func(k string) bool { _, ok := prior.Pairs[k]; return ok })
 	}
-	th := s.Scores.Ranker
-	if th <= 0 {
-		th = defaultRankerThreshold
+	cut := s.rankCut()
+	if cut.min <= 0 {
+		cut = rankCut{defaultRankerThreshold, defaultRankerShare}
 	}
 	e, err := a.embedder()
 	if err != nil {
@@ -335,7 +335,7 @@ func (a *Assembler) FitRanker(ctx context.Context, cases []EvalCase) (model []by
 			for k, r := range []*toolRanker{builtinRanker, fitted} {
 				got := rcs[i].rules
 				if k == 1 || builtinRanks {
-					got = a.rankPick(r, rcs[i], th)
+					got = a.rankPick(r, rcs[i], cut)
 				}
 				p, r := precisionRecall(rcs[i], got, skillNames)
 				results[k][i] = EvalResult{Task: rcs[i].c.Task, Got: got[:min(3, len(got))], Precision: p, Recall: r}

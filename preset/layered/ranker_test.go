@@ -98,7 +98,7 @@ func TestRankerHeadPairs(t *testing.T) {
 	for i := range in {
 		in[i].dense = dense
 	}
-	out, passed := r.rerank(in, caps, nil, []string{"money"}, "act", nil, 0.5, 10, nil)
+	out, passed := r.rerank(in, caps, nil, []string{"money"}, "act", nil, rankCut{min: 0.5}, 10, nil)
 	if len(out) != 1 || out[0].Name != "issue_refund" || !strings.Contains(out[0].Why, "headwords with its name +2.50 (money)") {
 		t.Errorf("picked %+v, want issue_refund, saying what money and its name added", out)
 	}
@@ -143,15 +143,45 @@ func TestRankerNeverSilent(t *testing.T) {
 		}
 		return out
 	}
-	out, passed := r.rerank(in(0, 0.4, 0), caps, nil, nil, "act", nil, 0.5, 10, nil)
+	out, passed := r.rerank(in(0, 0.4, 0), caps, nil, nil, "act", nil, rankCut{min: 0.5}, 10, nil)
 	if len(out) != 1 || out[0].Name != "fits" || !strings.Contains(out[0].Why, "the best there is") {
 		t.Errorf("picked %+v, want fits alone, as the best there is", out)
 	}
 	if len(passed) != 2 || passed[0].Name != "prior" {
 		t.Errorf("passed %+v, want prior then other", passed)
 	}
-	if out, _ := r.rerank(in(0, 0, 0), caps, nil, nil, "act", nil, 0.5, 10, nil); len(out) != 0 {
+	if out, _ := r.rerank(in(0, 0, 0), caps, nil, nil, "act", nil, rankCut{min: 0.5}, 10, nil); len(out) != 0 {
 		t.Errorf("picked %+v for a task no tool fits, want none", out)
+	}
+}
+
+// TestRankerShare: a tool over scores.ranker but far less probable than
+// the best is passed over, saying so, and one near the best is picked;
+// with scores.ranker_share 0 both are.
+func TestRankerShare(t *testing.T) {
+	caps := []Capability{{Name: "best"}, {Name: "near"}, {Name: "far"}}
+	// Log-odds 2, 0 and -1.2: probabilities 0.88, 0.50 and 0.23.
+	r := &toolRanker{dense: make([]float64, len(rankDense)), base: []float64{2, 0, -1.2}, mode: make([]map[string]float64, 3), concept: make([]map[string]float64, 3), none: make([]float64, 3), heads: make([]map[string]float64, 3)}
+	in := make([]rankInput, len(caps))
+	for i := range in {
+		in[i].dense = make([]float64, len(rankDense))
+	}
+	names := func(ps []Pick) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	out, passed := r.rerank(in, caps, nil, nil, "act", nil, rankCut{0.15, 0.3}, 10, nil)
+	if got := names(out); !slices.Equal(got, []string{"best", "near"}) {
+		t.Errorf("picked %v, want best and near", got)
+	}
+	if len(passed) != 1 || passed[0].Name != "far" || !strings.Contains(passed[0].Why, "under scores.ranker_share 0.30 of the best's 0.88") {
+		t.Errorf("passed %+v, want far, under the share of the best's probability", passed)
+	}
+	if out, _ := r.rerank(in, caps, nil, nil, "act", nil, rankCut{0.15, 0}, 10, nil); len(out) != 3 {
+		t.Errorf("scores.ranker_share 0: picked %v, want all three", names(out))
 	}
 }
 

@@ -336,7 +336,7 @@ func (l layouts) pick(m *rankModel, c setCase) []string {
 		r = newToolRanker(m, c.a.Setup.Tools)
 		l[m][c.a] = r
 	}
-	return c.a.rankPick(r, c.rankCase, defaultRankerThreshold)
+	return c.a.rankPick(r, c.rankCase, rankCut{defaultRankerThreshold, defaultRankerShare})
 }
 
 // TestRankerFolds holds what the ranker adds to the rules on tasks it

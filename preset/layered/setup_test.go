@@ -109,7 +109,7 @@ func TestReport(t *testing.T) {
 		`{"mode":"act","mode_reason":"git changes","task":"Fix the failing invoice tests","tools":["read_file","edit_file","run_tests"],"skills":["write_tests"],"concepts":["edit","test","debug"],"picked":{"tools":[{"name":"read_file",`,
 		`"why":"the mode's base"},`,
 		`"passed":{"tools":[{"name":"`,
-		`; under scores.ranker 0.25"}`,
+		`; under scores.ranker 0.15"}`,
 		`"context":{"git":{"branch":"fix/invoice-total","summary":"2 files changed","changed":2},"env":{"cwd":"/work/billing","os":"linux"},"memories":["m1: The invoice tests live in invoice/total_test.go and run with go test ./invoice."`,
 		`"filtered_count":2,`,
 		`"metrics":{"estimated_tokens":321,"token_counter":"o200k_base","latency_ms":12.3,"embedder":"hash-v1/256","embedding_calls":2,"entries_embedded":7}`,
