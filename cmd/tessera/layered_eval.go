@@ -38,8 +38,10 @@ func (a *app) layeredEvalCmd() *cobra.Command {
                       scores.injection), overall and by language
   --selection FILE    one task a line: {"id", "lang", "task", "mode", "want": [tools]}
                       prints precision@K and recall@K of the tools and skills
-                      selected, how many tasks selected nothing, and how often
-                      the mode inferred from the task alone is the case's
+                      selected, how many tasks selected nothing, what the
+                      ranking holds (recall@K of the K ranked first, and the
+                      best cut of them, which no threshold beats), and how
+                      often the mode inferred from the task alone is the case's
 
 The detector is the one assembly uses: the built-in patterns, layered.yaml's
 injection_patterns and injection examples, and its injection_classifier
@@ -113,6 +115,7 @@ when it names one. --verbose lists the cases it got wrong.`,
 					}
 					fmt.Fprintf(a.stdout, "selection (%s): %d tasks, precision@%d %.3f, recall@%d %.3f, %d selected nothing\n", selection, len(r.Cases), k, r.MeanPrecision, k, r.MeanRecall, empty)
 					printSelectionBreakdown(a.stdout, cases, r)
+					fmt.Fprintf(a.stdout, "ranking: recall@%d %.3f offering the %d ranked first whatever their scores; %.3f, %.3f with each task's best cut of them, which no threshold beats\n", k, r.RankedRecall, k, r.BestPrecision, r.BestRecall)
 					if r.ModeCases > 0 {
 						fmt.Fprintf(a.stdout, "mode inferred from the task alone: %d of %d right (%.3f)\n", r.ModeRight, r.ModeCases, float64(r.ModeRight)/float64(r.ModeCases))
 					}

@@ -33,6 +33,9 @@ type EvalResult struct {
 	// decided; both empty when the case gives no mode.
 	Inferred    string `json:"inferred,omitempty"`
 	InferredWhy string `json:"inferred_why,omitempty"`
+	// Ranked are the first K names selection ranked, picked or not:
+	// those of Got, then the best of those it passed over.
+	Ranked []string `json:"ranked"`
 }
 
 // EvalReport is an evaluation's outcome: each case's and the means.
@@ -45,6 +48,16 @@ type EvalReport struct {
 	// whose mode, inferred from the task alone, is the one given.
 	ModeCases int `json:"mode_cases"`
 	ModeRight int `json:"mode_right"`
+	// RankedRecall is the mean recall@K of each case's Ranked: what
+	// selection would find offering K whatever their scores.
+	// BestPrecision and BestRecall are the means with each case offered
+	// the number of its Ranked (1 to K) with the highest precision plus
+	// recall: no threshold picks better. Where they fall short, the
+	// ranking does (the catalog's words, or a ranker fitted to it); the
+	// rest, between them and the means, is the thresholds'.
+	RankedRecall  float64 `json:"ranked_recall"`
+	BestPrecision float64 `json:"best_precision"`
+	BestRecall    float64 `json:"best_recall"`
 }
 
 // Evaluate selects for every case and measures precision@k and recall@k
@@ -65,26 +78,21 @@ func (a *Assembler) Evaluate(ctx context.Context, cases []EvalCase, k int) (*Eva
 		}
 		// The skills are judged when the case wants one; a case that
 		// names only tools is judged on the tools.
-		picked := slices.Clone(sel.Tools)
+		picked, passed := slices.Clone(sel.Tools), slices.Clone(sel.Passed.Tools)
 		if slices.ContainsFunc(c.Want, func(w string) bool {
 			return slices.ContainsFunc(a.Setup.Skills, func(s Capability) bool { return s.Name == w })
 		}) {
 			picked = append(picked, sel.Skills...)
+			passed = append(passed, sel.Passed.Skills...)
 		}
-		var got []string
-		for _, p := range picked {
-			got = append(got, p.Name)
+		var ranked []string
+		for _, p := range append(picked, passed...) {
+			ranked = append(ranked, p.Name)
 		}
-		if len(got) > k {
-			got = got[:k]
-		}
-		hits := 0
-		for _, g := range got {
-			if slices.Contains(c.Want, g) {
-				hits++
-			}
-		}
-		res := EvalResult{Task: c.Task, Got: got}
+		ranked = ranked[:min(k, len(ranked))]
+		got := ranked[:min(k, len(picked))]
+		hits := hitsIn(got, c.Want)
+		res := EvalResult{Task: c.Task, Got: got, Ranked: ranked}
 		if c.Mode != "" && c.Mode != "auto" {
 			// Selection uses the case's mode; the mode a task alone
 			// gives is measured on its own, as assembly infers it
@@ -99,16 +107,50 @@ func (a *Assembler) Evaluate(ctx context.Context, cases []EvalCase, k int) (*Eva
 				r.ModeRight++
 			}
 		}
-		if len(got) > 0 {
-			res.Precision = float64(hits) / float64(len(got))
-		}
-		if len(c.Want) > 0 {
-			res.Recall = float64(hits) / float64(len(c.Want))
-		}
+		res.Precision, res.Recall = ratios(hits, len(got), len(c.Want))
 		r.Cases = append(r.Cases, res)
+		// The best cut of the ranking, and all of it.
+		var bestP, bestR float64
+		for n := 1; n <= len(ranked); n++ {
+			p, rc := ratios(hitsIn(ranked[:n], c.Want), n, len(c.Want))
+			if p+rc > bestP+bestR {
+				bestP, bestR = p, rc
+			}
+			if n == len(ranked) {
+				r.RankedRecall += rc
+			}
+		}
+		r.BestPrecision += bestP
+		r.BestRecall += bestR
+	}
+	if n := float64(len(r.Cases)); n > 0 {
+		r.RankedRecall, r.BestPrecision, r.BestRecall = round(r.RankedRecall/n), round(r.BestPrecision/n), round(r.BestRecall/n)
 	}
 	r.mean()
 	return r, nil
+}
+
+// hitsIn is how many of got are wanted.
+func hitsIn(got, want []string) int {
+	n := 0
+	for _, g := range got {
+		if slices.Contains(want, g) {
+			n++
+		}
+	}
+	return n
+}
+
+// ratios are precision and recall of hits among got names, of want
+// wanted: 0 where there are none.
+func ratios(hits, got, want int) (precision, recall float64) {
+	if got > 0 {
+		precision = float64(hits) / float64(got)
+	}
+	if want > 0 {
+		recall = float64(hits) / float64(want)
+	}
+	return precision, recall
 }
 
 // mean sets r's mean precision and recall, rounded, from its cases.

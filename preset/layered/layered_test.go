@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -335,6 +336,30 @@ func TestEvaluate(t *testing.T) {
 	}
 	if _, err := (&Assembler{Setup: exampleSetup(t)}).Evaluate(context.Background(), cases, 0); err == nil {
 		t.Error("k 0 accepted")
+	}
+}
+
+// TestEvaluateRanking: with one tool offered a task, the report still
+// says what the ranking holds: each case's Ranked begins with what it
+// got and runs to K, the recall of all K is above the recall of what was
+// picked, and the best cut of each ranking is no worse than the picks.
+func TestEvaluateRanking(t *testing.T) {
+	s := exampleSetup(t)
+	s.Limits.MaxTools = 1
+	r, err := (&Assembler{Setup: s}).Evaluate(context.Background(), evalCases(t), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Cases {
+		if len(c.Ranked) != 3 || !slices.Equal(c.Ranked[:len(c.Got)], c.Got) {
+			t.Errorf("%q: ranked %v, want the 3 ranked first, beginning with those got, %v", c.Task, c.Ranked, c.Got)
+		}
+	}
+	if r.RankedRecall <= r.MeanRecall {
+		t.Errorf("recall@3 of the ranking %.3f, want more than that of one tool, %.3f", r.RankedRecall, r.MeanRecall)
+	}
+	if r.BestPrecision+r.BestRecall < r.MeanPrecision+r.MeanRecall || r.BestRecall > r.RankedRecall {
+		t.Errorf("best cut %.3f, %.3f: want no worse than the picks' %.3f, %.3f, and recall no more than all three's %.3f", r.BestPrecision, r.BestRecall, r.MeanPrecision, r.MeanRecall, r.RankedRecall)
 	}
 }
 

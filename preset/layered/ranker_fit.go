@@ -234,23 +234,8 @@ func precisionRecall(c rankCase, tools, skillNames []string) (float64, float64) 
 	if slices.ContainsFunc(c.c.Want, func(w string) bool { return slices.Contains(skillNames, w) }) {
 		got = append(got, c.skills...)
 	}
-	if len(got) > 3 {
-		got = got[:3]
-	}
-	hits := 0
-	for _, g := range got {
-		if slices.Contains(c.c.Want, g) {
-			hits++
-		}
-	}
-	var p float64
-	if len(got) > 0 {
-		p = float64(hits) / float64(len(got))
-	}
-	if len(c.c.Want) == 0 {
-		return p, 0
-	}
-	return p, float64(hits) / float64(len(c.c.Want))
+	got = got[:min(3, len(got))]
+	return ratios(hitsIn(got, c.c.Want), len(got), len(c.c.Want))
 }
 
 // minFitTasks is the fewest tasks a ranker is fitted to.
