@@ -403,9 +403,16 @@ func isWord(w string) bool {
 }
 
 // bases appends to out the words w may be a form of (see englishForms):
-// w, and w with an ending taken off or changed ("replied", "reply").
+// w, and w with an ending taken off or changed ("replied", "reply"), or
+// the base of an irregular past ("sent", "send").
 func bases(w string, out []string) []string {
 	out = append(out, w)
+	if b, ok := irregularPast[w]; ok {
+		out = append(out, b)
+	}
+	if b := undoubled(w); b != "" {
+		out = append(out, b)
+	}
 	for _, e := range [...]struct{ end, base string }{{"s", ""}, {"es", ""}, {"d", ""}, {"ed", ""}, {"ing", ""}, {"ing", "e"}, {"ies", "y"}, {"ied", "y"}} {
 		if len(w) > len(e.end) && strings.HasSuffix(w, e.end) {
 			out = append(out, w[:len(w)-len(e.end)]+e.base)
@@ -414,32 +421,77 @@ func bases(w string, out []string) []string {
 	return out
 }
 
-// formOf reports whether w is a form of word, the last of a headword.
-func formOf(w, word string) bool {
-	return w == word || slices.Contains(englishForms(word), w)
+// irregularPast are the past forms of irregular verbs a request to a
+// business's tools often says ("sent it back", "we ran out", "told
+// her"), each with its base. A form with another common sense ("left",
+// "found" as in founded, "lost" as in lost property) is not among them.
+var irregularPast = map[string]string{
+	"bought": "buy", "brought": "bring", "broke": "break", "broken": "break",
+	"gave": "give", "given": "give", "got": "get", "gotten": "get",
+	"held": "hold", "kept": "keep", "made": "make", "paid": "pay",
+	"ran": "run", "rang": "ring", "sent": "send", "sold": "sell",
+	"spent": "spend", "spoke": "speak", "spoken": "speak", "took": "take",
+	"taken": "take", "told": "tell", "went": "go", "gone": "go",
+	"wrote": "write", "written": "write", "withdrew": "withdraw",
+	"withdrawn": "withdraw", "forgot": "forget", "forgotten": "forget",
+	"knew": "know", "known": "know", "threw": "throw", "thrown": "throw",
 }
 
+// undoubled is the base of w when it is a verb's form that doubled its
+// last consonant ("topped", "running": "top", "run"), or "".
+func undoubled(w string) string {
+	for _, end := range [...]string{"ed", "ing"} {
+		b, ok := strings.CutSuffix(w, end)
+		if n := len(b); ok && n >= 3 && b[n-1] == b[n-2] && !strings.ContainsRune("aeiouwxy", rune(b[n-1])) && strings.ContainsRune("aeiou", rune(b[n-3])) {
+			return b[:n-1]
+		}
+	}
+	return ""
+}
+
+// formOf reports whether w is a form of word (see bases).
+func formOf(w, word string) bool {
+	return w == word || irregularPast[w] == word || undoubled(w) == word || slices.Contains(englishForms(word), w)
+}
+
+// objectPronouns may stand between the two words of a phrasal verb
+// ("let her know", "send it back", "pick them up").
+var objectPronouns = []string{"it", "him", "her", "them", "me", "us", "this", "that", "these", "those", "everyone", "everybody"}
+
 // find appends to found the headwords words (a task's, as embed.Words
-// gives them) name.
+// gives them) name: a headword of one word in any of its forms; of more,
+// its first word in any of its forms ("picked up"), then the others as
+// written, but the last, in any of its forms; of two, with an object
+// pronoun between them, too ("let her know").
 func (f *englishFinder) find(words []string, found []int) []int {
 	var bs []string
 	for i, w := range words {
-		for _, e := range f.byFirst[w] {
-			n := len(e.words)
-			if n > 1 && len(words)-i >= n && slices.Equal(words[i:i+n-1], e.words[:n-1]) && formOf(words[i+n-1], e.words[n-1]) {
-				found = append(found, e.head)
-			}
-		}
 		bs = bases(w, bs[:0])
-		for _, b := range bs {
+		for j, b := range bs {
+			if j > 0 && (b == w || !formOf(w, b)) {
+				continue
+			}
 			for _, e := range f.byFirst[b] {
-				if len(e.words) == 1 && formOf(w, b) {
+				if e.follows(words[i+1:]) {
 					found = append(found, e.head)
 				}
 			}
 		}
 	}
 	return found
+}
+
+// follows reports whether rest, the words of a task after a form of e's
+// first word, go on with e's others (see find).
+func (e englishHead) follows(rest []string) bool {
+	n := len(e.words) - 1
+	switch {
+	case n == 0:
+		return true
+	case len(rest) >= n && slices.Equal(rest[:n-1], e.words[1:n]) && formOf(rest[n-1], e.words[n]):
+		return true
+	}
+	return n == 1 && len(rest) >= 2 && slices.Contains(objectPronouns, rest[0]) && formOf(rest[1], e.words[1])
 }
 
 // explain says which of heads (a task's headwords) tool t names

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tessera-dev/tessera/embed"
 )
 
 // assocCatalog is a catalog of three tools, none of whose words a task
@@ -137,6 +139,39 @@ func TestEnglishForms(t *testing.T) {
 			if !slices.Contains(got, w) {
 				t.Errorf("englishForms(%q) = %q, want %q among them", h, got, w)
 			}
+		}
+	}
+}
+
+// TestEnglishPhrases: a headword of two or more words is found with its
+// first word in any form too, an irregular past or a doubled consonant
+// among them, and a phrasal verb with an object pronoun between its words;
+// not with any other word between them.
+func TestEnglishPhrases(t *testing.T) {
+	heads := []string{"chase up", "let know", "run out", "send back", "pick-up", "top up", "tell", "invoice"}
+	f := newEnglishFinder(heads)
+	for task, want := range map[string][]string{
+		"chased them up about it":          {"chase up"},
+		"Let her know it is ready":         {"let know"},
+		"let us know by Friday":            {"let know"},
+		"we ran out of gloves":             {"run out"},
+		"we are running out of gloves":     {"run out"},
+		"she sent it back":                 {"send back"},
+		"the parcel was picked up at noon": {"pick-up"},
+		"I topped up her card":             {"top up"},
+		"told him the invoices are late":   {"invoice", "tell"},
+		"let the manager know":             nil,
+		"send the invoice":                 {"invoice"},
+		"a run of bad luck":                nil,
+	} {
+		var got []string
+		for _, h := range f.find(embed.Words(task), nil) {
+			got = append(got, heads[h])
+		}
+		slices.Sort(got)
+		got = slices.Compact(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: found %q, want %q", task, got, want)
 		}
 	}
 }
