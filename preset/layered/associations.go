@@ -312,6 +312,25 @@ func (x *assocIndex) finder(l langSet) (*Concepts, error) {
 	return c.extend(nil, nil), nil
 }
 
+// warm starts laying out, each in a goroutine, the finders of the
+// languages task may be written in but English, so that they are ready,
+// or nearly, when headwords asks: the first task of a language in a
+// process lays its finder out while selection does the rest.
+func (x *assocIndex) warm(task string) {
+	if x == nil {
+		return
+	}
+	langs := latin
+	if l := taskLanguage(task, embed.Words(task)); l != 0 {
+		langs = []langSet{l}
+	}
+	for _, l := range langs {
+		if l != langEN {
+			go func() { _, _ = x.finders[bits.TrailingZeros8(uint8(l))]() }()
+		}
+	}
+}
+
 // latin are the languages written in Latin letters: a task whose
 // language is not known is one of them (see taskLanguage).
 var latin = []langSet{langEN, langPT, langES, langFR, langDE}

@@ -242,6 +242,7 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 	if rd == nil {
 		return nil, errors.New("layered: no ReadFunc (nil): give one that reads the setup's files")
 	}
+	warmBuiltins()
 	s := &Setup{Limits: defaultLimits, Scores: defaultScores, ModeRules: map[string]string{}, ModeSpecs: map[string]ModeSpec{}}
 	if err := readLayers(rd, s); err != nil {
 		return nil, err
@@ -436,17 +437,19 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 	}
 	s.conceptIDF = conceptIDF(s.Tools, s.Skills)
 	s.byKeywords = foundByKeywords(s.Tools, s.Concepts)
-	m, err := readRanker(rd, s.byKeywords)
-	if err != nil {
-		return nil, err
-	}
-	s.ranker, s.rankSpace = newToolRanker(m, s.Tools), m.Embedder
+	byKeywords := s.byKeywords
+	go func() { _, _ = builtinFor(byKeywords) }() // read while the tools are indexed
 	s.lexicon = newLexicon(s.Tools)
 	assoc, err := builtinAssociations()
 	if err != nil {
 		return nil, fmt.Errorf("layered: the built-in associations: %w", err)
 	}
 	s.assoc = newAssocIndex(assoc, s.Tools)
+	m, err := readRanker(rd, s.byKeywords)
+	if err != nil {
+		return nil, err
+	}
+	s.ranker, s.rankSpace = newToolRanker(m, s.Tools), m.Embedder
 	if len(doc.InjectionPatterns) > 0 {
 		if _, err := injection.New(doc.InjectionPatterns, nil); err != nil {
 			at("injection_patterns", "%v: fix the pattern, or remove it", err)
@@ -467,6 +470,25 @@ func ParseSetup(rd ReadFunc) (*Setup, error) {
 }
 
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// warmBuiltins starts reading, each in a goroutine of its own, the
+// built-in data every setup reads once a process, in turn: its
+// concepts, glossary, associations and mode model (the ranker, one of
+// two, is started once the setup says which). A process that assembles
+// once (the CLI) so reads them on every core, while ParseSetup reads
+// the setup's own files; in one that has read them, each goroutine ends
+// at once. What each returns, errors included, is what the setup gets
+// when it asks.
+func warmBuiltins() {
+	for _, f := range [...]func(){
+		func() { _, _ = builtinConcepts() },
+		func() { _, _ = builtinAssociations() },
+		func() { _, _ = builtinGlossary() },
+		func() { _, _ = builtinModeModel() },
+	} {
+		go f()
+	}
+}
 
 // JSONSchema returns the JSON Schema of layered.yaml, generated from the
 // decoder that reads it (see yamldoc.Schema.JSONSchema).
