@@ -176,9 +176,6 @@ func (a *Assembler) Select(ctx context.Context, req Request) (*Selection, error)
 	if strings.TrimSpace(req.Task) == "" {
 		return nil, fmt.Errorf("the task is empty: say what the agent should do")
 	}
-	if s.Scores.Ranker > 0 {
-		s.assoc.warm(req.Task)
-	}
 	read := s.Concepts.ofTask(req.Task)
 	mode, why, err := inferModeOf(s, req, read, true)
 	if err != nil {

@@ -8,8 +8,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tessera-dev/tessera/embed"
+	"github.com/tessera-dev/tessera/internal/hanfold"
 )
 
 // Associations carry what a task's situation needs to the tool that
@@ -216,6 +220,9 @@ type assocIndex struct {
 	// language asks (see finder).
 	heads   []int
 	finders [len(langNames)]func() (*Concepts, error)
+	// asked counts the tasks of each language headwords has read: the
+	// first reads only the glossary words it may hold (see finderFor).
+	asked [len(langNames)]atomic.Int32
 	// direct are the tools naming each headword; via, for each
 	// headword, its associated words any tool names, with those tools.
 	direct map[int][]int
@@ -297,6 +304,12 @@ func newAssocIndex(a *associations, caps []Capability) *assocIndex {
 // in language l, not English: a concept per headword, and its glossary
 // words of l, every term found naming its headword (see Concepts.every).
 func (x *assocIndex) finder(l langSet) (*Concepts, error) {
+	return x.finderOf(l, nil)
+}
+
+// finderOf is finder with only the glossary words keep takes (all, for
+// a nil keep).
+func (x *assocIndex) finderOf(l langSet, keep func(string) bool) (*Concepts, error) {
 	g, err := x.a.gloss()
 	if err != nil {
 		return nil, err
@@ -305,29 +318,64 @@ func (x *assocIndex) finder(l langSet) (*Concepts, error) {
 	for _, i := range x.heads {
 		h := x.a.heads[i]
 		c.names = append(c.names, h)
-		for _, t := range g.ofIn(h, l) {
+		for _, t := range g.ofInWhere(h, l, keep) {
 			c.addTerm(h, t.word, 0)
 		}
 	}
 	return c.extend(nil, nil), nil
 }
 
-// warm starts laying out, each in a goroutine, the finders of the
-// languages task may be written in but English, so that they are ready,
-// or nearly, when headwords asks: the first task of a language in a
-// process lays its finder out while selection does the rest.
-func (x *assocIndex) warm(task string) {
-	if x == nil {
-		return
+// finderFor is the finder of language l (an index into langNames) for
+// task: the first task of the language x reads gets one of only the
+// glossary words task may hold (see mayHold), laid out in a fraction of
+// the time; the second lays the whole out, once, for every task after.
+// Both find the same headwords in task (TestFinderForTask). A process
+// that assembles once (the CLI) so never lays out the whole.
+func (x *assocIndex) finderFor(l int, task string) (*Concepts, error) {
+	if x.asked[l].Add(1) > 1 {
+		return x.finders[l]()
 	}
-	langs := latin
-	if l := taskLanguage(task, embed.Words(task)); l != 0 {
-		langs = []langSet{l}
+	return x.finderOf(1<<l, mayHold(task))
+}
+
+// mayHold returns whether a glossary word (as a glossary line writes it)
+// may be found in task: a word of a letter script only if task has a
+// word that starts with its first letter, as Words folds it (a term
+// names a word it is, or starts), and a Chinese or Japanese one only if
+// task holds its first character, as written or simplified (such a term
+// is found anywhere). A word whose first character Words drops is
+// taken.
+func mayHold(task string) func(string) bool {
+	first, all := map[rune]bool{}, map[rune]bool{}
+	for _, w := range embed.Words(apartScripts(task)) {
+		r, _ := utf8.DecodeRuneInString(w)
+		first[r] = true
 	}
-	for _, l := range langs {
-		if l != langEN {
-			go func() { _, _ = x.finders[bits.TrailingZeros8(uint8(l))]() }()
+	lower := strings.ToLower(task)
+	for _, r := range lower + hanfold.Simplified(lower) {
+		all[r] = true
+	}
+	folded := map[rune]rune{}
+	fold := func(r rune) rune {
+		f, ok := folded[r]
+		if !ok {
+			f = -1
+			if ws := embed.Words(string(r)); len(ws) > 0 {
+				f, _ = utf8.DecodeRuneInString(ws[0])
+			}
+			folded[r] = f
 		}
+		return f
+	}
+	return func(w string) bool {
+		w = strings.TrimPrefix(strings.TrimSpace(w), "=")
+		r, _ := utf8.DecodeRuneInString(w)
+		if hasIdeograph(w) {
+			s, _ := utf8.DecodeRuneInString(hanfold.Simplified(string(r)))
+			return all[unicode.ToLower(r)] || all[s]
+		}
+		f := fold(r)
+		return f < 0 || first[f]
 	}
 }
 
@@ -357,7 +405,7 @@ func (x *assocIndex) headwords(task string) ([]int, error) {
 			}
 			continue
 		}
-		c, err := x.finders[bits.TrailingZeros8(uint8(l))]()
+		c, err := x.finderFor(bits.TrailingZeros8(uint8(l)), task)
 		if err != nil {
 			return nil, err
 		}

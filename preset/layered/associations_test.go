@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/bits"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -323,5 +324,47 @@ func BenchmarkAssociations(b *testing.B) {
 			b.Fatal(err)
 		}
 		newAssociations(items, builtinGlossary)
+	}
+}
+
+// TestFinderForTask: the finder laid out for one task, of only the
+// glossary words it may hold, finds the same headwords in it as the
+// whole finder of its language, on every task of the evaluation sets of
+// eight catalogs, in each language it may be written in.
+func TestFinderForTask(t *testing.T) {
+	a, err := builtinAssociations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, set := range []string{"heldout86", "heldout88", "heldout90", "heldout92", "heldout94", "heldout96", "tune12", "tune20"} {
+		s := catalogSetup(t, filepath.Join("testdata", "eval", set, "catalog.yaml"))
+		x := newAssocIndex(a, s.Tools)
+		for _, c := range readCases(t, filepath.Join("testdata", "eval", set, "selection.jsonl")) {
+			langs := latin
+			if l := taskLanguage(c.Task, embed.Words(c.Task)); l != 0 {
+				langs = []langSet{l}
+			}
+			for _, l := range langs {
+				if l == langEN {
+					continue
+				}
+				whole, err := x.finder(l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				part, err := x.finderOf(l, mayHold(c.Task))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := part.of(c.Task, true), whole.of(c.Task, true); !slices.Equal(got, want) {
+					t.Errorf("%s %q (%s): the task's finder finds %q, the whole %q", set, c.Task, langNames[bits.TrailingZeros8(uint8(l))], got, want)
+				}
+				n++
+			}
+		}
+	}
+	if n < 300 {
+		t.Errorf("%d tasks compared, want 300 or more", n)
 	}
 }

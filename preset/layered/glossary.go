@@ -174,6 +174,12 @@ func (g *glossary) of(term string) []glossTerm {
 // ofIn is of, with only the words of the files of languages in (all of
 // them when in is empty).
 func (g *glossary) ofIn(term string, in langSet) []glossTerm {
+	return g.ofInWhere(term, in, nil)
+}
+
+// ofInWhere is ofIn with only the words, as their lines write them, keep
+// takes (all, for a nil keep).
+func (g *glossary) ofInWhere(term string, in langSet, keep func(string) bool) []glossTerm {
 	if g == nil {
 		return nil
 	}
@@ -193,6 +199,9 @@ func (g *glossary) ofIn(term string, in langSet) []glossTerm {
 				continue
 			}
 			for w := range strings.SplitSeq(l.words, ";") {
+				if keep != nil && !keep(w) {
+					continue
+				}
 				w = glossWord(w, l.lang)
 				if _, english := g.lines[w]; !glossable(w) || english || asks[w] {
 					continue
