@@ -112,6 +112,7 @@ answered (at most --shutdown-timeout).`,
 		Args:        cobra.NoArgs,
 		Annotations: map[string]string{"exit1": "the repository could not be opened or read (with --check), or the\n     server could not listen or stop cleanly"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			serveGC() // a server runs for long: Go's default GOGC
 			if err := serveFromEnv(cmd.Flags()); err != nil {
 				return err
 			}
