@@ -38,7 +38,14 @@ type glossary struct {
 	// asks are the words of requestVerbs, in every language: of leaves
 	// them out of the other headwords' words.
 	asks map[string]bool
+	// perHead is how many lines a headword may have, one a file read,
+	// when known (the built-in glossary's).
+	perHead int
 }
+
+// glossaryHeadwords is about how many headwords the built-in glossary
+// holds, to size its map.
+const glossaryHeadwords = 4600
 
 // glossLine is the right side of a glossary line and its file's
 // language (the empty set for a file named by no language's code).
@@ -90,17 +97,26 @@ const maxGlossaryLine = 4096
 // builtinGlossary is the built-in glossary, read once a process, when
 // a setup first has a keyword concept or a concept of its own in ASCII.
 var builtinGlossary = sync.OnceValues(func() (*glossary, error) {
-	g := &glossary{lines: map[string][]glossLine{}}
 	names, err := fs.Glob(defaults, "defaults/glossary/*.tsv")
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range names {
-		data, err := defaults.ReadFile(name)
-		if err != nil {
+	files := make([][]byte, len(names))
+	for i, name := range names {
+		if files[i], err = defaults.ReadFile(name); err != nil {
 			return nil, err
 		}
-		if err := g.read(path.Base(name), data); err != nil {
+	}
+	return readGlossary(names, files)
+})
+
+// readGlossary reads the glossary files, each of names (de.tsv, or a
+// path ending so) holding the data of files at its index.
+func readGlossary(names []string, files [][]byte) (*glossary, error) {
+	// Sized for the built-in headwords, each with a line a file.
+	g := &glossary{lines: make(map[string][]glossLine, glossaryHeadwords), perHead: len(names)}
+	for i, name := range names {
+		if err := g.read(path.Base(name), files[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -113,7 +129,7 @@ var builtinGlossary = sync.OnceValues(func() (*glossary, error) {
 		}
 	}
 	return g, nil
-})
+}
 
 // read adds the glossary lines of data, a file named name, to g: in the
 // language name's stem names ("de" for de.tsv).
@@ -121,7 +137,11 @@ func (g *glossary) read(name string, data []byte) error {
 	lang := langOf(strings.TrimSuffix(name, ".tsv"))
 	return eachHeadLine(name, data, maxGlossaryLine, "an English word, a tab, and its words separated by semicolons", func(_ int, head, words string) error {
 		head = strings.ToLower(strings.TrimSpace(head))
-		g.lines[head] = append(g.lines[head], glossLine{words, lang})
+		lines, ok := g.lines[head]
+		if !ok && g.perHead > 1 {
+			lines = make([]glossLine, 0, g.perHead)
+		}
+		g.lines[head] = append(lines, glossLine{words, lang})
 		return nil
 	})
 }
@@ -135,6 +155,7 @@ func (g *glossary) read(name string, data []byte) error {
 // holds; so is an error f returns, which names the line itself.
 func eachHeadLine(name string, data []byte, max int, want string, f func(line int, head, rest string) error) error {
 	rest := string(data)
+	valid := utf8.ValidString(rest) // else each line is checked, to name the one
 	for line := 1; rest != ""; line++ {
 		var text string
 		text, rest, _ = strings.Cut(rest, "\n")
@@ -145,7 +166,7 @@ func eachHeadLine(name string, data []byte, max int, want string, f func(line in
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
-		if !utf8.ValidString(text) {
+		if !valid && !utf8.ValidString(text) {
 			return fmt.Errorf("%s:%d: not UTF-8: write the file in UTF-8", name, line)
 		}
 		head, words, ok := strings.Cut(text, "\t")
