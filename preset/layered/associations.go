@@ -95,7 +95,7 @@ func parseAssociations(name string, data []byte) (map[string][]string, error) {
 		if _, dup := out[head]; dup {
 			return fmt.Errorf("%s:%d: %q is listed twice: merge its lines", name, line, head)
 		}
-		list := []string{}
+		list := make([]string, 0, strings.Count(words, ";")+1)
 		for w := range strings.SplitSeq(words, ";") {
 			if w = plain(w); w != "" && w != head && !slices.Contains(list, w) {
 				list = append(list, w)
@@ -130,7 +130,8 @@ func plain(w string) string {
 // returns them) by the stems of their words; gloss gives a headword's
 // words in the other languages.
 func newAssociations(items map[string][]string, gloss func() (*glossary, error)) *associations {
-	a := &associations{heads: slices.Sorted(maps.Keys(items)), byFirst: map[string][]assocRef{}, gloss: gloss}
+	// About four first stems a headword, each of one or two words.
+	a := &associations{heads: slices.Sorted(maps.Keys(items)), byFirst: make(map[string][]assocRef, 4*len(items)), gloss: gloss}
 	a.english = sync.OnceValue(func() *englishFinder { return newEnglishFinder(a.heads) })
 	a.items, a.self, a.stems = make([][]string, len(a.heads)), make([][]string, len(a.heads)), make([][][]string, len(a.heads))
 	for i, h := range a.heads {
@@ -167,6 +168,7 @@ func assocStems(w string) []string {
 	}
 	// A word of ASCII lower-case letters and digits, words one space or
 	// hyphen apart: its words are slices of it, as embed.Words gives them.
+	out = make([]string, 0, 1+strings.Count(w, " ")+strings.Count(w, "-"))
 	for x := range strings.FieldsFuncSeq(w, func(r rune) bool { return r == ' ' || r == '-' }) {
 		add(x)
 	}
