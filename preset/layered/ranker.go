@@ -42,8 +42,8 @@ import (
 // 0.90, at worst) on the tasks of catalogs left out of training: each
 // catalog found by its keywords in turn (TestKeywordRankerCatalogs),
 // 0.700, 0.707 at 0.25 alone against 0.678, 0.734; and the software
-// sets' held-apart folds (TestRankerFolds), 0.853, 0.866 against 0.847,
-// 0.873. 0.25 alone had been chosen on those folds as the lowest at
+// sets' held-apart folds (TestRankerFolds), 0.838, 0.854 against 0.831,
+// 0.862. 0.25 alone had been chosen on those folds as the lowest at
 // which the ranker's precision stayed at the rules'.
 const (
 	defaultRankerThreshold = 0.15
@@ -450,9 +450,10 @@ func (r *toolRanker) headsFor(i int, heads []string) (float64, []string) {
 }
 
 // rerank picks the tools by the ranker: the mode's base tools first, as
-// the rules pick them, then the others whose probability reaches th, the
-// most probable first, up to max. When none is picked so, the most
-// probable of those the rules score above zero is, so that no task is
+// the rules pick them, then the others whose probability reaches cut
+// (its min, and its share of the most probable's), the most probable
+// first, up to max. When none reaches min and the mode brings none, the
+// most probable of those the rules score above zero is, so that no task is
 // left without a tool while one fits it at all. passed are the best of
 // those not picked, with why; explain, when not nil, says which of the
 // task's headwords tool i names, and of their associated words
